@@ -1,0 +1,21 @@
+/** Small async helpers shared by every stage. Time is injected so tests never wait on the real clock. */
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+export type Now = () => number;
+
+export const realNow: Now = () => Date.now();
+
+/** Resolves after `ms`, or rejects with the signal's reason when aborted. */
+export const realSleep: Sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });

@@ -1,0 +1,41 @@
+/**
+ * Secrets never reach logs, errors or reports. Two layers:
+ * 1. known secret values (client secret, tokens, S3 keys) are registered when they are read, and every
+ *    log line and report is scrubbed of them;
+ * 2. fields whose names look secret are redacted by name (see `SECRET_KEY_PATTERN`).
+ */
+const known = new Set<string>();
+
+export const REDACTED = '[REDACTED]';
+
+/** Remember a secret value so that `scrubSecrets` removes it wherever it appears. */
+export function registerSecret(value: string | undefined | null): void {
+  // Very short values would scrub innocent text; real secrets are longer.
+  if (value && value.length >= 6) known.add(value);
+}
+
+export function forgetSecretsForTests(): void {
+  known.clear();
+}
+
+/** Replace every registered secret value, and bearer/basic credentials, in a piece of text. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`);
+}
+
+export const SECRET_KEY_PATTERN = /secret|password|passwd|token|authorization|api[-_]?key|credential|signature/i;
+
+/** Deep copy of a value with secret-looking keys redacted and registered values scrubbed. */
+export function redactValue(value: unknown, depth = 0): unknown {
+  if (depth > 8) return '[…]';
+  if (typeof value === 'string') return scrubSecrets(value);
+  if (Array.isArray(value)) return value.map((v) => redactValue(v, depth + 1));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY_PATTERN.test(k) && v != null ? REDACTED : redactValue(v, depth + 1);
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,4 @@
+export * from './media.js';
+export * from './resources.js';
+export * from './errors.js';
+export * from './imports.js';

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+
+/**
+ * Response schemas of the resources chatport reads (management-api.md §2, decisions.md).
+ * Lenient on purpose (decisions.md "Wire"): unknown fields are kept (`looseObject`), enum-like fields are
+ * open strings, and fields are optional unless the client cannot work without them. The sandbox builds
+ * its responses to satisfy these, and the client parses with them.
+ */
+
+const int64 = z.number().int();
+const dateTime = z.string();
+export const Links = z.record(z.string(), z.looseObject({ href: z.string(), templated: z.boolean().optional() }));
+export const Properties = z.record(z.string(), z.unknown());
+
+export const JOB_STATES = ['PENDING', 'RUNNING', 'FINISHED', 'FAILED'] as const;
+export const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['FINISHED', 'FAILED']);
+export const JOB_TYPES = [
+  'USER_IMPORT',
+  'CHANNEL_IMPORT',
+  'CHANNEL_MEMBERS_IMPORT',
+  'MESSAGE_IMPORT',
+  'MESSAGE_ANALYTICS_EXPORT',
+  'USER_ANALYTICS_EXPORT',
+] as const;
+export const CHANNEL_TYPES = ['DIRECT', 'PUBLIC', 'PRIVATE'] as const;
+
+export const Application = z.looseObject({
+  id: int64,
+  name: z.string(),
+  key: z.string().optional(),
+  properties: Properties.optional(),
+  createdTime: dateTime.optional(),
+  _links: Links.optional(),
+});
+export type Application = z.infer<typeof Application>;
+
+export const ApplicationSettings = z.looseObject({
+  guestUsers: z.string(),
+  userCreatedChannels: z.string(),
+});
+export type ApplicationSettings = z.infer<typeof ApplicationSettings>;
+
+export const User = z.looseObject({
+  id: int64,
+  type: z.string().optional(),
+  name: z.string(),
+  displayName: z.string().optional(),
+  displayPictureUrl: z.string().optional(),
+  isGuest: z.boolean().optional(),
+  presence: z.looseObject({ status: z.string().optional(), online: z.boolean().optional() }).optional(),
+  callStatus: z.string().optional(),
+  properties: Properties.optional(),
+  createdTime: dateTime.optional(),
+  _links: Links.optional(),
+});
+export type User = z.infer<typeof User>;
+
+export const Message = z.looseObject({
+  id: int64,
+  type: z.string(),
+  nestedLevel: z.number().int().optional(),
+  channelId: int64.optional(),
+  user: User.optional(),
+  body: z.string().optional(),
+  groupTag: z.string().optional(),
+  repliesCount: z.number().int().optional(),
+  properties: Properties.optional(),
+  lastEditedTime: dateTime.optional(),
+  createdTime: dateTime.optional(),
+  _links: Links.optional(),
+});
+export type Message = z.infer<typeof Message>;
+
+export const Channel = z.looseObject({
+  id: int64,
+  type: z.string(),
+  name: z.string(),
+  displayName: z.string().optional(),
+  creator: User.optional(),
+  members: z.array(User).optional(),
+  lastReceivedMessage: Message.optional(),
+  properties: Properties.optional(),
+  createdTime: dateTime.optional(),
+  _links: Links.optional(),
+});
+export type Channel = z.infer<typeof Channel>;
+
+export const Job = z.looseObject({
+  id: int64,
+  type: z.string(),
+  state: z.string(),
+  createdTime: dateTime.optional(),
+  endedTime: dateTime.optional(),
+  /** Set on a FINISHED export job: absolute URL of the data, possibly on another origin. */
+  file: z.string().optional(),
+  _links: Links.optional(),
+});
+export type Job = z.infer<typeof Job>;
+
+export const Membership = z.looseObject({ createdTime: dateTime.optional(), _links: Links.optional() });
+export type Membership = z.infer<typeof Membership>;
+
+/** Offset page (management-api.md §2 "Page envelopes"). `_embedded` may be absent on an empty page. */
+export function offsetPage<T extends z.ZodType>(kind: string, item: T) {
+  return z.looseObject({
+    _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),
+    _links: Links.optional(),
+    page: z.looseObject({
+      size: z.number().int(),
+      totalElements: z.number().int(),
+      totalPages: z.number().int(),
+      number: z.number().int(),
+    }),
+  });
+}
+
+/** Cursor page: links carry the cursors; `page` holds only `size`. */
+export function cursorPage<T extends z.ZodType>(kind: string, item: T) {
+  return z.looseObject({
+    _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),
+    _links: Links.optional(),
+    page: z.looseObject({ size: z.number().int() }).optional(),
+  });
+}
+
+/** OAuth 2.0 client-credentials token response (decisions.md "Authentication"). */
+export const TokenResponse = z.looseObject({
+  access_token: z.string(),
+  token_type: z.string(),
+  expires_in: z.number(),
+  scope: z.string().optional(),
+});
+export type TokenResponse = z.infer<typeof TokenResponse>;
