@@ -1,6 +1,13 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../shared/errors.js';
 import type { CliContext } from './context.js';
+import { registerPing } from './commands/ping.js';
+import { registerJobs } from './commands/jobs.js';
+import { registerSandboxCommand } from './commands/sandbox.js';
+import { registerImport } from './commands/import.js';
+import { registerValidate } from './commands/validate.js';
+import { registerStatus } from './commands/status.js';
+import { registerSchema } from './commands/schema.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -13,7 +20,7 @@ export function createProgram(ctx: CliContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
-  const commands: Array<(program: Command, ctx: CliContext) => void> = [];
+  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerImport, registerValidate, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs];
   for (const register of commands) register(program, ctx);
   return program;
 }

@@ -25,6 +25,8 @@ export type Fault =
    * Destroy the connection. `before-body`: as soon as the request arrives; `mid-body`: after part of
    * the request body was read (a dropped upload); `after-processing`: the request is applied, then the
    * connection is destroyed before any response (the client cannot know it succeeded).
+   * On a request without a body (a GET, a download), `mid-body` cuts the *response* half-way instead:
+   * the headers promise the full length, half the bytes arrive, then the connection goes.
    */
   | { kind: 'drop'; when: 'before-body' | 'mid-body' | 'after-processing' }
   /** Wait before answering. */

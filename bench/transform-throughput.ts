@@ -1,0 +1,109 @@
+/**
+ * Micro benchmark of the pure import core: records per second and CPU per record for
+ *   baseline  csv-parse (objects) + JSON.stringify per record   (the issue's reference)
+ *   parse     chatport's parseRecords (CSV with line numbers)
+ *   full      parseRecords + mapping + validation + idempotency key + chunking
+ * on a generated CSV of messages (default 200,000 rows; `--rows N`). Input is generated in memory and fed
+ * as 64 KiB chunks, so no disk I/O is measured. Run: `node --import tsx bench/transform-throughput.ts`.
+ */
+import { Readable } from 'node:stream';
+import { parse } from 'csv-parse';
+import { parseRecords } from '../src/formats/index.js';
+import { Chunker, createStageProcessor, isOversize } from '../src/transform/index.js';
+
+const rowsArg = process.argv.indexOf('--rows');
+const ROWS = rowsArg === -1 ? 200_000 : Number(process.argv[rowsArg + 1]);
+const CHANNELS = 50;
+
+function generateCsv(rows: number): Buffer {
+  const lines = ['id,channel,author,kind,text,sent_at,thread'];
+  for (let i = 0; i < rows; i++) {
+    const text = i % 10 === 0 ? `"Line one of ${i}\nline two, with ""quotes"""` : `Message number ${i} with some ordinary text in it`;
+    lines.push(`m${i},c${i % CHANNELS},user${i % 997},TEXT,${text},2024-01-${String((i % 28) + 1).padStart(2, '0')}T10:00:00Z,${i % 5 === 0 ? `m${i - 1}` : ''}`);
+  }
+  return Buffer.from(`${lines.join('\n')}\n`);
+}
+
+function chunksOf(data: Buffer): Readable {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < data.length; i += 65_536) parts.push(data.subarray(i, i + 65_536));
+  return Readable.from(parts);
+}
+
+interface Result {
+  name: string;
+  records: number;
+  cpuMs: number;
+  wallMs: number;
+}
+
+async function measure(name: string, run: () => Promise<number>): Promise<Result> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const records = await run();
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { name, records, cpuMs: (used.user + used.system) / 1000, wallMs };
+}
+
+async function baseline(data: Buffer): Promise<number> {
+  let n = 0;
+  let bytes = 0;
+  for await (const record of chunksOf(data).pipe(parse({ columns: true }))) {
+    bytes += JSON.stringify(record).length;
+    n++;
+  }
+  if (bytes === 0) throw new Error('nothing serialized');
+  return n;
+}
+
+async function parseOnly(data: Buffer): Promise<number> {
+  let n = 0;
+  for await (const item of parseRecords(chunksOf(data), { file: 'bench.csv', format: 'csv' })) if ('record' in item) n++;
+  return n;
+}
+
+async function full(data: Buffer): Promise<number> {
+  const channelIds = new Map(Array.from({ length: CHANNELS }, (_, i) => [`c${i}`, i + 1] as [string, number]));
+  const process = createStageProcessor(
+    {
+      pipelineName: 'bench',
+      stage: 'messages',
+      key: 'id',
+      channel: 'channel',
+      mapping: { type: 'kind', body: 'text', user: 'author', properties: { source: { id: 'id', sentAt: { field: 'sent_at', type: 'date' }, replyTo: 'thread' } } },
+    },
+    { channelIds },
+  );
+  const chunker = new Chunker<number>({ maxRecords: 1000, maxBytes: 1_048_576 });
+  let accepted = 0;
+  let chunkBytes = 0;
+  for await (const item of parseRecords(chunksOf(data), { file: 'bench.csv', format: 'csv' })) {
+    const result = process(item);
+    if (result.kind !== 'accepted') throw new Error(`unexpected ${result.kind} at line ${result.position.line}`);
+    const done = chunker.add(result.item, result.position.index);
+    if (isOversize(done)) throw new Error('oversize');
+    for (const chunk of done) chunkBytes += chunk.bytes.length;
+    accepted++;
+  }
+  for (const chunk of chunker.finish()) chunkBytes += chunk.bytes.length;
+  if (chunkBytes === 0) throw new Error('no chunks');
+  return accepted;
+}
+
+const data = generateCsv(ROWS);
+console.log(`input: ${ROWS} rows, ${(data.length / 1e6).toFixed(1)} MB CSV (1 in 10 with a quoted newline), node ${process.version}`);
+// One warm-up pass each, so all three are measured with optimized code.
+await baseline(data.subarray(0, data.indexOf('\nm20000,')));
+await parseOnly(data.subarray(0, data.indexOf('\nm20000,')));
+await full(data.subarray(0, data.indexOf('\nm20000,')));
+const results = [await measure('baseline: csv-parse + JSON.stringify', () => baseline(data)), await measure('parse: chatport parseRecords', () => parseOnly(data)), await measure('full: parse+map+validate+key+chunk', () => full(data))];
+const base = results[0]!;
+for (const r of results) {
+  if (r.records !== ROWS) throw new Error(`${r.name}: ${r.records} records, expected ${ROWS}`);
+  const perRecordUs = (r.cpuMs * 1000) / r.records;
+  console.log(
+    `${r.name.padEnd(40)} ${Math.round(r.records / (r.wallMs / 1000)).toLocaleString('en-US').padStart(9)} records/s  ` +
+      `${perRecordUs.toFixed(2)} µs CPU/record  ${(r.cpuMs / base.cpuMs).toFixed(2)}× baseline CPU`,
+  );
+}

@@ -1,0 +1,241 @@
+import type { z } from 'zod';
+import type { Now, Sleep } from '../../shared/async.js';
+import type { Logger } from '../../shared/logger.js';
+import { ACCEPT_HEADER, HEADER } from '../../wire/media.js';
+import type { TokenProvider } from '../auth/provider.js';
+import { type RequestSite, ResponseSchemaError } from '../errors/api-error.js';
+import { createApiError } from '../errors/factory.js';
+import { isRateLimitedError, isServerError, isUnauthorizedError } from '../errors/guards.js';
+import type { RequestBody } from '../http/body.js';
+import type { Dispatcher } from '../http/dispatcher.js';
+import { sendFollowingRedirects } from '../http/redirects.js';
+import { sendOnce } from '../http/send.js';
+import { headerValue, type HttpMethod, type HttpResponse } from '../http/types.js';
+import { computeBackoffMs } from '../retry/backoff.js';
+import { isRetryable, type RetryMode } from '../retry/decide.js';
+import type { RateLimitGate } from '../retry/gate.js';
+import type { RetryPolicy } from '../retry/policies.js';
+import { parseRetryAfter } from '../retry/retry-after.js';
+import { buildApiUrl, appendQuery, type Query } from './url.js';
+
+/** One call of the API, as resources describe it. */
+export interface CallSpec {
+  /** In words, for messages: `get job 42`. */
+  operation: string;
+  method: HttpMethod;
+  /** A path under the API root (the prefix is added), or `url`: an absolute address from a link. */
+  path?: string;
+  url?: URL;
+  query?: Query;
+  body?: RequestBody;
+  headers?: Record<string, string>;
+  /** Scopes the operation needs (management-api.md §4), named when the server answers 403. */
+  scopes?: readonly string[];
+  /** Which failures may be repeated; see RetryMode. */
+  retry: RetryMode;
+  /** Send the bearer token; default true. It never goes to another origin than the API's. */
+  authenticate?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Facts about the server, gathered from responses (shown in reports and by `chatport ping`). */
+export interface ServerInfo {
+  /** Last `x-api-version` the API origin sent. */
+  apiVersion: string | undefined;
+}
+
+export interface TransportConfig {
+  apiUrl: string;
+  pathPrefix: string;
+  maxRedirects: number;
+  userAgent: string;
+  policy: RetryPolicy;
+}
+
+export interface TransportDeps {
+  dispatcher: Dispatcher;
+  gate: RateLimitGate;
+  sleep: Sleep;
+  now: Now;
+  random: () => number;
+  logger: Logger;
+}
+
+/** Largest error body read into a message. */
+const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
+
+/**
+ * Every call goes through here: URL building, the bearer token, redirects, error mapping, retries under
+ * the policy and the shared rate-limit gate, and the server's API version.
+ */
+export class Transport {
+  /**
+   * Errors a call already gave up on. The token request runs through this same loop inside an API
+   * call's attempt; without this mark the outer loop would retry it again (5 × 5 requests).
+   */
+  private readonly finalErrors = new WeakSet<object>();
+  readonly serverInfo: ServerInfo = { apiVersion: undefined };
+  readonly apiOrigin: string;
+  private auth: TokenProvider | undefined;
+
+  constructor(
+    private readonly config: TransportConfig,
+    private readonly deps: TransportDeps,
+  ) {
+    this.apiOrigin = new URL(config.apiUrl).origin;
+  }
+
+  /** Set once by createClient (the client-credentials provider itself calls the transport). */
+  useAuth(auth: TokenProvider): void {
+    this.auth = auth;
+  }
+
+  urlFor(path: string, query?: Query): URL {
+    return buildApiUrl(this.config.apiUrl, this.config.pathPrefix, path, query);
+  }
+
+  /** Sends with retries; resolves with a 2xx response whose body the caller reads; throws ApiErrors. */
+  send(spec: CallSpec): Promise<HttpResponse> {
+    return this.execute(spec, async (response) => response);
+  }
+
+  /**
+   * Sends and parses a JSON body with `schema`. Reading the body is part of the attempt, so a connection
+   * cut mid-response is retried like any network error; a schema mismatch (ResponseSchemaError) is not.
+   */
+  sendJson<S extends z.ZodType>(spec: CallSpec, schema: S): Promise<z.infer<S>> {
+    return this.execute(spec, (response) => this.parseJson(spec, response, schema));
+  }
+
+  private async execute<T>(spec: CallSpec, consume: (response: HttpResponse) => Promise<T>): Promise<T> {
+    try {
+      return await this.executeWithRetries(spec, consume);
+    } catch (error) {
+      if (error !== null && typeof error === 'object') this.finalErrors.add(error);
+      throw error;
+    }
+  }
+
+  private async executeWithRetries<T>(spec: CallSpec, consume: (response: HttpResponse) => Promise<T>): Promise<T> {
+    const { policy } = this.config;
+    const { now, gate, logger } = this.deps;
+    const started = now();
+    let failures = 0;
+    let rateLimited = 0;
+    let renewedToken = false;
+    for (;;) {
+      await gate.waitOpen(spec.signal);
+      const attempt = { token: undefined as string | undefined };
+      try {
+        return await consume(await this.sendOnce(spec, attempt));
+      } catch (error) {
+        if (spec.signal?.aborted) throw spec.signal.reason ?? error;
+        if (this.finalErrors.has(error as object)) throw error;
+        if (isUnauthorizedError(error) && attempt.token && !renewedToken && this.auth?.invalidate(attempt.token)) {
+          // Once per call: a token can expire between our clock's check and the server's.
+          renewedToken = true;
+          logger.info({ operation: spec.operation }, 'the API refused the access token (401); fetching a new one');
+          continue;
+        }
+        if (!isRetryable(error, spec.retry)) throw error;
+        const limited = isRateLimitedError(error);
+        if (limited) rateLimited += 1;
+        else failures += 1;
+        const retryAfterMs = limited || isServerError(error) ? error.retryAfterMs : undefined;
+        const delayMs = retryAfterMs ?? computeBackoffMs(limited ? rateLimited : failures, policy, this.deps.random);
+        const attempts = failures + rateLimited;
+        error.details.attempts = attempts;
+        const outOfBudget = limited ? rateLimited > policy.maxRateLimitedRetries : failures >= policy.maxAttempts;
+        if (outOfBudget || now() - started + delayMs > policy.maxTotalMs) throw error;
+        logger.warn(
+          { operation: spec.operation, method: spec.method, code: error.code, status: error.status, attempt: attempts, delayMs, policy: policy.name },
+          limited ? 'rate limited: pausing every request of this client' : 'request failed: retrying',
+        );
+        if (limited) gate.pauseUntil(now() + delayMs);
+        else await this.deps.sleep(delayMs, spec.signal);
+      }
+    }
+  }
+
+  private async parseJson<S extends z.ZodType>(spec: CallSpec, response: HttpResponse, schema: S): Promise<z.infer<S>> {
+    const site = this.siteOf(spec, response.url);
+    const text = await response.body.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (cause) {
+      throw new ResponseSchemaError(`${site.operation} (${site.method} ${site.path}) answered ${response.status} with a body that is not JSON`, {
+        ...site,
+        status: response.status,
+        issues: [{ path: '', message: 'not JSON' }],
+        cause,
+      });
+    }
+    const parsed = schema.safeParse(json);
+    if (parsed.success) return parsed.data;
+    const issues = parsed.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
+    const first = issues[0];
+    throw new ResponseSchemaError(
+      `${site.operation} (${site.method} ${site.path}) answered with a body chatport cannot read: ${first ? `${first.path || '(root)'}: ${first.message}` : 'unexpected shape'}` +
+        (issues.length > 1 ? ` (and ${issues.length - 1} more)` : '') +
+        '; the platform may run a revision chatport does not know',
+      { ...site, status: response.status, issues },
+    );
+  }
+
+  private siteOf(spec: CallSpec, url: URL): RequestSite {
+    return { operation: spec.operation, method: spec.method, path: url.pathname };
+  }
+
+  private async sendOnce(spec: CallSpec, attempt: { token: string | undefined }): Promise<HttpResponse> {
+    const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', undefined);
+    if (spec.query) appendQuery(url, spec.query);
+    const site = this.siteOf(spec, url);
+    const headers: Record<string, string> = { accept: ACCEPT_HEADER, 'user-agent': this.config.userAgent };
+    for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name.toLowerCase()] = value;
+    if (spec.authenticate !== false && this.auth && url.origin === this.apiOrigin) {
+      attempt.token = await this.auth.getToken(spec.signal);
+      headers.authorization = `Bearer ${attempt.token}`;
+    }
+    if (spec.body) {
+      headers['content-type'] = spec.body.contentType;
+      headers['content-length'] = String(spec.body.lengthBytes);
+    }
+    const response = await sendFollowingRedirects(
+      (request) => sendOnce(this.deps.dispatcher, request, site),
+      { url, method: spec.method, headers, ...(spec.body ? { body: spec.body } : {}), ...(spec.signal ? { signal: spec.signal } : {}) },
+      { maxRedirects: this.config.maxRedirects, site },
+    );
+    this.deps.logger.trace({ operation: spec.operation, method: spec.method, path: response.url.pathname, status: response.status }, 'response');
+    if (response.url.origin === this.apiOrigin) {
+      const version = headerValue(response.headers, HEADER.apiVersion);
+      if (version) this.serverInfo.apiVersion = version;
+    }
+    if (response.status < 300) return response;
+    const bodyText = await readLimitedText(response);
+    const retryAfterMs = parseRetryAfter(response.headers[HEADER.retryAfter], this.deps.now());
+    throw createApiError(
+      { ...site, path: response.url.pathname },
+      { status: response.status, bodyText, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },
+      spec.scopes,
+    );
+  }
+}
+
+async function readLimitedText(response: HttpResponse): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of response.body.stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= ERROR_BODY_LIMIT_BYTES) {
+        response.body.stream.destroy();
+        break;
+      }
+    }
+  } catch {
+    // A body cut short still leaves the status to report.
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,81 @@
+import { ErrorBody } from '../../wire/errors.js';
+import { scrubSecrets } from '../../shared/secrets.js';
+import {
+  type ApiError,
+  type ErrorBodyFacts,
+  type RequestSite,
+  ClientRequestError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  UnauthorizedError,
+} from './api-error.js';
+
+export interface ErrorResponse {
+  status: number;
+  /** Raw body text (may be empty, may not be JSON). */
+  bodyText: string;
+  /** Parsed Retry-After, when the response had one. */
+  retryAfterMs?: number;
+}
+
+/** Reads the §7 body leniently: a body that is not JSON still yields a useful message. */
+export function parseErrorBody(bodyText: string): ErrorBodyFacts {
+  if (bodyText.trim() === '') return {};
+  let json: unknown;
+  try {
+    json = JSON.parse(bodyText);
+  } catch {
+    return { description: scrubSecrets(bodyText.slice(0, 200)) };
+  }
+  const parsed = ErrorBody.safeParse(json);
+  if (!parsed.success) return {};
+  const body = parsed.data as { error: string; message?: string; error_description?: string; timestamp?: string };
+  return {
+    error: body.error,
+    ...(body.message ?? body.error_description ? { description: scrubSecrets(body.message ?? body.error_description ?? '') } : {}),
+    ...(body.timestamp ? { timestamp: body.timestamp } : {}),
+  };
+}
+
+/**
+ * The one factory from an HTTP status to an error class (openai-node's `APIError.generate`).
+ * `requiredScopes` are the scopes of the operation (management-api.md §4), named in a 403's message.
+ */
+export function createApiError(site: RequestSite, response: ErrorResponse, requiredScopes: readonly string[] = []): ApiError {
+  const facts = parseErrorBody(response.bodyText);
+  const { status } = response;
+  const init = { ...site, ...facts, status };
+  const where = `${site.operation} (${site.method} ${site.path})`;
+  const said = facts.error || facts.description ? `: ${[facts.error, facts.description].filter(Boolean).join(' — ')}` : '';
+
+  if (status === 401)
+    return new UnauthorizedError(
+      `${where} was refused with 401${said}. The credentials are missing, wrong or expired: check CHAT_CLIENT_ID and CHAT_CLIENT_SECRET (or CHAT_ACCESS_TOKEN) and the token URL`,
+      init,
+    );
+  if (status === 403) {
+    const scopes = requiredScopes.length
+      ? `the token lacks a scope this operation needs (${requiredScopes.join(', ')}); grant ${requiredScopes.length > 1 ? 'them' : 'it'} to the application's client credentials`
+      : 'the token lacks a scope this operation needs';
+    return new ForbiddenError(`${where} was refused with 403${said}: ${scopes}`, { ...init, requiredScopes });
+  }
+  if (status === 404) return new NotFoundError(`${where} found nothing (404)${said}; check the id or name, and the API URL and path prefix`, init);
+  if (status === 429) {
+    const wait = response.retryAfterMs === undefined ? '' : ` (the server asked to wait ${Math.ceil(response.retryAfterMs / 1000)} s)`;
+    return new RateLimitedError(`${where} was rate limited (429)${wait} beyond what the retry policy waits out; run again later or lower concurrency`, {
+      ...init,
+      ...(response.retryAfterMs === undefined ? {} : { retryAfterMs: response.retryAfterMs }),
+    });
+  }
+  if (status >= 500)
+    return new ServerError(`${where} failed on the server with ${status}${said}; the platform may be down, try again later`, {
+      ...init,
+      ...(response.retryAfterMs === undefined ? {} : { retryAfterMs: response.retryAfterMs }),
+    });
+  return new ClientRequestError(
+    `${where} was rejected with ${status}${said}; the platform may run a revision chatport does not support, or this is a chatport bug worth reporting`,
+    init,
+  );
+}

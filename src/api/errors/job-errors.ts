@@ -1,0 +1,29 @@
+import { ChatportError } from '../../shared/errors.js';
+
+/** A job did not reach a final state before the caller's deadline. Transient: it may still finish. */
+export class JobDeadlineError extends ChatportError {
+  readonly jobId: number;
+  constructor(jobId: number, facts: { type?: string; state?: string; waitedMs: number }) {
+    const what = facts.type ? `job ${jobId} (${facts.type})` : `job ${jobId}`;
+    super(
+      `${what} is still ${facts.state ?? 'unfinished'} after ${Math.round(facts.waitedMs / 1000)} s, the deadline; ` +
+        `it may still finish: check it with "chatport jobs get ${jobId}" or wait longer ("chatport jobs wait ${jobId} --timeout <seconds>")`,
+      { code: 'JOB_DEADLINE_EXCEEDED', transient: true, details: { jobId, ...facts } },
+    );
+    this.jobId = jobId;
+  }
+}
+
+/** A job ended FAILED. The API gives no reason (decisions.md "Jobs"), so the message cannot either. */
+export class JobFailedError extends ChatportError {
+  readonly jobId: number;
+  constructor(jobId: number, facts: { type?: string; endedTime?: string }) {
+    const what = facts.type ? `job ${jobId} (${facts.type})` : `job ${jobId}`;
+    super(`${what} ended FAILED${facts.endedTime ? ` at ${facts.endedTime}` : ''}; the platform gives no reason for a failed job`, {
+      code: 'JOB_FAILED',
+      transient: false,
+      details: { jobId, ...facts },
+    });
+    this.jobId = jobId;
+  }
+}

@@ -1,0 +1,53 @@
+import { openAsBlob } from 'node:fs';
+import { Readable } from 'node:stream';
+import type { ReadableStream } from 'node:stream/web';
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import { MEDIA } from '../../wire/media.js';
+
+/**
+ * A request body that can be sent again, whole: a redirect (307/308) or a retry calls `open()` once
+ * more. Never a one-shot stream (decisions.md "Wire"; undici issues #4065 and #4789 show what breaks).
+ */
+export interface RequestBody {
+  contentType: string;
+  lengthBytes: number;
+  /** A fresh copy of the bytes for one send. */
+  open(): string | Uint8Array | Readable;
+}
+
+/** Where an upload's bytes come from: a file (streamed from disk on every send) or bytes in memory. */
+export type FileSource = { path: string; filename?: string } | { bytes: Uint8Array; filename?: string };
+
+export function createJsonBody(value: unknown, contentType: string = MEDIA.chat): RequestBody {
+  const text = JSON.stringify(value);
+  return { contentType, lengthBytes: Buffer.byteLength(text), open: () => text };
+}
+
+/** `application/json+merge-patch` (decisions.md "Wire"). */
+export function createMergePatchBody(patch: Record<string, unknown>): RequestBody {
+  return createJsonBody(patch, MEDIA.mergePatch);
+}
+
+export function createFormBody(fields: Record<string, string>): RequestBody {
+  const text = new URLSearchParams(fields).toString();
+  return { contentType: MEDIA.form, lengthBytes: Buffer.byteLength(text), open: () => text };
+}
+
+/**
+ * `multipart/form-data` with one part `file` (the import endpoints). Built as a Blob: a file-backed
+ * Blob (`fs.openAsBlob`) reads from disk on each `open()`, so memory stays flat and the body can be
+ * re-sent byte for byte under the same boundary.
+ */
+export async function createMultipartFileBody(source: FileSource, partContentType: string = MEDIA.json): Promise<RequestBody> {
+  const file = 'path' in source ? await openAsBlob(source.path) : new Blob([new Uint8Array(source.bytes)]);
+  const filename = (source.filename ?? ('path' in source ? basename(source.path) : 'items.json')).replace(/["\r\n]/g, '_');
+  const boundary = `chatport-${randomBytes(12).toString('hex')}`;
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${partContentType}\r\n\r\n`;
+  const blob = new Blob([head, file, `\r\n--${boundary}--\r\n`]);
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    lengthBytes: blob.size,
+    open: () => Readable.fromWeb(blob.stream() as ReadableStream<Uint8Array>),
+  };
+}

@@ -1,0 +1,54 @@
+import type { RequestSite } from '../errors/api-error.js';
+import { RedirectError } from '../errors/api-error.js';
+import { headerValue, type HttpRequest, type HttpResponse, type SendOnce } from './types.js';
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Follows redirects by hand (wire rule 6, decisions.md): 307/308 repeat method and body (the body is
+ * re-opened, so it is sent whole); 303, and 301/302 after a POST, become a GET without body (as fetch
+ * does). `Authorization` is dropped for good once a hop leaves the original origin, so neither the
+ * bearer token nor Basic credentials reach a storage service or any other host.
+ */
+export async function sendFollowingRedirects(
+  send: SendOnce,
+  first: HttpRequest,
+  options: { maxRedirects: number; site: RequestSite },
+): Promise<HttpResponse> {
+  let request = first;
+  for (let hop = 0; ; hop++) {
+    const response = await send(request);
+    const location = headerValue(response.headers, 'location');
+    if (!REDIRECTS.has(response.status) || location === undefined) return response;
+    await response.body.dump();
+    const site = { ...options.site, path: request.url.pathname };
+    if (hop >= options.maxRedirects)
+      throw new RedirectError(`${site.operation} (${site.method} ${site.path}) was redirected more than ${options.maxRedirects} times; the server may be misconfigured`, {
+        ...site,
+        status: response.status,
+      });
+    let next: URL;
+    try {
+      next = new URL(location, request.url);
+    } catch (cause) {
+      throw new RedirectError(`${site.operation} (${site.method} ${site.path}) was redirected to an invalid Location`, { ...site, status: response.status, cause });
+    }
+    if (next.protocol !== 'http:' && next.protocol !== 'https:')
+      throw new RedirectError(`${site.operation} (${site.method} ${site.path}) was redirected to a ${next.protocol} address, which chatport does not follow`, {
+        ...site,
+        status: response.status,
+      });
+    request = nextRequest(request, next, response.status, first.url.origin);
+  }
+}
+
+function nextRequest(previous: HttpRequest, url: URL, status: number, firstOrigin: string): HttpRequest {
+  const headers = { ...previous.headers };
+  if (url.origin !== firstOrigin) delete headers.authorization;
+  const becomesGet = (status === 303 && previous.method !== 'HEAD') || ((status === 301 || status === 302) && previous.method === 'POST');
+  if (!becomesGet) return { ...previous, url, headers };
+  delete headers['content-type'];
+  delete headers['content-length'];
+  const { body: _dropped, ...rest } = previous;
+  return { ...rest, url, headers, method: 'GET' };
+}

@@ -1,0 +1,21 @@
+/** The Management API client: the only place that talks HTTP to the platform. */
+export { createClient, type ChatportClient } from './client.js';
+export type { ClientOptions, ClientDeps, AuthOptions } from './options.js';
+export type { CallSpec, ServerInfo } from './core/transport.js';
+export type { Query } from './core/url.js';
+export type { TokenInfo, TokenProvider } from './auth/index.js';
+export { createJsonBody, createMergePatchBody, createMultipartFileBody, type FileSource, type RequestBody } from './http/body.js';
+export { CONNECTION_DEFAULTS, type ConnectionOptions } from './http/dispatcher.js';
+export type { HttpMethod, HttpResponse } from './http/types.js';
+export { RETRY_POLICIES, parseRetryAfter, computeBackoffMs, type RetryPolicy, type RetryPolicyName, type RetryMode } from './retry/index.js';
+export * from './errors/index.js';
+export { resolveLink, iteratePages, iterateItems, type Page, type LinkVariables } from './hal/index.js';
+export type { ImportsResource, ImportOptions } from './resources/imports.js';
+export type { JobsResource, WaitForJobOptions } from './resources/jobs.js';
+export type { ExportsResource, ExportDownload, ExportKind } from './resources/exports.js';
+export type { ApplicationResource } from './resources/application.js';
+export type { UsersResource, UserFilter } from './resources/users.js';
+export type { ChannelsResource, ChannelFilter } from './resources/channels.js';
+export type { MessagesResource } from './resources/messages.js';
+export type { ListOptions } from './resources/common.js';
+export type { Job, User, Channel, Message, Application, ApplicationSettings } from '../wire/resources.js';

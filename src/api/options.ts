@@ -1,0 +1,38 @@
+import type { Now, Sleep } from '../shared/async.js';
+import type { Logger } from '../shared/logger.js';
+import type { ConnectionOptions } from './http/dispatcher.js';
+import type { RetryPolicy, RetryPolicyName } from './retry/policies.js';
+
+export type AuthOptions =
+  /** OAuth 2.0 client credentials (CHAT_TOKEN_URL, CHAT_CLIENT_ID, CHAT_CLIENT_SECRET). */
+  | { kind: 'client-credentials'; tokenUrl: string; clientId: string; clientSecret: string }
+  /** A bearer token obtained elsewhere (CHAT_ACCESS_TOKEN); cannot be renewed. */
+  | { kind: 'static'; accessToken: string };
+
+export interface ClientOptions {
+  /** Base URL of the Management API (CHAT_API_URL), e.g. `https://chat.example.com/api`. Required. */
+  apiUrl: string;
+  /** Prefix before every path; default `''`; older revisions serve everything under `/v1`. */
+  pathPrefix?: string;
+  auth: AuthOptions;
+  /** A named policy (`default`, `rapid` for tests, `none`) or a custom one; default `default`. */
+  retry?: RetryPolicyName | Partial<RetryPolicy>;
+  /** Redirect hops followed per request; default 10. */
+  maxRedirects?: number;
+  /** Timeouts and pool size; defaults in CONNECTION_DEFAULTS. */
+  connection?: ConnectionOptions;
+  /** User-Agent header; default `chatport`. */
+  userAgent?: string;
+}
+
+/** What tests and embedders inject so nothing waits on real time. */
+export interface ClientDeps {
+  /** Default: a real timer. */
+  sleep?: Sleep;
+  /** Default: Date.now. */
+  now?: Now;
+  /** Jitter source, 0..1; default Math.random. */
+  random?: () => number;
+  /** Default: a silent logger. */
+  logger?: Logger;
+}

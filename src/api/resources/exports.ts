@@ -1,0 +1,131 @@
+import { PassThrough, Transform, type Readable } from 'node:stream';
+import { Job } from '../../wire/resources.js';
+import type { Transport } from '../core/transport.js';
+import { ApiError } from '../errors/api-error.js';
+import { isForbiddenError, isUnauthorizedError } from '../errors/guards.js';
+import { resolveLink } from '../hal/links.js';
+import { mapTransportError } from '../http/send.js';
+import { headerValue } from '../http/types.js';
+import { withSignal } from './common.js';
+
+export type ExportKind = 'messages' | 'users';
+const EXPORT_SCOPE: Record<ExportKind, string> = { messages: 'read:message', users: 'read:user' };
+
+export interface ExportDownload {
+  /** The bytes from `offsetBytes` on, as sent (Content-Encoding is not undone here). */
+  stream: Readable;
+  /** Where the bytes come from (may be another origin: a pre-signed storage URL). */
+  url: URL;
+  offsetBytes: number;
+  /** Whole size of the file when the server said (Content-Range or Content-Length). */
+  totalBytes: number | undefined;
+  contentType: string | undefined;
+  contentEncoding: string | undefined;
+}
+
+export interface ExportsResource {
+  /**
+   * Starts an analytics export (202, a job). Repeated only when the request never reached the server:
+   * a repeat after that could start a second export.
+   */
+  start(kind: ExportKind, options?: { signal?: AbortSignal }): Promise<Job>;
+  /**
+   * Opens the data of a finished export job (`file`, or `_links.file`), streamed. The bearer token is
+   * sent only when the file is on the API's own origin. `offsetBytes` resumes a cut download with Range.
+   */
+  download(jobOrUrl: Job | string | URL, options?: { offsetBytes?: number; signal?: AbortSignal }): Promise<ExportDownload>;
+}
+
+export function createExportsResource(transport: Transport): ExportsResource {
+  return {
+    start(kind, options = {}) {
+      return transport.sendJson(
+        { operation: `start the ${kind} analytics export`, method: 'POST', path: `/analytics/${kind}`, scopes: [EXPORT_SCOPE[kind]], retry: 'unsent-only', ...withSignal(options.signal) },
+        Job,
+      );
+    },
+
+    async download(jobOrUrl, options = {}) {
+      const url = fileUrlOf(jobOrUrl, transport);
+      const offsetBytes = options.offsetBytes ?? 0;
+      const offOrigin = url.origin !== transport.apiOrigin;
+      let response;
+      try {
+        response = await transport.send({
+          operation: 'download the export file',
+          method: 'GET',
+          url,
+          headers: { accept: '*/*', ...(offsetBytes > 0 ? { range: `bytes=${offsetBytes}-` } : {}) },
+          authenticate: !offOrigin,
+          retry: 'idempotent',
+          ...withSignal(options.signal),
+        });
+      } catch (error) {
+        if (offOrigin && (isForbiddenError(error) || isUnauthorizedError(error)))
+          throw new ApiError(
+            `the export file at ${url.origin} refused the download (${error.status}); its pre-signed address has probably expired: start the export again`,
+            {
+              operation: error.operation,
+              method: error.method,
+              path: error.path,
+              ...(error.status === undefined ? {} : { status: error.status }),
+              code: 'API_EXPORT_URL_EXPIRED',
+              transient: false,
+              cause: error,
+            },
+          );
+        throw error;
+      }
+      const headers = response.headers;
+      const contentRange = headerValue(headers, 'content-range');
+      const length = Number(headerValue(headers, 'content-length') ?? NaN);
+      const rangeTotal = contentRange ? Number(contentRange.split('/')[1]) : NaN;
+      // A server that ignores Range answers 200 with everything: skip to the offset ourselves.
+      const out = offsetBytes > 0 && response.status === 200 ? skipBytes(offsetBytes) : new PassThrough();
+      relayWithApiErrors(response.body.stream, out, { operation: 'download the export file', method: 'GET', path: response.url.pathname }, response.url);
+      return {
+        stream: out,
+        url: response.url,
+        offsetBytes,
+        totalBytes: Number.isFinite(rangeTotal) ? rangeTotal : Number.isFinite(length) ? length + (response.status === 206 ? offsetBytes : 0) : undefined,
+        contentType: headerValue(headers, 'content-type'),
+        contentEncoding: headerValue(headers, 'content-encoding'),
+      };
+    },
+  };
+}
+
+function fileUrlOf(jobOrUrl: Job | string | URL, transport: Transport): URL {
+  if (typeof jobOrUrl === 'string' || jobOrUrl instanceof URL) return new URL(jobOrUrl, transport.urlFor('/'));
+  const base = transport.urlFor(`/jobs/${jobOrUrl.id}`);
+  const url = jobOrUrl.file ? new URL(jobOrUrl.file, base) : resolveLink(jobOrUrl._links, 'file', base);
+  if (!url) throw new TypeError(`job ${jobOrUrl.id} (${jobOrUrl.type}, ${jobOrUrl.state}) has no export file; only a FINISHED export job has one`);
+  return url;
+}
+
+/**
+ * Pipes the response body into `out`; a connection cut mid-body reaches the reader as a NetworkError
+ * (API_NETWORK, transient), so it can resume with `offsetBytes` at what it already has.
+ */
+function relayWithApiErrors(body: Readable, out: Transform, site: { operation: string; method: string; path: string }, url: URL): void {
+  body.on('error', (error) => out.destroy(mapTransportError(error, site, { url }) as Error));
+  out.on('close', () => {
+    if (!body.readableEnded) body.destroy();
+  });
+  body.pipe(out);
+}
+
+function skipBytes(count: number): Transform {
+  let left = count;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      if (left >= chunk.length) {
+        left -= chunk.length;
+        return done();
+      }
+      const rest = chunk.subarray(left);
+      left = 0;
+      done(null, rest);
+    },
+  });
+}

@@ -1,0 +1,22 @@
+import { Message, cursorPage } from '../../wire/resources.js';
+import type { Transport } from '../core/transport.js';
+import { iterateItems, iteratePages } from '../hal/paginate.js';
+import { checkPageSize, withSignal, type ListOptions } from './common.js';
+
+const MessagePage = cursorPage('messages', Message);
+
+export interface MessagesResource {
+  /** Every message of the application (cursor pages, following links only). */
+  list(options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
+}
+
+export function createMessagesResource(transport: Transport): MessagesResource {
+  return {
+    list(options = {}) {
+      const query = { size: checkPageSize(options.pageSize), username: options.username, query: options.query };
+      return iterateItems<Message>(
+        iteratePages(transport, { operation: 'list messages', method: 'GET', path: '/messages', query, scopes: ['read:message'], retry: 'idempotent', ...withSignal(options.signal) }, MessagePage, 'messages'),
+      );
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { Command } from 'commander';
+import { createClient } from '../../api/index.js';
+import type { PipelineConfig } from '../../config/index.js';
+import { runImport } from '../../pipeline/import/run-import.js';
+import { formatReportTable, type RunReport } from '../../pipeline/report.js';
+import { ConfigError, UsageError } from '../../shared/errors.js';
+import { ExitCode } from '../../shared/exit-codes.js';
+import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
+import type { CliContext } from '../context.js';
+import { loadPipelineFile } from '../pipeline-file.js';
+import { createProgressReporter } from '../progress.js';
+import { writeTerminationMessage } from '../termination-log.js';
+
+export interface ImportCommandOptions {
+  state?: string;
+  dryRun?: boolean;
+  maxRejects?: string;
+  json?: boolean;
+  [flag: string]: unknown;
+}
+
+/** Adds the options `import` and the shorthands built on it (`migrate slack`) share. */
+export function addImportOptions(command: Command): Command {
+  return addClientFlags(command)
+    .option('--state <dir>', 'state folder (default .chatport/<pipeline name>)')
+    .option('--dry-run', 'read, map, validate and write the chunks and the report; upload nothing')
+    .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
+    .option('--json', 'print the report as JSON on stdout instead of a table');
+}
+
+/**
+ * Runs a resolved pipeline as the CLI does: client from flags, then the pipeline's api block, then the
+ * CHAT_* environment; progress on stderr; the report on stdout; the exit code from the outcome.
+ */
+export async function runImportCommand(config: PipelineConfig, options: ImportCommandOptions, ctx: CliContext): Promise<RunReport> {
+  const maxRejects = options.maxRejects === undefined ? undefined : Number(options.maxRejects);
+  if (maxRejects !== undefined && !(Number.isInteger(maxRejects) && maxRejects >= 0))
+    throw new UsageError(`--max-rejects takes a whole number, not "${String(options.maxRejects)}"`);
+  const dryRun = options.dryRun === true;
+  let client;
+  if (!dryRun) {
+    const flags = clientFlagsOf(options);
+    const api = config.api;
+    const clientConfig = resolveClientConfig(
+      {
+        apiUrl: flags.apiUrl ?? api?.url,
+        tokenUrl: flags.tokenUrl ?? (api?.url ? api.tokenUrl : undefined),
+        clientId: flags.clientId ?? api?.clientId,
+        clientSecret: api?.clientSecret,
+        pathPrefix: flags.pathPrefix ?? (api?.pathPrefix || undefined),
+      },
+      ctx.env,
+    );
+    if (clientConfig instanceof ConfigError) throw clientConfig;
+    client = createClient(clientConfig, { logger: ctx.logger });
+  }
+  const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger });
+  try {
+    const report = await runImport(
+      { config, mode: dryRun ? 'dry-run' : 'import', ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}) },
+      { ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c) },
+    );
+    progress.stop();
+    ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report));
+    if (report.totals.rejected > 0) ctx.setExitCode(ExitCode.COMPLETED_WITH_REJECTS);
+    await writeTerminationMessage({ status: report.status, runId: report.runId, totals: report.totals });
+    return report;
+  } finally {
+    progress.stop();
+    await client?.close();
+  }
+}
+
+export function registerImport(program: Command, ctx: CliContext): void {
+  addImportOptions(
+    program
+      .command('import')
+      .description('import users, channels, members and messages as a pipeline file says; resumes an unfinished run')
+      .argument('<pipeline>', 'pipeline file (YAML), e.g. pipelines/csv-example.yaml'),
+  ).action(async (path: string, options: ImportCommandOptions) => {
+    const config = await loadPipelineFile(path, ctx.env, ctx.logger, options.dryRun ? 'warn' : 'error');
+    await runImportCommand(config, options, ctx);
+  });
+}

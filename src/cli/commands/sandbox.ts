@@ -1,0 +1,130 @@
+import { readFileSync } from 'node:fs';
+import type { Command} from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { UsageError } from '../../shared/errors.js';
+import { parseFaultSpec, startSandbox, type FaultRule } from '../../sandbox/index.js';
+import type { CliContext } from '../context.js';
+
+const FAULT_HELP = `
+Faults (repeat --fault; or --faults <file.json> holding an array of rules as in src/sandbox/options.ts):
+  --fault '[METHOD] [PATH]=KIND:ARG[,key=value...][@PROBABILITY]'
+    POST /imports/**=status:503@0.2          503 on 20% of import uploads
+    /jobs/*=status:429,retry-after=3         429 with Retry-After: 3 (retry-after-date=3: as an HTTP date)
+    **=rate:100/60s                          100 requests per client per minute, then 429 (add ,http-date)
+    POST /imports/messages=drop:mid-body     cut the connection: before-body | mid-body | after-processing
+    GET **=delay:250ms                       answer late (ms or s)
+    **=redirect:307                          redirect via /_r/<path>; redirect:307,http://127.0.0.1:9999 to another origin
+    POST /channels=status:500,times=2        fire twice, then retire
+  PATH: '*' matches one segment, '**' any rest.
+
+Example:
+  chatport sandbox --seed demo --port 8787
+  curl -s -u "$ID:$SECRET" -d grant_type=client_credentials http://127.0.0.1:8787/oauth/token
+`;
+
+function integer(name: string, min: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number >= ${min}`);
+    return n;
+  };
+}
+
+function ratio(raw: string): number {
+  const n = Number(raw);
+  if (raw.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError('must be within 0..1');
+  return n;
+}
+
+function readFaultFile(path: string): FaultRule[] {
+  try {
+    const rules = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (!Array.isArray(rules)) throw new Error('expected a JSON array of fault rules');
+    return rules as FaultRule[];
+  } catch (error) {
+    throw new UsageError(`--faults ${path}: ${(error as Error).message}`, { path });
+  }
+}
+
+interface SandboxFlags {
+  port: number;
+  host: string;
+  seed?: string;
+  data?: string;
+  clientId?: string;
+  clientSecret?: string;
+  tokenLifetime?: number;
+  apiVersion?: string;
+  fault: string[];
+  faults?: string;
+  jobMinDuration?: number;
+  jobFailProbability?: number;
+  itemsPerSecond?: number;
+  concurrentJobs?: number;
+  exportUrlTtl?: number;
+}
+
+/** `chatport sandbox`: the local Management API for people; stays up until SIGINT/SIGTERM. */
+export function registerSandboxCommand(program: Command, ctx: CliContext): void {
+  program
+    .command('sandbox')
+    .description('Run a local stand-in of the Chat Platform Management API (auth, paging, jobs, imports, exports, faults)')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0), 8787)
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--seed <fixture>', 'seed an empty sandbox: a fixture name under fixtures/sandbox/ (e.g. demo) or a JSON file path')
+    .option('--data <dir>', 'keep state in this directory across restarts (default: memory only)')
+    .option('--client-id <id>', 'OAuth client id the token endpoint accepts (default: random)')
+    .addOption(new Option('--client-secret <secret>', 'OAuth client secret (default: random)').env('CHATPORT_SANDBOX_CLIENT_SECRET'))
+    .option('--token-lifetime <seconds>', 'access token lifetime in seconds (default 43200)', integer('--token-lifetime', 1))
+    .option('--api-version <version>', 'x-api-version header value (default 2.112.3)')
+    .option('--fault <spec>', 'inject a fault; repeatable (see below)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--faults <file>', 'fault rules as a JSON array (src/sandbox/options.ts FaultRule)')
+    .option('--job-min-duration <ms>', 'least time every job takes before it ends', integer('--job-min-duration', 0))
+    .option('--job-fail-probability <p>', 'probability that an import job FAILS regardless of its items', ratio)
+    .option('--items-per-second <n>', 'import items processed per second across all jobs (default unlimited)', integer('--items-per-second', 1))
+    .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
+    .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
+    .addHelpText('after', FAULT_HELP)
+    .action(async (flags: SandboxFlags) => {
+      let faults: FaultRule[];
+      try {
+        faults = [...(flags.faults ? readFaultFile(flags.faults) : []), ...flags.fault.map(parseFaultSpec)];
+      } catch (error) {
+        throw error instanceof TypeError ? new UsageError(error.message) : error;
+      }
+      const sandbox = await startSandbox({
+        port: flags.port,
+        host: flags.host,
+        seed: flags.seed,
+        dataDir: flags.data,
+        clientId: flags.clientId,
+        clientSecret: flags.clientSecret,
+        tokenLifetimeSeconds: flags.tokenLifetime,
+        apiVersion: flags.apiVersion,
+        faults,
+        jobs: { minDurationMs: flags.jobMinDuration, failProbability: flags.jobFailProbability },
+        capacity: { itemsPerSecond: flags.itemsPerSecond, concurrentJobs: flags.concurrentJobs },
+        exportUrlTtlSeconds: flags.exportUrlTtl,
+        logger: ctx.logger,
+      });
+      // For people at a terminal: the secret is shown once, here, on stdout (logs never carry it).
+      ctx.stdout.write(
+        [
+          `chatport sandbox listening`,
+          `  url:           ${sandbox.url}`,
+          `  token url:     ${sandbox.tokenUrl}`,
+          `  client id:     ${sandbox.credentials.clientId}`,
+          `  client secret: ${sandbox.credentials.clientSecret}`,
+          `  state:         ${flags.data ? `kept in ${flags.data}` : 'memory only'}${faults.length ? `; ${faults.length} fault rule(s)` : ''}`,
+          `Stop with Ctrl-C (SIGINT) or SIGTERM.`,
+          '',
+        ].join('\n'),
+      );
+      await new Promise<void>((resolve) => {
+        if (ctx.signal.aborted) return resolve();
+        ctx.signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      await sandbox.close();
+      ctx.stdout.write('chatport sandbox stopped\n');
+    });
+}

@@ -1,0 +1,193 @@
+import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
+import { isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
+import type { Document, Node, Pair } from 'yaml';
+import { MappingError } from '../transform/compile-mapping.js';
+import { createStageProcessor } from '../transform/stage-processor.js';
+import { CHANNEL_REF_STAGES, STAGE_ORDER } from '../transform/stages.js';
+import type { StageKind } from '../transform/types.js';
+import { interpolate } from './interpolate.js';
+import { issuesFromZod } from './issues.js';
+import type { ConfigIssue } from './issues.js';
+import { locate } from './locate.js';
+import { DEFAULT_STAGE_OPTIONS, pipelineFileSchema } from './schema.js';
+import type { PipelineFile, StageFile } from './schema.js';
+import type { PipelineConfig, StageConfig } from './types.js';
+
+export interface ResolvePipelineOptions {
+  /** Variables for `${NAME}` (pass `process.env` from the CLI). Default: none set. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** The file's path: named in messages; relative source paths start from its folder. Default "pipeline.yaml" in the working folder. */
+  path?: string;
+  /**
+   * A variable used without a default that is unset: "error" (default), or "warn" for commands that do not
+   * talk to the platform (`chatport validate`): the value becomes empty, and problems that causes in the
+   * `api` block become warnings and leave `config.api` out.
+   */
+  missingEnv?: 'error' | 'warn';
+}
+
+export type ResolvePipelineResult =
+  | { ok: true; config: PipelineConfig; warnings: ConfigIssue[] }
+  | { ok: false; errors: ConfigIssue[]; warnings: ConfigIssue[] };
+
+/** Fields an import item must have that the mapping has to provide (chatport derives the others). */
+const REQUIRED_MAPPED: Record<StageKind, readonly string[]> = {
+  users: ['name', 'displayName', 'isGuest'],
+  channels: ['type', 'members'],
+  members: ['username'],
+  messages: ['type', 'body'],
+};
+
+function pathOf(node: Node, ancestors: readonly unknown[]): string {
+  const chain = [...ancestors, node];
+  const segments: string[] = [];
+  for (let i = 0; i < chain.length - 1; i++) {
+    const a = chain[i];
+    if (isPair(a)) {
+      const key = (a as Pair).key;
+      segments.push(String(isScalar(key) ? key.value : key));
+    } else if (isSeq(a)) segments.push(String(a.items.indexOf(chain[i + 1] as Node)));
+  }
+  return segments.join('.');
+}
+
+const RETYPED = /^(?:-?\d+(?:\.\d+)?|true|false)$/;
+
+/** Interpolates every scalar value in place. Plain (unquoted) scalars that become a number or boolean are typed so. */
+function interpolateDocument(
+  doc: Document,
+  env: Readonly<Record<string, string | undefined>>,
+  onIssue: (i: ConfigIssue, missing: boolean) => void,
+  interpolated: Set<string>,
+): void {
+  visit(doc, {
+    Scalar(key, node, ancestors) {
+      if (key === 'key' || typeof node.value !== 'string') return;
+      const result = interpolate(node.value, env);
+      if (!result.changed) return;
+      const path = pathOf(node, ancestors);
+      interpolated.add(path);
+      for (const problem of result.problems) onIssue({ path, message: `${path}: ${problem}`, expected: '${NAME} or ${NAME:-default}' }, false);
+      for (const name of result.missing)
+        onIssue({ path, message: `${path}: the environment variable ${name} is not set (write \${${name}:-default} for a default)`, expected: `${name} set` }, true);
+      node.value = node.type === 'PLAIN' && RETYPED.test(result.value) ? JSON.parse(result.value) : result.value;
+    },
+  });
+}
+
+function resolveStage(stage: StageKind, file: StageFile, top: PipelineFile, baseDir: string): StageConfig {
+  const paths = (typeof file.source.path === 'string' ? [file.source.path] : file.source.path).map((p) =>
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(p) || isAbsolute(p) ? p : resolvePath(baseDir, p),
+  );
+  const options = { ...DEFAULT_STAGE_OPTIONS, ...dropUndefined(top.options ?? {}), ...dropUndefined(file.options ?? {}) };
+  const csv = { ...file.source.csv, encoding: file.source.csv.encoding as BufferEncoding };
+  if (csv.columns === undefined) delete csv.columns;
+  const config: StageConfig = {
+    stage,
+    source: { paths, gzip: file.source.gzip, csv },
+    key: file.key,
+    mapping: file.mapping,
+    skip: file.skip,
+    options,
+  };
+  if (file.source.format !== undefined) config.source.format = file.source.format;
+  if (file.channel !== undefined) config.channel = file.channel;
+  return config;
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Checks a stage beyond its shape: the mapping compiles, required item fields are mapped, the channel field. */
+function checkStage(stage: StageKind, file: StageFile, name: string, errors: ConfigIssue[]): void {
+  const base = `stages.${stage}`;
+  try {
+    createStageProcessor(
+      { pipelineName: name, stage, key: file.key, mapping: file.mapping, skip: file.skip, ...(file.channel === undefined ? {} : { channel: file.channel }) },
+      { channelIds: () => 1 },
+    );
+  } catch (error) {
+    if (!(error instanceof MappingError)) throw error;
+    const path = `${base}.${String(error.details.path)}`;
+    errors.push({ path, message: `${base}.${error.message}` });
+  }
+  for (const field of REQUIRED_MAPPED[stage])
+    if (!Object.hasOwn(file.mapping, field))
+      errors.push({ path: `${base}.mapping.${field}`, message: `${base}.mapping.${field}: required: every ${stage} item needs ${field}`, expected: `a mapping for ${field}` });
+}
+
+/**
+ * Reads a pipeline file's text into a PipelineConfig: YAML, `${ENV}` interpolation, the zod schema, then
+ * checks that need the whole file (mappings compile, required fields are mapped). Pure: no file or network
+ * I/O, no process.env unless passed. Problems are values: every error names its path in the file, what was
+ * expected and, when it is written in the file, the line.
+ */
+export function resolvePipelineConfig(text: string, options: ResolvePipelineOptions = {}): ResolvePipelineResult {
+  const env = options.env ?? {};
+  const filePath = resolvePath(options.path ?? 'pipeline.yaml');
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const errors: ConfigIssue[] = [];
+  const warnings: ConfigIssue[] = [];
+  const withPlace = (issue: ConfigIssue): ConfigIssue => ({ ...issue, ...locate(doc, lines, issue.path) });
+  const fromYaml = (e: { message: string; pos: [number, number] }): ConfigIssue => {
+    const at = lines.linePos(e.pos[0]);
+    return { path: '', message: `YAML: ${e.message.split('\n')[0]}`, line: at.line, column: at.col };
+  };
+  for (const w of doc.warnings) warnings.push(fromYaml(w));
+  if (doc.errors.length > 0) return { ok: false, errors: doc.errors.map(fromYaml), warnings };
+
+  const missingPaths: string[] = [];
+  const interpolated = new Set<string>();
+  const warnMissing = options.missingEnv === 'warn';
+  interpolateDocument(doc, env, (issue, missing) => {
+    if (missing) missingPaths.push(issue.path);
+    (missing && warnMissing ? warnings : errors).push(withPlace(issue));
+  }, interpolated);
+  const input = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  if (input === null || typeof input !== 'object' || Array.isArray(input))
+    return { ok: false, errors: [...errors, { path: '', message: 'the file must be a mapping with name and stages' }], warnings };
+
+  let parsed = pipelineFileSchema.safeParse(input);
+  if (!parsed.success && warnMissing && missingPaths.some((p) => p.startsWith('api.'))) {
+    const apiIssues = issuesFromZod(parsed.error.issues, input).filter((i) => i.path === 'api' || i.path.startsWith('api.'));
+    if (apiIssues.length > 0) {
+      warnings.push(...apiIssues.map((i) => withPlace({ ...i, message: `${i.message} (ignored: the api block is left out)` })));
+      const { api: _api, ...rest } = input as Record<string, unknown>;
+      parsed = pipelineFileSchema.safeParse(rest);
+    }
+  }
+  // An unset variable is already reported at its path; the empty value's schema error would say it twice.
+  if (!parsed.success) errors.push(...issuesFromZod(parsed.error.issues, input).filter((i) => !missingPaths.includes(i.path)).map(withPlace));
+  if (errors.length > 0 || !parsed.success) return { ok: false, errors, warnings };
+
+  const file = parsed.data;
+  const defined = STAGE_ORDER.filter((s) => file.stages[s] !== undefined);
+  if (defined.length === 0) errors.push(withPlace({ path: 'stages', message: 'stages: define at least one of users, channels, members, messages', expected: 'a stage' }));
+  for (const stage of defined) checkStage(stage, file.stages[stage]!, file.name, errors);
+  if (errors.length > 0) return { ok: false, errors: errors.map(withPlace), warnings };
+
+  if (file.api && !interpolated.has('api.clientSecret'))
+    warnings.push(withPlace({ path: 'api.clientSecret', message: 'api.clientSecret: written in the file; use ${CHATPORT_CLIENT_SECRET} so the secret stays out of it' }));
+  if (defined.some((s) => CHANNEL_REF_STAGES.includes(s)) && file.stages.channels === undefined)
+    warnings.push(withPlace({ path: 'stages', message: 'stages: members or messages name channels, but there is no channels stage; only channels an earlier run of this pipeline imported can be found' }));
+
+  const baseDir = dirname(filePath);
+  const config: PipelineConfig = {
+    version: 1,
+    name: file.name,
+    state: file.state ?? `.chatport/${file.name}`,
+    baseDir,
+    stages: defined.map((s) => resolveStage(s, file.stages[s]!, file, baseDir)),
+  };
+  if (file.api) config.api = { ...file.api, tokenUrl: file.api.tokenUrl ?? `${file.api.url.replace(/\/+$/, '')}/oauth/token` };
+  if (file.s3) {
+    config.s3 = { forcePathStyle: file.s3.forcePathStyle };
+    if (file.s3.region !== undefined) config.s3.region = file.s3.region;
+    if (file.s3.endpoint !== undefined) config.s3.endpoint = file.s3.endpoint;
+    const checksums = file.s3.checksums ?? (file.s3.endpoint !== undefined ? 'WHEN_REQUIRED' : undefined);
+    if (checksums !== undefined) config.s3.checksums = checksums;
+  }
+  return { ok: true, config, warnings };
+}

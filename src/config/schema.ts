@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import { FORMATS } from '../formats/types.js';
+import type { MappingValue, NestedMapping } from '../transform/mapping-spec.js';
+import { VALUE_TYPES } from '../transform/mapping-spec.js';
+
+/**
+ * The pipeline file format (pipelines/*.yaml). Every field is described here; these descriptions become the
+ * JSON Schema (`chatport schema`) that editors show. Defaults that depend on other values (the state
+ * directory, the token URL, options inherited from the top level) are applied by resolvePipelineConfig.
+ */
+
+/** Defaults for stage options; a stage's `options` and the top-level `options` override them. */
+export const DEFAULT_STAGE_OPTIONS = {
+  chunkRecords: 1000,
+  chunkBytes: 1_048_576,
+  concurrency: 4,
+} as const;
+
+const fieldRef = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+  .describe('A source field by name, or a path into nested JSON records as a list of names (["user", "name"]).');
+
+const valueType = z
+  .enum(VALUE_TYPES)
+  .describe(
+    'Coerce the value: string; number (42, -1.5, 1e3); integer; boolean (true/false, yes/no, y/n, 1/0, on/off, any case); ' +
+      'date (ISO 8601 text, UTC when no zone is given, or epoch milliseconds; becomes ISO 8601 text); json (parse JSON text).',
+  );
+
+const fieldRule = z
+  .strictObject({
+    field: fieldRef,
+    type: valueType.optional(),
+    split: z.string().min(1).optional().describe('Split text at this separator into an array; items are trimmed, empty items dropped; `type` applies to each item.'),
+    default: z.unknown().optional().describe('Used when the source value is missing, null or empty text. Taken as written, not coerced.'),
+    trim: z.boolean().optional().describe('Trim whitespace around text before anything else. Default false.'),
+  })
+  .describe('A source field, with optional coercion, splitting and default.');
+
+const templateRule = z
+  .strictObject({
+    template: z.string().describe('Text with {field} references, e.g. "{first} {last}"; {{ and }} are literal braces. The result is trimmed; missing fields are empty; when all are missing the value is missing.'),
+    type: valueType.optional(),
+    default: z.unknown().optional().describe('Used when the template gives empty text.'),
+  })
+  .describe('Text combining source fields.');
+
+const constRule = z.strictObject({ const: z.unknown().describe('The value, the same for every record.') }).describe('A constant.');
+
+export const mappingValueSchema: z.ZodType<MappingValue> = z.lazy(() =>
+  z
+    .union([z.string().min(1).describe('The source field of this name (rename).'), fieldRule, templateRule, constRule, nestedMappingSchema])
+    .describe('Where one field of the import item comes from.'),
+);
+
+export const nestedMappingSchema: z.ZodType<NestedMapping> = z.lazy(() =>
+  z
+    .record(z.string(), mappingValueSchema)
+    .describe('A mapping: each key is a field of the import item (or of a nested object such as properties); each value says where it comes from.'),
+);
+
+const skipRule = z
+  .strictObject({
+    field: fieldRef,
+    equals: z.unknown().optional().describe('Skip when the value, as text, equals this.'),
+    notEquals: z.unknown().optional().describe('Skip when the value is missing or differs from this.'),
+    in: z.array(z.unknown()).optional().describe('Skip when the value is one of these.'),
+    notIn: z.array(z.unknown()).optional().describe('Skip when the value is missing or none of these.'),
+    matches: z.string().optional().describe('Skip when the text matches this regular expression (JavaScript syntax).'),
+    empty: z.boolean().optional().describe('true: skip when missing, null or empty text; false: skip when present.'),
+  })
+  .describe('A rule that skips matching records (counted as skipped). Exactly one test besides `field`.');
+
+const encodings = ['utf8', 'utf-8', 'utf16le', 'utf-16le', 'latin1', 'ascii'] as const;
+
+const csvOptions = z
+  .strictObject({
+    header: z.boolean().default(true).describe('The first row names the columns. Default true.'),
+    columns: z.array(z.string()).min(1).optional().describe('Column names; with header: true they replace the header row\'s names. Without header and columns, columns are named "1", "2", ….'),
+    delimiter: z.string().min(1).default(',').describe('Field delimiter. Default ",".'),
+    quote: z.string().length(1).default('"').describe('Quote character. Default \'"\'.'),
+    bom: z.boolean().default(true).describe('Strip a leading byte order mark. Default true.'),
+    encoding: z.enum(encodings).default('utf8').describe('Text encoding. Default utf8.'),
+  })
+  .describe('CSV reading options.');
+
+const sourceSchema = z
+  .strictObject({
+    path: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe(
+        'Where the records are: a local path or glob (relative to the pipeline file\'s folder), or s3://bucket/key, s3://bucket/prefix/ or s3://bucket/glob*; or a list of these. Files are read in sorted order.',
+      ),
+    format: z.enum(FORMATS).optional().describe('csv, ndjson or json (one JSON array). Sniffed from the first bytes when absent.'),
+    gzip: z.union([z.literal('auto'), z.boolean()]).default('auto').describe('"auto" (default): decompress when the bytes start with the gzip magic number.'),
+    csv: csvOptions.prefault({}),
+  })
+  .describe('Where a stage\'s records come from.');
+
+const stageOptions = z
+  .strictObject({
+    chunkRecords: z.number().int().min(1).max(100_000).optional().describe(`Most items per import file. Default ${DEFAULT_STAGE_OPTIONS.chunkRecords}.`),
+    chunkBytes: z.number().int().min(1024).optional().describe(`Most bytes per import file. Default ${DEFAULT_STAGE_OPTIONS.chunkBytes} (1 MiB). A single item larger than this is rejected.`),
+    concurrency: z.number().int().min(1).max(64).optional().describe(`Import jobs in flight at once. Default ${DEFAULT_STAGE_OPTIONS.concurrency}.`),
+    maxRejects: z.number().int().min(0).optional().describe('Stop the run when more records than this are rejected. Default: no limit.'),
+  })
+  .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');
+
+export const stageSchema = z
+  .strictObject({
+    source: sourceSchema,
+    key: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .describe('The source field that identifies a record (or several, for a composite key). Idempotency keys derive from it: never change it between runs.'),
+    channel: z.string().min(1).optional().describe('Members and messages only: the source field naming the record\'s channel by its key in the channels source.'),
+    mapping: nestedMappingSchema,
+    skip: z.array(skipRule).default([]).describe('Records matching any rule are skipped (counted, not sent).'),
+    options: stageOptions.optional(),
+  })
+  .describe('One import stage.');
+
+const apiSchema = z
+  .strictObject({
+    url: z.url().describe('Base URL of the Management API, e.g. ${CHATPORT_API_URL}.'),
+    tokenUrl: z.url().optional().describe('OAuth 2.0 token URL. Default: <url>/oauth/token.'),
+    clientId: z.string().min(1).describe('OAuth client id, e.g. ${CHATPORT_CLIENT_ID}.'),
+    clientSecret: z.string().min(1).describe('OAuth client secret. Write ${CHATPORT_CLIENT_SECRET}, never the secret itself.'),
+    pathPrefix: z.string().default('').describe('Prefix before every API path (older revisions serve under /v1). Default "".'),
+  })
+  .describe('The platform to import into.');
+
+const s3Schema = z
+  .strictObject({
+    region: z.string().min(1).optional().describe('AWS region. Default: the SDK\'s default chain (AWS_REGION, profile).'),
+    endpoint: z.url().optional().describe('Endpoint of an S3-compatible store, e.g. http://127.0.0.1:9000.'),
+    forcePathStyle: z.boolean().default(false).describe('Path-style addressing (bucket in the path), which most S3-compatible stores need. Default false.'),
+    checksums: z
+      .enum(['WHEN_SUPPORTED', 'WHEN_REQUIRED'])
+      .optional()
+      .describe('The SDK\'s request checksum calculation and response validation. Many S3-compatible stores need WHEN_REQUIRED. Default: WHEN_REQUIRED with an endpoint, else the SDK default.'),
+  })
+  .describe('S3 settings for s3:// sources. Credentials come from the AWS SDK\'s default chain, never from this file.');
+
+export const pipelineFileSchema = z
+  .strictObject({
+    $schema: z.string().optional().describe('The JSON Schema of this format, for editors.'),
+    version: z.literal(1).default(1).describe('Format version of this file. Default 1.'),
+    name: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit, at most 128')
+      .describe('The pipeline\'s name. Part of every idempotency key and of the default state folder: never change it between runs of the same data.'),
+    api: apiSchema.optional(),
+    s3: s3Schema.optional(),
+    state: z.string().min(1).optional().describe('Folder for run state (ledger, chunks, rejects, reports). Default .chatport/<name>/ in the current folder.'),
+    options: stageOptions.optional(),
+    stages: z
+      .strictObject({
+        users: stageSchema.optional(),
+        channels: stageSchema.optional(),
+        members: stageSchema.optional(),
+        messages: stageSchema.optional(),
+      })
+      .describe('The stages to run; they run in the order users, channels, members, messages.'),
+  })
+  .describe('A chatport pipeline: where records come from and how they become users, channels, members and messages.');
+
+export type PipelineFile = z.output<typeof pipelineFileSchema>;
+export type PipelineFileInput = z.input<typeof pipelineFileSchema>;
+export type StageFile = z.output<typeof stageSchema>;

@@ -1,0 +1,10 @@
+/** Bytes ⇄ records: CSV, NDJSON, JSON array, gzip, sniffing. Pure stream adapters without I/O of their own. */
+export { parseRecords } from './parse-records.js';
+export { parseCsvRecords } from './csv.js';
+export { parseNdjsonRecords } from './ndjson.js';
+export { parseJsonArrayRecords } from './json-array.js';
+export { sniffFormat, isGzip, SNIFF_BYTES } from './sniff.js';
+export { peekBytes } from './peek.js';
+export { FormatError } from './errors.js';
+export { FORMATS, RAW_TEXT_LIMIT, isUnparseable } from './types.js';
+export type { RecordPosition, SourceRecord, UnparseableRecord, SourceItem, FormatName, CsvFormatOptions, ParseRecordsOptions } from './types.js';

@@ -1,0 +1,40 @@
+import { pipeline } from 'node:stream';
+import type { Readable } from 'node:stream';
+import streamArray from 'stream-json/streamers/stream-array.js';
+import { FormatError } from './errors.js';
+import type { SourceItem } from './types.js';
+
+/**
+ * One JSON array (streamed, never held whole) → records with their 0-based index. An element that is not
+ * an object is an UnparseableRecord at its index. A top-level value that is not an array, or a syntax
+ * error, stops the file with a FormatError naming the index of the last element read.
+ */
+export async function* parseJsonArrayRecords(bytes: Readable, file: string): AsyncGenerator<SourceItem> {
+  const elements = pipeline(bytes, streamArray.withParserAsStream(), () => {
+    // Errors reach the consumer through the iterator.
+  }) as AsyncIterable<{ key: number; value: unknown }>;
+  let last = -1;
+  try {
+    for await (const { key, value } of elements) {
+      last = key;
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+        yield {
+          unparseable: {
+            message: `expected a JSON object, found ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`,
+            expected: 'a JSON object',
+            raw: value,
+          },
+          position: { file, index: key },
+        };
+        continue;
+      }
+      yield { record: value as Record<string, unknown>, position: { file, index: key } };
+    }
+  } catch (error) {
+    throw new FormatError(
+      `${file}: the JSON array cannot be read after element ${last} (${(error as Error).message})`,
+      { file, index: last + 1 },
+      error,
+    );
+  }
+}

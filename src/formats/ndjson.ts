@@ -1,0 +1,66 @@
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
+import { clipRaw } from './types.js';
+import type { SourceItem } from './types.js';
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
+}
+
+function parseLine(text: string, file: string, line: number, index: number): SourceItem {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per line', raw: clipRaw(text) },
+      position: { file, line, index },
+    };
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return {
+      unparseable: { message: `expected a JSON object, found ${describe(value)}`, expected: 'a JSON object', raw: value },
+      position: { file, line, index },
+    };
+  return { record: value as Record<string, unknown>, position: { file, line, index } };
+}
+
+/**
+ * NDJSON (JSON Lines) bytes → records, one per non-blank line, with its line number. A line that is not a
+ * JSON object is an UnparseableRecord at that line; the file goes on. Lines end with LF or CRLF; a UTF-8
+ * BOM before the first line is ignored.
+ */
+export async function* parseNdjsonRecords(bytes: Readable, file: string): AsyncGenerator<SourceItem> {
+  const decoder = new StringDecoder('utf8');
+  let pending = '';
+  let line = 0;
+  let index = 0;
+  let first = true;
+  const take = (text: string): SourceItem | undefined => {
+    line++;
+    let content = text.charCodeAt(text.length - 1) === 13 ? text.slice(0, -1) : text;
+    if (first) {
+      first = false;
+      if (content.charCodeAt(0) === 0xfeff) content = content.slice(1);
+    }
+    if (content.trim() === '') return undefined;
+    return parseLine(content, file, line, index++);
+  };
+  for await (const chunk of bytes as AsyncIterable<Buffer>) {
+    const text = pending + decoder.write(chunk);
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+      const item = take(text.slice(start, nl));
+      start = nl + 1;
+      if (item) yield item;
+    }
+    pending = text.slice(start);
+  }
+  pending += decoder.end();
+  if (pending !== '') {
+    const item = take(pending);
+    if (item) yield item;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * What the format adapters produce. Records are data, not exceptions: a line that cannot be parsed is an
+ * `UnparseableRecord` in the same stream, at its position, so the run can reject it and go on.
+ */
+
+/** Where a record came from. `line` is 1-based (CSV, NDJSON); `index` is 0-based among the file's records. */
+export interface RecordPosition {
+  /** The source's name as given by the caller (a path or an s3:// URL). */
+  file: string;
+  /** Line where the record starts (CSV: its first physical line, even when a quoted field spans several). */
+  line?: number;
+  /** 0-based number of the record in the file: data rows, not header or blank lines. */
+  index: number;
+}
+
+export interface SourceRecord {
+  record: Record<string, unknown>;
+  position: RecordPosition;
+}
+
+/** A record the format could not turn into an object (bad JSON line, wrong CSV column count, non-object). */
+export interface UnparseableRecord {
+  unparseable: {
+    /** What went wrong, for people. */
+    message: string;
+    /** What the format expected there. */
+    expected: string;
+    /** The raw text of the record (at most `RAW_TEXT_LIMIT` characters), or the JSON value that was not an object. */
+    raw: unknown;
+  };
+  position: RecordPosition;
+}
+
+export type SourceItem = SourceRecord | UnparseableRecord;
+
+export function isUnparseable(item: SourceItem): item is UnparseableRecord {
+  return (item as UnparseableRecord).unparseable !== undefined;
+}
+
+/** Raw text kept for an unparseable record; longer text is cut (with a marker) so rejects stay small. */
+export const RAW_TEXT_LIMIT = 16_384;
+
+export function clipRaw(text: string): string {
+  return text.length <= RAW_TEXT_LIMIT ? text : `${text.slice(0, RAW_TEXT_LIMIT)}…[${text.length - RAW_TEXT_LIMIT} more characters]`;
+}
+
+export const FORMATS = ['csv', 'ndjson', 'json'] as const;
+export type FormatName = (typeof FORMATS)[number];
+
+export interface CsvFormatOptions {
+  /** The first row names the columns. Default true. */
+  header?: boolean;
+  /**
+   * Column names to use. With `header: true` they replace the header row's names (the row is still skipped);
+   * with `header: false` they name the columns. Without header and columns, columns are named "1", "2", ….
+   */
+  columns?: string[];
+  /** Field delimiter (one or more characters). Default ",". */
+  delimiter?: string;
+  /** Quote character. Default '"'. */
+  quote?: string;
+  /** Strip a leading byte order mark. Default true. */
+  bom?: boolean;
+  /** Text encoding of the file (a Node Buffer encoding). Default "utf8". */
+  encoding?: BufferEncoding;
+}
+
+export interface ParseRecordsOptions {
+  /** The source's name, copied into every position. */
+  file: string;
+  /** The format; sniffed from the first bytes when absent. */
+  format?: FormatName;
+  /** "auto" (default) decompresses when the bytes start with the gzip magic number; true/false force it. */
+  gzip?: 'auto' | boolean;
+  /** CSV options (ignored for other formats). */
+  csv?: CsvFormatOptions;
+}

@@ -1,0 +1,100 @@
+/** Options of `runExport`, each with its default, normalised once. */
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { ulid } from 'ulid';
+import type { ChatportClient } from '../../api/index.js';
+import { UsageError } from '../../shared/errors.js';
+import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
+import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import { isS3Url } from '../../shared/s3-location.js';
+import { MANIFESTS_FOLDER, validatePartition, validateRunId, type Destination, type OutputFormat, type ParquetOptions, type GzipTextOptions, type S3DestinationOptions } from '../../sinks/index.js';
+import type { TimestampUnit } from './column-plan.js';
+import type { DownloadOptions } from './download.js';
+import type { DatasetReport } from './report.js';
+import { EXPORT_DATASETS, type ExportDataset } from './schemas.js';
+
+export interface RunExportOptions {
+  /** Which analytics exports to run; `all` on the command line is both, in this order. */
+  datasets: readonly ExportDataset[];
+  /** A local directory or `s3://bucket/prefix`. */
+  to: string;
+  format: OutputFormat;
+  /** The logical date, `YYYY-MM-DD` (UTC): the partition `dt=…` the output replaces. */
+  date: string;
+  /** Part of every file name; default a new ULID. */
+  runId?: string;
+  /** Unit of the TIMESTAMP columns: `ms` or `us` (never nanoseconds). Default `us`. */
+  timestampUnit?: TimestampUnit;
+  /** Roll to a new data file past this many bytes. Default 128 MiB (see docs/parquet.md). */
+  maxFileBytes?: number;
+  /** Parquet settings; default zstd, 1,048,576-row row groups. */
+  parquet?: ParquetOptions;
+  /** NDJSON.gz / CSV.gz settings. */
+  text?: GzipTextOptions;
+  /**
+   * Where rejected rows go (outside the data folder). Default `<to>/_rejects` for a local destination,
+   * `<os tmpdir>/chatport-export/_rejects` for S3 (rejects are written locally).
+   */
+  rejectsDir?: string;
+  /** Stop (exit 65, nothing of that dataset published) once more rows than this are rejected. Default no limit. */
+  maxRejects?: number;
+  /** Connection to S3 or an S3-compatible store, for `s3://` destinations. */
+  s3?: S3DestinationOptions;
+  /** Waiting for the export jobs: first poll interval (default 1,000 ms) and deadline (default 3,600,000 ms). */
+  job?: { pollIntervalMs?: number; timeoutMs?: number };
+  download?: DownloadOptions;
+  /** Aborting stops the run: nothing more is published, the run ends with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called as soon as a dataset is published (so a caller knows what a later failure left in place). */
+  onDatasetPublished?: (report: DatasetReport) => void;
+}
+
+export interface RunExportDeps {
+  client: Pick<ChatportClient, 'exports' | 'jobs' | 'serverInfo'>;
+  /** Default: from `to` (local directory or S3). */
+  destination?: Destination;
+  logger?: Logger;
+  now?: Now;
+  sleep?: Sleep;
+}
+
+export interface NormalizedExportOptions extends Required<Pick<RunExportOptions, 'to' | 'format' | 'date' | 'runId' | 'timestampUnit' | 'rejectsDir' | 'maxRejects'>> {
+  datasets: ExportDataset[];
+  maxFileBytes: number | undefined;
+  parquet: ParquetOptions | undefined;
+  text: GzipTextOptions | undefined;
+  job: { pollIntervalMs: number; timeoutMs: number };
+  download: DownloadOptions;
+}
+
+export function normalizeExportOptions(options: RunExportOptions): NormalizedExportOptions {
+  const datasets = [...new Set(options.datasets)];
+  if (datasets.length === 0) throw new UsageError('no dataset to export: name messages, users or all');
+  for (const d of datasets) if (!(EXPORT_DATASETS as readonly string[]).includes(d)) throw new UsageError(`unknown dataset "${d}": expected messages, users or all`, { dataset: d });
+  validatePartition({ dataset: datasets[0]!, date: options.date });
+  const runId = validateRunId(options.runId ?? ulid());
+  const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? join(tmpdir(), 'chatport-export', '_rejects') : join(resolve(options.to), '_rejects'));
+  // Engines scan a table's whole prefix: rejects inside <to>/<dataset>/ would be read as data.
+  const inside = (dir: string, parent: string) => `${resolve(dir)}/`.startsWith(`${resolve(parent)}/`);
+  if (!isS3Url(options.to) && EXPORT_DATASETS.some((d) => inside(rejectsDir, join(options.to, d)) || inside(rejectsDir, join(options.to, MANIFESTS_FOLDER))))
+    throw new UsageError(`the rejects folder ${rejectsDir} is inside a data or manifest folder of ${options.to}; choose a folder beside them`, { rejectsDir });
+  return {
+    datasets,
+    to: options.to,
+    format: options.format,
+    date: options.date,
+    runId,
+    timestampUnit: options.timestampUnit ?? 'us',
+    rejectsDir,
+    maxRejects: options.maxRejects ?? Infinity,
+    maxFileBytes: options.maxFileBytes,
+    parquet: options.parquet,
+    text: options.text,
+    job: { pollIntervalMs: options.job?.pollIntervalMs ?? 1_000, timeoutMs: options.job?.timeoutMs ?? 3_600_000 },
+    download: options.download ?? {},
+  };
+}
+
+export function normalizeExportDeps(deps: RunExportDeps): Required<Omit<RunExportDeps, 'destination'>> & Pick<RunExportDeps, 'destination'> {
+  return { ...deps, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, sleep: deps.sleep ?? realSleep };
+}

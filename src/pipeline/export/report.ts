@@ -1,0 +1,93 @@
+/** What an export run returns and prints. Pure. */
+import type { OutputFormat } from '../../sinks/index.js';
+import { formatDuration } from '../report.js';
+import type { UnknownColumn } from './column-plan.js';
+
+export interface DatasetReport {
+  dataset: string;
+  jobId: number;
+  jobType: string;
+  /** Records in the export; always rowsWritten + rowsRejected. */
+  rowsRead: number;
+  rowsWritten: number;
+  rowsRejected: number;
+  /** Columns the schema does not know, kept as strings. */
+  unknownColumns: UnknownColumn[];
+  /** Declared columns the export lacked, written as nulls. */
+  missingColumns: string[];
+  files: Array<{ name: string; url: string; rows: number; bytes: number; sha256: string }>;
+  bytesWritten: number;
+  download: { bytes: number; totalBytes: number | null; resumes: number; origin: string };
+  manifestUrl: string;
+  successUrl: string;
+  /** Local NDJSON file of the rejected rows, when any were rejected. */
+  rejectsFile: string | null;
+  durations: {
+    /** From starting the export job until it was FINISHED. */
+    jobWaitMs: number;
+    /** Download, typing, writing and publishing. */
+    transferMs: number;
+  };
+}
+
+export type ExportStatus = 'succeeded' | 'completed-with-rejects';
+
+export interface ExportReport {
+  runId: string;
+  status: ExportStatus;
+  date: string;
+  to: string;
+  format: OutputFormat;
+  apiVersion: string | null;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  datasets: DatasetReport[];
+  totals: { rowsRead: number; rowsWritten: number; rowsRejected: number; files: number; bytesWritten: number; balanced: boolean };
+}
+
+export function totalsOf(datasets: readonly DatasetReport[]): ExportReport['totals'] {
+  const t = { rowsRead: 0, rowsWritten: 0, rowsRejected: 0, files: 0, bytesWritten: 0 };
+  for (const d of datasets) {
+    t.rowsRead += d.rowsRead;
+    t.rowsWritten += d.rowsWritten;
+    t.rowsRejected += d.rowsRejected;
+    t.files += d.files.length;
+    t.bytesWritten += d.bytesWritten;
+  }
+  return { ...t, balanced: datasets.every((d) => d.rowsRead === d.rowsWritten + d.rowsRejected) };
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
+}
+
+/** The table people read at the end of a run. */
+export function formatExportReport(report: ExportReport): string {
+  const header = ['dataset', 'job', 'read', 'written', 'rejected', 'files', 'size', 'resumes', 'job wait', 'transfer'];
+  const rows = report.datasets.map((d) => [
+    d.dataset, String(d.jobId), String(d.rowsRead), String(d.rowsWritten), String(d.rowsRejected), String(d.files.length),
+    formatBytes(d.bytesWritten), String(d.download.resumes), formatDuration(d.durations.jobWaitMs), formatDuration(d.durations.transferMs),
+  ]);
+  const t = report.totals;
+  rows.push(['total', '', String(t.rowsRead), String(t.rowsWritten), String(t.rowsRejected), String(t.files), formatBytes(t.bytesWritten), '', '', formatDuration(report.durationMs)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const out = [
+    `export ${report.runId} for ${report.date} → ${report.to} (${report.format}): ${report.status}`,
+    line(header),
+    ...rows.map(line),
+    t.balanced ? 'every row accounted for: read = written + rejected' : 'ACCOUNTING MISMATCH: read ≠ written + rejected',
+  ];
+  for (const d of report.datasets) {
+    if (d.unknownColumns.length > 0) out.push(`${d.dataset}: columns not in the schema, kept as strings: ${d.unknownColumns.map((c) => c.source).join(', ')}`);
+    if (d.missingColumns.length > 0) out.push(`${d.dataset}: declared columns missing from the export, written as nulls: ${d.missingColumns.join(', ')}`);
+    if (d.rejectsFile) out.push(`${d.dataset}: rejects in ${d.rejectsFile}`);
+    out.push(`${d.dataset}: manifest ${d.manifestUrl}`);
+  }
+  if (report.apiVersion) out.push(`server API version ${report.apiVersion}`);
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,200 @@
+/**
+ * The nightly analytics export, end to end:
+ *   1. start the export job of every dataset, then wait for all of them; a FAILED job ends the run
+ *      (JOB_FAILED, exit 3) before anything is published;
+ *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range), parse it
+ *      (format sniffed), type every row against the declared schema (rejects to a file outside the data
+ *      folder), write and publish through src/sinks (data, manifest, `_SUCCESS` last);
+ *   3. return the report.
+ * Each dataset and date is published as a whole or not at all; a dataset published before a later one
+ * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
+ */
+import { JobFailedError, type Job } from '../../api/index.js';
+import { parseRecords } from '../../formats/index.js';
+import { ChatportError, InputMissingError } from '../../shared/errors.js';
+import { createDestination, writeExport, type Destination } from '../../sinks/index.js';
+import { openExportDownload } from './download.js';
+import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
+import { RejectsFile, rejectsPathFor } from './rejects-file.js';
+import { totalsOf, type DatasetReport, type ExportReport } from './report.js';
+import { DATASET_SCHEMAS, type ExportDataset } from './schemas.js';
+import { openTypedRows } from './typed-rows.js';
+
+type Deps = ReturnType<typeof normalizeExportDeps>;
+
+interface FinishedJob {
+  dataset: ExportDataset;
+  job: Job;
+  waitMs: number;
+}
+
+export async function runExport(options: RunExportOptions, depsIn: RunExportDeps): Promise<ExportReport> {
+  const opts = normalizeExportOptions(options);
+  const deps = normalizeExportDeps(depsIn);
+  const logger = deps.logger.child({ runId: opts.runId });
+  const startedAtMs = deps.now();
+  const signal = options.signal;
+  logger.info({ datasets: opts.datasets, date: opts.date, to: opts.to, format: opts.format }, 'export run started');
+  try {
+    signal?.throwIfAborted();
+    const destination = deps.destination ?? createDestination(opts.to, options.s3);
+    const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
+    const datasets: DatasetReport[] = [];
+    for (const f of finished) {
+      signal?.throwIfAborted();
+      const report = await exportDataset(f, destination, opts, { ...deps, logger }, signal);
+      datasets.push(report);
+      options.onDatasetPublished?.(report);
+    }
+    const totals = totalsOf(datasets);
+    const endedAtMs = deps.now();
+    const report: ExportReport = {
+      runId: opts.runId,
+      status: totals.rowsRejected > 0 ? 'completed-with-rejects' : 'succeeded',
+      date: opts.date,
+      to: opts.to,
+      format: opts.format,
+      apiVersion: deps.client.serverInfo.apiVersion ?? null,
+      startedAt: new Date(startedAtMs).toISOString(),
+      endedAt: new Date(endedAtMs).toISOString(),
+      durationMs: endedAtMs - startedAtMs,
+      datasets,
+      totals,
+    };
+    logger.info({ status: report.status, totals, durationMs: report.durationMs }, 'export run finished');
+    return report;
+  } catch (error) {
+    // Whatever a stop broke on the way (a cut download, a failed upload), the run ends as interrupted.
+    if (signal?.aborted) throw signal.reason;
+    throw error;
+  }
+}
+
+/** Starts every export, then waits for all; the first failure stops the other waits. */
+async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, signal: AbortSignal | undefined): Promise<FinishedJob[]> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const started: Array<{ dataset: ExportDataset; job: Job; at: number }> = [];
+    for (const dataset of opts.datasets) {
+      const job = await deps.client.exports.start(dataset, { signal: controller.signal });
+      deps.logger.info({ dataset, jobId: job.id, jobType: job.type }, 'export job started');
+      started.push({ dataset, job, at: deps.now() });
+    }
+    return await Promise.all(
+      started.map(async ({ dataset, job, at }) => {
+        try {
+          const done = await deps.client.jobs.wait(job.id, {
+            initialIntervalMs: opts.job.pollIntervalMs,
+            timeoutMs: opts.job.timeoutMs,
+            signal: controller.signal,
+            onPoll: (j) => deps.logger.debug({ dataset, jobId: j.id, state: j.state }, 'export job polled'),
+          });
+          if (done.state !== 'FINISHED') {
+            // Nothing is published: the other datasets' jobs are left to finish on the platform unread.
+            throw new JobFailedError(done.id, { type: done.type, ...(done.endedTime ? { endedTime: done.endedTime } : {}) });
+          }
+          deps.logger.info({ dataset, jobId: done.id }, 'export job finished');
+          return { dataset, job: done, waitMs: deps.now() - at };
+        } catch (error) {
+          controller.abort(error);
+          throw error;
+        }
+      }),
+    );
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+async function exportDataset(finished: FinishedJob, destination: Destination, opts: NormalizedExportOptions, deps: Deps, signal: AbortSignal | undefined): Promise<DatasetReport> {
+  const { dataset, job } = finished;
+  const startedAtMs = deps.now();
+  const name = `${dataset} export (job ${job.id})`;
+  const logger = deps.logger.child({ dataset, jobId: job.id });
+  if (!job.file && !job._links?.file)
+    throw new InputMissingError(`${name} is FINISHED but names no file (neither "file" nor "_links.file"); start the export again`, { dataset, jobId: job.id });
+
+  const download = openExportDownload(deps.client, job, { ...opts.download, ...(signal ? { signal } : {}), sleep: deps.sleep, logger, name });
+  const items = parseRecords(download.stream, { file: name });
+  const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
+  let rejectsFile: string | undefined;
+  try {
+    const typed = await openTypedRows(items, {
+      schema: DATASET_SCHEMAS[dataset],
+      timestampUnit: opts.timestampUnit,
+      rejects,
+      maxRejects: opts.maxRejects,
+      source: name,
+      stamp: { dataset, date: opts.date, runId: opts.runId },
+      ...(signal ? { signal } : {}),
+    });
+    if (typed.plan.unknownColumns.length > 0) logger.warn({ columns: typed.plan.unknownColumns }, 'export has columns the schema does not know; kept as strings');
+    if (typed.plan.missingColumns.length > 0) logger.warn({ columns: typed.plan.missingColumns }, 'export lacks declared columns; written as nulls');
+    const apiVersion = deps.client.serverInfo.apiVersion;
+    const result = await writeExport(typed.rows, {
+      dataset,
+      date: opts.date,
+      runId: opts.runId,
+      format: opts.format,
+      schema: typed.plan.schema,
+      destination,
+      jobId: String(job.id),
+      ...(apiVersion ? { apiVersion } : {}),
+      ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
+      ...(opts.parquet ? { parquet: opts.parquet } : {}),
+      ...(opts.text ? { text: opts.text } : {}),
+      details: () => ({
+        jobType: job.type,
+        timestampUnit: opts.timestampUnit,
+        rowsRead: typed.counts.read,
+        rowsRejected: typed.counts.rejected,
+        rejectsFile: rejects.count > 0 ? rejects.path : null,
+        unknownColumns: typed.plan.unknownColumns,
+        missingColumns: typed.plan.missingColumns,
+        download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
+      }),
+      now: deps.now,
+      logger,
+    });
+    rejectsFile = await rejects.close();
+    const m = result.manifest;
+    const report: DatasetReport = {
+      dataset,
+      jobId: job.id,
+      jobType: job.type,
+      rowsRead: typed.counts.read,
+      rowsWritten: m.rowCount,
+      rowsRejected: typed.counts.rejected,
+      unknownColumns: typed.plan.unknownColumns,
+      missingColumns: typed.plan.missingColumns,
+      files: m.files,
+      bytesWritten: m.totalBytes,
+      download: { bytes: download.stats.bytes, totalBytes: download.stats.totalBytes ?? null, resumes: download.stats.resumes, origin: originOf(job) },
+      manifestUrl: result.manifestUrl,
+      successUrl: result.successUrl,
+      rejectsFile: rejectsFile ?? null,
+      durations: { jobWaitMs: finished.waitMs, transferMs: deps.now() - startedAtMs },
+    };
+    if (report.rowsRead !== report.rowsWritten + report.rowsRejected)
+      // A mismatch is a bug, never a rounding (conventions.md); the output is published, so say it loudly.
+      logger.error({ rowsRead: report.rowsRead, rowsWritten: report.rowsWritten, rowsRejected: report.rowsRejected }, 'row accounting mismatch');
+    return report;
+  } catch (error) {
+    if (error instanceof ChatportError && error.code === 'SINK_ROW_INVALID') logger.error({ err: error.toJSON() }, 'a typed row did not fit the sink schema (a bug in the row typer)');
+    throw error;
+  } finally {
+    await items.return?.();
+    if (!rejectsFile) await rejects.close().catch(() => undefined);
+  }
+}
+
+/** The origin of the export file link: enough to tell where it came from, without its signature. */
+function originOf(job: Job): string {
+  try {
+    return new URL(job.file ?? '').origin;
+  } catch {
+    return 'unknown';
+  }
+}

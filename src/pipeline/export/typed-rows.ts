@@ -1,0 +1,90 @@
+/**
+ * Parsed export records → typed rows for the sinks. Rows that cannot be typed (and records the format
+ * could not read) go to the rejects file and are counted, so that for every dataset
+ * rows read = rows written + rows rejected.
+ */
+import { isUnparseable, type SourceItem, type SourceRecord } from '../../formats/index.js';
+import { ChatportError } from '../../shared/errors.js';
+import type { Row } from '../../sinks/index.js';
+import { planColumns, typeRecord, type ColumnPlan, type TimestampUnit } from './column-plan.js';
+import { positionOf, type RejectsFile } from './rejects-file.js';
+import type { DatasetSchema } from './schemas.js';
+
+export interface RowCounts {
+  /** Records the export held (typed or not). */
+  read: number;
+  rejected: number;
+}
+
+export interface TypedRowsOptions {
+  schema: DatasetSchema;
+  timestampUnit: TimestampUnit;
+  rejects: RejectsFile;
+  /** Stop the run (REJECT_LIMIT_EXCEEDED, exit 65) once more rows than this are rejected. */
+  maxRejects: number;
+  /** Names the export in errors and rejects. */
+  source: string;
+  /** Stamped on every reject line. */
+  stamp: { dataset: string; date: string; runId: string };
+  signal?: AbortSignal;
+}
+
+export interface TypedRows {
+  plan: ColumnPlan;
+  rows: AsyncIterable<Row>;
+  counts: RowCounts;
+}
+
+/**
+ * Reads up to the first readable record to fix the output schema (Parquet needs it before any row), then
+ * hands out the typed rows lazily: nothing more is read than the writer asks for.
+ */
+export async function openTypedRows(items: AsyncIterator<SourceItem>, options: TypedRowsOptions): Promise<TypedRows> {
+  const counts: RowCounts = { read: 0, rejected: 0 };
+  const { rejects, signal } = options;
+
+  const reject = async (line: Parameters<RejectsFile['write']>[0]) => {
+    counts.rejected++;
+    await rejects.write(line);
+    if (counts.rejected > options.maxRejects)
+      throw new ChatportError(`${options.source}: more than ${options.maxRejects} rows rejected (see ${rejects.path}); nothing of ${options.stamp.dataset} was published`, {
+        code: 'REJECT_LIMIT_EXCEEDED',
+        details: { source: options.source, rejected: counts.rejected, maxRejects: options.maxRejects, rejectsFile: rejects.path },
+      });
+  };
+
+  /** Counts the item and, when the format could not read it, rejects it; returns the record otherwise. */
+  const take = async (item: SourceItem): Promise<SourceRecord | undefined> => {
+    counts.read++;
+    if (!isUnparseable(item)) return item;
+    await reject({ ...options.stamp, ...positionOf(item.position), kind: 'unparseable', reasons: [{ message: item.unparseable.message, expected: item.unparseable.expected }], record: item.unparseable.raw });
+    return undefined;
+  };
+
+  let first: SourceRecord | undefined;
+  let next = await items.next();
+  while (!next.done && !(first = await take(next.value))) next = await items.next();
+  const plan = planColumns(options.schema, first ? Object.keys(first.record) : options.schema.columns.map((c) => c.source), options.timestampUnit, options.source);
+
+  async function* rows(): AsyncGenerator<Row> {
+    try {
+      let record = first;
+      for (;;) {
+        if (signal?.aborted) throw signal.reason;
+        if (record) {
+          const typed = typeRecord(plan, record.record);
+          if (typed.ok) yield typed.row;
+          else await reject({ ...options.stamp, ...positionOf(record.position), kind: 'untyped', reasons: typed.reasons, record: record.record });
+        }
+        const step = await items.next();
+        if (step.done) return;
+        record = await take(step.value);
+      }
+    } finally {
+      // Stops the download when the writer gives up early.
+      await items.return?.();
+    }
+  }
+
+  return { plan, rows: rows(), counts };
+}

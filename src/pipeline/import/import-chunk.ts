@@ -1,0 +1,118 @@
+import { ChatportError } from '../../shared/errors.js';
+import type { ChunkState } from '../state/run-state.js';
+import type { JournalEvent, PartPath, StageName } from '../state/events.js';
+
+/**
+ * Imports one chunk to the end, and finds the bad items of a FAILED job by itself.
+ *
+ * The platform says nothing about why an import job FAILED (decisions.md "Jobs"), and a file with one
+ * invalid item applies nothing. So a FAILED part is split in halves that are sent again — safe, because
+ * every item carries its idempotency key — recursively, until the failing items stand alone. A single item
+ * that still FAILS after `singleItemAttempts` tries is refused (it becomes a reject); everything else is
+ * imported. Halves go one after the other, so items keep their order (messages are applied in file order).
+ *
+ * Resumable: the chunk's journal state says which parts FINISHED (skipped), which are in flight (polled
+ * again, not re-sent) and which FAILED before (split at once).
+ */
+export interface ChunkOps {
+  /** Uploads these serialized items as one JSON array file; returns the job id. */
+  submit(items: readonly string[], part: PartPath): Promise<number>;
+  /** Waits until the job is final. */
+  wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
+  record(event: JournalEvent): Promise<void>;
+  /** Called before each FAILED job is handled; throws when the run's budget of failed jobs is spent. */
+  onFailedJob(info: { stage: StageName; seq: number; part: PartPath; jobId: number }): void;
+  now(): string;
+}
+
+export interface ChunkPolicy {
+  /** Tries of the whole chunk before it is split (covers a job that FAILED for a passing reason). Default 2. */
+  wholeChunkAttempts: number;
+  /** Tries of a single item before it is refused. Default 3. */
+  singleItemAttempts: number;
+}
+
+export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { wholeChunkAttempts: 2, singleItemAttempts: 3 };
+
+export interface ChunkOutcome {
+  imported: number;
+  refused: number[];
+}
+
+export async function importChunk(
+  stage: StageName,
+  chunk: ChunkState,
+  items: readonly string[],
+  ops: ChunkOps,
+  policy: ChunkPolicy = DEFAULT_CHUNK_POLICY,
+): Promise<ChunkOutcome> {
+  if (items.length !== chunk.records)
+    throw new ChatportError(`chunk ${stage}#${chunk.seq} has ${items.length} items on disk, the journal says ${chunk.records}`, {
+      code: 'STATE_CORRUPT',
+      details: { stage, seq: chunk.seq, file: chunk.file },
+    });
+
+  const refused: number[] = [];
+  let imported = 0;
+
+  const runPart = async (part: PartPath, lo: number, hi: number): Promise<void> => {
+    if (chunk.finished.has(part)) {
+      imported += hi - lo;
+      return;
+    }
+    if (hi - lo === 1 && chunk.refused.has(lo)) {
+      refused.push(lo);
+      return;
+    }
+    const maxAttempts = hi - lo === 1 ? policy.singleItemAttempts : part === '' ? policy.wholeChunkAttempts : 1;
+    // A part whose children already started was split in an earlier attempt: go straight to them.
+    const splitBefore = hasDescendants(chunk, part);
+    while (!splitBefore && (chunk.failures.get(part) ?? 0) < maxAttempts) {
+      const state = await sendAndWait(part, lo, hi);
+      if (state === 'FINISHED') {
+        imported += hi - lo;
+        return;
+      }
+    }
+    if (hi - lo === 1) {
+      const attempts = chunk.failures.get(part) ?? 0;
+      chunk.refused.add(lo);
+      await ops.record({ t: 'item-refused', stage, seq: chunk.seq, index: lo, attempts });
+      refused.push(lo);
+      return;
+    }
+    const mid = lo + Math.ceil((hi - lo) / 2);
+    await runPart(`${part}0`, lo, mid);
+    await runPart(`${part}1`, mid, hi);
+  };
+
+  const sendAndWait = async (part: PartPath, lo: number, hi: number): Promise<'FINISHED' | 'FAILED'> => {
+    let jobId = chunk.inFlight.get(part);
+    if (jobId === undefined) {
+      jobId = await ops.submit(items.slice(lo, hi), part);
+      chunk.inFlight.set(part, jobId);
+      await ops.record({ t: 'part-submitted', stage, seq: chunk.seq, part, jobId, at: ops.now() });
+    }
+    const state = await ops.wait(jobId);
+    chunk.inFlight.delete(part);
+    if (state === 'FINISHED') chunk.finished.add(part);
+    else chunk.failures.set(part, (chunk.failures.get(part) ?? 0) + 1);
+    await ops.record({ t: 'part-ended', stage, seq: chunk.seq, part, jobId, state, at: ops.now() });
+    if (state === 'FAILED') ops.onFailedJob({ stage, seq: chunk.seq, part, jobId });
+    return state;
+  };
+
+  await runPart('', 0, items.length);
+  refused.sort((a, b) => a - b);
+  chunk.done = true;
+  await ops.record({ t: 'chunk-done', stage, seq: chunk.seq, imported, refused: refused.length });
+  return { imported, refused };
+}
+
+function hasDescendants(chunk: ChunkState, part: PartPath): boolean {
+  const isChild = (p: string) => p.length > part.length && p.startsWith(part);
+  for (const p of chunk.finished) if (isChild(p)) return true;
+  for (const p of chunk.inFlight.keys()) if (isChild(p)) return true;
+  for (const p of chunk.failures.keys()) if (isChild(p)) return true;
+  return false;
+}

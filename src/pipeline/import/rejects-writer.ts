@@ -1,0 +1,52 @@
+import { createWriteStream, type WriteStream } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { once } from 'node:events';
+import type { RecordPosition, Reason } from '../../transform/index.js';
+import type { StageName } from '../state/events.js';
+
+/** One line of rejects.ndjson: where the record came from, every reason, and the record itself. */
+export interface RejectLine {
+  stage: StageName;
+  /** `invalid`: failed mapping or validation; `refused`: the platform FAILED it even alone. */
+  kind: 'invalid' | 'refused';
+  file: string;
+  line?: number;
+  index: number;
+  reasons: Reason[];
+  record: unknown;
+}
+
+/**
+ * Appends reject lines to one stage's file, with backpressure. The file is truncated when opened: every
+ * read of a stage's input (first run or resume) writes its rejects anew, so none is listed twice.
+ */
+export class RejectsWriter {
+  count = 0;
+
+  private constructor(
+    readonly path: string,
+    private readonly stream: WriteStream,
+  ) {}
+
+  static async open(path: string): Promise<RejectsWriter> {
+    await mkdir(dirname(path), { recursive: true });
+    return new RejectsWriter(path, createWriteStream(path, { flags: 'w' }));
+  }
+
+  async write(line: RejectLine): Promise<void> {
+    this.count++;
+    if (!this.stream.write(`${JSON.stringify(line)}\n`)) await once(this.stream, 'drain');
+  }
+
+  async close(): Promise<void> {
+    const stream = this.stream;
+    await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  }
+}
+
+export function rejectLineOf(stage: StageName, kind: RejectLine['kind'], position: RecordPosition, reasons: Reason[], record: unknown): RejectLine {
+  const line: RejectLine = { stage, kind, file: position.file, index: position.index, reasons, record };
+  if (position.line !== undefined) line.line = position.line;
+  return line;
+}

@@ -1,0 +1,184 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, mkdir, readFile, rename } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import { ulid } from 'ulid';
+import type { ChatportClient } from '../../api/index.js';
+import type { PipelineConfig } from '../../config/index.js';
+import { realNow, type Now } from '../../shared/async.js';
+import { isChatportError } from '../../shared/errors.js';
+import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import { redactValue } from '../../shared/secrets.js';
+import type { ChannelIdLookup } from '../../transform/index.js';
+import { sumTotals, type RunReport, type RunStatus, type StageCounts } from '../report.js';
+import { writeFileAtomic } from '../state/atomic-file.js';
+import type { JournalEvent, StageName } from '../state/events.js';
+import { openJournal, readJournal } from '../state/journal.js';
+import { acquireLock } from '../state/lock.js';
+import { RunPaths } from '../state/run-paths.js';
+import { foldRunState } from '../state/run-state.js';
+import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
+import { createClientUploader, type UploaderOptions } from './client-uploader.js';
+import { sourceOptionsOf } from './read-stage.js';
+import { runStage } from './stage-runner.js';
+
+export interface ImportRunOptions {
+  config: PipelineConfig;
+  /** State folder; default the pipeline's `state` (`.chatport/<name>`). */
+  stateDir?: string;
+  /** `dry-run` writes chunks and the report and uploads nothing. Default `import`. */
+  mode?: 'import' | 'dry-run';
+  /** Stop once more records than this are rejected in a stage (overrides the pipeline file). */
+  maxRejects?: number;
+  /** After a signal, how long uploads under way may take to finish before they are cut. Default 20 s. */
+  drainMs?: number;
+  uploader?: UploaderOptions;
+}
+
+export interface ImportRunDeps {
+  /** Required unless `mode` is `dry-run`. */
+  client?: ChatportClient;
+  logger?: Logger;
+  /** Aborted on SIGTERM/SIGINT: stop taking input, save state, end with InterruptedError. */
+  signal?: AbortSignal;
+  now?: Now;
+  onProgress?: (stage: StageName, counts: StageCounts) => void;
+}
+
+/**
+ * Runs an import pipeline, or continues the one an earlier process left unfinished. Stages go in order
+ * (users → channels → members → messages); each starts when the one before has FINISHED. Returns the run
+ * report (also written as report.json); throws only for run-level failures, after saving state.
+ */
+export async function runImport(options: ImportRunOptions, deps: ImportRunDeps = {}): Promise<RunReport> {
+  const { config } = options;
+  const mode = options.mode ?? 'import';
+  const logger = deps.logger ?? createSilentLogger();
+  const now = deps.now ?? realNow;
+  const signal = deps.signal ?? new AbortController().signal;
+  if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
+
+  const paths = new RunPaths(options.stateDir ?? config.state);
+  const lock = await acquireLock(paths.lock);
+  const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
+  const state = foldRunState(events);
+  const resuming = mode === 'import' && state.runId !== undefined && !state.ended;
+  const runId = resuming ? state.runId! : ulid();
+  const attempt = resuming ? state.attempt + 1 : 1;
+  const run = resuming ? state : foldRunState([]);
+  // A dry run leaves the import's run state alone: its events go nowhere.
+  const journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : { append: async () => undefined, close: async () => undefined };
+  const startedAt = now();
+  const runLogger = logger.child({ runId, pipeline: config.name });
+  if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt });
+  runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
+
+  // Uploads get a grace period after a signal; job polling stops at once (the journal has the job ids).
+  const uploads = new AbortController();
+  const onAbort = () => setTimeout(() => uploads.abort(signal.reason), options.drainMs ?? 20_000).unref();
+  signal.addEventListener('abort', onAbort, { once: true });
+  const uploader =
+    mode === 'import' ? createClientUploader(deps.client!, { signal, uploadSignal: uploads.signal, logger: runLogger }, options.uploader) : undefined;
+
+  const stages: Partial<Record<StageName, StageCounts>> = {};
+  const sources = sourceOptionsOf(config);
+  let channelIds: ChannelIdLookup | undefined;
+  let status: RunStatus = mode === 'dry-run' ? 'dry-run' : 'succeeded';
+  let failure: unknown;
+  try {
+    for (const stageConfig of config.stages) {
+      const stage = stageConfig.stage;
+      if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
+        channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
+      runLogger.info({ stage }, 'stage starting');
+      stages[stage] = await runStage({
+        config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
+        logger: runLogger,
+        ...(uploader ? { uploader } : {}),
+        ...(channelIds ? { channelIds } : {}),
+        ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
+        onProgress: (s, c) => deps.onProgress?.(s, c),
+      });
+      runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
+    }
+    if (mode === 'import' && sumTotals(stages).rejected > 0) status = 'completed-with-rejects';
+  } catch (error) {
+    failure = error;
+    status = signal.aborted ? 'interrupted' : 'failed';
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+
+  const report = await writeRunOutputs({ config, paths, runId, attempt, status, stages, startedAt, endedAt: now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
+  if (mode === 'import' && (status === 'succeeded' || status === 'completed-with-rejects'))
+    await journal.append({ t: 'run-ended', runId, status, at: report.endedAt });
+  await journal.close();
+  await lock.release();
+  runLogger.info({ status, totals: report.totals }, 'run ended');
+  if (failure !== undefined) {
+    if (isChatportError(failure)) failure.details.report = report.runDir;
+    throw failure;
+  }
+  return report;
+}
+
+async function channelLookup(
+  config: PipelineConfig,
+  paths: RunPaths,
+  runId: string,
+  mode: 'import' | 'dry-run',
+  client: ChatportClient | undefined,
+  sources: ReturnType<typeof sourceOptionsOf>,
+  signal: AbortSignal,
+): Promise<ChannelIdLookup> {
+  const channelsStage = config.stages.find((s) => s.stage === 'channels');
+  const expected: ChannelKeys | undefined = channelsStage ? await collectChannelKeys(config, channelsStage, sources, signal) : undefined;
+  if (mode === 'dry-run') {
+    // Nothing was created: any channel the channels stage accepts stands for a placeholder id.
+    return (key: string) => (expected?.keys.has(key) ? 1 : undefined);
+  }
+  const file = paths.channelIds(runId);
+  const cached = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, number>, () => undefined);
+  if (cached) return new Map(Object.entries(cached));
+  const ids = await resolveChannelIds(client!, expected, signal);
+  await writeFileAtomic(file, JSON.stringify(Object.fromEntries(ids), null, 1));
+  return ids;
+}
+
+async function writeRunOutputs(input: {
+  config: PipelineConfig; paths: RunPaths; runId: string; attempt: number; status: RunStatus;
+  stages: Partial<Record<StageName, StageCounts>>; startedAt: number; endedAt: number; failure: unknown; apiVersion: string | undefined;
+}): Promise<RunReport> {
+  const { paths, runId } = input;
+  const runDir = paths.runDir(runId);
+  await mkdir(runDir, { recursive: true });
+  const rejectsFile = paths.rejects(runId);
+  await concatenateRejects(paths, runId, Object.keys(input.stages) as StageName[], rejectsFile);
+  const report: RunReport = {
+    runId, pipeline: input.config.name, status: input.status, attempt: input.attempt,
+    startedAt: iso(input.startedAt), endedAt: iso(input.endedAt), durationMs: input.endedAt - input.startedAt,
+    stages: input.stages, totals: sumTotals(input.stages), runDir, rejectsFile,
+    ...(input.apiVersion ? { apiVersion: input.apiVersion } : {}),
+  };
+  if (input.failure !== undefined) {
+    const f = input.failure as { code?: string; message?: string };
+    report.error = redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f) }) as RunReport['error'];
+  }
+  await writeFileAtomic(paths.report(runId), `${JSON.stringify(report, null, 2)}\n`);
+  return report;
+}
+
+/** rejects.ndjson: every stage's rejects, in stage order, so one file answers "what did not go in". */
+async function concatenateRejects(paths: RunPaths, runId: string, stages: StageName[], target: string): Promise<void> {
+  const out = createWriteStream(`${target}.tmp`);
+  for (const stage of stages) {
+    const file = paths.stageRejects(runId, stage);
+    if (!(await access(file).then(() => true, () => false))) continue;
+    await pipeline(createReadStream(file), out, { end: false });
+  }
+  await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+  await rename(`${target}.tmp`, target);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,71 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PipelineConfig } from '../../config/index.js';
+import { realNow } from '../../shared/async.js';
+import { createSilentLogger } from '../../shared/logger.js';
+import type { Reason } from '../../transform/index.js';
+import { reason } from '../../transform/types.js';
+import { sumTotals, type StageCounts } from '../report.js';
+import type { StageName } from '../state/events.js';
+import { RunPaths } from '../state/run-paths.js';
+import { foldRunState } from '../state/run-state.js';
+import { sourceOptionsOf } from './read-stage.js';
+import { runStage } from './stage-runner.js';
+
+export interface ValidationResult {
+  stages: Partial<Record<StageName, StageCounts>>;
+  totals: ReturnType<typeof sumTotals>;
+  /** rejects.ndjson of every stage, in the validation's own folder. */
+  rejectsFiles: Partial<Record<StageName, string>>;
+}
+
+/**
+ * The whole import without the network: parse, map, validate, chunk (in memory, nothing written but the
+ * rejects), and the cross-references that can be checked offline — members and messages naming users the
+ * users stage does not produce, and channels the channels stage does not produce.
+ */
+export async function runValidate(config: PipelineConfig, options: { outDir?: string; signal?: AbortSignal } = {}): Promise<ValidationResult> {
+  const outDir = options.outDir ?? (await mkdtemp(join(tmpdir(), 'chatport-validate-')));
+  const paths = new RunPaths(outDir);
+  const runId = 'validate';
+  const state = foldRunState([]);
+  const sources = sourceOptionsOf(config);
+  const signal = options.signal ?? new AbortController().signal;
+  const hasUsers = config.stages.some((s) => s.stage === 'users');
+  const hasChannels = config.stages.some((s) => s.stage === 'channels');
+  const usernames = new Set<string>();
+  const channelKeys = new Set<string>();
+  const stages: ValidationResult['stages'] = {};
+  const rejectsFiles: ValidationResult['rejectsFiles'] = {};
+  const journal = { append: async () => undefined, close: async () => undefined };
+
+  const knownUser = (field: string, name: unknown): Reason[] =>
+    hasUsers && typeof name === 'string' && !usernames.has(name) ? [reason(field, 'a username the users stage produces', name)] : [];
+
+  for (const stageConfig of config.stages) {
+    const stage = stageConfig.stage;
+    const crossCheck = (item: Record<string, unknown>): Reason[] => {
+      if (stage === 'channels') {
+        const members = Array.isArray(item.members) ? item.members : [];
+        return [...members.flatMap((m, i) => knownUser(`members.${i}`, m)), ...knownUser('creator', item.creator)];
+      }
+      if (stage === 'members') return knownUser('username', item.username);
+      if (stage === 'messages') return knownUser('user', item.user);
+      return [];
+    };
+    stages[stage] = await runStage({
+      config, stage: stageConfig, runId, paths, state: state.stages[stage], journal, mode: 'validate', sources, signal,
+      logger: createSilentLogger(), now: realNow, onProgress: () => undefined, crossCheck,
+      // Any channel the channels stage accepted resolves to a placeholder id; others are rejected. Without a
+      // channels stage the channels exist on the platform already and cannot be checked offline.
+      channelIds: (key: string) => (!hasChannels || channelKeys.has(key) ? 1 : undefined),
+      onAccepted: (item, sourceKey) => {
+        if (stage === 'users' && typeof item.name === 'string') usernames.add(item.name);
+        if (stage === 'channels') channelKeys.add(sourceKey);
+      },
+    });
+    rejectsFiles[stage] = paths.stageRejects(runId, stage);
+  }
+  return { stages, totals: sumTotals(stages), rejectsFiles };
+}

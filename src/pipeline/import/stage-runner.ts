@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import { ChatportError } from '../../shared/errors.js';
+import type { Logger } from '../../shared/logger.js';
+import { Chunker, isOversize, type Chunk, type ChannelIdLookup, type Reason, type RecordPosition } from '../../transform/index.js';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { InputSourceOptions } from '../../sources/index.js';
+import { emptyCounts, type StageCounts } from '../report.js';
+import { writeFileAtomic } from '../state/atomic-file.js';
+import type { JournalEvent, StageName } from '../state/events.js';
+import type { Journal } from '../state/journal.js';
+import type { RunPaths } from '../state/run-paths.js';
+import type { ChunkState, StageState } from '../state/run-state.js';
+import { importChunk, type ChunkOps } from './import-chunk.js';
+import { OrderedScheduler } from './ordered-scheduler.js';
+import { readStageRecords } from './read-stage.js';
+import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
+
+/** How a stage's chunks reach the platform; absent in a dry run or a validation. */
+export interface ChunkUploader {
+  /** Uploads one JSON array and returns the job id. `channelId` is set for members. */
+  submit(stage: StageName, bytes: Uint8Array, channelId: number | undefined, part: string): Promise<number>;
+  wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
+  /** Throws when the run's budget of FAILED jobs is spent. */
+  onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: number }): void;
+}
+
+export interface StageRunContext {
+  config: PipelineConfig;
+  stage: StageConfig;
+  runId: string;
+  paths: RunPaths;
+  state: StageState;
+  journal: Journal<JournalEvent>;
+  /** `import` uploads; `dry-run` writes chunks only; `validate` writes nothing but rejects. */
+  mode: 'import' | 'dry-run' | 'validate';
+  uploader?: ChunkUploader;
+  channelIds?: ChannelIdLookup;
+  sources: InputSourceOptions;
+  /** Overrides the stage's own maxRejects (the CLI's --max-rejects). */
+  maxRejects?: number;
+  signal: AbortSignal;
+  logger: Logger;
+  now(): number;
+  /** Called whenever the counts change (throttling is the listener's business). */
+  onProgress(stage: StageName, counts: StageCounts): void;
+  /** Called with every accepted item, e.g. to collect usernames and channel keys for cross-checks. */
+  onAccepted?(item: Record<string, unknown>, sourceKey: string): void;
+  /** Extra checks of an accepted item (offline cross-references); reasons turn it into a reject. */
+  crossCheck?(item: Record<string, unknown>): Reason[];
+}
+
+interface ChunkMeta {
+  position: RecordPosition;
+  channelId?: number;
+}
+
+/**
+ * Runs one stage: reads its input, writes rejects, cuts chunks, uploads them (order kept per channel),
+ * waits for their jobs and isolates refused items. Resumable from the journal: a rerun reads the input
+ * again, gets byte-identical chunks, skips those already done and finishes the rest.
+ */
+export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
+  const { stage: stageConfig, state, mode } = ctx;
+  const stage = stageConfig.stage;
+  const counts = emptyCounts();
+  const started = ctx.now();
+  const rejects = await RejectsWriter.open(ctx.paths.stageRejects(ctx.runId, stage));
+  const options = stageConfig.options;
+  const maxRejects = ctx.maxRejects ?? options.maxRejects;
+  const chunker = new Chunker<ChunkMeta>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes });
+  const scheduler = new OrderedScheduler(options.concurrency);
+  const progress = () => ctx.onProgress(stage, counts);
+
+  const reject = async (kind: 'invalid' | 'refused', line: Parameters<typeof rejectLineOf>) => {
+    counts.rejected++;
+    if (kind === 'refused') counts.refused++;
+    await rejects.write(rejectLineOf(...line));
+    if (maxRejects !== undefined && counts.rejected > maxRejects)
+      throw new ChatportError(`the ${stage} stage has more than ${maxRejects} rejected records (see ${rejects.path}); stopping`, {
+        code: 'REJECT_LIMIT_EXCEEDED',
+        details: { stage, maxRejects, rejectsFile: rejects.path },
+      });
+  };
+
+  const handleChunk = async (chunk: Chunk<ChunkMeta>) => {
+    counts.chunks++;
+    if (mode === 'validate') {
+      counts.pending += chunk.records;
+      return;
+    }
+    const sha256 = createHash('sha256').update(chunk.bytes).digest('hex');
+    let chunkState = state.chunks.get(chunk.seq);
+    if (chunkState && chunkState.sha256 !== sha256)
+      throw new ChatportError(
+        `the ${stage} input changed since the interrupted run (chunk ${chunk.seq} differs); finish with the original input, or start over with --restart`,
+        { code: 'INPUT_CHANGED', details: { stage, seq: chunk.seq } },
+      );
+    if (!chunkState) {
+      const file = ctx.paths.chunkFile(ctx.runId, stage, chunk.seq);
+      await writeFileAtomic(file, chunk.bytes);
+      const event = { t: 'chunk-written', stage, seq: chunk.seq, file, records: chunk.records, bytes: chunk.bytes.length, sha256 } as const;
+      await ctx.journal.append(event);
+      chunkState = newChunkState(event);
+      state.chunks.set(chunk.seq, chunkState);
+    }
+    if (mode === 'dry-run' || !ctx.uploader) {
+      counts.pending += chunk.records;
+      return;
+    }
+    const items = splitItems(chunk.bytes);
+    if (chunkState.done) {
+      await settleOutcome(chunk, items, chunkState.records - chunkState.refused.size, [...chunkState.refused].sort((a, b) => a - b));
+      return;
+    }
+    await scheduler.waitBelow(options.concurrency * 2);
+    const uploader = ctx.uploader;
+    const current = chunkState;
+    const channelId = stage === 'members' ? (chunk.group as number) : undefined;
+    const ops: ChunkOps = {
+      submit: async (partItems, part) => {
+        counts.jobs.submitted++;
+        return uploader.submit(stage, Buffer.from(`[${partItems.join(',')}]`), channelId, part);
+      },
+      wait: async (jobId) => {
+        const state = await uploader.wait(jobId);
+        if (state === 'FINISHED') counts.jobs.finished++;
+        else counts.jobs.failed++;
+        return state;
+      },
+      record: (event) => ctx.journal.append(event),
+      onFailedJob: (info) => uploader.onFailedJob(info),
+      now: () => new Date(ctx.now()).toISOString(),
+    };
+    scheduler.schedule(orderKeysOf(stage, chunk), async () => {
+      const outcome = await importChunk(stage, current, items, ops);
+      await settleOutcome(chunk, items, outcome.imported, outcome.refused);
+    });
+  };
+
+  const settleOutcome = async (chunk: Chunk<ChunkMeta>, items: string[], imported: number, refused: number[]) => {
+    counts.imported += imported;
+    for (const index of refused) {
+      const meta = chunk.metas[index]!;
+      const reason = { field: '', expected: 'an item the platform accepts', found: 'an import job that FAILED with this item alone', message: 'refused by the platform: the import job FAILED with this item alone, after retries' };
+      await reject('refused', [stage, 'refused', meta.position, [reason], JSON.parse(items[index]!)]);
+    }
+    progress();
+  };
+
+  try {
+    if (!state.done || mode !== 'import') {
+      for await (const processed of readStageRecords(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal })) {
+        if (++counts.read % 10_000 === 0) progress();
+        if (processed.kind === 'skipped') counts.skipped++;
+        else if (processed.kind === 'rejected') await reject('invalid', [stage, 'invalid', processed.position, processed.reasons, processed.raw]);
+        else {
+          const problems = ctx.crossCheck?.(processed.item);
+          if (problems && problems.length > 0) {
+            await reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
+            continue;
+          }
+          ctx.onAccepted?.(processed.item, processed.sourceKey);
+          const meta: ChunkMeta = { position: processed.position };
+          const result = chunker.add(processed.item, meta, stage === 'members' ? processed.channelId : undefined);
+          if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
+          else for (const chunk of result) await handleChunk(chunk);
+        }
+      }
+      if (ctx.signal.aborted) throw ctx.signal.reason;
+      for (const chunk of chunker.finish()) await handleChunk(chunk);
+      await scheduler.drain();
+      if (mode === 'import') {
+        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped });
+        await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
+        state.done = true;
+      }
+    } else {
+      Object.assign(counts, countsFromJournal(state));
+    }
+  } catch (error) {
+    // Let chunks already sent settle so the journal records their jobs, then report the first failure.
+    await scheduler.drain().catch(() => undefined);
+    throw error;
+  } finally {
+    await rejects.close();
+    counts.durationMs = ctx.now() - started;
+    progress();
+  }
+  return counts;
+}
+
+/** A stage finished in an earlier attempt: its counts come from the journal, its rejects file is kept. */
+function countsFromJournal(state: StageState): Partial<StageCounts> {
+  const input = state.input ?? { chunks: 0, read: 0, rejected: 0, skipped: 0 };
+  let imported = 0;
+  let refused = 0;
+  for (const chunk of state.chunks.values()) {
+    refused += chunk.refused.size;
+    imported += chunk.records - chunk.refused.size;
+  }
+  return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, imported, chunks: input.chunks };
+}
+
+/** Messages of one channel must be applied in order; chunks touching the same channel never overlap. */
+function orderKeysOf(stage: StageName, chunk: Chunk<ChunkMeta>): string[] {
+  if (stage !== 'messages') return [];
+  return [...new Set(chunk.metas.map((m) => String(m.channelId)))];
+}
+
+/** The chunk's items as the exact JSON texts the chunker wrote (JSON.stringify round-trips its own output). */
+function splitItems(bytes: Uint8Array): string[] {
+  return (JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown[]).map((item) => JSON.stringify(item));
+}
+
+function newChunkState(e: { seq: number; file: string; records: number; bytes: number; sha256: string }): ChunkState {
+  return { ...e, inFlight: new Map(), finished: new Set(), refused: new Set(), failures: new Map(), done: false };
+}

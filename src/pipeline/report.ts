@@ -1,0 +1,96 @@
+import type { StageName } from './state/events.js';
+
+/** Per-stage counts. The invariant every report states: read = imported + rejected + skipped. */
+export interface StageCounts {
+  read: number;
+  imported: number;
+  /** Invalid records (failed validation or mapping) plus records the platform refused. */
+  rejected: number;
+  /** Of `rejected`, those the platform refused (isolated from FAILED jobs). */
+  refused: number;
+  /** Records a filter rule skipped on purpose. */
+  skipped: number;
+  /**
+   * Accepted records not (yet) imported: a dry run or a validation sends nothing, an interrupted run stops
+   * early. Zero in a completed run, so there read = imported + rejected + skipped.
+   */
+  pending: number;
+  chunks: number;
+  jobs: { submitted: number; finished: number; failed: number };
+  durationMs: number;
+}
+
+export type RunStatus = 'succeeded' | 'completed-with-rejects' | 'failed' | 'interrupted' | 'dry-run';
+
+export interface RunReport {
+  runId: string;
+  pipeline: string;
+  status: RunStatus;
+  attempt: number;
+  startedAt: string;
+  endedAt: string;
+  durationMs: number;
+  apiVersion?: string;
+  stages: Partial<Record<StageName, StageCounts>>;
+  totals: Omit<StageCounts, 'durationMs' | 'jobs' | 'chunks'> & { balanced: boolean };
+  runDir: string;
+  rejectsFile?: string;
+  error?: { code: string; message: string };
+}
+
+export function emptyCounts(): StageCounts {
+  return { read: 0, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 0, chunks: 0, jobs: { submitted: 0, finished: 0, failed: 0 }, durationMs: 0 };
+}
+
+export function isBalanced(c: Pick<StageCounts, 'read' | 'imported' | 'rejected' | 'skipped' | 'pending'>): boolean {
+  return c.read === c.imported + c.rejected + c.skipped + c.pending;
+}
+
+export function sumTotals(stages: Partial<Record<StageName, StageCounts>>): RunReport['totals'] {
+  const t = { read: 0, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 0 };
+  for (const c of Object.values(stages)) {
+    t.read += c.read;
+    t.imported += c.imported;
+    t.rejected += c.rejected;
+    t.refused += c.refused;
+    t.skipped += c.skipped;
+    t.pending += c.pending;
+  }
+  return { ...t, balanced: isBalanced(t) };
+}
+
+/** The table people read at the end of a run. Pure: returns text. */
+export function formatReportTable(report: RunReport): string {
+  const header = ['stage', 'read', 'imported', 'rejected', '(refused)', 'skipped', 'pending', 'chunks', 'jobs', 'time'];
+  const rows: string[][] = [];
+  for (const [stage, c] of Object.entries(report.stages)) {
+    rows.push([
+      stage, String(c.read), String(c.imported), String(c.rejected), String(c.refused), String(c.skipped),
+      String(c.pending), String(c.chunks), `${c.jobs.finished}/${c.jobs.submitted}`, formatDuration(c.durationMs),
+    ]);
+  }
+  const t = report.totals;
+  rows.push(['total', String(t.read), String(t.imported), String(t.rejected), String(t.refused), String(t.skipped), String(t.pending), '', '', formatDuration(report.durationMs)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  const out = [
+    `run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`,
+    line(header),
+    ...rows.map(line),
+    t.balanced
+      ? `every record accounted for: read = imported + rejected + skipped${t.pending ? ' + pending' : ''}`
+      : 'ACCOUNTING MISMATCH: read ≠ imported + rejected + skipped + pending',
+  ];
+  if (report.apiVersion) out.push(`server API version ${report.apiVersion}`);
+  if (report.rejectsFile && t.rejected > 0) out.push(`rejects: ${report.rejectsFile}`);
+  out.push(`run directory: ${report.runDir}`);
+  return `${out.join('\n')}\n`;
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)}s`;
+  const m = Math.floor(s / 60);
+  return `${m}m${String(Math.round(s % 60)).padStart(2, '0')}s`;
+}

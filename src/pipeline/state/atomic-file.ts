@@ -1,0 +1,19 @@
+import { mkdir, open, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/**
+ * Writes a whole file so that readers (and a restarted run) see either the old content or the new one,
+ * never half: write to a temporary name beside it, fsync, then rename over the target.
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+}

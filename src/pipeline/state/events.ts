@@ -1,0 +1,23 @@
+/**
+ * The events of the run journal (`<state>/journal.ndjson`). Each is one line; state is their fold.
+ * The platform is the source of truth for what was imported; the journal only records what chatport
+ * knows was committed (a job FINISHED) so that a rerun skips it, and what is in flight so that a rerun
+ * polls it instead of sending it again.
+ */
+export type StageName = 'users' | 'channels' | 'members' | 'messages';
+
+/** Identifies a piece of a chunk: `''` is the whole chunk, `'0'`/`'1'` its halves, `'01'` a quarter… */
+export type PartPath = string;
+
+export type JournalEvent =
+  | { t: 'run-started'; runId: string; pipeline: string; at: string; attempt: number }
+  | { t: 'chunk-written'; stage: StageName; seq: number; file: string; records: number; bytes: number; sha256: string }
+  | { t: 'part-submitted'; stage: StageName; seq: number; part: PartPath; jobId: number; at: string }
+  | { t: 'part-ended'; stage: StageName; seq: number; part: PartPath; jobId: number; state: 'FINISHED' | 'FAILED'; at: string }
+  /** One item the platform refused even alone, after its retries: it becomes a reject. */
+  | { t: 'item-refused'; stage: StageName; seq: number; index: number; attempts: number }
+  /** Every item of the chunk is either imported or refused. */
+  | { t: 'chunk-done'; stage: StageName; seq: number; imported: number; refused: number }
+  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number }
+  | { t: 'stage-done'; stage: StageName; at: string }
+  | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed'; at: string };

@@ -1,0 +1,94 @@
+import type { JournalEvent, PartPath, StageName } from './events.js';
+
+export interface ChunkState {
+  seq: number;
+  file: string;
+  records: number;
+  bytes: number;
+  sha256: string;
+  /** Parts sent and not yet ended: poll these again on resume. */
+  inFlight: Map<PartPath, number>;
+  /** Parts whose job FINISHED: their items are imported. */
+  finished: Set<PartPath>;
+  /** Item indexes refused by the platform. */
+  refused: Set<number>;
+  /** How many times each part was seen FAILED (bounds the retries of a single part). */
+  failures: Map<PartPath, number>;
+  done: boolean;
+}
+
+export interface StageState {
+  chunks: Map<number, ChunkState>;
+  input?: { chunks: number; read: number; rejected: number; skipped: number };
+  done: boolean;
+}
+
+export interface RunState {
+  runId?: string;
+  attempt: number;
+  /** The current run ended; a new invocation starts a fresh run. */
+  ended: boolean;
+  stages: Record<StageName, StageState>;
+}
+
+export function emptyRunState(): RunState {
+  const stage = (): StageState => ({ chunks: new Map(), done: false });
+  return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
+}
+
+/** Folds journal events into the state of the latest run. Pure. */
+export function foldRunState(events: Iterable<JournalEvent>): RunState {
+  let state = emptyRunState();
+  for (const e of events) {
+    if (e.t === 'run-started') {
+      // A new run id means the previous run ended; the same id again is a resumed attempt.
+      if (state.runId !== e.runId) state = emptyRunState();
+      state.runId = e.runId;
+      state.attempt = e.attempt;
+      state.ended = false;
+      continue;
+    }
+    if (e.t === 'run-ended') {
+      state.ended = true;
+      continue;
+    }
+    const stage = state.stages[e.stage];
+    switch (e.t) {
+      case 'chunk-written':
+        stage.chunks.set(e.seq, {
+          seq: e.seq, file: e.file, records: e.records, bytes: e.bytes, sha256: e.sha256,
+          inFlight: new Map(), finished: new Set(), refused: new Set(), failures: new Map(), done: false,
+        });
+        break;
+      case 'part-submitted':
+        chunkOf(stage, e.seq).inFlight.set(e.part, e.jobId);
+        break;
+      case 'part-ended': {
+        const chunk = chunkOf(stage, e.seq);
+        chunk.inFlight.delete(e.part);
+        if (e.state === 'FINISHED') chunk.finished.add(e.part);
+        else chunk.failures.set(e.part, (chunk.failures.get(e.part) ?? 0) + 1);
+        break;
+      }
+      case 'item-refused':
+        chunkOf(stage, e.seq).refused.add(e.index);
+        break;
+      case 'chunk-done':
+        chunkOf(stage, e.seq).done = true;
+        break;
+      case 'stage-input-read':
+        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped };
+        break;
+      case 'stage-done':
+        stage.done = true;
+        break;
+    }
+  }
+  return state;
+}
+
+function chunkOf(stage: StageState, seq: number): ChunkState {
+  const chunk = stage.chunks.get(seq);
+  if (!chunk) throw new Error(`journal names chunk ${seq} before it was written`);
+  return chunk;
+}

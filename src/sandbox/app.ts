@@ -1,0 +1,21 @@
+import type { Logger } from '../shared/logger.js';
+import type { TokenStore } from './auth.js';
+import type { Exports } from './exports.js';
+import type { JobEngine } from './jobs.js';
+import type { Renderer } from './render.js';
+import type { Store } from './store.js';
+
+/** What every route handler works with. */
+export interface SandboxApp {
+  store: Store;
+  render: Renderer;
+  tokens: TokenStore;
+  jobs: JobEngine;
+  exports: Exports;
+  logger: Logger;
+  /** `http://host:port`, the origin links are built on. */
+  baseUrl(): string;
+  /** Writes journaled changes to disk (a no-op in memory-only mode). */
+  flush(): void;
+  tokenLifetimeSeconds: number;
+}

@@ -1,0 +1,141 @@
+/**
+ * The sandbox: a local Management API (management-api.md + decisions.md) for people and tests.
+ *
+ * Map: server.ts (per-request pipeline: record → /v1 redirect → faults → route → auth → handler → §7
+ * errors) · router.ts · http.ts (headers of wire rule 9, Accept, JSON bodies) · auth.ts (tokens, scopes,
+ * /oauth/token) · paging.ts (offset and cursor pages) · faults.ts + fault-spec.ts (rules, CLI syntax) ·
+ * jobs.ts (job engine, capacity) · import-validate.ts + import-job.ts (imports) · exports.ts (CSV
+ * exports, download grants) · store.ts (state, indexes, ops) · persistence.ts (snapshot + journal) ·
+ * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group).
+ * It imports only src/wire and src/shared (lint enforces it).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSilentLogger } from '../shared/logger.js';
+import { registerSecret } from '../shared/secrets.js';
+import type { SandboxApp } from './app.js';
+import { TokenStore } from './auth.js';
+import { Exports } from './exports.js';
+import { FaultEngine } from './faults.js';
+import { JobEngine } from './jobs.js';
+import type { RecordedRequest, SandboxHandle, SandboxOptions } from './options.js';
+import { openPersistence, type Persistence } from './persistence.js';
+import { Renderer } from './render.js';
+import { Router } from './router.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { applicationRoutes } from './routes/application.js';
+import { channelRoutes } from './routes/channels.js';
+import { importRoutes } from './routes/imports.js';
+import { jobRoutes } from './routes/jobs.js';
+import { memberRoutes } from './routes/members.js';
+import { messageRoutes } from './routes/messages.js';
+import { tokenRoutes } from './routes/token.js';
+import { userRoutes } from './routes/users.js';
+import { applySeed } from './seed.js';
+import { createRequestHandler } from './server.js';
+import { Store } from './store.js';
+
+export type { SandboxOptions, SandboxHandle, FaultRule, Fault, RecordedRequest } from './options.js';
+export { parseFaultSpec } from './fault-spec.js';
+
+export const SANDBOX_DEFAULTS = {
+  host: '127.0.0.1',
+  tokenLifetimeSeconds: 43_200,
+  apiVersion: '2.112.3',
+  exportUrlTtlSeconds: 900,
+} as const;
+
+/**
+ * Starts the local Management API (see options.ts for every option and its default). State lives in
+ * memory; with `dataDir` it is loaded from and journaled to that directory. Resolves once listening.
+ */
+export async function startSandbox(options: SandboxOptions = {}): Promise<SandboxHandle> {
+  const logger = options.logger ?? createSilentLogger();
+  const clientId = options.clientId ?? `sandbox-${randomBytes(4).toString('hex')}`;
+  const clientSecret = options.clientSecret ?? randomBytes(18).toString('base64url');
+  registerSecret(clientSecret);
+  const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? SANDBOX_DEFAULTS.tokenLifetimeSeconds;
+  const random = options.random ?? Math.random;
+
+  const store = new Store({ id: 1, name: 'sandbox', key: randomBytes(16).toString('hex'), properties: {}, createdTime: Date.now() });
+  let persistence: Persistence | undefined;
+  let loaded = false;
+  if (options.dataDir) {
+    ({ persistence, loaded } = await openPersistence(options.dataDir, store, logger));
+    failInterruptedJobs(store, logger);
+  }
+  if (options.seed && !loaded) await applySeed(store, options.seed);
+  persistence?.flush();
+
+  const exportsDir = options.dataDir ? join(options.dataDir, 'exports') : mkdtempSync(join(tmpdir(), 'chatport-sandbox-'));
+  mkdirSync(exportsDir, { recursive: true });
+  let baseUrl = '';
+  const tokens = new TokenStore(clientId, clientSecret, tokenLifetimeSeconds);
+  const jobs = new JobEngine(store, { ...options.jobs }, options.capacity ?? {}, random, logger);
+  const app: SandboxApp = {
+    store,
+    render: new Renderer(store, () => baseUrl),
+    tokens,
+    jobs,
+    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl),
+    logger,
+    baseUrl: () => baseUrl,
+    flush: () => persistence?.flush(),
+    tokenLifetimeSeconds,
+  };
+  const router = new Router().add(
+    ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
+    ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes,
+  );
+  const faults = new FaultEngine(options.faults ?? [], random);
+  const recorded: RecordedRequest[] = [];
+  const apiVersion = options.apiVersion ?? SANDBOX_DEFAULTS.apiVersion;
+  const server = createServer({ keepAliveTimeout: 65_000 }, createRequestHandler({ app, router, faults, recorded, apiVersion }));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? SANDBOX_DEFAULTS.host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  baseUrl = `http://${linkHost(address)}:${address.port}`;
+  logger.info({ url: baseUrl, clientId, persisted: options.dataDir !== undefined }, 'sandbox listening');
+
+  let closed: Promise<void> | undefined;
+  return {
+    url: baseUrl,
+    tokenUrl: `${baseUrl}/oauth/token`,
+    credentials: { clientId, clientSecret },
+    issueToken: (o = {}) => tokens.issue(o.scopes, o.lifetimeSeconds),
+    setFaults: (rules) => faults.set(rules),
+    setJobOptions: (o) => jobs.setOptions(o),
+    requests: () => recorded.map((r) => ({ ...r, headers: { ...r.headers } })),
+    clearRequests: () => void recorded.splice(0),
+    close: () =>
+      (closed ??= (async () => {
+        server.closeAllConnections();
+        await jobs.close();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        persistence?.compact();
+        if (!options.dataDir) rmSync(exportsDir, { recursive: true, force: true });
+      })()),
+  };
+}
+
+/** Links must name an address clients can reach: a wildcard listen address becomes loopback. */
+function linkHost(address: AddressInfo): string {
+  if (address.address === '0.0.0.0' || address.address === '::') return '127.0.0.1';
+  return address.family === 'IPv6' ? `[${address.address}]` : address.address;
+}
+
+/** Uploaded files are not kept across restarts, so jobs a restart interrupted end FAILED (and say why in the log). */
+function failInterruptedJobs(store: Store, logger: SandboxApp['logger']): void {
+  for (const job of store.jobs.values()) {
+    if (job.state !== 'PENDING' && job.state !== 'RUNNING') continue;
+    store.change({ t: 'job', v: { ...job, state: 'FAILED', endedTime: Date.now() } });
+    logger.warn({ jobId: job.id, type: job.type }, 'sandbox job FAILED: interrupted by a sandbox restart');
+  }
+}

@@ -1,0 +1,80 @@
+import type { z } from 'zod';
+import type { SandboxApp } from '../app.js';
+import { clientError, notFound } from '../errors.js';
+import { readJson, type Ctx } from '../http.js';
+import type { UserRec } from '../store.js';
+
+/** A path id: an int64 (§4); anything else is 400. */
+export function pathId(ctx: Ctx, name = 'id'): number {
+  const raw = ctx.params[name] ?? '';
+  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw clientError(`path parameter '${name}' must be an int64, got '${raw}'`);
+  return Number(raw);
+}
+
+/** Reads a JSON body and checks it against `schema`; the 400 names the first bad field. */
+export async function readBody<T extends z.ZodType>(ctx: Ctx, schema: T): Promise<z.infer<T>> {
+  const body = await readJson(ctx);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw clientError(`field '${issue.path.join('.') || '(body)'}': ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/** A user reference: `{username}` or `{id}` (§2). Unknown → 404. */
+export function resolveUserRef(app: SandboxApp, ref: { username?: string; id?: number }): UserRec {
+  const user =
+    ref.id !== undefined ? app.store.users.get(ref.id) : ref.username !== undefined ? app.store.userByName(ref.username) : undefined;
+  if (!user) throw notFound();
+  return user;
+}
+
+/** `properties={"k":"v"}` filter (decisions.md): matches when every key is present with an equal value. */
+export function propertiesFilter(ctx: Ctx): ((props: Record<string, unknown> | undefined) => boolean) | undefined {
+  const raw = ctx.query.get('properties');
+  if (raw === null || raw === '') return undefined;
+  let wanted: unknown;
+  try {
+    wanted = JSON.parse(raw);
+  } catch {
+    throw clientError(`'properties' must be a JSON object, got '${raw}'`);
+  }
+  if (wanted === null || typeof wanted !== 'object' || Array.isArray(wanted)) throw clientError(`'properties' must be a JSON object, got '${raw}'`);
+  const entries = Object.entries(wanted as Record<string, unknown>).map(([k, v]) => [k, JSON.stringify(v)] as const);
+  return (props) => entries.every(([k, v]) => props !== undefined && k in props && JSON.stringify(props[k]) === v);
+}
+
+export function booleanParam(ctx: Ctx, name: string): boolean | undefined {
+  const raw = ctx.query.get(name);
+  if (raw === null || raw === '') return undefined;
+  if (raw !== 'true' && raw !== 'false') throw clientError(`'${name}' must be true or false, got '${raw}'`);
+  return raw === 'true';
+}
+
+export function dateParam(ctx: Ctx, name: string): number | undefined {
+  const raw = ctx.query.get(name);
+  if (raw === null || raw === '') return undefined;
+  const ms = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(ms)) throw clientError(`'${name}' must be an ISO 8601 date-time, got '${raw}'`);
+  return ms;
+}
+
+/** JSON merge patch (RFC 7386) of a properties object: null removes a key. */
+export function mergeProperties(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...current };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k]))
+      out[k] = mergeProperties(out[k] as Record<string, unknown>, v as Record<string, unknown>);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Sort keys common to resources with id, name and createdTime. */
+export const BASIC_SORT = {
+  id: (r: { id: number }) => r.id,
+  name: (r: { name?: string }) => r.name,
+  createdTime: (r: { createdTime?: number }) => r.createdTime,
+} as const;

@@ -1,0 +1,32 @@
+import { IMPORT_JOB_TYPE, IMPORT_SCOPE, type ImportKind } from '../../wire/imports.js';
+import type { Route } from '../router.js';
+import type { SandboxApp } from '../app.js';
+import { notFound } from '../errors.js';
+import { sendJson, type Ctx } from '../http.js';
+import { importWork } from '../import-job.js';
+import { readImportFile } from '../multipart.js';
+import { pathId } from './common.js';
+import { renderJob } from './jobs.js';
+
+/** Accepts the upload, answers 202 with a PENDING job at once; the job engine does the rest. */
+async function acceptImport(ctx: Ctx, app: SandboxApp, kind: ImportKind, channelId?: number): Promise<void> {
+  const items = await readImportFile(ctx);
+  const job = app.jobs.submit(IMPORT_JOB_TYPE[kind], importWork(kind, items, app.store, app.logger, app.flush, channelId));
+  sendJson(ctx, 202, renderJob(app, job));
+}
+
+export const importRoutes: Route[] = [
+  { method: 'POST', path: '/imports/users', scopes: [IMPORT_SCOPE.users], handler: (ctx, app) => acceptImport(ctx, app, 'users') },
+  { method: 'POST', path: '/imports/channels', scopes: [IMPORT_SCOPE.channels], handler: (ctx, app) => acceptImport(ctx, app, 'channels') },
+  { method: 'POST', path: '/imports/messages', scopes: [IMPORT_SCOPE.messages], handler: (ctx, app) => acceptImport(ctx, app, 'messages') },
+  {
+    method: 'POST',
+    path: '/imports/channels/:id/members',
+    scopes: [IMPORT_SCOPE.members],
+    handler: (ctx, app) => {
+      const id = pathId(ctx);
+      if (!app.store.channels.has(id)) throw notFound();
+      return acceptImport(ctx, app, 'members', id);
+    },
+  },
+];

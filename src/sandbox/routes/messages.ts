@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { LIMITS } from '../../wire/imports.js';
+import type { Route } from '../router.js';
+import { clientError, notFound } from '../errors.js';
+import { sendJson, type Ctx } from '../http.js';
+import { cursorPage } from '../paging.js';
+import type { SandboxApp } from '../app.js';
+import type { MessageRec } from '../store.js';
+import { pathId, readBody } from './common.js';
+import { UserRef, bodyUserId, channelOr404 } from './channels.js';
+
+const CreateMessage = z
+  .object({
+    type: z.string().min(1),
+    body: z.string().min(1).max(LIMITS.bodyLength).optional(),
+    groupTag: z.string().min(1).optional(),
+    properties: z.record(z.string(), z.unknown()).optional(),
+    user: UserRef.optional(),
+    file: z
+      .object({ name: z.string().min(1), contentType: z.string().min(1), size: z.number().int().nonnegative(), url: z.string().min(1).optional() })
+      .optional(),
+  })
+  .refine((m) => m.type !== 'TEXT' || m.body !== undefined, { path: ['body'], message: 'a TEXT message needs a body' });
+
+/** `username` (sender) and `query` (text in body, case-insensitive) filters of the message lists. */
+function messageFilter(ctx: Ctx, app: SandboxApp): (m: MessageRec) => boolean {
+  const username = ctx.query.get('username');
+  const query = ctx.query.get('query')?.toLowerCase();
+  const userId = username ? (app.store.usersByName.get(username) ?? -1) : undefined;
+  return (m) => (userId === undefined || m.userId === userId) && (!query || (m.body ?? '').toLowerCase().includes(query));
+}
+
+function listMessages(ctx: Ctx, app: SandboxApp, ids: readonly number[]): void {
+  const keep = messageFilter(ctx, app);
+  const accept = (id: number) => {
+    const m = app.store.messages.get(id);
+    return m && keep(m) ? m : undefined;
+  };
+  sendJson(ctx, 200, cursorPage(ctx, app.baseUrl(), 'messages', ids, accept, (m) => app.render.message(m)));
+}
+
+function messageOr404(ctx: Ctx, app: SandboxApp): MessageRec {
+  const message = app.store.messages.get(pathId(ctx));
+  if (!message) throw notFound();
+  return message;
+}
+
+export const messageRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/channels/:id/messages',
+    scopes: ['read:channel', 'read:message'],
+    handler: (ctx, app) => listMessages(ctx, app, app.store.messageIdsByChannel.get(channelOr404(ctx, app).id) ?? []),
+  },
+  {
+    method: 'POST',
+    path: '/channels/:id/messages',
+    scopes: ['read:channel', 'read:user', 'create:message'],
+    handler: async (ctx, app) => {
+      const channel = channelOr404(ctx, app);
+      if ((ctx.req.headers['content-type'] ?? '').startsWith('multipart/'))
+        throw clientError('the sandbox accepts the JSON create-message body only (multipart file messages are not implemented)');
+      const body = await readBody(ctx, CreateMessage);
+      const userId = body.user ? bodyUserId(app, body.user, 'user') : undefined;
+      const message: MessageRec = {
+        id: app.store.nextId('message'),
+        type: body.type,
+        channelId: channel.id,
+        ...(userId !== undefined ? { userId } : {}),
+        ...(body.body !== undefined ? { body: body.body } : {}),
+        ...(body.groupTag !== undefined ? { groupTag: body.groupTag } : {}),
+        ...(body.properties !== undefined ? { properties: body.properties } : {}),
+        ...(body.file ? { file: { type: body.file.url ? 'EXTERNAL' : 'HOSTED', ...body.file } as MessageRec['file'] } : {}),
+        createdTime: Date.now(),
+      };
+      app.store.change({ t: 'msg', v: message });
+      sendJson(ctx, 200, app.render.message(message));
+    },
+  },
+  { method: 'GET', path: '/messages', scopes: ['read:message'], handler: (ctx, app) => listMessages(ctx, app, app.store.messageIds) },
+  { method: 'GET', path: '/messages/:id', scopes: ['read:message'], handler: (ctx, app) => sendJson(ctx, 200, app.render.message(messageOr404(ctx, app))) },
+  {
+    method: 'DELETE',
+    path: '/messages/:id',
+    scopes: ['read:message', 'delete:message'],
+    handler: (ctx, app) => {
+      const message = messageOr404(ctx, app);
+      app.store.change({ t: '-msg', id: message.id });
+      sendJson(ctx, 200, app.render.thread(message));
+    },
+  },
+];

@@ -1,0 +1,301 @@
+/**
+ * The sandbox's state: plain records in Maps, with the indexes the routes and imports need (users by
+ * name, channels by name and by DIRECT member set, message ids per channel in id order, idempotency keys).
+ *
+ * Every change goes through one of the mutation methods below, and each emits one journal op. Without a
+ * data directory the journal is a no-op; with one, persistence.ts appends the ops to disk (see there).
+ * Times are epoch milliseconds here and rendered as ISO 8601 UTC on the wire.
+ */
+
+export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
+export type JobState = 'PENDING' | 'RUNNING' | 'FINISHED' | 'FAILED';
+
+export interface UserRec {
+  id: number;
+  name: string;
+  displayName: string;
+  type: 'PERSON' | 'BOT';
+  isGuest: boolean;
+  properties: Record<string, unknown>;
+  displayPictureUrl?: string;
+  createdTime: number;
+}
+
+export interface ChannelRec {
+  id: number;
+  type: ChannelType;
+  name: string;
+  displayName: string;
+  creatorId?: number;
+  properties: Record<string, unknown>;
+  createdTime: number;
+}
+
+export interface MessageFile {
+  type: 'HOSTED' | 'EXTERNAL';
+  url?: string;
+  name: string;
+  contentType: string;
+  size: number;
+}
+
+export interface MessageRec {
+  id: number;
+  type: string;
+  channelId: number;
+  userId?: number;
+  body?: string;
+  groupTag?: string;
+  properties?: Record<string, unknown>;
+  file?: MessageFile;
+  createdTime: number;
+  lastEditedTime?: number;
+}
+
+export interface JobRec {
+  id: number;
+  type: string;
+  state: JobState;
+  createdTime: number;
+  endedTime?: number;
+  /** Name of the finished export's CSV inside the exports directory. */
+  exportFile?: string;
+}
+
+export interface Settings {
+  guestUsers: 'DISABLED' | 'ENABLED';
+  userCreatedChannels: 'DISABLED' | 'ENABLED';
+}
+
+export interface ApplicationRec {
+  id: number;
+  name: string;
+  key: string;
+  properties: Record<string, unknown>;
+  createdTime: number;
+}
+
+export type KeyKind = 'user' | 'channel' | 'member' | 'message';
+
+/** One state change, as journaled. `-x` ops delete. */
+export type StoreOp =
+  | { t: 'app'; v: ApplicationRec }
+  | { t: 'settings'; v: Settings }
+  | { t: 'seq'; v: Record<SeqName, number> }
+  | { t: 'user'; v: UserRec }
+  | { t: '-user'; id: number }
+  | { t: 'channel'; v: ChannelRec }
+  | { t: '-channel'; id: number }
+  | { t: 'member'; c: number; u: number; at: number }
+  | { t: '-member'; c: number; u: number }
+  | { t: 'msg'; v: MessageRec }
+  | { t: '-msg'; id: number }
+  | { t: 'job'; v: JobRec }
+  | { t: 'key'; k: string; kind: KeyKind; id: number };
+
+type SeqName = 'user' | 'channel' | 'message' | 'job';
+
+export type Journal = (op: StoreOp) => void;
+
+/** The DIRECT-channel identity: its sorted member ids. */
+export function directKey(memberIds: Iterable<number>): string {
+  return [...memberIds].sort((a, b) => a - b).join(',');
+}
+
+export class Store {
+  app: ApplicationRec;
+  settings: Settings = { guestUsers: 'ENABLED', userCreatedChannels: 'ENABLED' };
+  readonly users = new Map<number, UserRec>();
+  readonly usersByName = new Map<string, number>();
+  readonly channels = new Map<number, ChannelRec>();
+  readonly channelsByName = new Map<string, number>();
+  readonly directByMembers = new Map<string, number>();
+  /** channel id → (user id → membership time), in join order. */
+  readonly members = new Map<number, Map<number, number>>();
+  readonly messages = new Map<number, MessageRec>();
+  /** Message ids in ascending order, all channels and per channel (ids are sequential, so appends keep order). */
+  readonly messageIds: number[] = [];
+  readonly messageIdsByChannel = new Map<number, number[]>();
+  readonly jobs = new Map<number, JobRec>();
+  /** Idempotency keys share one space across the application (decisions.md). */
+  readonly keys = new Map<string, { kind: KeyKind; id: number }>();
+  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0 };
+  /** Set by persistence; a no-op in memory-only mode. */
+  journal: Journal = () => {};
+
+  constructor(app: ApplicationRec) {
+    this.app = app;
+  }
+
+  nextId(name: SeqName): number {
+    return ++this.seq[name];
+  }
+
+  /** Applies an op without journaling it (used by replay, and by the mutators below). */
+  apply(op: StoreOp): void {
+    switch (op.t) {
+      case 'app':
+        this.app = op.v;
+        break;
+      case 'settings':
+        this.settings = op.v;
+        break;
+      case 'seq':
+        for (const k of Object.keys(this.seq) as SeqName[]) this.seq[k] = Math.max(this.seq[k], op.v[k] ?? 0);
+        break;
+      case 'user': {
+        const old = this.users.get(op.v.id);
+        if (old && old.name !== op.v.name) this.usersByName.delete(old.name);
+        this.users.set(op.v.id, op.v);
+        this.usersByName.set(op.v.name, op.v.id);
+        this.seq.user = Math.max(this.seq.user, op.v.id);
+        break;
+      }
+      case '-user': {
+        const old = this.users.get(op.id);
+        if (!old) break;
+        this.users.delete(op.id);
+        this.usersByName.delete(old.name);
+        for (const [channelId, m] of this.members) if (m.delete(op.id) && this.channels.get(channelId)?.type === 'DIRECT') this.reindexDirect(channelId);
+        break;
+      }
+      case 'channel': {
+        const old = this.channels.get(op.v.id);
+        if (old && old.name !== op.v.name) this.channelsByName.delete(old.name);
+        this.channels.set(op.v.id, op.v);
+        this.channelsByName.set(op.v.name, op.v.id);
+        if (!this.members.has(op.v.id)) this.members.set(op.v.id, new Map());
+        this.seq.channel = Math.max(this.seq.channel, op.v.id);
+        break;
+      }
+      case '-channel': {
+        const old = this.channels.get(op.id);
+        if (!old) break;
+        if (old.type === 'DIRECT') this.directByMembers.delete(directKey(this.members.get(op.id)?.keys() ?? []));
+        this.channels.delete(op.id);
+        this.channelsByName.delete(old.name);
+        this.members.delete(op.id);
+        for (const id of this.messageIdsByChannel.get(op.id) ?? []) this.messages.delete(id);
+        this.messageIdsByChannel.delete(op.id);
+        removeWhere(this.messageIds, (id) => !this.messages.has(id));
+        break;
+      }
+      case 'member': {
+        const channel = this.channels.get(op.c);
+        if (!channel) break;
+        const m = this.members.get(op.c)!;
+        if (channel.type === 'DIRECT') this.directByMembers.delete(directKey(m.keys()));
+        m.set(op.u, op.at);
+        if (channel.type === 'DIRECT') this.directByMembers.set(directKey(m.keys()), op.c);
+        break;
+      }
+      case '-member': {
+        const m = this.members.get(op.c);
+        if (!m?.has(op.u)) break;
+        m.delete(op.u);
+        if (this.channels.get(op.c)?.type === 'DIRECT') this.reindexDirect(op.c);
+        break;
+      }
+      case 'msg': {
+        const isNew = !this.messages.has(op.v.id);
+        this.messages.set(op.v.id, op.v);
+        if (isNew) {
+          insertSorted(this.messageIds, op.v.id);
+          let list = this.messageIdsByChannel.get(op.v.channelId);
+          if (!list) this.messageIdsByChannel.set(op.v.channelId, (list = []));
+          insertSorted(list, op.v.id);
+        }
+        this.seq.message = Math.max(this.seq.message, op.v.id);
+        break;
+      }
+      case '-msg': {
+        const old = this.messages.get(op.id);
+        if (!old) break;
+        this.messages.delete(op.id);
+        removeSorted(this.messageIds, op.id);
+        const list = this.messageIdsByChannel.get(old.channelId);
+        if (list) removeSorted(list, op.id);
+        break;
+      }
+      case 'job':
+        this.jobs.set(op.v.id, op.v);
+        this.seq.job = Math.max(this.seq.job, op.v.id);
+        break;
+      case 'key':
+        this.keys.set(op.k, { kind: op.kind, id: op.id });
+        break;
+    }
+  }
+
+  /** Applies and journals. */
+  change(op: StoreOp): void {
+    this.apply(op);
+    this.journal(op);
+  }
+
+  /** Every record as ops, for a snapshot. */
+  *dump(): Generator<StoreOp> {
+    yield { t: 'app', v: this.app };
+    yield { t: 'settings', v: this.settings };
+    yield { t: 'seq', v: { ...this.seq } };
+    for (const v of this.users.values()) yield { t: 'user', v };
+    for (const v of this.channels.values()) yield { t: 'channel', v };
+    for (const [c, m] of this.members) for (const [u, at] of m) yield { t: 'member', c, u, at };
+    for (const id of this.messageIds) yield { t: 'msg', v: this.messages.get(id)! };
+    for (const v of this.jobs.values()) yield { t: 'job', v };
+    for (const [k, { kind, id }] of this.keys) yield { t: 'key', k, kind, id };
+  }
+
+  userByName(name: string): UserRec | undefined {
+    const id = this.usersByName.get(name);
+    return id === undefined ? undefined : this.users.get(id);
+  }
+
+  channelByName(name: string): ChannelRec | undefined {
+    const id = this.channelsByName.get(name);
+    return id === undefined ? undefined : this.channels.get(id);
+  }
+
+  lastMessageOf(channelId: number): MessageRec | undefined {
+    const list = this.messageIdsByChannel.get(channelId);
+    return list && list.length > 0 ? this.messages.get(list[list.length - 1]!) : undefined;
+  }
+
+  private reindexDirect(channelId: number): void {
+    for (const [key, id] of this.directByMembers) if (id === channelId) this.directByMembers.delete(key);
+    const m = this.members.get(channelId);
+    if (m && m.size > 0) this.directByMembers.set(directKey(m.keys()), channelId);
+  }
+}
+
+/** Appends in O(1) when ids arrive in order (the usual case), else inserts in place. */
+function insertSorted(list: number[], id: number): void {
+  if (list.length === 0 || list[list.length - 1]! < id) {
+    list.push(id);
+    return;
+  }
+  list.splice(lowerBound(list, id), 0, id);
+}
+
+function removeSorted(list: number[], id: number): void {
+  const i = lowerBound(list, id);
+  if (list[i] === id) list.splice(i, 1);
+}
+
+function removeWhere(list: number[], drop: (id: number) => boolean): void {
+  let w = 0;
+  for (const id of list) if (!drop(id)) list[w++] = id;
+  list.length = w;
+}
+
+/** First index whose value is >= id. */
+export function lowerBound(list: readonly number[], id: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid]! < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

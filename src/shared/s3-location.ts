@@ -1,0 +1,71 @@
+/**
+ * S3 addresses and connection settings shared by the S3 source and the S3 sink. No SDK here: each of those
+ * two stages builds its own client from these plain values (one SDK, one place per stage).
+ */
+import { UsageError } from './errors.js';
+
+export interface S3Location {
+  bucket: string;
+  /** The key or key prefix; `''` for the whole bucket. Never starts with `/`. */
+  key: string;
+}
+
+/** True for `s3://…` strings. */
+export function isS3Url(value: string): boolean {
+  return /^s3:\/\//i.test(value);
+}
+
+/** `s3://bucket/some/key` → `{bucket, key}`; throws a UsageError naming the URL when it is not one. */
+export function parseS3Url(url: string): S3Location {
+  const match = /^s3:\/\/([^/]+)\/?(.*)$/i.exec(url);
+  if (!match || !match[1]) throw new UsageError(`not an S3 URL: "${url}" (expected s3://bucket/key)`, { url });
+  return { bucket: match[1], key: match[2] ?? '' };
+}
+
+export function formatS3Url(location: S3Location): string {
+  return `s3://${location.bucket}/${location.key}`;
+}
+
+/**
+ * How to reach S3 or an S3-compatible store. Everything is optional: by default the AWS SDK's own chains
+ * decide (credentials from env, profile, SSO, instance role; region from `AWS_REGION` or the profile).
+ */
+export interface S3ConnectionOptions {
+  /** Region; default: the SDK's region chain, or `us-east-1` when an `endpoint` is set and none is found. */
+  region?: string;
+  /** A custom endpoint for S3-compatible stores (MinIO, Ceph, R2, s3rver), e.g. `http://127.0.0.1:9000`. */
+  endpoint?: string;
+  /** Path-style addressing (`endpoint/bucket/key`). Default: `true` with a custom `endpoint`, else `false`. */
+  forcePathStyle?: boolean;
+  /**
+   * The SDK's `requestChecksumCalculation` and `responseChecksumValidation`. Many S3-compatible stores
+   * mishandle the SDK's newer `WHEN_SUPPORTED` default (s3rver stores streamed uploads with their
+   * aws-chunked framing, silently corrupting them). Default: `WHEN_REQUIRED` with a custom `endpoint`,
+   * else `WHEN_SUPPORTED`.
+   */
+  checksums?: 'WHEN_REQUIRED' | 'WHEN_SUPPORTED';
+  /** Static credentials; default: the SDK's default credential chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+/** The normalized form both stages pass to `new S3Client(...)`. */
+export interface ResolvedS3Connection {
+  region?: string;
+  endpoint?: string;
+  forcePathStyle: boolean;
+  checksums: 'WHEN_REQUIRED' | 'WHEN_SUPPORTED';
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+export function resolveS3Connection(options: S3ConnectionOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedS3Connection {
+  const custom = options.endpoint !== undefined && options.endpoint !== '';
+  const envRegion = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+  return {
+    // Only fill a region for custom endpoints: for AWS the SDK's chain (profile files included) decides.
+    region: options.region ?? (custom && !envRegion ? 'us-east-1' : undefined),
+    endpoint: custom ? options.endpoint : undefined,
+    forcePathStyle: options.forcePathStyle ?? custom,
+    checksums: options.checksums ?? (custom ? 'WHEN_REQUIRED' : 'WHEN_SUPPORTED'),
+    credentials: options.credentials,
+  };
+}

@@ -1,0 +1,34 @@
+/**
+ * Where export output goes. One interface, one file per backend (local directory, S3).
+ *
+ * A publication replaces the output of one dataset and date as a whole: until `commit` nothing a reader
+ * trusts changes; after it the date holds exactly the files of this run, its manifest, and `_SUCCESS`,
+ * written last. `abort` discards what this run wrote and leaves the previous output as it was, as far as
+ * the backend allows (see each backend).
+ */
+import type { Readable } from 'node:stream';
+import type { Partition } from './layout.js';
+
+export interface PublishedUrls {
+  manifestUrl: string;
+  successUrl: string;
+}
+
+export interface Publication {
+  /** URL of the data folder once published (`file:///…` or `s3://…`). */
+  readonly dataUrl: string;
+  /** URL of a data file once published. */
+  urlOf(fileName: string): string;
+  /** Stores one data file, reading `body` to its end. */
+  writeDataFile(fileName: string, body: Readable, contentType: string): Promise<void>;
+  /** Makes the data files visible, writes the manifest, removes the date's older files, writes `_SUCCESS`. */
+  commit(manifestJson: string): Promise<PublishedUrls>;
+  /** Discards this run's files. Safe to call after a failed `writeDataFile` or `commit`. */
+  abort(): Promise<void>;
+}
+
+export interface Destination {
+  /** The root as the user gave it, e.g. `/data/out` or `s3://bucket/prefix`. */
+  readonly root: string;
+  beginPublication(partition: Partition, runId: string): Promise<Publication>;
+}

@@ -1,0 +1,21 @@
+/** The sinks stage: where export output goes, and the writers that produce it. */
+export { writeExport, type WriteExportOptions, type ExportResult } from './write-export.js';
+export { createLocalDestination } from './local-destination.js';
+export { createS3Destination, type S3DestinationOptions } from './s3-destination.js';
+export type { Destination, Publication, PublishedUrls } from './destination.js';
+export { createFileEncoder, OUTPUT_FORMATS, type OutputFormat, type EncoderOptions, type FileEncoder, type ParquetOptions, type ParquetCompression, type GzipTextOptions } from './encoders/index.js';
+export { writeRolledFiles, type RolledFile, type RollOptions } from './roll-files.js';
+export { buildManifest, type ExportManifest, type ManifestFile } from './manifest.js';
+export { SUCCESS_MARKER, MANIFESTS_FOLDER, dataFolder, manifestPath, dataFileName, validatePartition, validateRunId, type Partition } from './layout.js';
+export { COLUMN_TYPES, type ColumnType, type ColumnSpec, type TableSchema, type Row, type CellValue } from './schema.js';
+export { SinkRowError } from './cells.js';
+
+import { isS3Url } from '../shared/s3-location.js';
+import type { Destination } from './destination.js';
+import { createLocalDestination } from './local-destination.js';
+import { createS3Destination, type S3DestinationOptions } from './s3-destination.js';
+
+/** `s3://bucket/prefix` → S3, anything else → a local directory. */
+export function createDestination(target: string, s3: S3DestinationOptions = {}): Destination {
+  return isS3Url(target) ? createS3Destination(target, s3) : createLocalDestination(target);
+}

@@ -1,0 +1,55 @@
+/**
+ * Where export output lives, relative to the destination root:
+ *
+ *   <dataset>/dt=YYYY-MM-DD/part-<run>-<n>.<ext>          data (Hive-style partition, no colons: Athena)
+ *   <dataset>/dt=YYYY-MM-DD/_SUCCESS                      written last; readers ignore a date without it
+ *   _manifests/<dataset>/dt=YYYY-MM-DD/manifest.json      outside the data prefix, so engines that scan
+ *                                                          <dataset>/ never read it as data
+ * File names are deterministic (run id, sequence): a retried run with the same id overwrites its files.
+ */
+import { UsageError } from '../shared/errors.js';
+
+export interface Partition {
+  dataset: string;
+  /** `YYYY-MM-DD`, the logical (UTC) date of the export. */
+  date: string;
+}
+
+export const SUCCESS_MARKER = '_SUCCESS';
+/** Folder under the root for manifests; dataset names may not start with `_`, so none can clash. */
+export const MANIFESTS_FOLDER = '_manifests';
+/** Folder under a local root where output is written aside before it is renamed into place. */
+export const STAGING_FOLDER = '_staging';
+
+const DATASET = /^[a-z0-9][a-z0-9_-]{0,62}$/i;
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,79}$/;
+
+export function validatePartition(partition: Partition): Partition {
+  if (!DATASET.test(partition.dataset)) {
+    throw new UsageError(`invalid dataset name "${partition.dataset}": expected letters, digits, "_" or "-", not starting with "_" or "-"`, { dataset: partition.dataset });
+  }
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(partition.date);
+  const day = match ? new Date(Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3]))) : undefined;
+  if (!day || day.toISOString().slice(0, 10) !== partition.date) {
+    throw new UsageError(`invalid date "${partition.date}": expected a calendar date as YYYY-MM-DD`, { date: partition.date });
+  }
+  return partition;
+}
+
+export function validateRunId(runId: string): string {
+  if (!RUN_ID.test(runId)) throw new UsageError(`invalid run id "${runId}": expected letters, digits, "_" or "-"`, { runId });
+  return runId;
+}
+
+export function dataFolder(partition: Partition): string {
+  return `${partition.dataset}/dt=${partition.date}`;
+}
+
+export function manifestPath(partition: Partition): string {
+  return `${MANIFESTS_FOLDER}/${partition.dataset}/dt=${partition.date}/manifest.json`;
+}
+
+/** `part-<run>-00000.parquet`; five digits keep names sorted in write order up to 100,000 files. */
+export function dataFileName(runId: string, sequence: number, extension: string): string {
+  return `part-${runId}-${String(sequence).padStart(5, '0')}.${extension}`;
+}

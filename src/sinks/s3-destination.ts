@@ -1,0 +1,156 @@
+/**
+ * S3 or an S3-compatible store. S3 has no rename, so the order of writes carries the meaning:
+ *   1. the date's old `_SUCCESS` is deleted first: from here on readers treat the date as incomplete
+ *      (otherwise a reader would trust old and new files side by side);
+ *   2. data files are uploaded to their final keys (lib-storage multipart Upload, streamed);
+ *   3. the manifest is written;
+ *   4. keys in the date's folder that this run did not write are deleted;
+ *   5. `_SUCCESS` is written last.
+ * `abort` deletes what this run uploaded and, when no file of the previous output was overwritten, puts
+ * its `_SUCCESS` back, so a failed run leaves the previous night's output published as it was.
+ */
+import {
+  DeleteObjectsCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { Readable } from 'node:stream';
+import { ChatportError } from '../shared/errors.js';
+import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
+import type { Destination, Publication, PublishedUrls } from './destination.js';
+import { SUCCESS_MARKER, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { createSinkS3Client } from './s3-client.js';
+
+export interface S3DestinationOptions extends S3ConnectionOptions {
+  /** A ready client; default: built from the connection options. */
+  client?: S3Client;
+  /** Multipart part size. Default 16 MiB (S3 allows 10,000 parts: files up to 160 GB). */
+  partSizeBytes?: number;
+  /** Parts uploaded at once per file. Default 2; memory is about partSizeBytes × (queueSize + 1). */
+  queueSize?: number;
+}
+
+async function listKeys(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+  return keys;
+}
+
+async function deleteKeys(client: S3Client, bucket: string, keys: readonly string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const batch = keys.slice(i, i + 1000);
+    const result = await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }));
+    if (result.Errors && result.Errors.length > 0) {
+      const first = result.Errors[0]!;
+      throw new Error(`could not delete ${result.Errors.length} objects, first s3://${bucket}/${first.Key}: ${first.Code} ${first.Message}`);
+    }
+  }
+}
+
+async function exists(client: S3Client, bucket: string, key: string): Promise<boolean> {
+  try {
+    await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return true;
+  } catch (error) {
+    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return false;
+    throw error;
+  }
+}
+
+export function createS3Destination(rootUrl: string, options: S3DestinationOptions = {}): Destination {
+  const { bucket, key: rawPrefix } = parseS3Url(rootUrl);
+  const prefix = rawPrefix.replace(/\/+$/, '');
+  const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
+  let client = options.client;
+  const getClient = () => (client ??= createSinkS3Client(options));
+
+  async function beginPublication(partitionIn: Partition, runIdIn: string): Promise<Publication> {
+    const partition = validatePartition(partitionIn);
+    validateRunId(runIdIn);
+    const s3 = getClient();
+    const folderKey = `${keyOf(dataFolder(partition))}/`;
+    const markerKey = `${folderKey}${SUCCESS_MARKER}`;
+    const manifestKey = keyOf(manifestPath(partition));
+    const urls = { manifestUrl: formatS3Url({ bucket, key: manifestKey }), successUrl: formatS3Url({ bucket, key: markerKey }) };
+    const wrap = (step: string, error: unknown) =>
+      new ChatportError(`publishing ${formatS3Url({ bucket, key: folderKey })} failed while ${step}`, {
+        code: 'OUTPUT_WRITE_FAILED',
+        // Network trouble and throttling clear up; a rerun of the same date is safe either way.
+        transient: true,
+        details: { root: rootUrl, dataset: partition.dataset, date: partition.date, step },
+        cause: error,
+      });
+
+    let previousKeys: Set<string>;
+    let hadMarker: boolean;
+    try {
+      previousKeys = new Set(await listKeys(s3, bucket, folderKey));
+      hadMarker = previousKeys.has(markerKey) || (await exists(s3, bucket, markerKey));
+      if (hadMarker) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: markerKey }));
+    } catch (error) {
+      throw wrap('taking down the previous _SUCCESS', error);
+    }
+    const uploaded: string[] = [];
+    let state: 'open' | 'committed' | 'aborted' = 'open';
+    let manifestReplaced = false;
+
+    return {
+      dataUrl: formatS3Url({ bucket, key: folderKey }),
+      urlOf: (name) => formatS3Url({ bucket, key: `${folderKey}${name}` }),
+
+      async writeDataFile(name: string, body: Readable, contentType: string): Promise<void> {
+        const key = `${folderKey}${name}`;
+        uploaded.push(key);
+        // A failure of the rows themselves (a broken download, a bad value) must surface as itself.
+        let bodyError: { error: unknown } | undefined;
+        body.once('error', (error) => (bodyError ??= { error }));
+        try {
+          await new Upload({
+            client: s3,
+            params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+            partSize: options.partSizeBytes ?? 16 * 1024 * 1024,
+            queueSize: options.queueSize ?? 2,
+          }).done();
+        } catch (error) {
+          body.destroy();
+          if (bodyError) throw bodyError.error;
+          throw wrap(`uploading ${name}`, error);
+        }
+      },
+
+      async commit(manifestJson: string): Promise<PublishedUrls> {
+        if (state !== 'open') throw new Error(`publication already ${state}`);
+        let step = 'writing the manifest';
+        try {
+          manifestReplaced = true;
+          await s3.send(new PutObjectCommand({ Bucket: bucket, Key: manifestKey, Body: manifestJson, ContentType: 'application/json' }));
+          state = 'committed';
+          step = 'removing files of the previous output';
+          const ours = new Set(uploaded);
+          const stale = (await listKeys(s3, bucket, folderKey)).filter((k) => !ours.has(k) && k !== markerKey);
+          await deleteKeys(s3, bucket, stale);
+          step = 'writing _SUCCESS';
+          await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '' }));
+        } catch (error) {
+          throw wrap(step, error);
+        }
+        return urls;
+      },
+
+      async abort(): Promise<void> {
+        if (state !== 'open') return;
+        state = 'aborted';
+        const overwrote = uploaded.some((k) => previousKeys.has(k));
+        await deleteKeys(s3, bucket, uploaded.filter((k) => !previousKeys.has(k)));
+        if (hadMarker && !overwrote && !manifestReplaced) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '' }));
+      },
+    };
+  }
+
+  return { root: rootUrl, beginPublication };
+}

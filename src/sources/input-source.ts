@@ -1,0 +1,27 @@
+/**
+ * Where input bytes come from. One interface, one file per backend (local files, S3).
+ *
+ * A source lists the objects a location names (a file, a directory, a glob, an S3 key, prefix or glob), in
+ * a stable order, and opens each as a byte stream. Bytes are passed through untouched: gzip and formats
+ * are the formats layer's business.
+ */
+import type { Readable } from 'node:stream';
+
+export interface InputObject {
+  /** Absolute file path, or `s3://bucket/key`. Used in progress, rejects and errors. */
+  readonly uri: string;
+  /** Size in bytes when the listing knows it. */
+  readonly size?: number;
+  /** Opens the object as a byte stream. Each call starts a new read from the first byte. */
+  open(): Readable;
+}
+
+export interface InputSource {
+  /** The location as the user wrote it. */
+  readonly location: string;
+  /**
+   * The objects at the location, in a stable order (sorted by path or key), listed lazily.
+   * Throws `InputMissingError` naming the location when nothing is there.
+   */
+  listInputs(): AsyncIterable<InputObject>;
+}

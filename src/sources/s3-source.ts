@@ -1,0 +1,141 @@
+/**
+ * S3 and S3-compatible stores: `s3://bucket/key` (one object), `s3://bucket/prefix/` (every object below),
+ * or `s3://bucket/data/**\/*.csv` (a glob over keys). Listing pages through ListObjectsV2; reads are
+ * streamed and a read that breaks midway continues from its byte offset with a Range request.
+ */
+import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
+import { ChatportError, InputMissingError } from '../shared/errors.js';
+import type { Sleep } from '../shared/async.js';
+import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
+import { createGlobMatcher, splitGlob } from './glob-pattern.js';
+import type { InputObject, InputSource } from './input-source.js';
+import { openResumableRead, type FetchedBody } from './resumable-read.js';
+import { createSourceS3Client } from './s3-client.js';
+
+export interface S3SourceOptions extends S3ConnectionOptions {
+  /** A ready client (tests, or callers sharing one); default: built from the connection options. */
+  client?: S3Client;
+  /** Keys per ListObjectsV2 page (MaxKeys). Default 1000, the S3 maximum. */
+  pageSize?: number;
+  /** Resumes of a broken read in a row without new bytes. Default 5. */
+  maxResumes?: number;
+  /** First resume delay, doubled per consecutive resume. Default 200 ms. */
+  resumeDelayMs?: number;
+  sleep?: Sleep;
+  onResume?: (info: { uri: string; offset: number; attempt: number; cause: unknown }) => void;
+}
+
+interface S3ErrorShape {
+  name?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as S3ErrorShape).$metadata?.httpStatusCode;
+}
+
+function isNotFound(error: unknown): boolean {
+  const name = (error as S3ErrorShape).name;
+  return name === 'NoSuchKey' || name === 'NotFound' || name === 'NoSuchBucket' || statusOf(error) === 404;
+}
+
+/** Maps a failed GetObject/HeadObject to the error a user can act on; transient ones get resumed. */
+function mapS3Error(error: unknown, uri: string): unknown {
+  if (isNotFound(error)) return new InputMissingError(`input not found: ${uri}`, { uri }, error);
+  const status = statusOf(error);
+  if (status === 412) return new ChatportError(`${uri} changed while it was being read`, { code: 'INPUT_CHANGED', details: { uri }, cause: error });
+  if (status === 401 || status === 403) return new ChatportError(`access to ${uri} was denied`, { code: 'INPUT_FORBIDDEN', details: { uri }, cause: error });
+  return error;
+}
+
+function openObject(client: S3Client, bucket: string, key: string, options: S3SourceOptions): Readable {
+  const uri = formatS3Url({ bucket, key });
+  const fetchFrom = async (offset: number, etag: string | undefined): Promise<FetchedBody> => {
+    try {
+      const response = await client.send(
+        new GetObjectCommand({
+          Bucket: bucket,
+          Key: key,
+          ...(offset > 0 ? { Range: `bytes=${offset}-` } : {}),
+          // A resume must read the same version of the object, or the bytes would be stitched from two.
+          ...(offset > 0 && etag ? { IfMatch: etag } : {}),
+        }),
+      );
+      if (!response.Body) throw new Error(`GetObject ${uri} returned no body`);
+      return { body: response.Body as Readable, totalBytes: response.ContentLength, etag: response.ETag };
+    } catch (error) {
+      throw mapS3Error(error, uri);
+    }
+  };
+  return openResumableRead(fetchFrom, {
+    uri,
+    maxResumes: options.maxResumes,
+    baseDelayMs: options.resumeDelayMs,
+    sleep: options.sleep,
+    onResume: options.onResume,
+  });
+}
+
+async function* listObjects(client: S3Client, bucket: string, prefix: string, pageSize: number) {
+  let token: string | undefined;
+  do {
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, ContinuationToken: token }));
+    for (const item of page.Contents ?? []) {
+      // Zero-byte keys ending in "/" are folder markers made by consoles, not data.
+      if (item.Key && !(item.Key.endsWith('/') && (item.Size ?? 0) === 0)) yield { key: item.Key, size: item.Size };
+    }
+    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (token);
+}
+
+export function createS3Source(location: string, options: S3SourceOptions = {}): InputSource {
+  const { bucket, key } = parseS3Url(location);
+  const pageSize = options.pageSize ?? 1000;
+  let client = options.client;
+  const getClient = () => (client ??= createSourceS3Client(options));
+  const toInput = (objectKey: string, size: number | undefined): InputObject => ({
+    uri: formatS3Url({ bucket, key: objectKey }),
+    size,
+    open: () => openObject(getClient(), bucket, objectKey, options),
+  });
+
+  async function* listUnder(prefix: string, accept: (key: string) => boolean): AsyncGenerator<InputObject> {
+    let found = 0;
+    try {
+      for await (const item of listObjects(getClient(), bucket, prefix, pageSize)) {
+        if (!accept(item.key)) continue;
+        found++;
+        yield toInput(item.key, item.size);
+      }
+    } catch (error) {
+      throw mapS3Error(error, location);
+    }
+    if (found === 0) throw new InputMissingError(`no input objects at ${location}`, { uri: location });
+  }
+
+  async function* listInputs(): AsyncGenerator<InputObject> {
+    const glob = splitGlob(key);
+    if (glob.isGlob) {
+      // The literal part before the first wildcard narrows the listing; the matcher does the rest.
+      const prefix = glob.base === '' ? '' : `${glob.base}/`;
+      yield* listUnder(prefix, createGlobMatcher(key));
+      return;
+    }
+    if (key === '' || key.endsWith('/')) {
+      yield* listUnder(key, () => true);
+      return;
+    }
+    // One object, or else a "folder": s3://bucket/exports/2026 may name either.
+    try {
+      const head = await getClient().send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+      yield toInput(key, head.ContentLength);
+      return;
+    } catch (error) {
+      if (!isNotFound(error)) throw mapS3Error(error, location);
+    }
+    yield* listUnder(`${key}/`, () => true);
+  }
+
+  return { location, listInputs };
+}

@@ -1,0 +1,60 @@
+import type { Readable } from 'node:stream';
+import type { SlackExportLimits } from './limits.js';
+
+/**
+ * One Slack export, whether a zip or its unpacked folder. Paths are relative to the export's root (the
+ * folder that holds `channels.json` / `users.json`, even when a zip wraps everything in one top folder),
+ * use `/`, and never include `__MACOSX`, `._*` or `.DS_Store` entries.
+ */
+export interface SlackExport {
+  /** The path the export was opened from, for messages and reports. */
+  readonly origin: string;
+  readonly kind: 'zip' | 'folder';
+  /** Every content file, sorted by code point. */
+  readonly files: readonly string[];
+  has(path: string): boolean;
+  /** The bytes of one file, streamed (zip entries are inflated as they are read, never held whole). */
+  openFile(path: string): Promise<Readable>;
+  /** Releases the zip's file handle; a no-op for folders. */
+  close(): Promise<void>;
+}
+
+export interface OpenSlackExportOptions {
+  /** Zip-bomb and size guards; defaults in `DEFAULT_SLACK_EXPORT_LIMITS`. */
+  limits?: SlackExportLimits;
+}
+
+/** Files whose presence marks the root of an export. */
+export const EXPORT_MARKER_FILES = ['channels.json', 'users.json', 'org_users.json'] as const;
+
+/**
+ * The export's root inside a listing: the shallowest folder holding a marker file. Zips made by
+ * "compress this folder" put everything under one top folder; Slack's own zips do not.
+ */
+export function findExportRoot(paths: Iterable<string>): string | undefined {
+  let best: string | undefined;
+  for (const path of paths) {
+    const slash = path.lastIndexOf('/');
+    const base = path.slice(slash + 1);
+    if (!(EXPORT_MARKER_FILES as readonly string[]).includes(base)) continue;
+    const dir = slash < 0 ? '' : path.slice(0, slash);
+    if (best === undefined || depthOf(dir) < depthOf(best) || (depthOf(dir) === depthOf(best) && dir < best)) best = dir;
+  }
+  return best;
+}
+
+function depthOf(dir: string): number {
+  return dir === '' ? 0 : dir.split('/').length;
+}
+
+/** Paths under `root`, made relative to it, sorted by code point (deterministic on every platform). */
+export function relativeToRoot(paths: Iterable<string>, root: string): string[] {
+  const prefix = root === '' ? '' : `${root}/`;
+  const out: string[] = [];
+  for (const path of paths) if (path.startsWith(prefix)) out.push(path.slice(prefix.length));
+  return out.sort(compareCodePoints);
+}
+
+export function compareCodePoints(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,58 @@
+import { createReadStream } from 'node:fs';
+import { opendir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { isIgnoredEntry } from './entry-names.js';
+import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
+import { findExportRoot, relativeToRoot, type OpenSlackExportOptions, type SlackExport } from './export.js';
+import { resolveSlackExportLimits } from './limits.js';
+
+/**
+ * Opens an unpacked export. Symbolic links inside the folder are not followed: an export never contains
+ * them, and following one could read files outside the export (the folder twin of a `..` zip entry).
+ */
+export async function openFolderSlackExport(folder: string, options: OpenSlackExportOptions = {}): Promise<SlackExport> {
+  const limits = resolveSlackExportLimits(options.limits);
+  const all: string[] = [];
+  await walk(folder, '', all, limits.maxEntries, folder);
+  const root = findExportRoot(all);
+  if (root === undefined)
+    throw new SlackExportError(`${folder}: no channels.json or users.json found; is this a Slack export?`, SLACK_EXPORT_ERROR.notAnExport, { file: folder });
+  const files = relativeToRoot(all, root);
+  const known = new Set(files);
+  const base = root === '' ? folder : join(folder, ...root.split('/'));
+  return {
+    origin: folder,
+    kind: 'folder',
+    files,
+    has: (path) => known.has(path),
+    openFile: async (path): Promise<Readable> => {
+      if (!known.has(path))
+        throw new SlackExportError(`${folder}: no file ${path} in the export`, SLACK_EXPORT_ERROR.fileMissing, { file: folder, entry: path });
+      const stream = createReadStream(join(base, ...path.split('/')));
+      await new Promise<void>((resolve, reject) => {
+        stream.once('open', () => resolve());
+        stream.once('error', reject);
+      });
+      return stream;
+    },
+    close: async () => undefined,
+  };
+}
+
+async function walk(dir: string, relative: string, out: string[], maxEntries: number, origin: string): Promise<void> {
+  const handle = await opendir(dir);
+  const children: { name: string; isDir: boolean }[] = [];
+  for await (const dirent of handle) {
+    if (dirent.isSymbolicLink()) continue;
+    const path = relative === '' ? dirent.name : `${relative}/${dirent.name}`;
+    if (isIgnoredEntry(path)) continue;
+    if (dirent.isDirectory()) children.push({ name: dirent.name, isDir: true });
+    else if (dirent.isFile()) {
+      out.push(path);
+      if (out.length > maxEntries)
+        throw new SlackExportError(`${origin}: more than ${maxEntries} files; raise limits.maxEntries if this is really one export`, SLACK_EXPORT_ERROR.zipBomb, { file: origin });
+    }
+  }
+  for (const child of children) await walk(join(dir, child.name), relative === '' ? child.name : `${relative}/${child.name}`, out, maxEntries, origin);
+}

@@ -1,0 +1,49 @@
+import type { Readable } from 'node:stream';
+import streamArray from 'stream-json/streamers/stream-array.js';
+import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
+import type { SlackExport } from './export.js';
+
+/** One element of a JSON array file, with its position for error messages. */
+export interface PositionedValue {
+  /** Path inside the export, e.g. `users.json`. */
+  file: string;
+  /** Zero-based index in the file's top-level array. */
+  index: number;
+  value: unknown;
+}
+
+/** Streams the elements of a top-level JSON array (users.json can be hundreds of megabytes). */
+export async function* readJsonArray(exp: SlackExport, file: string): AsyncGenerator<PositionedValue> {
+  const bytes = await exp.openFile(file);
+  const parser = streamArray.withParserAsStream();
+  bytes.once('error', (error: Error) => parser.destroy(error));
+  bytes.pipe(parser);
+  try {
+    for await (const item of parser as AsyncIterable<{ key: number; value: unknown }>) yield { file, index: item.key, value: item.value };
+  } catch (cause) {
+    if (cause instanceof SlackExportError) throw cause;
+    throw new SlackExportError(`${exp.origin}: ${file} is not a valid JSON array (${(cause as Error).message})`, SLACK_EXPORT_ERROR.jsonInvalid, { file: exp.origin, entry: file }, cause);
+  } finally {
+    bytes.destroy();
+    parser.destroy();
+  }
+}
+
+/** Reads a whole file as text, refusing files larger than `maxBytes` before they exhaust memory. */
+export async function readWholeFile(exp: SlackExport, file: string, maxBytes: number): Promise<string> {
+  const stream: Readable = await exp.openFile(file);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes)
+        throw new SlackExportError(`${exp.origin}: ${file} is larger than ${maxBytes} bytes, the limit for one day file (limits.maxWholeFileBytes)`, SLACK_EXPORT_ERROR.zipBomb, { file: exp.origin, entry: file });
+      chunks.push(chunk);
+    }
+  } finally {
+    stream.destroy();
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}

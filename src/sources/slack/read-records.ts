@@ -1,0 +1,107 @@
+import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
+import type { SlackExport } from './export.js';
+import { resolveSlackExportLimits, type SlackExportLimits } from './limits.js';
+import { readJsonArray, readWholeFile, type PositionedValue } from './read-json.js';
+
+/** The four conversation lists and what kind of conversation each holds. */
+export const CONVERSATION_FILES = {
+  'channels.json': 'channel',
+  'groups.json': 'group',
+  'dms.json': 'dm',
+  'mpims.json': 'mpim',
+} as const;
+export type ConversationKind = (typeof CONVERSATION_FILES)[keyof typeof CONVERSATION_FILES];
+
+export interface PositionedConversation extends PositionedValue {
+  kind: ConversationKind;
+}
+
+/**
+ * users.json records as raw JSON values, one at a time. Enterprise Grid exports name the file
+ * `org_users.json`; when both exist, users.json is the workspace's own list and wins.
+ */
+export async function* readSlackUsers(exp: SlackExport): AsyncGenerator<PositionedValue> {
+  const file = exp.has('users.json') ? 'users.json' : exp.has('org_users.json') ? 'org_users.json' : undefined;
+  if (file === undefined) return;
+  yield* readJsonArray(exp, file);
+}
+
+/** channels.json, groups.json, dms.json and mpims.json records, in that order; absent files are skipped. */
+export async function* readSlackConversations(exp: SlackExport): AsyncGenerator<PositionedConversation> {
+  for (const [file, kind] of Object.entries(CONVERSATION_FILES) as [keyof typeof CONVERSATION_FILES, ConversationKind][]) {
+    if (!exp.has(file)) continue;
+    for await (const item of readJsonArray(exp, file)) yield { ...item, kind };
+  }
+}
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
+
+/**
+ * Conversation folders and their day files, in date order (the names sort as dates). Only
+ * `<folder>/YYYY-MM-DD.json` counts as a day file; anything else is listed by `listUnrecognizedFiles`.
+ */
+export function listConversationFolders(exp: SlackExport): Map<string, string[]> {
+  const folders = new Map<string, string[]>();
+  for (const path of exp.files) {
+    const parts = path.split('/');
+    if (parts.length !== 2 || !DAY_FILE.test(parts[1]!)) continue;
+    const days = folders.get(parts[0]!) ?? [];
+    days.push(path);
+    folders.set(parts[0]!, days);
+  }
+  for (const days of folders.values()) days.sort();
+  return folders;
+}
+
+/** Files that are neither a known top-level file nor a day file: reported, not read. */
+export function listUnrecognizedFiles(exp: SlackExport): string[] {
+  return exp.files.filter((path) => {
+    const parts = path.split('/');
+    if (parts.length === 1) return !parts[0]!.endsWith('.json');
+    return !(parts.length === 2 && DAY_FILE.test(parts[1]!));
+  });
+}
+
+/**
+ * The folder that holds a conversation's day files. Slack names public and private channels' and group
+ * DMs' folders by name and DMs' folders by id; some tools use the id everywhere, so both are tried.
+ */
+export function findConversationFolder(folders: ReadonlyMap<string, unknown>, conversation: { id: string; name?: string | undefined }): string | undefined {
+  if (conversation.name !== undefined && folders.has(conversation.name)) return conversation.name;
+  if (folders.has(conversation.id)) return conversation.id;
+  return undefined;
+}
+
+/** One day file of one conversation: its messages as raw JSON values, or why it could not be read. */
+export type SlackDay =
+  | { file: string; date: string; messages: unknown[] }
+  | { file: string; date: string; problem: string };
+
+/**
+ * The day files of one conversation, one at a time, in date order. A day file is parsed whole (its
+ * messages must be sorted by ts, and one day of one channel is small); only one is held at a time. A day
+ * file that is not a JSON array is reported as a problem and the reading goes on: one broken file must
+ * not stop a migration.
+ */
+export async function* readConversationDays(exp: SlackExport, dayFiles: readonly string[], limits: SlackExportLimits = {}): AsyncGenerator<SlackDay> {
+  const { maxWholeFileBytes } = resolveSlackExportLimits(limits);
+  for (const file of dayFiles) {
+    const date = DAY_FILE.exec(file.slice(file.lastIndexOf('/') + 1))?.[1] ?? '';
+    const text = await readWholeFile(exp, file, maxWholeFileBytes);
+    let parsed: unknown;
+    try {
+      parsed = text.trim() === '' ? [] : JSON.parse(text);
+    } catch (cause) {
+      yield { file, date, problem: `not valid JSON (${(cause as Error).message})` };
+      continue;
+    }
+    if (!Array.isArray(parsed)) yield { file, date, problem: `expected a JSON array of messages, found ${parsed === null ? 'null' : typeof parsed}` };
+    else yield { file, date, messages: parsed };
+  }
+}
+
+/** Throws when an export lacks the files every Slack export has. */
+export function assertSlackExportShape(exp: SlackExport): void {
+  if (!exp.has('users.json') && !exp.has('org_users.json'))
+    throw new SlackExportError(`${exp.origin}: users.json is missing`, SLACK_EXPORT_ERROR.notAnExport, { file: exp.origin, entry: 'users.json' });
+}

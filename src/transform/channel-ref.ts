@@ -1,0 +1,24 @@
+import { reason } from './types.js';
+import type { Reason } from './types.js';
+
+/** Source channel key → the platform's numeric channel id; a Map or a function. */
+export type ChannelIdLookup = ReadonlyMap<string, number> | ((channelKey: string) => number | undefined);
+
+export type ChannelResolution = { ok: true; channelId: number } | { ok: false; reason: Reason };
+
+/**
+ * Resolves the channel a member or message names (by its source key) to the platform's channel id. Pure:
+ * the caller builds the lookup after the channels stage has finished. An unknown or missing key is a reason
+ * to reject the record, never an exception.
+ */
+export function resolveChannelId(channelKey: string | undefined, lookup: ChannelIdLookup, sourceField: string): ChannelResolution {
+  if (channelKey === undefined)
+    return { ok: false, reason: reason('channelId', `the source key of a channel (field ${JSON.stringify(sourceField)})`, undefined, sourceField) };
+  const id = typeof lookup === 'function' ? lookup(channelKey) : lookup.get(channelKey);
+  if (id === undefined)
+    return {
+      ok: false,
+      reason: reason('channelId', 'the key of a channel that the channels stage imported', channelKey, sourceField),
+    };
+  return { ok: true, channelId: id };
+}

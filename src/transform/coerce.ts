@@ -1,0 +1,108 @@
+import { reason } from './types.js';
+import type { Reason } from './types.js';
+import type { ValueType } from './mapping-spec.js';
+
+/** Returned by a coercion that failed; the reason is already in the list. */
+export const BAD: unique symbol = Symbol('bad value');
+export type Bad = typeof BAD;
+
+export type Coercer = (value: unknown, reasons: Reason[], field: string, source: string | undefined) => unknown;
+
+export const EXPECTED: Record<ValueType, string> = {
+  string: 'text',
+  number: 'a number (e.g. 42, -1.5, 1e3)',
+  integer: 'a whole number',
+  boolean: 'a boolean (true/false, yes/no, y/n, 1/0, on/off)',
+  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds)',
+  json: 'JSON text',
+};
+
+const TRUE = new Set(['true', 't', 'yes', 'y', '1', 'on']);
+const FALSE = new Set(['false', 'f', 'no', 'n', '0', 'off']);
+const NUMBER_TEXT = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+// Date, optional time, optional zone. Without a zone the time is taken as UTC, so the result never
+// depends on the machine's time zone.
+const DATE_TEXT = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function bad(reasons: Reason[], type: ValueType, field: string, value: unknown, source: string | undefined): Bad {
+  reasons.push(reason(field, EXPECTED[type], value, source));
+  return BAD;
+}
+
+function toBoolean(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (TRUE.has(text)) return true;
+    if (FALSE.has(text)) return false;
+  }
+  if (value === 1) return true;
+  if (value === 0) return false;
+  return bad(reasons, 'boolean', field, value, source);
+}
+
+function toNumber(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value === 'string') {
+    const text = value.trim();
+    if (NUMBER_TEXT.test(text)) {
+      const n = Number(text);
+      if (Number.isFinite(n)) return n;
+    }
+  }
+  return bad(reasons, 'number', field, value, source);
+}
+
+function toInteger(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? Number(value.trim()) : NaN;
+  if (Number.isSafeInteger(n)) return n;
+  return bad(reasons, 'integer', field, value, source);
+}
+
+/** The common case, already UTC with seconds: parsed without taking the text apart. */
+const UTC_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
+
+function toDate(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
+  let ms = NaN;
+  if (typeof value === 'string' && UTC_TEXT.test(value)) {
+    const date = new Date(value);
+    // Date rolls 2024-02-31 over to March; equal days means the date exists.
+    if (date.getUTCDate() === Number(value.slice(8, 10))) return date.toISOString();
+  }
+  if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string') {
+    const m = DATE_TEXT.exec(value.trim());
+    if (m) {
+      const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+      ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
+      // Date.parse rolls 2024-02-31 over to March; a date that does not exist is an error instead.
+      if (Number.isFinite(ms) && new Date(Date.UTC(+y!, +mo! - 1, +d!)).getUTCDate() !== +d!) ms = NaN;
+    }
+  }
+  if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return new Date(ms).toISOString();
+  return bad(reasons, 'date', field, value, source);
+}
+
+function toText(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return bad(reasons, 'string', field, value, source);
+}
+
+function fromJson(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return bad(reasons, 'json', field, value, source);
+  }
+}
+
+export const COERCERS: Record<ValueType, Coercer> = {
+  string: toText,
+  number: toNumber,
+  integer: toInteger,
+  boolean: toBoolean,
+  date: toDate,
+  json: fromJson,
+};

@@ -1,0 +1,21 @@
+/** Mapping, validation, idempotency keys, channel references and chunking: pure functions of records. */
+export { createStageProcessor } from './stage-processor.js';
+export type { StageProcessor, StageProcessorSpec, StageProcessorDeps, SourceInput } from './stage-processor.js';
+export { compileMapping, MappingError } from './compile-mapping.js';
+export type { CompiledMapping, CompileMappingOptions } from './compile-mapping.js';
+export { compileSkipRules, describeSkipRule } from './skip-rules.js';
+export type { SkipTest } from './skip-rules.js';
+export { parseTemplate } from './template.js';
+export { COERCERS, EXPECTED as COERCION_EXPECTED } from './coerce.js';
+export { FAST_VALIDATORS } from './validate-fast.js';
+export type { ItemValidator } from './validate-fast.js';
+export { zodValidator } from './validate-zod.js';
+export { idempotencyKeyFor, sourceKeyOf, IDEMPOTENCY_KEY_PREFIX } from './idempotency.js';
+export { resolveChannelId } from './channel-ref.js';
+export type { ChannelIdLookup, ChannelResolution } from './channel-ref.js';
+export { Chunker, isOversize } from './chunker.js';
+export type { Chunk, ChunkerOptions, OversizeItem } from './chunker.js';
+export { STAGE_ORDER, STAGE_NEEDS, CHANNEL_REF_STAGES, CHANNEL_KEY_PROPERTY, IMPLIED_TYPES, DERIVED_FIELDS } from './stages.js';
+export { VALUE_TYPES } from './mapping-spec.js';
+export type { MappingValue, NestedMapping, FieldRule, TemplateRule, ConstRule, SkipRule, FieldRef, ValueType } from './mapping-spec.js';
+export type { Accepted, Rejected, Skipped, Processed, Reason, RecordPosition, StageKind } from './types.js';

@@ -1,0 +1,194 @@
+import { LIMITS, type MessageImportItem } from '../../wire/imports.js';
+import { findAuthor } from './authors.js';
+import type { Outcome, SlackMappingContext } from './context.js';
+import type { RecordPosition } from './directory.js';
+import { slackSourceKey } from './keys.js';
+import { attachmentsText, fileFactsOf, fileLine, reactionFactsOf, splitBody } from './message-body.js';
+import { convertMrkdwn } from './mrkdwn.js';
+import { SlackMessage, compareTs, parseRecord, tsToIso, SLACK_TS } from './records.js';
+import { SOURCE_PROPERTY, compact, pickExtra, type MessageSourceFacts } from './source-properties.js';
+import { createThreadTracker, type ThreadTracker } from './threads.js';
+
+/**
+ * A message item whose channel is still named by its Slack id (`channelKey`): channel ids exist only
+ * after the channels import. `resolveMessageChannel` fills `channelId` from the pipeline's map.
+ */
+export interface PendingMessage {
+  channelKey: string;
+  item: Omit<MessageImportItem, 'channelId'>;
+}
+
+/** Subtypes whose messages are people's (or bots') content; every other subtype is a system message. */
+const CONTENT_SUBTYPES = new Set(['me_message', 'file_share', 'file_comment', 'file_mention', 'thread_broadcast', 'reply_broadcast', 'bot_message']);
+/**
+ * Edit and delete events: some exports keep them beside the message they changed. The export's message
+ * already holds the final text, so importing the event would duplicate it.
+ */
+const EVENT_SUBTYPES = new Set(['message_changed', 'message_deleted', 'message_replied']);
+/**
+ * System messages imported even when system messages are skipped: a tombstone stands in for a deleted
+ * thread root, and without it the thread's replies would hang from nothing.
+ */
+const ALWAYS_IMPORTED = new Set(['tombstone']);
+
+const CONSUMED = ['type', 'subtype', 'ts', 'user', 'bot_id', 'text', 'thread_ts', 'reply_count', 'edited', 'reactions', 'files', 'team'];
+/**
+ * Dropped as pure repetition: `blocks` is the rich-text form of `text`; `user_profile` repeats users.json
+ * (or names the placeholder user); reply_users / reply_users_count / latest_reply are derivable from the
+ * replies themselves.
+ */
+const DROPPED = ['blocks', 'user_profile', 'reply_users', 'reply_users_count', 'latest_reply'];
+
+export interface SlackMessageMapper {
+  /**
+   * Maps one day file of one channel: messages sorted by ts, one outcome per source message (a message
+   * split at the body limit is one outcome with several items). Call with a channel's day files in
+   * date order; channels may follow each other but should not interleave (each open channel keeps its
+   * thread bookkeeping until `endChannel`).
+   */
+  mapDay(channelKey: string, file: string, messages: readonly unknown[]): Outcome<PendingMessage>[];
+  /** Frees the channel's bookkeeping; call after its last day file. */
+  endChannel(channelKey: string): void;
+}
+
+interface ChannelState {
+  lastTs: string | undefined;
+  sameTsCount: number;
+  threads: ThreadTracker;
+}
+
+export function createSlackMessageMapper(context: SlackMappingContext): SlackMessageMapper {
+  const states = new Map<string, ChannelState>();
+  const stateOf = (channelKey: string) => {
+    let state = states.get(channelKey);
+    if (state === undefined) {
+      state = { lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots) };
+      states.set(channelKey, state);
+    }
+    return state;
+  };
+
+  return {
+    mapDay(channelKey, file, messages) {
+      const state = stateOf(channelKey);
+      const outcomes: Outcome<PendingMessage>[] = [];
+      const valid: { message: SlackMessage; position: RecordPosition }[] = [];
+      messages.forEach((raw, index) => {
+        const position = { file, index };
+        const parsed = parseRecord(SlackMessage, raw);
+        if (parsed.ok) valid.push({ message: parsed.value, position });
+        else outcomes.push({ outcome: 'rejected', position, field: parsed.problem.field, reason: parsed.problem.reason, raw });
+      });
+      // Stable sort: equal ts keep file order, so occurrence numbers are deterministic.
+      valid.sort((a, b) => compareTs(a.message.ts, b.message.ts) || a.position.index - b.position.index);
+      for (const { message, position } of valid) outcomes.push(mapMessage(message, position, channelKey, state, context));
+      return outcomes;
+    },
+    endChannel(channelKey) {
+      states.delete(channelKey);
+    },
+  };
+}
+
+function mapMessage(message: SlackMessage, position: RecordPosition, channelKey: string, state: ChannelState, context: SlackMappingContext): Outcome<PendingMessage> {
+  const { directory } = context;
+  // A root is in the export even when it is skipped below; its replies must not be marked rootMissing.
+  if (message.thread_ts !== undefined && message.thread_ts === message.ts) state.threads.noteRoot(message.ts);
+  if (message.type !== undefined && message.type !== 'message') return { outcome: 'skipped', position, reason: `not a message record (type "${message.type}")` };
+  if (message.subtype !== undefined && EVENT_SUBTYPES.has(message.subtype))
+    return { outcome: 'skipped', position, reason: `edit event ${message.subtype}: the export already holds the final message` };
+
+  const isContent = message.subtype === undefined || CONTENT_SUBTYPES.has(message.subtype);
+  if (!isContent && context.systemMessages === 'skip' && !ALWAYS_IMPORTED.has(message.subtype ?? '')) return { outcome: 'skipped', position, reason: `system message: ${message.subtype}` };
+
+  // Ordering bookkeeping: a repeated ts gets an occurrence number so its key differs from the first.
+  let occurrence = 1;
+  let outOfOrder = false;
+  if (state.lastTs !== undefined) {
+    const order = compareTs(message.ts, state.lastTs);
+    if (order === 0) occurrence = ++state.sameTsCount;
+    else if (order < 0) outOfOrder = true;
+  }
+  if (state.lastTs === undefined || compareTs(message.ts, state.lastTs) > 0) {
+    state.lastTs = message.ts;
+    state.sameTsCount = 1;
+  }
+
+  const author = findAuthor(message);
+  const authorId = author.kind === 'none' ? undefined : author.kind === 'bot' && author.botId !== undefined ? (directory.botUsers.get(author.botId) ?? author.id) : author.id;
+  const sender = authorId === undefined ? undefined : directory.users.get(authorId);
+  // A content message with no author at all (rare integration leftovers) is kept as a system message.
+  const type: MessageImportItem['type'] = isContent && sender !== undefined ? 'TEXT' : 'SYSTEM_TEXT';
+
+  const converted = convertMrkdwn(message.text ?? '', context.mentions);
+  const files = (message.files ?? []).map(fileFactsOf);
+  const lines = [converted.text.trim() === '' ? attachmentsText(message) : converted.text, ...files.map(fileLine)].filter((l) => l.trim() !== '');
+  let body = lines.join('\n');
+  if (body === '') {
+    if (isContent) return { outcome: 'skipped', position, reason: 'empty message: no text, files or attachments' };
+    body = `(${message.subtype})`;
+  }
+
+  const id = `${channelKey}/${message.ts}`;
+  const thread = threadFactsOf(message, channelKey, state.threads);
+  const facts: MessageSourceFacts = compact({
+    system: 'slack',
+    kind: 'message' as const,
+    id: occurrence > 1 ? `${id}~${occurrence}` : id,
+    workspace: directory.teamId,
+    channel: channelKey,
+    ts: message.ts,
+    time: tsToIso(message.ts),
+    author: authorId,
+    authorKind: author.kind === 'none' ? ('system' as const) : author.kind,
+    subtype: message.subtype,
+    thread,
+    edited: message.edited === undefined ? undefined : compact({ by: message.edited.user, ts: message.edited.ts, time: message.edited.ts !== undefined && SLACK_TS.test(message.edited.ts) ? tsToIso(message.edited.ts) : undefined }),
+    mentions: hasMentions(converted.mentions) ? compact(nonEmptyLists(converted.mentions)) : undefined,
+    files: files.length === 0 ? undefined : files,
+    reactions: message.reactions === undefined || message.reactions.length === 0 ? undefined : message.reactions.map(reactionFactsOf),
+    occurrence: occurrence > 1 ? occurrence : undefined,
+    outOfOrder: outOfOrder ? true : undefined,
+    extra: pickExtra(message, CONSUMED, DROPPED),
+  });
+
+  const team = directory.teamId;
+  const parts = splitBody(body, LIMITS.bodyLength);
+  const items = parts.map((part, i): PendingMessage => {
+    const partFacts: MessageSourceFacts =
+      parts.length === 1
+        ? facts
+        : i === 0
+          ? { ...facts, part: { index: 1, count: parts.length } }
+          : compact({ system: 'slack', kind: 'message' as const, id: facts.id, workspace: team, channel: channelKey, ts: message.ts, time: facts.time, author: facts.author, thread: facts.thread, part: { index: i + 1, count: parts.length } });
+    const item: PendingMessage['item'] = {
+      type,
+      body: part,
+      properties: { [SOURCE_PROPERTY]: partFacts },
+      idempotencyKey: context.keyFor('messages', slackSourceKey.message(team, channelKey, message.ts, occurrence, i + 1)),
+    };
+    if (type === 'TEXT') item.user = sender!.username;
+    return { channelKey, item };
+  });
+  return { outcome: 'items', position, items };
+}
+
+function threadFactsOf(message: SlackMessage, channelKey: string, threads: ThreadTracker): MessageSourceFacts['thread'] {
+  if (message.thread_ts === undefined) return undefined;
+  const isRoot = message.thread_ts === message.ts;
+  return compact({
+    root: `${channelKey}/${message.thread_ts}`,
+    isRoot,
+    replyCount: isRoot ? message.reply_count : undefined,
+    broadcast: message.subtype === 'thread_broadcast' ? true : undefined,
+    rootMissing: !isRoot && threads.isCertainlyMissing(message.thread_ts) ? true : undefined,
+  });
+}
+
+function hasMentions(m: Record<string, string[]>): boolean {
+  return Object.values(m).some((list) => list.length > 0);
+}
+
+function nonEmptyLists(m: Record<string, string[]>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(m).filter(([, list]) => list.length > 0));
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+
+/**
+ * The Slack export records chatport reads (docs in /work/shared/docs/slack-export.md). Loose objects:
+ * fields not named here are kept (they end up in `properties.source.extra`), and only the fields the
+ * mapping relies on are typed. A record whose typed fields have the wrong type is rejected, with the path.
+ */
+
+const str = z.string();
+const optStr = z.string().optional();
+const optBool = z.boolean().optional();
+/** Slack's ts: epoch seconds with a fraction, as a string. */
+export const SLACK_TS = /^\d{1,12}(\.\d{1,9})?$/;
+const ts = z.string().regex(SLACK_TS, "Slack's epoch-seconds form, e.g. \"1700000000.000100\"");
+
+const textObject = z.looseObject({ value: optStr, creator: optStr, last_set: z.number().optional() });
+
+export const SlackUser = z.looseObject({
+  id: str.min(1),
+  team_id: optStr,
+  name: optStr,
+  real_name: optStr,
+  deleted: optBool,
+  is_bot: optBool,
+  is_app_user: optBool,
+  is_admin: optBool,
+  is_owner: optBool,
+  is_primary_owner: optBool,
+  is_restricted: optBool,
+  is_ultra_restricted: optBool,
+  tz: z.string().nullish(),
+  tz_label: optStr,
+  tz_offset: z.number().optional(),
+  profile: z
+    .looseObject({
+      real_name: optStr,
+      display_name: optStr,
+      email: optStr,
+      title: optStr,
+      bot_id: optStr,
+    })
+    .optional(),
+});
+export type SlackUser = z.infer<typeof SlackUser>;
+
+export const SlackConversation = z.looseObject({
+  id: str.min(1),
+  name: optStr,
+  created: z.number().optional(),
+  creator: optStr,
+  user: optStr,
+  is_archived: optBool,
+  is_general: optBool,
+  members: z.array(str).optional(),
+  topic: textObject.optional(),
+  purpose: textObject.optional(),
+});
+export type SlackConversation = z.infer<typeof SlackConversation>;
+
+const reaction = z.looseObject({ name: str, users: z.array(str).optional(), count: z.number().optional() });
+const file = z.looseObject({
+  id: optStr,
+  name: z.string().nullish(),
+  title: z.string().nullish(),
+  mimetype: optStr,
+  size: z.number().optional(),
+  url_private: optStr,
+  url_private_download: optStr,
+  permalink: optStr,
+  mode: optStr,
+});
+export type SlackFile = z.infer<typeof file>;
+
+export const SlackMessage = z.looseObject({
+  type: optStr,
+  subtype: optStr,
+  ts,
+  user: optStr,
+  bot_id: optStr,
+  username: optStr,
+  text: optStr,
+  thread_ts: ts.optional(),
+  parent_user_id: optStr,
+  reply_count: z.number().optional(),
+  edited: z.looseObject({ user: optStr, ts: optStr }).optional(),
+  reactions: z.array(reaction).optional(),
+  files: z.array(file).optional(),
+  attachments: z.array(z.looseObject({ fallback: optStr, text: optStr, title: optStr, title_link: optStr, from_url: optStr })).optional(),
+  bot_profile: z.looseObject({ id: optStr, name: optStr, app_id: optStr }).optional(),
+  user_profile: z.looseObject({ name: optStr, real_name: optStr, display_name: optStr }).optional(),
+  team: optStr,
+});
+export type SlackMessage = z.infer<typeof SlackMessage>;
+
+/** A parse that failed, as data: the first issue's field path and message. */
+export interface RecordProblem {
+  field: string;
+  reason: string;
+}
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: RecordProblem };
+
+export function parseRecord<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return { ok: true, value: result.data };
+  const issue = result.error.issues[0]!;
+  return { ok: false, problem: { field: issue.path.join('.') || '(record)', reason: issue.message } };
+}
+
+/** Compares two Slack ts strings exactly (a double cannot hold 10 + 6 digits without rounding). */
+export function compareTs(a: string, b: string): number {
+  const [aSec = '', aFrac = ''] = a.split('.');
+  const [bSec = '', bFrac = ''] = b.split('.');
+  if (aSec.length !== bSec.length) return aSec.length - bSec.length;
+  if (aSec !== bSec) return aSec < bSec ? -1 : 1;
+  const width = Math.max(aFrac.length, bFrac.length);
+  const af = aFrac.padEnd(width, '0');
+  const bf = bFrac.padEnd(width, '0');
+  return af === bf ? 0 : af < bf ? -1 : 1;
+}
+
+/** ISO 8601 UTC of a ts (millisecond precision; the exact ts is kept beside it). */
+export function tsToIso(value: string): string {
+  const [sec = '0', frac = ''] = value.split('.');
+  const ms = Number(sec) * 1000 + Number(frac.padEnd(3, '0').slice(0, 3));
+  return new Date(ms).toISOString();
+}
+
+/** ISO time of epoch seconds as Slack writes `created` and `last_set`; undefined for 0 or absent. */
+export function epochToIso(seconds: number | undefined): string | undefined {
+  return seconds === undefined || seconds <= 0 || !Number.isFinite(seconds) ? undefined : new Date(seconds * 1000).toISOString();
+}

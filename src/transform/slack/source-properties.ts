@@ -1,0 +1,146 @@
+/**
+ * The one properties key under which every source fact is kept: `properties.source`. The shape is shared
+ * by every source system (Slack today; Discord, Mattermost or a CSV of another platform later), so
+ * whatever reads the platform can tell where a record came from without knowing the source. The fields
+ * common to all systems come first; system-specific facts follow; `extra` holds every other field of
+ * the source record unchanged, so nothing known is dropped. Documented in docs/source-properties.md.
+ */
+export const SOURCE_PROPERTY = 'source';
+
+export interface SourceFactsBase {
+  /** The source system: `slack`, later `discord`, `mattermost`, `csv`. */
+  system: string;
+  kind: 'user' | 'channel' | 'message';
+  /** The record's id in the source system, unique per kind within the workspace. */
+  id: string;
+  /** The source workspace (Slack team id, Discord guild id, …). */
+  workspace: string;
+  /** Every other field of the source record, unchanged (minus those listed as dropped in the docs). */
+  extra?: Record<string, unknown>;
+}
+
+export interface UserSourceFacts extends SourceFactsBase {
+  kind: 'user';
+  /** The handle in the source (the imported `name` may differ after being made valid and unique). */
+  handle?: string;
+  /** person, bot, app, or placeholder (referenced by messages or channels but absent from the user list). */
+  userKind: 'person' | 'bot' | 'app' | 'placeholder';
+  deleted: boolean;
+  /** Why the user is a guest in the source, when it is one. */
+  guest?: string;
+  roles?: string[];
+  realName?: string;
+  displayName?: string;
+  email?: string;
+  title?: string;
+  timeZone?: { name?: string; label?: string; offsetSeconds?: number };
+  /** The bot's own id when the user is a bot (Slack `B…`). */
+  botId?: string;
+  placeholder?: { reason: string; firstSeenIn?: string };
+}
+
+export interface TextWithAuthor {
+  text: string;
+  /** Source user id of who set it. */
+  setBy?: string;
+  /** ISO 8601 UTC. */
+  setAt?: string;
+}
+
+export interface ChannelSourceFacts extends SourceFactsBase {
+  kind: 'channel';
+  /** The source's kind of conversation: Slack `channel`, `group`, `dm`, `mpim`. */
+  conversationType: string;
+  /** The source's channel name (the imported name may differ after being made valid and unique). */
+  name?: string;
+  /** ISO 8601 UTC. */
+  created?: string;
+  /** Source user id. */
+  creator?: string;
+  archived: boolean;
+  general?: boolean;
+  topic?: TextWithAuthor;
+  purpose?: TextWithAuthor;
+  /** Source user ids of the members, as the source lists them. */
+  memberIds?: string[];
+  /** When the platform type is not the natural one (a group DM over 10 people became PRIVATE). */
+  typeChange?: { from: string; to: string; reason: string };
+}
+
+export interface FileFacts {
+  id?: string;
+  name?: string;
+  title?: string;
+  mimetype?: string;
+  sizeBytes?: number;
+  /** Where the source served the file, with any access token removed. Not fetched by the import. */
+  url?: string;
+  /** available, deleted (Slack tombstone), or hidden (Slack plan limit). */
+  state: 'available' | 'deleted' | 'hidden';
+  extra?: Record<string, unknown>;
+}
+
+export interface ReactionFacts {
+  /** The emoji code without skin tone, e.g. `thumbsup`. */
+  emoji: string;
+  /** Skin tone 2–6 when the source gave one. */
+  skinTone?: number;
+  /** The code exactly as the source wrote it, e.g. `thumbsup::skin-tone-3`. */
+  name: string;
+  /** Source user ids. */
+  users: string[];
+  count: number;
+}
+
+export interface MessageSourceFacts extends SourceFactsBase {
+  kind: 'message';
+  /** Source channel id. */
+  channel: string;
+  /** The source's own timestamp, exactly (Slack ts). */
+  ts: string;
+  /** ISO 8601 UTC send time: the import has no timestamp field. */
+  time: string;
+  /** Source user id of the sender; for bots the bot's id when it has no user. */
+  author?: string;
+  authorKind?: 'user' | 'bot' | 'system';
+  /** Slack subtype (`channel_join`, `bot_message`, …) when there is one. */
+  subtype?: string;
+  thread?: {
+    /** Source id of the thread's root message (the same as `id` on the root itself). */
+    root: string;
+    isRoot: boolean;
+    replyCount?: number;
+    /** Also posted to the channel (Slack thread_broadcast). */
+    broadcast?: boolean;
+    /** The root is not in the export (deleted, or outside the exported range). */
+    rootMissing?: boolean;
+  };
+  edited?: { by?: string; ts?: string; time?: string };
+  mentions?: { users?: string[]; channels?: string[]; groups?: string[]; broadcasts?: string[] };
+  files?: FileFacts[];
+  reactions?: ReactionFacts[];
+  /** A message longer than the body limit is imported as consecutive parts (see docs). */
+  part?: { index: number; count: number };
+  /** A second message with the same ts in one conversation (broken exports): its occurrence number. */
+  occurrence?: number;
+  /** This message's ts is earlier than the one imported before it in the same conversation. */
+  outOfOrder?: boolean;
+}
+
+export type SourceFacts = UserSourceFacts | ChannelSourceFacts | MessageSourceFacts;
+
+/** Record fields not consumed by the mapping and not in `drop`, for `extra`; undefined when none remain. */
+export function pickExtra(record: Record<string, unknown>, consumed: readonly string[], drop: readonly string[] = []): Record<string, unknown> | undefined {
+  const extra: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (consumed.includes(key) || drop.includes(key) || value === undefined) continue;
+    extra[key] = value;
+  }
+  return Object.keys(extra).length === 0 ? undefined : extra;
+}
+
+/** Removes undefined fields so items serialize the same way every time and stay small. */
+export function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) if (value[key] === undefined) delete value[key];
+  return value;
+}

@@ -1,0 +1,125 @@
+import { resolveChannelId } from './channel-ref.js';
+import type { ChannelIdLookup } from './channel-ref.js';
+import { compileMapping, MappingError } from './compile-mapping.js';
+import { idempotencyKeyFor, sourceKeyOf } from './idempotency.js';
+import type { NestedMapping, SkipRule } from './mapping-spec.js';
+import { compileSkipRules, describeSkipRule } from './skip-rules.js';
+import { CHANNEL_KEY_PROPERTY, CHANNEL_REF_STAGES, DERIVED_FIELDS, IMPLIED_TYPES } from './stages.js';
+import { describeFound, reason } from './types.js';
+import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
+import { FAST_VALIDATORS } from './validate-fast.js';
+
+/** Everything the pipeline file says about how one stage's records become items. */
+export interface StageProcessorSpec {
+  /** The pipeline's name: part of every idempotency key. */
+  pipelineName: string;
+  stage: StageKind;
+  /** The source field that identifies a record, or several (a composite key). */
+  key: string | string[];
+  /** Members and messages: the source field holding the source key of the record's channel. */
+  channel?: string;
+  mapping: NestedMapping;
+  /** Records matching any rule are skipped (counted, never sent). Default none. */
+  skip?: SkipRule[];
+}
+
+export interface StageProcessorDeps {
+  /**
+   * Members and messages: channel source key → platform channel id, known once the channels stage has
+   * finished. For an offline check (`chatport validate`) pass a lookup that answers a placeholder id (any
+   * positive integer) for the keys the channels stage would produce.
+   */
+  channelIds?: ChannelIdLookup;
+}
+
+/** What the formats produce for one record (structurally the same as src/formats' SourceItem). */
+export type SourceInput =
+  | { record: Record<string, unknown>; position: RecordPosition }
+  | { unparseable: { message: string; expected: string; raw: unknown }; position: RecordPosition };
+
+export type StageProcessor = (input: SourceInput) => Processed;
+
+/**
+ * Compiles a stage once (mapping, skip rules, key) and returns the function that turns each source
+ * record into an Accepted item (with its idempotency key and, for members and messages, its channel id),
+ * a Rejected record with every reason, or a Skipped one.
+ *
+ * Throws MappingError (code CONFIG_INVALID) with `details.path` relative to the stage (`mapping.body`,
+ * `skip.1.matches`, `channel`) when the spec cannot work; src/config calls this to check pipeline files.
+ */
+export function createStageProcessor(spec: StageProcessorSpec, deps: StageProcessorDeps = {}): StageProcessor {
+  const { stage, pipelineName } = spec;
+  for (const field of DERIVED_FIELDS[stage])
+    if (Object.hasOwn(spec.mapping, field))
+      throw new MappingError(`mapping.${field}: chatport sets ${field} itself${field === 'channelId' ? ' from the stage\'s "channel" field' : ''}; remove it from the mapping`, `mapping.${field}`);
+  const needsChannel = CHANNEL_REF_STAGES.includes(stage);
+  if (needsChannel && spec.channel === undefined) throw new MappingError(`channel: the ${stage} stage needs "channel", the source field naming the record's channel by its key`, 'channel');
+  if (!needsChannel && spec.channel !== undefined) throw new MappingError(`channel: only members and messages name a channel`, 'channel');
+  const lookup = deps.channelIds;
+  if (needsChannel && lookup === undefined) throw new TypeError(`the ${stage} stage needs deps.channelIds`);
+
+  let mapping;
+  try {
+    mapping = compileMapping(spec.mapping, { impliedTypes: IMPLIED_TYPES[stage] });
+  } catch (error) {
+    if (error instanceof MappingError) throw new MappingError(error.message, `mapping.${String(error.details.path)}`);
+    throw error;
+  }
+  const skip = spec.skip ?? [];
+  const skipTest = compileSkipRules(skip);
+  const skipWords = skip.map(describeSkipRule);
+  const keyFields = typeof spec.key === 'string' ? [spec.key] : spec.key;
+  const keyName = keyFields.join(', ');
+  const validate = FAST_VALIDATORS[stage];
+  const channelField = spec.channel ?? '';
+
+  return (input) => {
+    const { position } = input;
+    if ('unparseable' in input) {
+      const u = input.unparseable;
+      return {
+        kind: 'rejected',
+        position,
+        reasons: [{ field: '', expected: u.expected, found: typeof u.raw === 'string' ? 'unreadable text' : describeFound(u.raw), message: u.message }],
+        raw: u.raw,
+      };
+    }
+    const record = input.record;
+    const rule = skipTest(record);
+    if (rule !== -1) return { kind: 'skipped', position, rule, because: skipWords[rule]! };
+
+    const reasons: Reason[] = [];
+    const sourceKey = sourceKeyOf(keyFields.length === 1 ? [record[keyFields[0]!]] : keyFields.map((f) => record[f]));
+    if (sourceKey === undefined) reasons.push(reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
+    const item = mapping.map(record, reasons);
+
+    if (stage === 'users' && item.properties === undefined) item.properties = {};
+    if (stage === 'channels' && sourceKey !== undefined) {
+      const props = item.properties;
+      // A fresh object: the mapping may share one (a constant) between records.
+      item.properties = props !== null && typeof props === 'object' && !Array.isArray(props) ? { ...props, [CHANNEL_KEY_PROPERTY]: sourceKey } : props === undefined ? { [CHANNEL_KEY_PROPERTY]: sourceKey } : props;
+    }
+    let channelKey: string | undefined;
+    let channelId: number | undefined;
+    if (needsChannel) {
+      channelKey = sourceKeyOf([record[channelField]]);
+      const resolved = resolveChannelId(channelKey, lookup!, channelField);
+      if (resolved.ok) {
+        channelId = resolved.channelId;
+        if (stage === 'messages') item.channelId = channelId;
+      } else reasons.push(resolved.reason);
+    }
+    if (sourceKey !== undefined) item.idempotencyKey = idempotencyKeyFor(pipelineName, stage, sourceKey);
+
+    const problems = validate(item);
+    if (problems !== undefined) {
+      // A value the mapping could not coerce was left out; the validator then finds it missing. Say it once.
+      for (const p of problems) if (!reasons.some((r) => r.field === p.field)) reasons.push(p);
+    }
+    if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: record };
+    const accepted: Processed = { kind: 'accepted', item, position, sourceKey: sourceKey! };
+    if (channelKey !== undefined) accepted.channelKey = channelKey;
+    if (channelId !== undefined) accepted.channelId = channelId;
+    return accepted;
+  };
+}

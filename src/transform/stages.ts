@@ -1,0 +1,42 @@
+import type { ValueType } from './mapping-spec.js';
+import type { StageKind } from './types.js';
+
+/** The order stages run in: each starts when the ones before it have FINISHED. */
+export const STAGE_ORDER: readonly StageKind[] = ['users', 'channels', 'members', 'messages'];
+
+/**
+ * What each stage needs finished first. Members and messages name channels by source key, which become
+ * numeric ids only after the channels stage finished (import jobs return no ids); messages also wait for
+ * members, so a sender is a member of the channel before the platform sees the message.
+ */
+export const STAGE_NEEDS: Readonly<Record<StageKind, readonly StageKind[]>> = {
+  users: [],
+  channels: ['users'],
+  members: ['users', 'channels'],
+  messages: ['users', 'channels', 'members'],
+};
+
+/** Stages whose records name their channel (by the channel's source key) and need it resolved to an id. */
+export const CHANNEL_REF_STAGES: readonly StageKind[] = ['members', 'messages'];
+
+/**
+ * The property under which every channel item carries its source key, so that after the channels stage
+ * the pipeline can find each channel's id (`GET /channels?properties={"chatportKey": "<key>"}`).
+ */
+export const CHANNEL_KEY_PROPERTY = 'chatportKey';
+
+/** Coercions applied when a mapping names no type, because the import schema allows only that type there. */
+export const IMPLIED_TYPES: Readonly<Record<StageKind, Readonly<Record<string, ValueType>>>> = {
+  users: { isGuest: 'boolean', 'displayPicture.size': 'integer' },
+  channels: {},
+  members: {},
+  messages: {},
+};
+
+/** Item fields chatport fills itself; a mapping must not set them. */
+export const DERIVED_FIELDS: Readonly<Record<StageKind, readonly string[]>> = {
+  users: ['idempotencyKey'],
+  channels: ['idempotencyKey'],
+  members: ['idempotencyKey'],
+  messages: ['idempotencyKey', 'channelId'],
+};

@@ -1,0 +1,76 @@
+import type { ImportKind } from '../wire/imports.js';
+
+/** Where a record came from (the same shape src/formats produces). */
+export interface RecordPosition {
+  file: string;
+  /** 1-based line where the record starts (CSV, NDJSON). */
+  line?: number;
+  /** 0-based record number in the file. */
+  index: number;
+}
+
+/** One thing wrong with a record. A rejected record carries every reason found, not only the first. */
+export interface Reason {
+  /** Path in the import item, dot-separated (`properties.joined`, `members.2`); `""` for the record itself. */
+  field: string;
+  /** What was expected there, for people: `a boolean (true/false, yes/no, 1/0)`. */
+  expected: string;
+  /** A short description of what was found (`"maybe"`, `missing`, `a number`). */
+  found: string;
+  /** The whole reason as one sentence. */
+  message: string;
+  /** The source field the value came from, when one did. */
+  sourceField?: string;
+}
+
+export interface Accepted<T = Record<string, unknown>> {
+  kind: 'accepted';
+  item: T;
+  position: RecordPosition;
+  /** The record's source key (from the stage's `key` fields), as text. */
+  sourceKey: string;
+  /** Members and messages: the source key of the channel the record names. */
+  channelKey?: string;
+  /** Members and messages after resolution: the platform's numeric channel id. */
+  channelId?: number;
+}
+
+export interface Rejected {
+  kind: 'rejected';
+  position: RecordPosition;
+  reasons: Reason[];
+  /** The source record as read (or the raw text of an unparseable one). */
+  raw: unknown;
+}
+
+/** A record a skip rule matched; counted as skipped, never sent. */
+export interface Skipped {
+  kind: 'skipped';
+  position: RecordPosition;
+  /** Index of the matching rule in the stage's `skip` list, and the rule in words. */
+  rule: number;
+  because: string;
+}
+
+export type Processed<T = Record<string, unknown>> = Accepted<T> | Rejected | Skipped;
+
+export type StageKind = ImportKind;
+
+/** Short text for a found value in reasons: never the whole of a long value. */
+export function describeFound(value: unknown): string {
+  if (value === undefined) return 'missing';
+  if (value === null) return 'null';
+  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}… (${value.length} characters)` : JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  if (Array.isArray(value)) return `an array of ${value.length}`;
+  return `an ${typeof value}`;
+}
+
+export function reason(field: string, expected: string, value: unknown, sourceField?: string): Reason {
+  const found = describeFound(value);
+  const where = field === '' ? 'the record' : field;
+  const from = sourceField === undefined ? '' : ` (from source field ${JSON.stringify(sourceField)})`;
+  const r: Reason = { field, expected, found, message: `${where}${from}: expected ${expected}, found ${found}` };
+  if (sourceField !== undefined) r.sourceField = sourceField;
+  return r;
+}

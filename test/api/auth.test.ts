@@ -1,0 +1,110 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createClient, isForbiddenError, isServerError, isUnauthorizedError } from '../../src/api/index.js';
+import { realSleep } from '../../src/shared/async.js';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
+import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
+import { startApiTestBed, type ApiTestBed } from './support.js';
+
+let bed: ApiTestBed;
+let tokenProxy: OtherOrigin | undefined;
+
+afterEach(async () => {
+  await bed.close();
+  await tokenProxy?.close();
+  tokenProxy = undefined;
+});
+
+/** Tokens the sandbox handed out through the proxy: the test learns them, the logs must not. */
+function tokensSeen(): string[] {
+  return (tokenProxy?.relayed ?? []).map((b) => (JSON.parse(b.toString('utf8')) as { access_token?: string }).access_token ?? '');
+}
+
+describe('client credentials', () => {
+  it('renews a token that expires mid-run before it is refused', async () => {
+    // Renewal comes a tenth of the lifetime early: 200 ms of slack on a busy machine.
+    bed = await startApiTestBed({ tokenLifetimeSeconds: 2 });
+    tokenProxy = await startOtherOrigin({ forwardTo: bed.sandbox.url });
+    const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: `${tokenProxy.url}/oauth/token`, ...bed.sandbox.credentials } });
+    const started = Date.now();
+    while (Date.now() - started < 2600) {
+      await client.application.get();
+      await realSleep(100);
+    }
+    const requests = bed.sandbox.requests();
+    expect(requests.filter((r) => r.path === '/application').every((r) => r.status === 200)).toBe(true);
+    expect(tokenProxy.received.length).toBeGreaterThanOrEqual(2);
+    expect(tokenProxy.received.every((r) => r.headers.authorization?.startsWith('Basic '))).toBe(true);
+    expect(tokenProxy.received[0]!.body.toString()).toBe('grant_type=client_credentials');
+    bed.logs.expectNoSecrets([...bed.secrets(), ...tokensSeen()]);
+  });
+
+  it('fetches a new token once when the API answers 401', async () => {
+    bed = await startApiTestBed({ tokenLifetimeSeconds: 1 });
+    tokenProxy = await startOtherOrigin({ forwardTo: bed.sandbox.url });
+    // A clock that stands still: the client believes its token is fresh; the server knows better.
+    const frozen = Date.now();
+    const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: `${tokenProxy.url}/oauth/token`, ...bed.sandbox.credentials } }, { now: () => frozen });
+    await client.application.get();
+    await realSleep(1100);
+    await client.application.get();
+    expect(bed.sandbox.requests().filter((r) => r.path === '/application').map((r) => r.status)).toEqual([200, 401, 200]);
+    expect(tokenProxy.received).toHaveLength(2);
+    expect(bed.logs.lines.some((l) => l.includes('refused the access token (401)'))).toBe(true);
+    bed.logs.expectNoSecrets([...bed.secrets(), ...tokensSeen()]);
+  });
+
+  it('reports refused client credentials as API_UNAUTHORIZED (exit 77) without the secret', async () => {
+    bed = await startApiTestBed();
+    const wrongSecret = 'definitely-wrong-secret';
+    const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: bed.sandbox.tokenUrl, clientId: bed.sandbox.credentials.clientId, clientSecret: wrongSecret } });
+    const error = await client.jobs.get(1).catch((e: unknown) => e);
+    expect(isUnauthorizedError(error)).toBe(true);
+    expect(exitCodeFor(error)).toBe(ExitCode.AUTH);
+    expect((error as Error).message).toContain('get an access token');
+    expect(JSON.stringify((error as { toJSON(): unknown }).toJSON())).not.toContain(wrongSecret);
+    expect(bed.sandbox.requests().filter((r) => r.path === '/oauth/token')).toHaveLength(1);
+    bed.logs.expectNoSecrets([...bed.secrets(), wrongSecret]);
+  });
+});
+
+describe('token endpoint failures', () => {
+  it('are retried by the token request alone, not again by the call that needed the token', async () => {
+    bed = await startApiTestBed();
+    bed.sandbox.setFaults([{ method: 'POST', path: '/oauth/token', fault: { kind: 'status', status: 503 } }]);
+    const error = await bed.client.application.get().catch((e: unknown) => e);
+    expect(isServerError(error)).toBe(true);
+    expect((error as Error).message).toContain('get an access token');
+    expect(bed.sandbox.requests().filter((r) => r.path === '/oauth/token')).toHaveLength(5);
+    expect(bed.sandbox.requests().filter((r) => r.path === '/application')).toHaveLength(0);
+    bed.logs.expectNoSecrets(bed.secrets());
+  });
+});
+
+describe('scopes and static tokens', () => {
+  it('a missing scope is a 403 whose message names the scope', async () => {
+    bed = await startApiTestBed();
+    const token = bed.sandbox.issueToken({ scopes: ['read:application', 'create:user'] });
+    const client = bed.newClient({ auth: { kind: 'static', accessToken: token } });
+    const error = await client.jobs.get(1).catch((e: unknown) => e);
+    expect(isForbiddenError(error)).toBe(true);
+    expect(exitCodeFor(error)).toBe(ExitCode.AUTH);
+    expect((error as Error).message).toMatch(/read:job/);
+    expect((error as Error).message).toContain('access_denied');
+    expect(bed.sandbox.requests().filter((r) => r.path === '/jobs/1')).toHaveLength(1);
+    bed.logs.expectNoSecrets([...bed.secrets(), token]);
+  });
+
+  it('a static token that expires is reported, not renewed', async () => {
+    bed = await startApiTestBed();
+    const token = bed.sandbox.issueToken({ lifetimeSeconds: 1 });
+    const client = createClient({ apiUrl: bed.sandbox.url, auth: { kind: 'static', accessToken: token }, retry: 'rapid' }, { logger: bed.logs.logger });
+    await client.application.get();
+    await realSleep(1100);
+    const error = await client.application.get().catch((e: unknown) => e);
+    await client.close();
+    expect(isUnauthorizedError(error)).toBe(true);
+    expect((error as Error).message).toMatch(/CHAT_ACCESS_TOKEN/);
+    expect(bed.sandbox.requests().filter((r) => r.path === '/application').map((r) => r.status)).toEqual([200, 401]);
+    bed.logs.expectNoSecrets([...bed.secrets(), token]);
+  });
+});

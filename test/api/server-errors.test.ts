@@ -1,0 +1,77 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createClient, isNetworkError, isServerError } from '../../src/api/index.js';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
+import { startApiTestBed, type ApiTestBed } from './support.js';
+
+let bed: ApiTestBed;
+
+beforeEach(async () => {
+  bed = await startApiTestBed();
+  await bed.client.auth.check();
+  bed.sandbox.clearRequests();
+});
+
+afterEach(async () => {
+  bed.logs.expectNoSecrets(bed.secrets());
+  await bed.close();
+});
+
+describe('server errors', () => {
+  it('retries 503 and 500, then succeeds', async () => {
+    bed.sandbox.setFaults([
+      { path: '/application', fault: { kind: 'status', status: 503 }, times: 1 },
+      { path: '/application', fault: { kind: 'status', status: 500 }, times: 1 },
+    ]);
+    expect((await bed.client.application.get()).id).toBeTypeOf('number');
+    expect(bed.sandbox.requests().map((r) => r.status)).toEqual([503, 500, 200]);
+    expect(bed.logs.lines.filter((l) => l.includes('request failed: retrying'))).toHaveLength(2);
+  });
+
+  it('honours Retry-After on a 503', async () => {
+    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'status', status: 503, retryAfter: { seconds: 1 } }, times: 1 }]);
+    await bed.client.application.get();
+    const [first, second] = bed.sandbox.requests();
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('stops after the policy attempts with API_SERVER (exit 69), naming the call', async () => {
+    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'status', status: 502 } }]);
+    const error = await bed.client.application.get().catch((e: unknown) => e);
+    expect(isServerError(error)).toBe(true);
+    expect(exitCodeFor(error)).toBe(ExitCode.UNAVAILABLE);
+    expect((error as Error).message).toContain('get the application (GET /application)');
+    expect((error as { details: { attempts: number } }).details.attempts).toBe(5);
+    expect(bed.sandbox.requests()).toHaveLength(5);
+  });
+
+  it('never repeats an analytics export POST that reached the server', async () => {
+    bed.sandbox.setFaults([{ method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 503 } }]);
+    expect(isServerError(await bed.client.exports.start('messages').catch((e: unknown) => e))).toBe(true);
+    bed.sandbox.setFaults([{ method: 'POST', path: '/analytics/**', fault: { kind: 'drop', when: 'after-processing' }, times: 1 }]);
+    const dropped = await bed.client.exports.start('messages').catch((e: unknown) => e);
+    expect(isNetworkError(dropped) && dropped.reachedServer).toBe(true);
+    expect(bed.sandbox.requests().filter((r) => r.path === '/analytics/messages')).toHaveLength(2);
+  });
+
+  it('repeats an export POST whose connection was never made', async () => {
+    const port = new URL(bed.sandbox.url).port;
+    await bed.sandbox.close();
+    let sleeps = 0;
+    const client = createClient(
+      { apiUrl: `http://127.0.0.1:${port}`, auth: { kind: 'static', accessToken: 'static-token-value' }, retry: 'rapid' },
+      { logger: bed.logs.logger, sleep: async () => void sleeps++ },
+    );
+    const error = await client.exports.start('users').catch((e: unknown) => e);
+    await client.close();
+    expect(isNetworkError(error) && !error.reachedServer).toBe(true);
+    expect(exitCodeFor(error)).toBe(ExitCode.UNAVAILABLE);
+    expect(sleeps).toBe(4);
+    bed.logs.expectNoSecrets(['static-token-value']);
+  });
+
+  it('retries a GET whose response was cut mid-body', async () => {
+    bed.sandbox.setFaults([{ method: 'GET', path: '/application', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
+    expect((await bed.client.application.get()).id).toBeTypeOf('number');
+    expect(bed.sandbox.requests().filter((r) => r.path === '/application')).toHaveLength(2);
+  });
+});

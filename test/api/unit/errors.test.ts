@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type ApiError,
+  ClientRequestError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  UnauthorizedError,
+  createApiError,
+  isApiError,
+  isForbiddenError,
+  isRateLimitedError,
+} from '../../../src/api/errors/index.js';
+import { JobDeadlineError } from '../../../src/api/errors/job-errors.js';
+import { isRetryable } from '../../../src/api/retry/decide.js';
+import { NetworkError, TimeoutError } from '../../../src/api/errors/api-error.js';
+import { ExitCode, exitCodeFor } from '../../../src/shared/exit-codes.js';
+
+const site = { operation: 'get job 42', method: 'GET', path: '/jobs/42' };
+
+describe('createApiError', () => {
+  it('maps each status to its class, code, mark and exit code', () => {
+    const cases: Array<[number, new (...a: never[]) => ApiError, string, boolean, number]> = [
+      [401, UnauthorizedError, 'API_UNAUTHORIZED', false, ExitCode.AUTH],
+      [403, ForbiddenError, 'API_FORBIDDEN', false, ExitCode.AUTH],
+      [404, NotFoundError, 'API_NOT_FOUND', false, ExitCode.INTERNAL],
+      [429, RateLimitedError, 'API_RATE_LIMITED', true, ExitCode.TEMPORARY],
+      [500, ServerError, 'API_SERVER', true, ExitCode.UNAVAILABLE],
+      [503, ServerError, 'API_SERVER', true, ExitCode.UNAVAILABLE],
+      [400, ClientRequestError, 'API_CLIENT_ERROR', false, ExitCode.INTERNAL],
+    ];
+    for (const [status, cls, code, transient, exit] of cases) {
+      const error = createApiError(site, { status, bodyText: '' });
+      expect(error, String(status)).toBeInstanceOf(cls);
+      expect(error).toMatchObject({ code, transient, status, method: 'GET', path: '/jobs/42' });
+      expect(exitCodeFor(error)).toBe(exit);
+    }
+  });
+
+  it('keeps the §7 API error body: error, message, timestamp', () => {
+    const error = createApiError(site, {
+      status: 404,
+      bodyText: JSON.stringify({ error: 'ResourceNotFoundError', message: 'resource not found', timestamp: '2026-11-22T12:00:00Z' }),
+    });
+    expect(error).toMatchObject({ error: 'ResourceNotFoundError', description: 'resource not found', timestamp: '2026-11-22T12:00:00Z' });
+    expect(error.message).toContain('get job 42 (GET /jobs/42)');
+    expect(error.message).toContain('resource not found');
+  });
+
+  it('reads the authentication error body (error_description) and names the missing scope on 403', () => {
+    const error = createApiError(site, { status: 403, bodyText: JSON.stringify({ error: 'access_denied', error_description: 'access is denied' }) }, ['read:job']);
+    expect(isForbiddenError(error)).toBe(true);
+    expect(error).toMatchObject({ error: 'access_denied', description: 'access is denied', requiredScopes: ['read:job'] });
+    expect(error.message).toMatch(/read:job/);
+  });
+
+  it('survives a body that is not JSON', () => {
+    const error = createApiError(site, { status: 502, bodyText: '<html>Bad Gateway</html>' });
+    expect(error.description).toBe('<html>Bad Gateway</html>');
+    expect(error.message).toContain('502');
+  });
+
+  it('carries Retry-After on rate limiting', () => {
+    const error = createApiError(site, { status: 429, bodyText: '', retryAfterMs: 3000 });
+    expect(isRateLimitedError(error) && error.retryAfterMs).toBe(3000);
+    expect(error.message).toContain('3 s');
+  });
+});
+
+describe('type guards', () => {
+  it('match by name and code across module copies', () => {
+    const foreign = Object.assign(new Error('x'), { name: 'ForbiddenError', code: 'API_FORBIDDEN', transient: false, method: 'GET' });
+    expect(isForbiddenError(foreign)).toBe(true);
+    expect(isApiError(foreign)).toBe(true);
+    expect(isRateLimitedError(foreign)).toBe(false);
+    expect(isApiError(new Error('plain'))).toBe(false);
+  });
+});
+
+describe('JobDeadlineError', () => {
+  it('names the job and maps to the temporary exit code', () => {
+    const error = new JobDeadlineError(42, { type: 'USER_IMPORT', state: 'RUNNING', waitedMs: 61_000 });
+    expect(error.code).toBe('JOB_DEADLINE_EXCEEDED');
+    expect(error.message).toContain('job 42');
+    expect(exitCodeFor(error)).toBe(ExitCode.TEMPORARY);
+  });
+});
+
+describe('isRetryable', () => {
+  const network = (reachedServer: boolean) => new NetworkError('x', { ...site, reachedServer });
+  it('repeats idempotent calls on 429, 5xx, network errors and timeouts, never on other 4xx', () => {
+    expect(isRetryable(createApiError(site, { status: 429, bodyText: '' }), 'idempotent')).toBe(true);
+    expect(isRetryable(createApiError(site, { status: 500, bodyText: '' }), 'idempotent')).toBe(true);
+    expect(isRetryable(network(true), 'idempotent')).toBe(true);
+    expect(isRetryable(new TimeoutError('x', { ...site, phase: 'headers' }), 'idempotent')).toBe(true);
+    expect(isRetryable(createApiError(site, { status: 400, bodyText: '' }), 'idempotent')).toBe(false);
+    expect(isRetryable(createApiError(site, { status: 403, bodyText: '' }), 'idempotent')).toBe(false);
+  });
+
+  it('repeats an export POST only when the request never reached the server', () => {
+    expect(isRetryable(network(false), 'unsent-only')).toBe(true);
+    expect(isRetryable(new TimeoutError('x', { ...site, phase: 'connect' }), 'unsent-only')).toBe(true);
+    expect(isRetryable(network(true), 'unsent-only')).toBe(false);
+    expect(isRetryable(new TimeoutError('x', { ...site, phase: 'headers' }), 'unsent-only')).toBe(false);
+    expect(isRetryable(createApiError(site, { status: 503, bodyText: '' }), 'unsent-only')).toBe(false);
+    expect(isRetryable(network(false), 'never')).toBe(false);
+  });
+});

@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolvePipelineConfig } from '../../src/config/index.js';
+import type { ConfigIssue } from '../../src/config/index.js';
+
+const GOOD = `
+name: demo
+api:
+  url: \${API_URL:-http://127.0.0.1:8787}
+  clientId: \${CLIENT_ID}
+  clientSecret: \${CLIENT_SECRET}
+options:
+  chunkRecords: \${CHUNK:-250}
+stages:
+  messages:
+    source: { path: data/messages.csv.gz }
+    key: id
+    channel: channel
+    options: { concurrency: 8 }
+    mapping:
+      type: { const: TEXT }
+      body: text
+      user: author
+  users:
+    source:
+      path: [ s3://bucket/users/, /abs/users.ndjson ]
+      format: ndjson
+    key: id
+    mapping:
+      name: login
+      displayName: { template: "{first} {last}" }
+      isGuest: { field: guest, type: boolean, default: false }
+`;
+
+const env = { CLIENT_ID: 'cid', CLIENT_SECRET: 's3cret' };
+
+function errorsOf(text: string, options = {}): ConfigIssue[] {
+  const result = resolvePipelineConfig(text, { env, path: '/p/x.yaml', ...options });
+  if (result.ok) throw new Error('expected errors');
+  return result.errors;
+}
+
+describe('resolvePipelineConfig', () => {
+  it('resolves a good file: interpolation, typed numbers, defaults, stage order, paths relative to the file', () => {
+    const result = resolvePipelineConfig(GOOD, { env, path: '/work/pipes/demo.yaml' });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const { config } = result;
+    // Members and messages without a channels stage can only use channels imported earlier: worth a warning.
+    expect(result.warnings).toEqual([expect.objectContaining({ path: 'stages', line: 10 })]);
+    expect(config.api).toEqual({ url: 'http://127.0.0.1:8787', tokenUrl: 'http://127.0.0.1:8787/oauth/token', clientId: 'cid', clientSecret: 's3cret', pathPrefix: '' });
+    expect(config.state).toBe('.chatport/demo');
+    expect(config.baseDir).toBe('/work/pipes');
+    expect(config.stages.map((s) => s.stage)).toEqual(['users', 'messages']);
+    const [users, messages] = config.stages;
+    expect(users!.source).toEqual({
+      paths: ['s3://bucket/users/', '/abs/users.ndjson'],
+      format: 'ndjson',
+      gzip: 'auto',
+      csv: { header: true, delimiter: ',', quote: '"', bom: true, encoding: 'utf8' },
+    });
+    expect(messages!.source.paths).toEqual([join('/work/pipes', 'data/messages.csv.gz')]);
+    expect(users!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 4 });
+    expect(messages!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 8 });
+    expect(messages!.channel).toBe('channel');
+    expect(users!.skip).toEqual([]);
+  });
+
+  it('names the exact path and line of a missing required mapping field', () => {
+    const text = GOOD.replace('      body: text\n', '');
+    const errors = errorsOf(text);
+    expect(errors).toEqual([
+      expect.objectContaining({ path: 'stages.messages.mapping.body', message: 'stages.messages.mapping.body: required: every messages item needs body', line: 16 }),
+    ]);
+  });
+
+  it('names paths, expectations and lines of schema errors', () => {
+    const text = GOOD.replace('format: ndjson', 'format: xml').replace('key: id\n    channel', 'key: 5\n    channel').replace('concurrency: 8', 'concurrency: 0, chunkSize: 3');
+    const errors = errorsOf(text);
+    const byPath = Object.fromEntries(errors.map((e) => [e.path, e]));
+    expect(Object.keys(byPath).sort()).toEqual(['stages.messages.key', 'stages.messages.options.chunkSize', 'stages.messages.options.concurrency', 'stages.users.source.format']);
+    expect(byPath['stages.users.source.format']).toMatchObject({ expected: 'one of "csv", "ndjson", "json"', line: 22 });
+    expect(byPath['stages.messages.options.concurrency']).toMatchObject({ expected: 'at least 1' });
+    expect(byPath['stages.messages.options.chunkSize']!.message).toMatch(/unknown field "chunkSize"/);
+    expect(byPath['stages.messages.key']!.message).toMatch(/expected text, found number 5/);
+  });
+
+  it('picks the meant branch of a mapping value and names the nested path', () => {
+    const errors = errorsOf(GOOD.replace('type: boolean, default: false', 'type: bool, default: false'));
+    expect(errors).toEqual([expect.objectContaining({ path: 'stages.users.mapping.isGuest.type', expected: expect.stringContaining('"boolean"') as unknown })]);
+  });
+
+  it('reports mappings that do not compile with their path', () => {
+    const errors = errorsOf(GOOD.replace('"{first} {last}"', '"{first"'));
+    expect(errors).toEqual([expect.objectContaining({ path: 'stages.users.mapping.displayName' })]);
+    const skip = errorsOf(GOOD.replace('    key: id\n    mapping:\n      name', '    key: id\n    skip: [ { field: a, matches: "(" } ]\n    mapping:\n      name'));
+    expect(skip).toEqual([expect.objectContaining({ path: 'stages.users.skip.0.matches' })]);
+    expect(errorsOf(GOOD.replace('    channel: channel\n', ''))).toEqual([expect.objectContaining({ path: 'stages.messages.channel' })]);
+  });
+
+  it('reports unset variables as errors at their path, or as warnings with missingEnv "warn" (dropping api)', () => {
+    const errors = errorsOf(GOOD, { env: {} });
+    expect(errors.map((e) => e.path)).toEqual(['api.clientId', 'api.clientSecret']);
+    expect(errors[0]!.message).toMatch(/CLIENT_ID is not set/);
+    const lenient = resolvePipelineConfig(GOOD, { env: {}, missingEnv: 'warn' });
+    expect(lenient.ok).toBe(true);
+    if (lenient.ok) {
+      expect(lenient.config.api).toBeUndefined();
+      expect(lenient.warnings.map((w) => w.path)).toContain('api.clientSecret');
+    }
+  });
+
+  it('keeps quoted interpolations as text and types plain ones', () => {
+    const result = resolvePipelineConfig(GOOD.replace('chunkRecords: ${CHUNK:-250}', 'chunkRecords: "${CHUNK:-250}"'), { env });
+    expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['options.chunkRecords']);
+  });
+
+  it('warns about a secret written into the file', () => {
+    const result = resolvePipelineConfig(GOOD.replace('${CLIENT_SECRET}', 'plain-secret'), { env });
+    expect(result.ok && result.warnings.map((w) => w.path)).toEqual(['api.clientSecret', 'stages']);
+    expect(JSON.stringify(result.warnings)).not.toContain('plain-secret');
+    const wrong = errorsOf(GOOD.replace('clientSecret: ${CLIENT_SECRET}', 'clientSecret: [hunter2]'));
+    expect(wrong).toEqual([expect.objectContaining({ path: 'api.clientSecret' })]);
+    expect(JSON.stringify(wrong)).not.toContain('hunter2');
+  });
+
+  it('reports YAML syntax errors with their line, and files without stages', () => {
+    expect(errorsOf('name: x\nstages: [\n')[0]).toMatchObject({ path: '', line: expect.any(Number) as unknown });
+    expect(errorsOf('name: x\nname: y\nstages: {}\n')[0]!.message).toMatch(/YAML/);
+    expect(errorsOf('name: x\nstages: {}\n')).toEqual([expect.objectContaining({ path: 'stages', message: expect.stringMatching(/at least one/) as unknown })]);
+    expect(errorsOf('- a\n')[0]!.message).toMatch(/mapping/);
+    expect(errorsOf('stages: {}\n')[0]).toMatchObject({ path: 'name', message: 'name: required (text)' });
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { FormatError, isUnparseable } from '../../src/formats/index.js';
+import { parseAll, pieces } from './collect.js';
+
+const lines = (items: Awaited<ReturnType<typeof parseAll>>) => items.map((i) => i.position.line);
+
+describe('CSV', () => {
+  it('reads a header and rows, with the line and index of each record', async () => {
+    const items = await parseAll(['id,name\n1,ann\n2,bob\n'], { format: 'csv' });
+    expect(items).toEqual([
+      { record: { id: '1', name: 'ann' }, position: { file: 'input', line: 2, index: 0 } },
+      { record: { id: '2', name: 'bob' }, position: { file: 'input', line: 3, index: 1 } },
+    ]);
+  });
+
+  it('strips a UTF-8 BOM so the first column keeps its name', async () => {
+    const items = await parseAll([Buffer.from([0xef, 0xbb, 0xbf]), 'id,name\r\n1,ann\r\n'], { format: 'csv' });
+    expect(items[0]).toMatchObject({ record: { id: '1', name: 'ann' } });
+    expect(Object.keys((items[0] as { record: object }).record)).toEqual(['id', 'name']);
+  });
+
+  it('counts CRLF lines, quoted CRLF newlines and blank lines exactly, also when read a byte at a time', async () => {
+    const text = 'id,body\r\n1,"a\r\nb\r\nc"\r\n\r\n2,plain\r\n3,"x\r\n\r\ny"\r\n4,last';
+    for (const size of [1, 2, 3, 7, 1000]) {
+      const items = await parseAll(pieces(text, size), { format: 'csv' });
+      expect(items.map((i) => (i as { record: Record<string, string> }).record.body)).toEqual(['a\r\nb\r\nc', 'plain', 'x\r\n\r\ny', 'last']);
+      expect(lines(items)).toEqual([2, 6, 7, 10]);
+      expect(items.map((i) => i.position.index)).toEqual([0, 1, 2, 3]);
+    }
+  });
+
+  it('counts LF quoted newlines', async () => {
+    const items = await parseAll(['id,body\n1,"two\nlines"\n2,"three\n\nlines"\n3,x\n'], { format: 'csv' });
+    expect(lines(items)).toEqual([2, 4, 7]);
+  });
+
+  it('takes delimiter ";" and another quote character', async () => {
+    const items = await parseAll(["a;b\n'x;y';z\n"], { format: 'csv', csv: { delimiter: ';', quote: "'" } });
+    expect(items[0]).toMatchObject({ record: { a: 'x;y', b: 'z' } });
+  });
+
+  it('reads latin1 when told the encoding', async () => {
+    const items = await parseAll([Buffer.from('name\nJosé\n', 'latin1')], { format: 'csv', csv: { encoding: 'latin1' } });
+    expect(items[0]).toMatchObject({ record: { name: 'José' } });
+  });
+
+  it('makes a row with the wrong number of fields an unparseable record at its line and goes on', async () => {
+    const items = await parseAll(['a,b\n1,2\n3,4,5\n6\n7,8\n'], { format: 'csv' });
+    expect(items.map((i) => isUnparseable(i))).toEqual([false, true, true, false]);
+    expect(items[1]).toEqual({
+      unparseable: { message: 'expected 2 fields (as the header has), found 3', expected: '2 fields', raw: '3,4,5' },
+      position: { file: 'input', line: 3, index: 1 },
+    });
+    expect(items[2]!.position).toEqual({ file: 'input', line: 4, index: 2 });
+    expect(items[3]).toMatchObject({ record: { a: '7', b: '8' }, position: { line: 5, index: 3 } });
+  });
+
+  it('names columns from `columns`, or by number without a header', async () => {
+    expect((await parseAll(['1,2\n'], { format: 'csv', csv: { header: false } }))[0]).toMatchObject({ record: { 1: '1', 2: '2' }, position: { line: 1 } });
+    expect((await parseAll(['1,2\n'], { format: 'csv', csv: { header: false, columns: ['x', 'y'] } }))[0]).toMatchObject({ record: { x: '1', y: '2' } });
+    expect((await parseAll(['a,b\n1,2\n'], { format: 'csv', csv: { columns: ['x', 'y'] } }))[0]).toMatchObject({ record: { x: '1', y: '2' }, position: { line: 2 } });
+  });
+
+  it('keeps a column named __proto__ as an ordinary field', async () => {
+    const [item] = await parseAll(['__proto__,b\n1,2\n'], { format: 'csv' });
+    const record = (item as { record: Record<string, unknown> }).record;
+    expect(Object.getPrototypeOf(record)).toBe(Object.prototype);
+    expect(Object.hasOwn(record, '__proto__')).toBe(true);
+  });
+
+  it('stops with a FormatError naming the file and the line where broken quoting starts, after the good rows', async () => {
+    const seen: number[] = [];
+    const run = async () => {
+      for (const item of await parseAll(['a,b\r\n1,"x\r\ny"\r\n2,"bad"z\r\n3,4\r\n'], { format: 'csv', file: 'f.csv' })) seen.push(item.position.line!);
+    };
+    await expect(run()).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'f.csv', line: 4 } });
+    await expect(run()).rejects.toBeInstanceOf(FormatError);
+  });
+
+  it('refuses a header that names a column twice', async () => {
+    await expect(parseAll(['a,a\n1,2\n'], { format: 'csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { line: 1, column: 'a' } });
+  });
+});

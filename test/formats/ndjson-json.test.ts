@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { parseAll, pieces } from './collect.js';
+
+describe('NDJSON', () => {
+  it('gives each object its line; bad lines and non-objects are unparseable at their line; blank lines are skipped', async () => {
+    const text = '{"a":1}\r\n\n{"a":2,\n[1]\n"x"\n{"a":3}';
+    for (const size of [1, 4, 1000]) {
+      const items = await parseAll(pieces(text, size), { format: 'ndjson' });
+      expect(items.map((i) => ('record' in i ? i.record : i.unparseable.expected))).toEqual([{ a: 1 }, 'one JSON object per line', 'a JSON object', 'a JSON object', { a: 3 }]);
+      expect(items.map((i) => i.position.line)).toEqual([1, 3, 4, 5, 6]);
+      expect(items.map((i) => i.position.index)).toEqual([0, 1, 2, 3, 4]);
+    }
+  });
+
+  it('keeps the raw text of an unreadable line', async () => {
+    const [item] = await parseAll(['{"a": nope}\n'], { format: 'ndjson' });
+    expect(item).toMatchObject({ unparseable: { raw: '{"a": nope}' }, position: { line: 1 } });
+  });
+
+  it('decodes multi-byte characters split across reads, and ignores a BOM', async () => {
+    const items = await parseAll(pieces('\uFEFF{"name":"Zoë 🙂"}\n', 1), { format: 'ndjson' });
+    expect(items).toEqual([{ record: { name: 'Zoë 🙂' }, position: { file: 'input', line: 1, index: 0 } }]);
+  });
+});
+
+describe('JSON array', () => {
+  it('streams the elements with their index; non-objects are unparseable', async () => {
+    const items = await parseAll(pieces('[{"a":1}, 2, {"b":{"c":[1,2]}}]', 3), { format: 'json' });
+    expect(items).toEqual([
+      { record: { a: 1 }, position: { file: 'input', index: 0 } },
+      { unparseable: { message: 'expected a JSON object, found a number', expected: 'a JSON object', raw: 2 }, position: { file: 'input', index: 1 } },
+      { record: { b: { c: [1, 2] } }, position: { file: 'input', index: 2 } },
+    ]);
+  });
+
+  it('stops with a FormatError after the last good element when the array is broken', async () => {
+    const seen: number[] = [];
+    const run = async () => {
+      for (const i of await parseAll(['[{"a":1},{"a":2},{"a":'], { format: 'json', file: 'x.json' })) seen.push(i.position.index);
+    };
+    await expect(run()).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'x.json', index: 2 } });
+  });
+
+  it('refuses a top-level value that is not an array', async () => {
+    await expect(parseAll(['{"a":1}'], { format: 'json' })).rejects.toMatchObject({ code: 'DATA_INVALID' });
+  });
+});

@@ -1,0 +1,92 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import type { RunReport } from '../../src/pipeline/report.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { resolvePipelineConfig } from '../../src/config/index.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+async function messagesByChannel(): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const channel of await all(f.client.channels.list())) {
+    const messages = await all(f.client.channels.messages(channel.id, { pageSize: 100 }));
+    messages.sort((a, b) => a.id - b.id);
+    out.set(channel.name, messages.map((m) => m.body ?? ''));
+  }
+  return out;
+}
+
+describe('import pipeline against the sandbox', () => {
+  it('imports the bundled CSV example: exactly the valid rows, every bad row a reject at its line', async () => {
+    const path = join(import.meta.dirname, '../../pipelines/csv-example.yaml');
+    const resolved = resolvePipelineConfig(await readFile(path, 'utf8'), {
+      path,
+      env: { CHATPORT_API_URL: f.sandbox.url, CHATPORT_CLIENT_ID: f.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: f.sandbox.credentials.clientSecret },
+    });
+    if (!resolved.ok) throw new Error(JSON.stringify(resolved.errors));
+    const report = await runImport({ config: resolved.config, stateDir: join(f.dir, 'state-example') }, { client: f.client });
+
+    expect(report.status).toBe('completed-with-rejects');
+    expect(report.totals).toEqual({ read: 26, imported: 16, rejected: 9, refused: 0, skipped: 1, pending: 0, balanced: true });
+    const users = await all(f.client.users.list());
+    expect(users.map((u) => u.name).sort()).toEqual(['alice', 'bob', 'carol']);
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; line: number; reasons: Array<{ field: string }> });
+    expect(rejects.map((r) => `${r.stage}:${r.line}`)).toEqual([
+      'users:5', 'users:6', 'channels:5', 'channels:6', 'members:7', 'members:8', 'messages:6', 'messages:7', 'messages:8',
+    ]);
+    const report2 = JSON.parse(await readFile(join(report.runDir, 'report.json'), 'utf8')) as RunReport;
+    expect(report2.totals).toEqual(report.totals);
+    expect(report2.apiVersion).toBe('2.112.3');
+  });
+
+  it('keeps every channel\'s messages in source order across concurrent chunks, and a rerun adds nothing', async () => {
+    const csv = generateCsvs({ users: 7, channels: 4, messages: 400 });
+    const dir = join(f.dir, 'ordered');
+    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    const { config } = await writePipeline(dir, generatedPipeline('ordered'));
+    const first = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(first.status).toBe('succeeded');
+    expect(first.stages.messages).toMatchObject({ read: 400, imported: 400, rejected: 0, chunks: 8 });
+
+    const second = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(second.runId).not.toBe(first.runId);
+    expect(second.stages.messages).toMatchObject({ read: 400, imported: 400 });
+
+    const byChannel = await messagesByChannel();
+    for (let c = 0; c < 4; c++) {
+      const expected = Array.from({ length: 100 }, (_, k) => `message number ${k * 4 + c}`);
+      expect(byChannel.get(`chan-${c}`)).toEqual(expected);
+    }
+  });
+
+  it('isolates the one item the platform refuses, at its source line, and imports the rest', async () => {
+    const dir = join(f.dir, 'refused');
+    // "user13" already exists on the platform under another idempotency key: a file holding it FAILS.
+    await f.client.imports.upload('users', { bytes: Buffer.from(JSON.stringify([{ name: 'taken13', displayName: 'x', isGuest: false, properties: {}, idempotencyKey: 'other-key' }])) })
+      .then((job) => f.client.jobs.wait(job.id, { initialIntervalMs: 20 }));
+    const rows = Array.from({ length: 40 }, (_, i) => `u${i},${i === 13 ? 'taken13' : `iso${i}`},Person ${i}`);
+    await writeInput(dir, 'users.csv', `id,username,display\n${rows.join('\n')}\n`);
+    const { config } = await writePipeline(dir, `name: refused
+options: { chunkRecords: 40 }
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping: { name: username, displayName: display, isGuest: { const: false } }
+`);
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.status).toBe('completed-with-rejects');
+    expect(report.stages.users).toMatchObject({ read: 40, imported: 39, rejected: 1, refused: 1 });
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number; record: { name: string } });
+    expect(rejects).toHaveLength(1);
+    expect(rejects[0]).toMatchObject({ kind: 'refused', line: 15, record: { name: 'taken13' } });
+    const names = new Set((await all(f.client.users.list({ pageSize: 100 }))).map((u) => u.name));
+    for (let i = 0; i < 40; i++) if (i !== 13) expect(names.has(`iso${i}`)).toBe(true);
+  });
+});

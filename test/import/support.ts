@@ -1,0 +1,92 @@
+import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient, type ChatportClient } from '../../src/api/index.js';
+import { resolvePipelineConfig, type PipelineConfig } from '../../src/config/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/options.js';
+
+export interface ImportFixture {
+  sandbox: SandboxHandle;
+  client: ChatportClient;
+  dir: string;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** A sandbox on a free port, a client with the rapid retry policy, and a temp folder for inputs and state. */
+export async function startImportFixture(options: SandboxOptions = {}): Promise<ImportFixture> {
+  const sandbox = await startSandbox({ port: 0, ...options });
+  const client = createClient(
+    { apiUrl: sandbox.url, auth: { kind: 'client-credentials', tokenUrl: sandbox.tokenUrl, ...sandbox.credentials }, retry: 'rapid' },
+  );
+  const dir = await mkdtemp(join(tmpdir(), 'chatport-import-'));
+  const env = { CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: sandbox.credentials.clientId, CHAT_CLIENT_SECRET: sandbox.credentials.clientSecret };
+  return {
+    sandbox, client, dir, env,
+    async close() {
+      await client.close();
+      await sandbox.close();
+    },
+  };
+}
+
+/** Writes a pipeline file into `dir` and resolves it. */
+export async function writePipeline(dir: string, yaml: string, env: Record<string, string> = {}): Promise<{ path: string; config: PipelineConfig }> {
+  const path = join(dir, 'pipeline.yaml');
+  await writeFile(path, yaml);
+  const result = resolvePipelineConfig(yaml, { env, path });
+  if (!result.ok) throw new Error(`pipeline invalid: ${JSON.stringify(result.errors)}`);
+  return { path, config: result.config };
+}
+
+export async function writeInput(dir: string, name: string, content: string | Buffer): Promise<string> {
+  const path = join(dir, name);
+  await mkdir(join(path, '..'), { recursive: true });
+  await writeFile(path, content);
+  return path;
+}
+
+/** Collects an async iterable. */
+export async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/**
+ * Users, channels and messages CSVs: `users` users, `channels` public channels everyone is in, `messages`
+ * spread round-robin. Names start with `prefix` (default none), so tests sharing a sandbox do not collide.
+ */
+export function generateCsvs(counts: { users: number; channels: number; messages: number }, prefix = '') {
+  const users = ['id,username,display', ...Array.from({ length: counts.users }, (_, i) => `u${i},${prefix}user${i},User ${i}`)].join('\n');
+  const channels = ['key,name,members', ...Array.from({ length: counts.channels }, (_, i) => `c${i},${prefix}chan-${i},${Array.from({ length: counts.users }, (_, u) => `${prefix}user${u}`).join('|')}`)].join('\n');
+  const messages = ['id,channel,author,text', ...Array.from({ length: counts.messages }, (_, i) => `m${i},c${i % counts.channels},${prefix}user${i % counts.users},message number ${i}`)].join('\n');
+  return { users: `${users}\n`, channels: `${channels}\n`, messages: `${messages}\n` };
+}
+
+/** A pipeline over generateCsvs' files (no api block: the client comes from the environment). */
+export function generatedPipeline(name: string, options = 'chunkRecords: 50\n  concurrency: 3'): string {
+  return `name: ${name}
+options:
+  ${options}
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping: { name: username, displayName: display, isGuest: { const: false } }
+  channels:
+    source: { path: channels.csv }
+    key: key
+    mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } }
+  messages:
+    source: { path: messages.csv }
+    key: id
+    channel: channel
+    mapping:
+      type: { const: TEXT }
+      body: text
+      user: author
+      properties: { sourceId: id }
+`;
+}

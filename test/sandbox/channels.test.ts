@@ -1,0 +1,173 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISO, startTestSandbox, type Body, type TestSandbox } from './helpers.js';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startTestSandbox({ seed: 'demo' });
+});
+afterAll(() => t.close());
+
+const names = (reply: { json: Body }, kind = 'channels') => reply.json._embedded[kind].map((x: { name: string }) => x.name);
+
+describe('channels', () => {
+  it('POST /channels creates a group channel and answers it (§2 Channel)', async () => {
+    const reply = await t.call('/channels', {
+      method: 'POST',
+      body: { type: 'PRIVATE', name: 'ops', displayName: 'Ops', creator: { username: 'carol' }, members: [{ id: 1 }], properties: { src: 'x' } },
+    });
+    expect(reply.status).toBe(200);
+    const id = reply.json.id;
+    expect(reply.json).toEqual({
+      id,
+      type: 'PRIVATE',
+      name: 'ops',
+      displayName: 'Ops',
+      creator: expect.objectContaining({ id: 3, name: 'carol' }),
+      properties: { src: 'x' },
+      createdTime: expect.stringMatching(ISO),
+      _links: {
+        self: { href: `${t.url}/channels/${id}` },
+        participants: { href: `${t.url}/channels/${id}/participants` },
+        members: { href: `${t.url}/channels/${id}/members` },
+        memberships: { href: `${t.url}/channels/${id}/memberships` },
+        messages: { href: `${t.url}/channels/${id}/messages` },
+      },
+    });
+    // members appear on DIRECT channels only; group members come from the members endpoint
+    expect(reply.json.members).toBeUndefined();
+    expect(names(await t.call(`/channels/${id}/members`), 'users')).toEqual(['alice', 'carol']);
+  });
+
+  it('answers the equivalent existing channel: same name, or same DIRECT members', async () => {
+    const again = await t.call('/channels', { method: 'POST', body: { type: 'PUBLIC', name: 'general' } });
+    expect(again.status).toBe(200);
+    expect(again.json.id).toBe(1);
+    const direct = await t.call('/channels', { method: 'POST', body: { type: 'DIRECT', members: [{ username: 'bob' }, { username: 'alice' }] } });
+    expect(direct.json.id).toBe(3);
+    expect(direct.json.members.map((m: { name: string }) => m.name).sort()).toEqual(['alice', 'bob']);
+    const fresh = await t.call('/channels', { method: 'POST', body: { type: 'DIRECT', creator: { username: 'carol' }, members: [{ username: 'alice' }] } });
+    expect(fresh.json.id).not.toBe(3);
+    expect(fresh.json.name).toMatch(/^[0-9a-f-]{36}$/); // defaults to a random UUID
+    expect(fresh.json.displayName).toBe(fresh.json.name);
+  });
+
+  it('refuses invalid channels with 400', async () => {
+    for (const body of [
+      { type: 'DIRECT', members: [{ username: 'alice' }] },
+      { type: 'GROUP', name: 'x' },
+      { type: 'PUBLIC', members: [{ username: 'ghost' }] },
+      { type: 'PUBLIC', members: [{ username: 'alice' }, { username: 'alice' }] },
+    ]) {
+      const reply = await t.call('/channels', { method: 'POST', body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.json.error).toBe('ClientError');
+    }
+  });
+
+  it('GET /channels filters by type, members, created time and properties', async () => {
+    expect(names(await t.call('/channels?type=DIRECT'))).toContain('dm-alice-bob');
+    expect(names(await t.call('/channels?type=PUBLIC'))).toEqual(['general']);
+    expect(names(await t.call('/channels?members=bob&members=carol'))).toEqual(['general', 'data-team']);
+    expect(names(await t.call(`/channels?properties=${encodeURIComponent('{"topic":"everything"}')}`))).toEqual(['general']);
+    expect(names(await t.call('/channels?direct=true'))).not.toContain('general');
+    expect(names(await t.call('/channels?startTime=2000-01-01T00:00:00Z&endTime=2000-01-02T00:00:00Z'))).toEqual([]);
+    expect(names(await t.call(`/channels?startTime=${encodeURIComponent(new Date(Date.now() - 60_000).toISOString())}`))).toContain('general');
+    expect((await t.call('/channels?type=ROUND')).status).toBe(400);
+    expect((await t.call('/channels?startTime=yesterday')).status).toBe(400);
+  });
+
+  it('GET, PATCH and DELETE /channels/{id}', async () => {
+    const got = await t.call('/channels/2');
+    expect(got.json).toMatchObject({ id: 2, type: 'PRIVATE', name: 'data-team', lastReceivedMessage: { body: 'Dashboards are updated.' } });
+    const patched = await t.call('/channels/2', {
+      method: 'PATCH',
+      body: { displayName: 'Data', properties: { x: 1 } },
+      headers: { 'content-type': 'application/json+merge-patch' },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.json).toMatchObject({ id: 2, name: 'data-team', displayName: 'Data', properties: { x: 1 } });
+    const temp = await t.call('/channels', { method: 'POST', body: { type: 'PUBLIC', name: 'temp' } });
+    const deleted = await t.call(`/channels/${temp.json.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.json).toMatchObject({ id: 1, name: 'sandbox' });
+    expect((await t.call(`/channels/${temp.json.id}`)).status).toBe(404);
+  });
+});
+
+describe('channel members and memberships', () => {
+  it('adds, lists and removes members of a group channel', async () => {
+    const added = await t.call('/channels/2/members', { method: 'POST', body: { username: 'alice' } });
+    expect(added.status).toBe(200);
+    expect(added.json).toMatchObject({ id: 2, type: 'PRIVATE' });
+    expect(names(await t.call('/channels/2/members'), 'users')).toEqual(['bob', 'carol', 'alice']);
+    const memberships = await t.call('/channels/2/memberships');
+    expect(memberships.json._embedded.memberships[0]).toEqual({
+      createdTime: expect.stringMatching(ISO),
+      _links: {
+        self: { href: `${t.url}/channels/2/members/2` },
+        channel: { href: `${t.url}/channels/2` },
+        user: { href: `${t.url}/users/2` },
+      },
+    });
+    expect(memberships.json.page.totalElements).toBe(3);
+    const removed = await t.call('/channels/2/members/1', { method: 'DELETE' });
+    expect(removed.status).toBe(200);
+    expect(names(await t.call('/channels/2/members'), 'users')).toEqual(['bob', 'carol']);
+    expect((await t.call('/channels/2/members/1', { method: 'DELETE' })).status).toBe(404);
+  });
+
+  it('refuses member changes on DIRECT channels and unknown users', async () => {
+    expect((await t.call('/channels/3/members', { method: 'POST', body: { username: 'carol' } })).status).toBe(400);
+    expect((await t.call('/channels/2/members', { method: 'POST', body: { username: 'ghost' } })).status).toBe(400);
+    expect((await t.call('/channels/999/members')).status).toBe(404);
+  });
+});
+
+describe('messages', () => {
+  it('POST /channels/{id}/messages sends as a user or as the system (§2 Message)', async () => {
+    const reply = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'hi', user: { username: 'carol' }, groupTag: 'g' } });
+    expect(reply.status).toBe(200);
+    const id = reply.json.id;
+    expect(reply.json).toEqual({
+      id,
+      type: 'TEXT',
+      nestedLevel: 0,
+      channelId: 1,
+      user: expect.objectContaining({ id: 3, name: 'carol' }),
+      body: 'hi',
+      groupTag: 'g',
+      repliesCount: 0,
+      createdTime: expect.stringMatching(ISO),
+      _links: { self: { href: `${t.url}/messages/${id}` }, channel: { href: `${t.url}/channels/1` } },
+    });
+    const system = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'SYSTEM_TEXT', body: 'notice' } });
+    expect(system.json.user).toBeUndefined();
+    expect((await t.call('/channels/1')).json.lastReceivedMessage.id).toBe(system.json.id);
+    expect((await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT' } })).status).toBe(400);
+  });
+
+  it('GET /messages/{id} and DELETE /messages/{id} (thread-shaped answer)', async () => {
+    const got = await t.call('/messages/2');
+    expect(got.json).toMatchObject({ id: 2, type: 'TEXT', channelId: 1, body: 'Hello everyone!', user: { name: 'alice' } });
+    const sent = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'bye', user: { id: 2 } } });
+    const deleted = await t.call(`/messages/${sent.json.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(200);
+    expect(deleted.json).toEqual({
+      id: sent.json.id,
+      type: 'MAIN',
+      properties: {},
+      createdTime: expect.stringMatching(ISO),
+      _links: { self: { href: `${t.url}/threads/${sent.json.id}` }, messages: { href: `${t.url}/threads/${sent.json.id}/messages` } },
+    });
+    expect((await t.call(`/messages/${sent.json.id}`)).status).toBe(404);
+  });
+
+  it('GET /channels/{id}/messages and GET /messages list with filters', async () => {
+    const inDm = await t.call('/channels/3/messages');
+    expect(inDm.json._embedded.messages.map((m: { body: string }) => m.body)).toEqual(['Lunch?', 'Sure, 12:30.']);
+    const byAlice = await t.call('/messages?username=alice');
+    expect(byAlice.json._embedded.messages.every((m: { user: { name: string } }) => m.user.name === 'alice')).toBe(true);
+    expect((await t.call('/messages?query=dashboards')).json._embedded.messages).toHaveLength(1);
+    expect((await t.call('/messages?username=ghost')).json._embedded.messages).toEqual([]);
+  });
+});

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISO, startTestSandbox, toReply, type TestSandbox } from './helpers.js';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startTestSandbox();
+});
+afterAll(() => t.close());
+
+async function importAndWait(path: string, items: unknown) {
+  const accepted = await t.upload(path, items);
+  expect(accepted.status).toBe(202);
+  return t.waitJob(accepted.json.id);
+}
+
+const user = (name: string, extra: object = {}) => ({ name, displayName: name.toUpperCase(), isGuest: false, properties: {}, idempotencyKey: `user:${name}`, ...extra });
+
+describe('imports that FINISH', () => {
+  it('answers 202 with a PENDING job at once (§4)', async () => {
+    const reply = await t.upload('/imports/users', [user('ann'), user('ben', { guest: true, isGuest: undefined })]);
+    expect(reply.status).toBe(202);
+    expect(reply.headers.get('content-type')).toBe('application/vnd.chat+json');
+    expect(reply.json).toEqual({
+      id: reply.json.id,
+      type: 'USER_IMPORT',
+      state: 'PENDING',
+      createdTime: expect.stringMatching(ISO),
+      _links: { self: { href: `${t.url}/jobs/${reply.json.id}` }, application: { href: `${t.url}/application` } },
+    });
+    const job = await t.waitJob(reply.json.id);
+    expect(job.state).toBe('FINISHED');
+    expect(job.endedTime).toMatch(ISO);
+    const ben = (await t.call('/users?name=ben')).json._embedded.users[0];
+    expect(ben).toMatchObject({ name: 'ben', displayName: 'BEN', isGuest: true }); // `guest` accepted as alias
+  });
+
+  it('imports channels, members and messages', async () => {
+    await importAndWait('/imports/users', [user('cal'), user('dee')]);
+    const channels = await importAndWait('/imports/channels', [
+      { type: 'PUBLIC', name: 'imp-general', members: ['ann', 'ben'], creator: 'ann', properties: { source: 'slack' }, idempotencyKey: 'ch:1' },
+      { type: 'DIRECT', members: ['ann', 'cal'], idempotencyKey: 'ch:2' },
+      { type: 'PRIVATE', members: [], idempotencyKey: 'ch:3' },
+    ]);
+    expect(channels).toMatchObject({ type: 'CHANNEL_IMPORT', state: 'FINISHED' });
+    const general = (await t.call(`/channels?properties=${encodeURIComponent('{"source":"slack"}')}`)).json._embedded.channels[0];
+    expect(general).toMatchObject({ name: 'imp-general', displayName: 'imp-general', type: 'PUBLIC', creator: { name: 'ann' } });
+    const dm = (await t.call('/channels?type=DIRECT&members=ann&members=cal')).json._embedded.channels;
+    expect(dm).toHaveLength(1);
+
+    const members = await importAndWait(`/imports/channels/${general.id}/members`, [{ username: 'dee', idempotencyKey: 'm:1' }, { username: 'ben' }]);
+    expect(members).toMatchObject({ type: 'CHANNEL_MEMBERS_IMPORT', state: 'FINISHED' });
+    const listed = (await t.call(`/channels/${general.id}/members`)).json._embedded.users.map((u: { name: string }) => u.name);
+    expect(listed).toEqual(['ann', 'ben', 'dee']);
+
+    const messages = await importAndWait('/imports/messages', [
+      { type: 'TEXT', channelId: general.id, user: 'ann', body: 'first', idempotencyKey: 'msg:1' },
+      { type: 'SYSTEM_TEXT', channelId: general.id, body: 'second', properties: { source: { ts: '1' } } },
+      { type: 'TEXT', channelId: dm[0].id, user: 'cal', body: 'third', groupTag: 'g1' },
+    ]);
+    expect(messages).toMatchObject({ type: 'MESSAGE_IMPORT', state: 'FINISHED' });
+    const inGeneral = (await t.call(`/channels/${general.id}/messages`)).json._embedded.messages;
+    expect(inGeneral.map((m: { body: string }) => m.body)).toEqual(['first', 'second']);
+    expect(inGeneral[1]).toMatchObject({ type: 'SYSTEM_TEXT', properties: { source: { ts: '1' } } });
+    expect(inGeneral[1].user).toBeUndefined();
+    expect(new Date(inGeneral[0].createdTime).getTime()).toBeGreaterThan(Date.now() - 60_000); // createdTime = import time
+  });
+});
+
+describe('imports that FAIL apply nothing', () => {
+  it.each([
+    ['an unknown field', '/imports/users', [user('ok1'), { ...user('bad1'), nickname: 'x' }]],
+    ['a missing required field', '/imports/users', [user('ok2'), { name: 'bad2', displayName: 'B', isGuest: false }]],
+    ['a name taken under another key', '/imports/users', [user('ok3'), user('ann', { idempotencyKey: 'other-key' })]],
+    ['the same name twice in one file', '/imports/users', [user('ok4'), user('twin', { idempotencyKey: 'a' }), user('twin', { idempotencyKey: 'b' })]],
+    ['an unknown member', '/imports/channels', [{ type: 'PUBLIC', name: 'ok5', members: [] }, { type: 'PUBLIC', name: 'x5', members: ['ghost'] }]],
+    ['a DIRECT with one member', '/imports/channels', [{ type: 'PUBLIC', name: 'ok6', members: [] }, { type: 'DIRECT', members: ['ann'] }]],
+    ['a DIRECT with eleven members', '/imports/channels', [{ type: 'PUBLIC', name: 'ok7', members: [] }, { type: 'DIRECT', members: Array.from({ length: 11 }, (_, i) => `u${i}`) }]],
+    ['a channel name taken', '/imports/channels', [{ type: 'PUBLIC', name: 'ok8', members: [] }, { type: 'PRIVATE', name: 'imp-general', members: [], idempotencyKey: 'new' }]],
+  ])('%s', async (_why, path, items) => {
+    const usersBefore = (await t.call('/users')).json.page.totalElements;
+    const channelsBefore = (await t.call('/channels')).json.page.totalElements;
+    const job = await importAndWait(path, items);
+    expect(job.state).toBe('FAILED');
+    expect(job.endedTime).toMatch(ISO);
+    expect((await t.call('/users')).json.page.totalElements).toBe(usersBefore);
+    expect((await t.call('/channels')).json.page.totalElements).toBe(channelsBefore);
+  });
+
+  it('an unknown channel id or user in messages', async () => {
+    const channelId = (await t.call('/channels?type=PUBLIC')).json._embedded.channels[0].id;
+    const before = (await t.call('/messages?size=100')).json._embedded.messages.length;
+    const unknownChannel = await importAndWait('/imports/messages', [
+      { type: 'TEXT', channelId, user: 'ann', body: 'would be applied' },
+      { type: 'TEXT', channelId: 987654, user: 'ann', body: 'x' },
+    ]);
+    expect(unknownChannel.state).toBe('FAILED');
+    const unknownUser = await importAndWait('/imports/messages', [{ type: 'TEXT', channelId, user: 'ghost', body: 'x' }]);
+    expect(unknownUser.state).toBe('FAILED');
+    const textWithoutUser = await importAndWait('/imports/messages', [{ type: 'TEXT', channelId, body: 'x' }]);
+    expect(textWithoutUser.state).toBe('FAILED');
+    expect((await t.call('/messages?size=100')).json._embedded.messages.length).toBe(before);
+  });
+
+  it('members of a DIRECT channel', async () => {
+    const dm = (await t.call('/channels?type=DIRECT')).json._embedded.channels[0];
+    const job = await importAndWait(`/imports/channels/${dm.id}/members`, [{ username: 'dee' }]);
+    expect(job.state).toBe('FAILED');
+    expect((await t.upload('/imports/channels/987654/members', [])).status).toBe(404);
+  });
+});
+
+describe('idempotency keys', () => {
+  it('skips items whose key was already applied, so a re-sent file changes nothing', async () => {
+    const channelId = (await t.call('/channels?type=PUBLIC')).json._embedded.channels[0].id;
+    const file = [
+      { type: 'TEXT', channelId, user: 'ann', body: 'once', idempotencyKey: 'idem:1' },
+      { type: 'TEXT', channelId, user: 'ben', body: 'twice?', idempotencyKey: 'idem:2' },
+    ];
+    expect((await importAndWait('/imports/messages', file)).state).toBe('FINISHED');
+    const count = async () => (await t.call(`/messages?query=${encodeURIComponent('once')}`)).json._embedded.messages.length;
+    expect(await count()).toBe(1);
+    expect((await importAndWait('/imports/messages', file)).state).toBe('FINISHED');
+    expect(await count()).toBe(1);
+    // A retried user file: the user exists, but under the same key, so it is a skip, not a clash.
+    expect((await importAndWait('/imports/users', [user('ann')])).state).toBe('FINISHED');
+    // A key already naming a record of another kind is a clash.
+    expect((await importAndWait('/imports/users', [user('newbie', { idempotencyKey: 'idem:1' })])).state).toBe('FAILED');
+  });
+});
+
+describe('malformed uploads answer 400 ClientError at once', () => {
+  const clientError = { error: 'ClientError', message: expect.any(String), timestamp: expect.stringMatching(ISO) };
+
+  it('a file that is not JSON, or not an array', async () => {
+    for (const body of ['[{"name": ', '{"name": "x"}']) {
+      const reply = await t.upload('/imports/users', body);
+      expect(reply.status).toBe(400);
+      expect(reply.headers.get('content-type')).toBe('application/json');
+      expect(reply.json).toEqual(clientError);
+    }
+  });
+
+  it('no part named file, a broken multipart body, and a non-multipart request', async () => {
+    const form = new FormData();
+    form.append('other', new Blob(['[]']), 'x.json');
+    const noFile = await toReply(await fetch(`${t.url}/imports/users`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: form }));
+    expect(noFile.status).toBe(400);
+    expect(noFile.json).toEqual(clientError);
+    const broken = await t.call('/imports/users', {
+      method: 'POST',
+      body: '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.json"\r\n\r\n[]',
+      headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.json).toEqual(clientError);
+    const noBoundary = await t.call('/imports/users', { method: 'POST', body: 'x', headers: { 'content-type': 'multipart/form-data' } });
+    expect(noBoundary.status).toBe(400);
+    const json = await t.call('/imports/users', { method: 'POST', body: [] });
+    expect(json.status).toBe(400);
+    expect(json.json).toEqual(clientError);
+  });
+});
+
+describe('the failure reason goes to the log (the wire has none)', () => {
+  it('names the item, the field and what was wrong', async () => {
+    const { Writable } = await import('node:stream');
+    const { createLogger } = await import('../../src/shared/logger.js');
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const s = await startTestSandbox({ logger: createLogger({ destination, level: 'info' }) });
+    try {
+      const job = await s.waitJob((await s.upload('/imports/users', [user('fine'), { ...user('odd'), nickname: 'x' }])).json.id);
+      expect(job.state).toBe('FAILED');
+      const failure = lines.map((l) => JSON.parse(l)).find((l) => l.jobId === job.id && l.level === 'warn');
+      expect(failure).toMatchObject({ itemIndex: 1, kind: 'users' });
+      expect(failure.reason).toContain('nickname');
+      expect(JSON.stringify(failure)).not.toContain('"isGuest":false'); // the item's data is not dumped into logs
+    } finally {
+      await s.close();
+    }
+  });
+});

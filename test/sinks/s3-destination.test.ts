@@ -1,0 +1,84 @@
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createDestination, createS3Destination, writeExport } from '../../src/sinks/index.js';
+import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { startCuttingProxy } from '../sources/cutting-proxy.js';
+import { describeDestinationContract, options, type DestinationUnderTest } from './destination-contract.js';
+import { asyncRows, sampleRows } from './sample-rows.js';
+
+const BUCKET = 'chatport-out';
+let s3: S3Server;
+let client: S3Client;
+let targets = 0;
+
+beforeAll(async () => {
+  s3 = await startS3Server();
+  await s3.createBucket(BUCKET);
+  client = s3.client();
+});
+afterAll(() => s3?.close());
+
+const connection = (endpoint = s3.endpoint) => ({ endpoint, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+
+async function s3Target(endpoint?: string): Promise<DestinationUnderTest> {
+  const prefix = `t${++targets}`;
+  return {
+    // Through the same factory the CLI uses: the s3:// root picks the S3 backend.
+    destination: createDestination(`s3://${BUCKET}/${prefix}/`, { ...connection(endpoint), partSizeBytes: 5 * 1024 * 1024 }),
+    async listFiles() {
+      const keys: string[] = [];
+      let token: string | undefined;
+      do {
+        const page = await client.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${prefix}/`, ContinuationToken: token }));
+        for (const item of page.Contents ?? []) keys.push(item.Key!.slice(prefix.length + 1));
+        token = page.NextContinuationToken;
+      } while (token);
+      return keys.sort();
+    },
+    async readFile(relative) {
+      const object = await client.send(new GetObjectCommand({ Bucket: BUCKET, Key: `${prefix}/${relative}` }));
+      return Buffer.from(await object.Body!.transformToByteArray());
+    },
+  };
+}
+
+describeDestinationContract('S3', () => s3Target());
+
+it('S3: takes the old _SUCCESS down first, then data, manifest, stale deletes, and _SUCCESS last', async () => {
+  const proxy = await startCuttingProxy(Number(new URL(s3.endpoint).port), { pathPart: '-', bodyBytes: 0, cuts: 0 });
+  try {
+    const target = await s3Target(proxy.endpoint);
+    await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson'));
+    proxy.requests.length = 0;
+    const { manifest } = await writeExport(asyncRows(sampleRows(3000)), options(target, 'ndjson', { runId: 'SECONDRUN' }));
+    const writes = proxy.requests
+      .map((r) => r.split('\r\n')[0]!)
+      .filter((line) => !line.startsWith('GET ') && !line.startsWith('HEAD '))
+      .map((line) => decodeURIComponent(line).replace(/ HTTP\/1\.1$/, '').replace(/\/chatport-out\/t\d+\//, '/').replace(/\?x-id=\w+$/, ''));
+    expect(writes).toEqual([
+      'DELETE /messages/dt=2026-11-21/_SUCCESS',
+      ...manifest.files.map((f) => `PUT /messages/dt=2026-11-21/${f.name}`),
+      'PUT /_manifests/messages/dt=2026-11-21/manifest.json',
+      expect.stringMatching(/^POST \/chatport-out\/?\?delete/),
+      'PUT /messages/dt=2026-11-21/_SUCCESS',
+    ]);
+  } finally {
+    await proxy.close();
+  }
+});
+
+it('S3: streams a file larger than one part as a multipart upload, intact', async () => {
+  const target = await s3Target();
+  const destination = createS3Destination(target.destination.root, { ...connection(), partSizeBytes: 5 * 1024 * 1024 });
+  // Uncompressed Parquet of incompressible-ish rows: a single file of several MiB.
+  const rows = async function* () {
+    for (let i = 0; i < 60_000; i++) yield { ...sampleRows(1)[0], id: BigInt(i), name: `${i}-${Math.sin(i).toString(36)}`.repeat(4) };
+  };
+  const { manifest } = await writeExport(rows(), { ...options(target, 'parquet'), destination, maxFileBytes: 1 << 30, parquet: { compression: 'uncompressed', rowGroupRows: 20_000 } });
+  expect(manifest.files).toHaveLength(1);
+  expect(manifest.files[0]!.bytes).toBeGreaterThan(5 * 1024 * 1024);
+  const stored = await target.readFile(`messages/dt=2026-11-21/${manifest.files[0]!.name}`);
+  expect(stored.length).toBe(manifest.files[0]!.bytes);
+  const { createHash } = await import('node:crypto');
+  expect(createHash('sha256').update(stored).digest('hex')).toBe(manifest.files[0]!.sha256);
+});

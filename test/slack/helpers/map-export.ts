@@ -1,0 +1,81 @@
+import {
+  findConversationFolder,
+  listConversationFolders,
+  readConversationDays,
+  readSlackConversations,
+  readSlackUsers,
+  type SlackExport,
+} from '../../../src/sources/slack/index.js';
+import {
+  createSlackDirectoryBuilder,
+  createSlackMappingContext,
+  createSlackMessageMapper,
+  mapSlackChannels,
+  mapSlackMembers,
+  mapSlackUsers,
+  type Outcome,
+  type PendingMember,
+  type PendingMessage,
+  type PlannedChannel,
+  type SlackDirectory,
+  type SlackDirectoryOptions,
+  type SlackMappingOptions,
+} from '../../../src/transform/slack/index.js';
+import type { UserImportItem } from '../../../src/wire/imports.js';
+
+/** A day file that could not be read as a JSON array. */
+export interface DayProblem {
+  file: string;
+  problem: string;
+}
+
+export interface MappedExport {
+  directory: SlackDirectory;
+  users: UserImportItem[];
+  channels: PlannedChannel[];
+  members: PendingMember[];
+  /** One outcome per source message, channel by channel. */
+  messages: Outcome<PendingMessage>[];
+  dayProblems: DayProblem[];
+}
+
+/**
+ * The composition the pipeline performs (see docs/slack-migration.md), collected into arrays for tests:
+ * pass 1 reads users, conversation lists and every day file once (to find authors users.json lacks);
+ * pass 2 maps users, channels, members, then messages channel by channel, day file by day file.
+ * Messages in folders no conversation list names are skipped with a reason.
+ */
+export async function mapSlackExport(exp: SlackExport, options: SlackMappingOptions & SlackDirectoryOptions = {}): Promise<MappedExport> {
+  const builder = createSlackDirectoryBuilder(options);
+  for await (const user of readSlackUsers(exp)) builder.addUser({ file: user.file, index: user.index }, user.value);
+  for await (const conv of readSlackConversations(exp)) builder.addConversation(conv.kind, { file: conv.file, index: conv.index }, conv.value);
+  const folders = listConversationFolders(exp);
+  for (const days of folders.values())
+    for await (const day of readConversationDays(exp, days))
+      if ('messages' in day) day.messages.forEach((message, index) => builder.noteMessage({ file: day.file, index }, message));
+  const directory = builder.build();
+
+  const context = createSlackMappingContext(directory, options);
+  const result: MappedExport = { directory, users: [...mapSlackUsers(context)], channels: [...mapSlackChannels(context)], members: [...mapSlackMembers(context)], messages: [], dayProblems: [] };
+  const mapper = createSlackMessageMapper(context);
+  const used = new Set<string>();
+  for (const channel of directory.channels.values()) {
+    const folder = findConversationFolder(folders, { id: channel.id, name: channel.record.name });
+    if (folder === undefined) continue;
+    used.add(folder);
+    for await (const day of readConversationDays(exp, folders.get(folder)!)) {
+      if ('problem' in day) result.dayProblems.push({ file: day.file, problem: day.problem });
+      else result.messages.push(...mapper.mapDay(channel.id, day.file, day.messages));
+    }
+    mapper.endChannel(channel.id);
+  }
+  for (const [folder, days] of folders) {
+    if (used.has(folder)) continue;
+    for await (const day of readConversationDays(exp, days))
+      if ('messages' in day)
+        day.messages.forEach((_m, index) =>
+          result.messages.push({ outcome: 'skipped', position: { file: day.file, index }, reason: `folder ${folder} belongs to no conversation in channels/groups/dms/mpims.json` }),
+        );
+  }
+  return result;
+}

@@ -1,0 +1,110 @@
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { randomBytes } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createInputSource, createS3Source } from '../../src/sources/index.js';
+import { InputMissingError } from '../../src/shared/errors.js';
+import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { startCuttingProxy } from './cutting-proxy.js';
+import { listUris, readAll } from './read-all.js';
+
+const BUCKET = 'chatport-in';
+let s3: S3Server;
+let client: S3Client;
+const big = randomBytes(3 * 1024 * 1024 + 17);
+const gz = gzipSync(Buffer.from('{"a":1}\n{"a":2}\n'));
+
+const connection = () => ({ endpoint: s3.endpoint, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+
+beforeAll(async () => {
+  s3 = await startS3Server();
+  await s3.createBucket(BUCKET);
+  client = s3.client();
+  const put = (Key: string, Body: Uint8Array | string) => client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body }));
+  // 23 keys under a prefix, listed with a page size of 5: five pages.
+  await Promise.all(Array.from({ length: 23 }, (_, i) => put(`paged/part-${String(i).padStart(3, '0')}.csv`, `row ${i}\n`)));
+  await put('paged/sub/extra.json', '[]');
+  await put('folder/', '');
+  await put('folder/x.ndjson.gz', gz);
+  await put('big.bin', big);
+});
+afterAll(() => s3?.close());
+
+describe('S3 source', () => {
+  it('pages through a prefix listing in key order, skipping nothing', async () => {
+    const uris = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), pageSize: 5 }));
+    expect(uris).toHaveLength(24);
+    expect(uris[0]).toBe(`s3://${BUCKET}/paged/part-000.csv`);
+    expect(uris.at(-1)).toBe(`s3://${BUCKET}/paged/sub/extra.json`);
+    expect([...uris].sort()).toEqual(uris);
+  });
+
+  it('matches a glob over keys while paging (* stays in one folder, ** crosses)', async () => {
+    const flat = await listUris(createS3Source(`s3://${BUCKET}/paged/*.csv`, { ...connection(), pageSize: 4 }));
+    expect(flat).toHaveLength(23);
+    expect(flat.every((u) => u.endsWith('.csv'))).toBe(true);
+    const deep = await listUris(createS3Source(`s3://${BUCKET}/**/*.{json,gz}`, { ...connection(), pageSize: 3 }));
+    expect(deep).toEqual([`s3://${BUCKET}/folder/x.ndjson.gz`, `s3://${BUCKET}/paged/sub/extra.json`]);
+  });
+
+  it('reads one key, and treats a key that is not an object as a folder (skipping folder markers)', async () => {
+    const inputs = [];
+    for await (const input of createInputSource(`s3://${BUCKET}/folder`, { s3: connection() }).listInputs()) inputs.push(input);
+    expect(inputs.map((i) => [i.uri, i.size])).toEqual([[`s3://${BUCKET}/folder/x.ndjson.gz`, gz.length]]);
+    // gzip passes through untouched: decompression is the formats layer's job.
+    expect((await readAll(inputs[0]!.open())).equals(gz)).toBe(true);
+  });
+
+  it('streams a multi-megabyte object byte for byte', async () => {
+    for await (const input of createS3Source(`s3://${BUCKET}/big.bin`, connection()).listInputs()) {
+      expect(input.size).toBe(big.length);
+      expect((await readAll(input.open())).equals(big)).toBe(true);
+    }
+  });
+
+  it('names missing keys, prefixes, globs and buckets in InputMissingError', async () => {
+    for (const location of [`s3://${BUCKET}/nope.csv`, `s3://${BUCKET}/nothing/`, `s3://${BUCKET}/paged/*.parquet`, 's3://no-such-bucket/x']) {
+      const failure = listUris(createS3Source(location, connection()));
+      await expect(failure).rejects.toBeInstanceOf(InputMissingError);
+      await expect(listUris(createS3Source(location, connection()))).rejects.toThrow(location);
+    }
+  });
+
+  it('continues a read broken midway with a Range request from the byte it reached', async () => {
+    const port = Number(new URL(s3.endpoint).port);
+    const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 1_000_000, cuts: 2 });
+    try {
+      const resumes: number[] = [];
+      const source = createS3Source(`s3://${BUCKET}/big.bin`, {
+        ...connection(),
+        endpoint: proxy.endpoint,
+        resumeDelayMs: 1,
+        onResume: ({ offset }) => resumes.push(offset),
+      });
+      for await (const input of source.listInputs()) expect((await readAll(input.open())).equals(big)).toBe(true);
+      expect(resumes).toEqual([1_000_000, 2_000_000]);
+      const gets = proxy.requests.filter((r) => r.startsWith('GET ') && r.includes('/big.bin'));
+      expect(gets).toHaveLength(3);
+      expect(gets[0]).not.toMatch(/^range:/im);
+      expect(gets[1]).toMatch(/^range: bytes=1000000-$/im);
+      expect(gets[2]).toMatch(/^range: bytes=2000000-$/im);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('gives up with INPUT_READ_FAILED when every attempt breaks', async () => {
+    const port = Number(new URL(s3.endpoint).port);
+    const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 0, cuts: 1000 });
+    try {
+      const source = createS3Source(`s3://${BUCKET}/big.bin`, { ...connection(), endpoint: proxy.endpoint, resumeDelayMs: 1, maxResumes: 2 });
+      for await (const input of source.listInputs()) {
+        await expect(readAll(input.open())).rejects.toMatchObject({ code: 'INPUT_READ_FAILED', transient: true, details: { uri: `s3://${BUCKET}/big.bin`, offset: 0 } });
+      }
+      // The first attempt and two resumes.
+      expect(proxy.requests.filter((r) => r.startsWith('GET ') && r.includes('/big.bin'))).toHaveLength(3);
+    } finally {
+      await proxy.close();
+    }
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { Chunker, isOversize } from '../../src/transform/index.js';
+import type { Chunk } from '../../src/transform/index.js';
+
+function items(n: number, seed = 1) {
+  // Varied sizes, multi-byte text included, so byte limits are met at uneven places.
+  return Array.from({ length: n }, (_, i) => ({ username: `user-${i}-${'é'.repeat((i * seed * 7) % 23)}`, n: i }));
+}
+
+function chunkAll(list: unknown[], options: ConstructorParameters<typeof Chunker>[0], groupOf?: (i: number) => number) {
+  const chunker = new Chunker<number>(options);
+  const chunks: Chunk<number>[] = [];
+  const oversize: number[] = [];
+  list.forEach((item, i) => {
+    const result = chunker.add(item, i, groupOf?.(i));
+    if (isOversize(result)) oversize.push(i);
+    else chunks.push(...result);
+  });
+  chunks.push(...chunker.finish());
+  return { chunks, oversize };
+}
+
+describe('Chunker', () => {
+  it('gives byte-identical chunks for the same input and options', () => {
+    const a = chunkAll(items(500), { maxRecords: 37, maxBytes: 900 });
+    const b = chunkAll(items(500), { maxRecords: 37, maxBytes: 900 });
+    expect(a.chunks.map((c) => c.bytes.toString('base64'))).toEqual(b.chunks.map((c) => c.bytes.toString('base64')));
+    expect(a.chunks.map((c) => c.seq)).toEqual(a.chunks.map((_, i) => i));
+  });
+
+  it('never exceeds the record or byte bound, keeps every item once and in order, as valid JSON arrays', () => {
+    for (const [maxRecords, maxBytes] of [[1, 10_000], [10, 10_000], [1000, 200], [7, 333], [1000, 1 << 20]] as const) {
+      const list = items(300, maxRecords);
+      const { chunks, oversize } = chunkAll(list, { maxRecords, maxBytes });
+      expect(oversize).toEqual([]);
+      for (const chunk of chunks) {
+        expect(chunk.records).toBeLessThanOrEqual(maxRecords);
+        expect(chunk.bytes.length).toBeLessThanOrEqual(maxBytes);
+        expect(JSON.parse(chunk.bytes.toString('utf8'))).toHaveLength(chunk.records);
+        expect(chunk.metas).toHaveLength(chunk.records);
+      }
+      expect(chunks.flatMap((c) => JSON.parse(c.bytes.toString('utf8')) as unknown[])).toEqual(list);
+      expect(chunks.flatMap((c) => c.metas)).toEqual(list.map((_, i) => i));
+    }
+  });
+
+  it('fills chunks: a chunk is closed only when the next item would not fit', () => {
+    const { chunks } = chunkAll(items(200), { maxRecords: 1000, maxBytes: 700 });
+    const sizes = items(200).map((i) => Buffer.byteLength(JSON.stringify(i)));
+    let at = 0;
+    for (const chunk of chunks.slice(0, -1)) {
+      at += chunk.records;
+      expect(chunk.bytes.length + 1 + sizes[at]!).toBeGreaterThan(700);
+    }
+  });
+
+  it('rejects an item that alone is larger than a chunk, and goes on', () => {
+    const list = [{ a: 'x' }, { a: 'y'.repeat(100) }, { a: 'z' }];
+    const { chunks, oversize } = chunkAll(list, { maxRecords: 10, maxBytes: 50 });
+    expect(oversize).toEqual([1]);
+    expect(chunks.map((c) => c.bytes.toString())).toEqual(['[{"a":"x"},{"a":"z"}]']);
+    const result = new Chunker({ maxRecords: 10, maxBytes: 50 }).add(list[1], 0);
+    expect(isOversize(result) && result.reason.expected).toMatch(/at most 48 bytes/);
+  });
+
+  it('accepts an item that exactly fills a chunk', () => {
+    const item = { a: 'x'.repeat(10) };
+    const size = Buffer.byteLength(JSON.stringify(item)) + 2;
+    const { chunks, oversize } = chunkAll([item, item], { maxRecords: 10, maxBytes: size });
+    expect(oversize).toEqual([]);
+    expect(chunks.map((c) => c.bytes.length)).toEqual([size, size]);
+  });
+
+  it('keeps groups apart (members: one channel per chunk) and bounds the open groups', () => {
+    const list = items(100);
+    const { chunks } = chunkAll(list, { maxRecords: 4, maxBytes: 1 << 20, maxOpenGroups: 2 }, (i) => i % 3);
+    for (const chunk of chunks) expect(new Set(chunk.metas.map((i) => i % 3))).toEqual(new Set([chunk.group]));
+    expect(chunks.flatMap((c) => c.metas).sort((a, b) => a - b)).toEqual(list.map((_, i) => i));
+    const again = chunkAll(list, { maxRecords: 4, maxBytes: 1 << 20, maxOpenGroups: 2 }, (i) => i % 3);
+    expect(again.chunks.map((c) => c.bytes.toString())).toEqual(chunks.map((c) => c.bytes.toString()));
+  });
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { compileSkipRules, MappingError } from '../../src/transform/index.js';
+
+describe('skip rules', () => {
+  const test = compileSkipRules([
+    { field: 'status', equals: 'deleted' },
+    { field: 'n', in: [1, 2] },
+    { field: 'email', matches: '@example\\.com$' },
+    { field: 'body', empty: true },
+    { field: 'lang', notIn: ['en', 'de'] },
+  ]);
+
+  it('returns the first matching rule, comparing as text', () => {
+    expect(test({ status: 'deleted', body: 'x', lang: 'en' })).toBe(0);
+    expect(test({ n: '2', body: 'x', lang: 'en' })).toBe(1);
+    expect(test({ n: 2, body: 'x', lang: 'en' })).toBe(1);
+    expect(test({ email: 'a@example.com', body: 'x', lang: 'en' })).toBe(2);
+    expect(test({ body: '', lang: 'en' })).toBe(3);
+    expect(test({ body: 'x', lang: 'fr' })).toBe(4);
+    expect(test({ body: 'x' })).toBe(4);
+    expect(test({ status: 'active', n: '3', email: 'a@b.c', body: 'x', lang: 'de' })).toBe(-1);
+  });
+
+  it('refuses a rule without exactly one test, or with a bad regular expression, naming the rule', () => {
+    expect(() => compileSkipRules([{ field: 'a' }])).toThrow(/skip\.0/);
+    expect(() => compileSkipRules([{ field: 'a', equals: 1 }, { field: 'a', equals: 1, in: [1] }])).toThrow(/skip\.1/);
+    try {
+      compileSkipRules([{ field: 'a', matches: '(' }]);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(MappingError);
+      expect((error as MappingError).details.path).toBe('skip.0.matches');
+    }
+  });
+});
