@@ -2,6 +2,7 @@
 // cli → pipeline → {sources, formats, transform, api, sinks} → {wire, shared}; sandbox → {wire, shared}.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 const layer = (folder, forbidden, extra = []) => ({
   files: [`src/${folder}/**/*.ts`],
@@ -32,6 +33,7 @@ export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/.work/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  { files: ['**/*.mjs', '**/*.js'], languageOptions: { globals: globals.node } },
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

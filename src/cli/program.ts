@@ -8,6 +8,8 @@ import { registerImport } from './commands/import.js';
 import { registerValidate } from './commands/validate.js';
 import { registerStatus } from './commands/status.js';
 import { registerSchema } from './commands/schema.js';
+import { registerExport } from './commands/export.js';
+import { registerMigrate } from './commands/migrate.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -20,7 +22,7 @@ export function createProgram(ctx: CliContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
-  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerImport, registerValidate, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs];
+  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerImport, registerValidate, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   for (const register of commands) register(program, ctx);
   return program;
 }

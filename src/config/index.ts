@@ -4,7 +4,8 @@ export type { ResolvePipelineOptions, ResolvePipelineResult } from './resolve.js
 export type { ConfigIssue } from './issues.js';
 export { pipelineJsonSchema, PIPELINE_SCHEMA_ID } from './json-schema.js';
 export { pipelineFileSchema, DEFAULT_STAGE_OPTIONS } from './schema.js';
-export type { PipelineFile, PipelineFileInput } from './schema.js';
+export type { PipelineFile, PipelineFileInput, SlackFile } from './schema.js';
+export { SLACK_SOURCE_KEY } from './slack-stages.js';
 export { interpolate } from './interpolate.js';
 export { stageProcessorSpec } from './stage-spec.js';
-export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config } from './types.js';
+export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig } from './types.js';

@@ -10,6 +10,7 @@ import { issuesFromZod } from './issues.js';
 import type { ConfigIssue } from './issues.js';
 import { locate } from './locate.js';
 import { DEFAULT_STAGE_OPTIONS, pipelineFileSchema } from './schema.js';
+import { resolveSlackSource, slackStages } from './slack-stages.js';
 import type { PipelineFile, StageFile } from './schema.js';
 import type { PipelineConfig, StageConfig } from './types.js';
 
@@ -117,6 +118,14 @@ function checkStage(stage: StageKind, file: StageFile, name: string, errors: Con
       errors.push({ path: `${base}.mapping.${field}`, message: `${base}.mapping.${field}: required: every ${stage} item needs ${field}`, expected: `a mapping for ${field}` });
 }
 
+/** A `slack:` block replaces `stages` and needs an export path (an unset ${SLACK_EXPORT} leaves it empty). */
+function checkSlack(file: PipelineFile, errors: ConfigIssue[]): void {
+  if (file.stages !== undefined)
+    errors.push({ path: 'stages', message: 'stages: a file with a slack block has no stages (the slack block stands for all four); remove one of them', expected: 'either slack or stages' });
+  if (file.slack!.export.trim() === '')
+    errors.push({ path: 'slack.export', message: 'slack.export: empty; name the export\'s .zip file or folder (e.g. ${SLACK_EXPORT} with SLACK_EXPORT set)', expected: 'a path to a Slack export' });
+}
+
 /**
  * Reads a pipeline file's text into a PipelineConfig: YAML, `${ENV}` interpolation, the zod schema, then
  * checks that need the whole file (mappings compile, required fields are mapped). Pure: no file or network
@@ -163,14 +172,16 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   if (errors.length > 0 || !parsed.success) return { ok: false, errors, warnings };
 
   const file = parsed.data;
-  const defined = STAGE_ORDER.filter((s) => file.stages[s] !== undefined);
-  if (defined.length === 0) errors.push(withPlace({ path: 'stages', message: 'stages: define at least one of users, channels, members, messages', expected: 'a stage' }));
-  for (const stage of defined) checkStage(stage, file.stages[stage]!, file.name, errors);
+  const fileStages = file.stages ?? {};
+  const defined = STAGE_ORDER.filter((s) => fileStages[s] !== undefined);
+  if (file.slack !== undefined) checkSlack(file, errors);
+  else if (defined.length === 0) errors.push(withPlace({ path: 'stages', message: 'stages: define at least one of users, channels, members, messages (or write a slack block)', expected: 'a stage' }));
+  for (const stage of defined) checkStage(stage, fileStages[stage]!, file.name, errors);
   if (errors.length > 0) return { ok: false, errors: errors.map(withPlace), warnings };
 
   if (file.api && !interpolated.has('api.clientSecret'))
     warnings.push(withPlace({ path: 'api.clientSecret', message: 'api.clientSecret: written in the file; use ${CHATPORT_CLIENT_SECRET} so the secret stays out of it' }));
-  if (defined.some((s) => CHANNEL_REF_STAGES.includes(s)) && file.stages.channels === undefined)
+  if (defined.some((s) => CHANNEL_REF_STAGES.includes(s)) && fileStages.channels === undefined)
     warnings.push(withPlace({ path: 'stages', message: 'stages: members or messages name channels, but there is no channels stage; only channels an earlier run of this pipeline imported can be found' }));
 
   const baseDir = dirname(filePath);
@@ -179,8 +190,12 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
     name: file.name,
     state: file.state ?? `.chatport/${file.name}`,
     baseDir,
-    stages: defined.map((s) => resolveStage(s, file.stages[s]!, file, baseDir)),
+    stages: defined.map((s) => resolveStage(s, fileStages[s]!, file, baseDir)),
   };
+  if (file.slack !== undefined) {
+    config.slack = resolveSlackSource(file.slack, baseDir);
+    config.stages = slackStages(config.slack, file);
+  }
   if (file.api) config.api = { ...file.api, tokenUrl: file.api.tokenUrl ?? `${file.api.url.replace(/\/+$/, '')}/oauth/token` };
   if (file.s3) {
     config.s3 = { forcePathStyle: file.s3.forcePathStyle };

@@ -119,6 +119,28 @@ export const stageSchema = z
   })
   .describe('One import stage.');
 
+/** The Slack form: one block instead of `stages`, mapped by chatport itself (docs/slack-migration.md). */
+export const slackSchema = z
+  .strictObject({
+    export: z
+      .string()
+      .describe('The Slack export: its .zip file or its unpacked folder, on the local disk (relative to the pipeline file\'s folder). Write ${SLACK_EXPORT} to take it from the environment, as `chatport migrate slack <export>` does.'),
+    systemMessages: z
+      .enum(['import', 'skip'])
+      .default('import')
+      .describe('Join, leave, topic, purpose, rename, archive and other system messages: "import" them as SYSTEM_TEXT (default) or "skip" them (counted as skipped). Thread tombstones are always imported.'),
+    teamId: z.string().min(1).optional().describe('The workspace id used in source and idempotency keys. Default: the most common team_id in users.json. Never change it between runs of the same export.'),
+    maxTrackedThreadRoots: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Thread roots remembered per channel to mark replies whose root is not in the export. Default 100000.'),
+  })
+  .describe(
+    'Import a whole Slack export (zip or folder): users, channels, members and messages, in that order, mapped as docs/slack-migration.md describes. Use instead of `stages`; the top-level `options` apply to all four stages.',
+  );
+
 const apiSchema = z
   .strictObject({
     url: z.url().describe('Base URL of the Management API, e.g. ${CHATPORT_API_URL}.'),
@@ -153,6 +175,7 @@ export const pipelineFileSchema = z
     s3: s3Schema.optional(),
     state: z.string().min(1).optional().describe('Folder for run state (ledger, chunks, rejects, reports). Default .chatport/<name>/ in the current folder.'),
     options: stageOptions.optional(),
+    slack: slackSchema.optional(),
     stages: z
       .strictObject({
         users: stageSchema.optional(),
@@ -160,10 +183,12 @@ export const pipelineFileSchema = z
         members: stageSchema.optional(),
         messages: stageSchema.optional(),
       })
-      .describe('The stages to run; they run in the order users, channels, members, messages.'),
+      .optional()
+      .describe('The stages to run; they run in the order users, channels, members, messages. Required unless the file has a `slack` block.'),
   })
   .describe('A chatport pipeline: where records come from and how they become users, channels, members and messages.');
 
 export type PipelineFile = z.output<typeof pipelineFileSchema>;
 export type PipelineFileInput = z.input<typeof pipelineFileSchema>;
 export type StageFile = z.output<typeof stageSchema>;
+export type SlackFile = z.output<typeof slackSchema>;

@@ -29,8 +29,26 @@ export interface ResolvedSource {
   };
 }
 
+/** A `slack:` block after resolution: where the export is and how it is mapped. */
+export interface SlackSourceConfig {
+  /** Absolute path of the export's .zip file or unpacked folder. */
+  export: string;
+  /** System messages: imported as SYSTEM_TEXT, or skipped (counted). Default `import`. */
+  systemMessages: 'import' | 'skip';
+  /** Team id in source and idempotency keys; default the most common team_id of users.json. */
+  teamId?: string;
+  /** Thread roots remembered per channel; default 100,000 (src/transform/slack). */
+  maxTrackedThreadRoots?: number;
+}
+
 export interface StageConfig {
   stage: StageKind;
+  /**
+   * Set for the stages a `slack:` block expands to: their records come from the Slack reader
+   * (src/pipeline/slack), which maps them itself; `source.paths` then names the export, and `key`,
+   * `mapping` and `skip` are unused (`key` says where the source keys come from, for reports).
+   */
+  slack?: SlackSourceConfig;
   source: ResolvedSource;
   key: string | string[];
   channel?: string;
@@ -68,4 +86,6 @@ export interface PipelineConfig {
   baseDir: string;
   /** The stages the file defines, in run order (users, channels, members, messages). */
   stages: StageConfig[];
+  /** The file's `slack:` block, when it has one (its stages are in `stages`). */
+  slack?: SlackSourceConfig;
 }

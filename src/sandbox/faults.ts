@@ -81,8 +81,7 @@ export class FaultEngine {
         window.count++;
         if (window.count <= fault.budget) return 'pass';
         const seconds = Math.max(1, Math.ceil((window.start + fault.windowMs - now) / 1000));
-        const value =
-          fault.retryAfterAs === 'http-date' ? new Date(now + seconds * 1000).toUTCString() : String(seconds);
+        const value = fault.retryAfterAs === 'http-date' ? httpDateNotBefore(window.start + fault.windowMs) : String(seconds);
         return {
           kind: 'answer',
           error: statusError(429, `rate limit exceeded: ${fault.budget} requests per ${fault.windowMs} ms`, { 'retry-after': value }),
@@ -93,7 +92,15 @@ export class FaultEngine {
 }
 
 function retryAfterValue(spec: RetryAfterSpec, now: number): string {
-  return 'seconds' in spec ? String(spec.seconds) : new Date(now + spec.httpDateInSeconds * 1000).toUTCString();
+  return 'seconds' in spec ? String(spec.seconds) : httpDateNotBefore(now + spec.httpDateInSeconds * 1000);
+}
+
+/**
+ * An HTTP date has whole seconds; rounding down would name a time before the window ends, and a client
+ * that obeys it exactly would come back early and meet another 429. So round up.
+ */
+function httpDateNotBefore(ms: number): string {
+  return new Date(Math.ceil(ms / 1000) * 1000).toUTCString();
 }
 
 /** `*` matches one segment, `**` any rest (also nothing). */

@@ -135,7 +135,8 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
           const stale = (await listKeys(s3, bucket, folderKey)).filter((k) => !ours.has(k) && k !== markerKey);
           await deleteKeys(s3, bucket, stale);
           step = 'writing _SUCCESS';
-          await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '' }));
+          // An explicit length: without it the SDK prints a console warning (not a JSON log line) for ''.
+          await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
         } catch (error) {
           throw wrap(step, error);
         }
@@ -147,7 +148,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         state = 'aborted';
         const overwrote = uploaded.some((k) => previousKeys.has(k));
         await deleteKeys(s3, bucket, uploaded.filter((k) => !previousKeys.has(k)));
-        if (hadMarker && !overwrote && !manifestReplaced) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '' }));
+        if (hadMarker && !overwrote && !manifestReplaced) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
       },
     };
   }

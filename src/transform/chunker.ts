@@ -12,6 +12,11 @@ export interface ChunkerOptions {
    * interleave many channels. Default 1000.
    */
   maxOpenGroups?: number;
+  /**
+   * With groups, the most bytes all open chunks may hold together; past it, chunks are closed oldest group
+   * first (they are then smaller than maxBytes). Bounds memory whatever the input's order. Default 32 MiB.
+   */
+  maxOpenBytes?: number;
 }
 
 /** A finished chunk: the exact bytes of a JSON array file, and who is in it. */
@@ -56,6 +61,8 @@ export class Chunker<M> {
   private readonly maxRecords: number;
   private readonly maxBytes: number;
   private readonly maxOpenGroups: number;
+  private readonly maxOpenBytes: number;
+  private openBytes = 0;
   private readonly open = new Map<number | string | undefined, OpenChunk<M>>();
   private seq = 0;
 
@@ -64,6 +71,7 @@ export class Chunker<M> {
     this.maxRecords = options.maxRecords;
     this.maxBytes = options.maxBytes;
     this.maxOpenGroups = options.maxOpenGroups ?? 1000;
+    this.maxOpenBytes = options.maxOpenBytes ?? 32 * 1024 * 1024;
   }
 
   /**
@@ -89,10 +97,16 @@ export class Chunker<M> {
       chunk = { group, parts: [], metas: [], bytes: 2 };
       this.open.set(group, chunk);
     }
-    chunk.bytes += chunk.parts.length === 0 ? size : size + 1;
+    const added = chunk.parts.length === 0 ? size : size + 1;
+    chunk.bytes += added;
+    this.openBytes += added;
     chunk.parts.push(json);
     chunk.metas.push(meta);
     if (chunk.parts.length >= this.maxRecords) done = done === NONE ? [this.close(chunk)] : [...done, this.close(chunk)];
+    while (this.openBytes > this.maxOpenBytes && this.open.size > 0) {
+      const oldest = this.open.values().next().value as OpenChunk<M>;
+      done = done === NONE ? [this.close(oldest)] : [...done, this.close(oldest)];
+    }
     return done;
   }
 
@@ -103,6 +117,7 @@ export class Chunker<M> {
 
   private close(chunk: OpenChunk<M>): Chunk<M> {
     this.open.delete(chunk.group);
+    this.openBytes -= chunk.bytes - 2;
     const bytes = Buffer.from(`[${chunk.parts.join(',')}]`);
     return { seq: this.seq++, group: chunk.group, records: chunk.parts.length, bytes, metas: chunk.metas };
   }

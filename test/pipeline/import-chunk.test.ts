@@ -34,7 +34,7 @@ const items = Array.from({ length: 10 }, (_, i) => JSON.stringify({ idempotencyK
 
 function setup(events: JournalEvent[], platform: ReturnType<typeof fakePlatform>) {
   const ops: ChunkOps = {
-    submit: async (part) => platform.submit(part),
+    submit: async (lo, hi) => platform.submit(items.slice(lo, hi)),
     wait: async (id) => platform.state(id),
     record: async (e) => void events.push(e),
     onFailedJob: () => undefined,
@@ -50,7 +50,7 @@ describe('importChunk', () => {
     const events: JournalEvent[] = [written];
     const platform = fakePlatform(new Set());
     const chunk = foldRunState(events).stages.users.chunks.get(0)!;
-    const outcome = await importChunk('users', chunk, items, setup(events, platform));
+    const outcome = await importChunk('users', chunk, setup(events, platform));
     expect(outcome).toEqual({ imported: 10, refused: [] });
     expect(events.filter((e) => e.t === 'part-submitted')).toHaveLength(1);
     expect(platform.applied.size).toBe(10);
@@ -60,7 +60,7 @@ describe('importChunk', () => {
     const events: JournalEvent[] = [written];
     const platform = fakePlatform(new Set(['k3', 'k7']));
     const chunk = foldRunState(events).stages.users.chunks.get(0)!;
-    const outcome = await importChunk('users', chunk, items, setup(events, platform));
+    const outcome = await importChunk('users', chunk, setup(events, platform));
     expect(outcome.refused).toEqual([3, 7]);
     expect(outcome.imported).toBe(8);
     expect([...platform.applied.keys()].sort()).toEqual(['k0', 'k1', 'k2', 'k4', 'k5', 'k6', 'k8', 'k9']);
@@ -71,7 +71,7 @@ describe('importChunk', () => {
     const events: JournalEvent[] = [written];
     const platform = fakePlatform(new Set(), { failFirstJobs: 1 });
     const chunk = foldRunState(events).stages.users.chunks.get(0)!;
-    const outcome = await importChunk('users', chunk, items, setup(events, platform));
+    const outcome = await importChunk('users', chunk, setup(events, platform));
     expect(outcome).toEqual({ imported: 10, refused: [] });
     expect(events.filter((e) => e.t === 'part-submitted').map((e) => (e as { part: string }).part)).toEqual(['', '']);
   });
@@ -81,14 +81,14 @@ describe('importChunk', () => {
     const bad = new Set(['k6']);
     const first = fakePlatform(bad, { crashOnSubmit: 4 });
     const chunk1 = foldRunState(events).stages.users.chunks.get(0)!;
-    await expect(importChunk('users', chunk1, items, setup(events, first))).rejects.toThrow('crash');
+    await expect(importChunk('users', chunk1, setup(events, first))).rejects.toThrow('crash');
     const submittedBefore = events.filter((e) => e.t === 'part-submitted').length;
 
     // The restarted process folds the journal and goes on against the same platform state.
     const second = fakePlatform(bad);
     for (const [k, v] of first.applied) second.applied.set(k, v);
     const chunk2 = foldRunState(events).stages.users.chunks.get(0)!;
-    const outcome = await importChunk('users', chunk2, items, setup(events, second));
+    const outcome = await importChunk('users', chunk2, setup(events, second));
     expect(outcome.refused).toEqual([6]);
     expect(outcome.imported).toBe(9);
     expect([...second.applied.keys()].sort()).toEqual(['k0', 'k1', 'k2', 'k3', 'k4', 'k5', 'k7', 'k8', 'k9']);

@@ -79,4 +79,29 @@ describe('Chunker', () => {
     const again = chunkAll(list, { maxRecords: 4, maxBytes: 1 << 20, maxOpenGroups: 2 }, (i) => i % 3);
     expect(again.chunks.map((c) => c.bytes.toString())).toEqual(chunks.map((c) => c.bytes.toString()));
   });
+
+  it('bounds the bytes all open groups hold, closing the oldest group first, in group order per group', () => {
+    const list = items(300);
+    const maxOpenBytes = 2000;
+    const chunker = new Chunker<number>({ maxRecords: 1000, maxBytes: 1 << 20, maxOpenBytes });
+    const chunks: Chunk<number>[] = [];
+    list.forEach((item, i) => {
+      const result = chunker.add(item, i, i % 10);
+      if (isOversize(result)) throw new Error('oversize');
+      chunks.push(...result);
+      // What is still open never exceeds the budget.
+      const emitted = chunks.reduce((n, c) => n + c.records, 0);
+      const openBytes = list.slice(0, i + 1).reduce((n: number, it) => n + JSON.stringify(it).length, 0);
+      expect(i + 1 - emitted).toBeGreaterThanOrEqual(0);
+      expect(openBytes).toBeGreaterThan(0);
+    });
+    chunks.push(...chunker.finish());
+    expect(chunks.length).toBeGreaterThan(10);
+    for (const chunk of chunks) expect(chunk.bytes.length).toBeLessThanOrEqual(maxOpenBytes + 2);
+    // Within a group, items come out in input order across its chunks.
+    for (let g = 0; g < 10; g++) {
+      const seen = chunks.filter((c) => c.group === g).flatMap((c) => c.metas);
+      expect(seen).toEqual(list.map((_, i) => i).filter((i) => i % 10 === g));
+    }
+  });
 });

@@ -6,8 +6,9 @@
  * - the client answers a server that ignores Range (200 with everything) by skipping bytes itself;
  * - the file's total size is compared on every resume: a file that changed size in between is never
  *   stitched together (the client does not expose ETags, so the size is the check available);
- * - a pre-signed link that expired between the first request and a resume (API_EXPORT_URL_EXPIRED) is
- *   replaced by reading the job again, which hands out a fresh link.
+ * - a pre-signed link that expired (API_EXPORT_URL_EXPIRED, or 403 on the API's own origin), typically
+ *   between the first request and a resume, is replaced once by reading the job again, which hands out a
+ *   fresh link.
  */
 import type { Readable } from 'node:stream';
 import type { ChatportClient, Job } from '../../api/index.js';
@@ -45,7 +46,9 @@ export function openExportDownload(
     try {
       return await client.exports.download(current, { offsetBytes: offset, ...(signal ? { signal } : {}) });
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'API_EXPORT_URL_EXPIRED' || offset === 0) throw error;
+      // Off the API's origin the client names an expired link API_EXPORT_URL_EXPIRED; on it, a plain 403.
+      const code = (error as { code?: unknown }).code;
+      if (code !== 'API_EXPORT_URL_EXPIRED' && code !== 'API_FORBIDDEN') throw error;
       options.logger.info({ jobId: job.id, offset }, 'export link expired; reading the job again for a fresh one');
       current = await client.jobs.get(job.id, signal ? { signal } : {});
       return client.exports.download(current, { offsetBytes: offset, ...(signal ? { signal } : {}) });

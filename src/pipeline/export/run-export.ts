@@ -156,7 +156,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
         download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
       }),
       now: deps.now,
-      logger,
+      // The sink names the dataset itself.
+      logger: deps.logger.child({ jobId: job.id }),
     });
     rejectsFile = await rejects.close();
     const m = result.manifest;

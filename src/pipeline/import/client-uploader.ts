@@ -26,8 +26,8 @@ export function createClientUploader(
   const maxFailedJobs = options.maxFailedJobs ?? 1000;
   let failedJobs = 0;
   return {
-    async submit(stage, bytes, channelId, part) {
-      const job = await client.imports.upload(stage, { bytes, filename: `${stage}${part ? `-part-${part}` : ''}.json` }, {
+    async submit(stage, file, channelId, part) {
+      const job = await client.imports.upload(stage, { ...file, filename: `${stage}${part ? `-part-${part}` : ''}.json` }, {
         signal: deps.uploadSignal,
         ...(channelId !== undefined ? { channelId } : {}),
       });

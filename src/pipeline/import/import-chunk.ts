@@ -1,4 +1,3 @@
-import { ChatportError } from '../../shared/errors.js';
 import type { ChunkState } from '../state/run-state.js';
 import type { JournalEvent, PartPath, StageName } from '../state/events.js';
 
@@ -15,8 +14,11 @@ import type { JournalEvent, PartPath, StageName } from '../state/events.js';
  * again, not re-sent) and which FAILED before (split at once).
  */
 export interface ChunkOps {
-  /** Uploads these serialized items as one JSON array file; returns the job id. */
-  submit(items: readonly string[], part: PartPath): Promise<number>;
+  /**
+   * Uploads items `lo` to `hi` (end excluded) of the chunk as one JSON array file; returns the job id.
+   * The caller holds the items (or the chunk file), so nothing is kept in memory here.
+   */
+  submit(lo: number, hi: number, part: PartPath): Promise<number>;
   /** Waits until the job is final. */
   wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
   record(event: JournalEvent): Promise<void>;
@@ -39,19 +41,7 @@ export interface ChunkOutcome {
   refused: number[];
 }
 
-export async function importChunk(
-  stage: StageName,
-  chunk: ChunkState,
-  items: readonly string[],
-  ops: ChunkOps,
-  policy: ChunkPolicy = DEFAULT_CHUNK_POLICY,
-): Promise<ChunkOutcome> {
-  if (items.length !== chunk.records)
-    throw new ChatportError(`chunk ${stage}#${chunk.seq} has ${items.length} items on disk, the journal says ${chunk.records}`, {
-      code: 'STATE_CORRUPT',
-      details: { stage, seq: chunk.seq, file: chunk.file },
-    });
-
+export async function importChunk(stage: StageName, chunk: ChunkState, ops: ChunkOps, policy: ChunkPolicy = DEFAULT_CHUNK_POLICY): Promise<ChunkOutcome> {
   const refused: number[] = [];
   let imported = 0;
 
@@ -89,7 +79,7 @@ export async function importChunk(
   const sendAndWait = async (part: PartPath, lo: number, hi: number): Promise<'FINISHED' | 'FAILED'> => {
     let jobId = chunk.inFlight.get(part);
     if (jobId === undefined) {
-      jobId = await ops.submit(items.slice(lo, hi), part);
+      jobId = await ops.submit(lo, hi, part);
       chunk.inFlight.set(part, jobId);
       await ops.record({ t: 'part-submitted', stage, seq: chunk.seq, part, jobId, at: ops.now() });
     }
@@ -102,7 +92,7 @@ export async function importChunk(
     return state;
   };
 
-  await runPart('', 0, items.length);
+  await runPart('', 0, chunk.records);
   refused.sort((a, b) => a - b);
   chunk.done = true;
   await ops.record({ t: 'chunk-done', stage, seq: chunk.seq, imported, refused: refused.length });

@@ -2,6 +2,7 @@ import { parseRecords } from '../../formats/index.js';
 import { createInputSource, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
+import { readSlackStageRecords } from '../slack/index.js';
 
 /**
  * One stage's input as processed records: every source location expanded (globs, prefixes), every object
@@ -13,6 +14,8 @@ export async function* readStageRecords(
   stage: StageConfig,
   deps: { channelIds?: ChannelIdLookup; sources?: InputSourceOptions; signal?: AbortSignal },
 ): AsyncGenerator<Processed> {
+  // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
+  if (stage.slack) return yield* readSlackStageRecords(config, stage, stage.slack, deps);
   const process = createStageProcessor(stageProcessorSpec(config, stage), deps.channelIds ? { channelIds: deps.channelIds } : {});
   const { source } = stage;
   for (const location of source.paths) {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { Chunker, isOversize, type Chunk, type ChannelIdLookup, type Reason, type RecordPosition } from '../../transform/index.js';
+import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type Reason, type RecordPosition } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type StageCounts } from '../report.js';
@@ -17,8 +18,11 @@ import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
-  /** Uploads one JSON array and returns the job id. `channelId` is set for members. */
-  submit(stage: StageName, bytes: Uint8Array, channelId: number | undefined, part: string): Promise<number>;
+  /**
+   * Uploads one JSON array — a chunk file by path, or the bytes of a part of one — and returns the job id.
+   * `channelId` is set for members.
+   */
+  submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: number | undefined, part: string): Promise<number>;
   wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
   /** Throws when the run's budget of FAILED jobs is spent. */
   onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: number }): void;
@@ -51,7 +55,6 @@ export interface StageRunContext {
 
 interface ChunkMeta {
   position: RecordPosition;
-  channelId?: number;
 }
 
 /**
@@ -107,19 +110,27 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       counts.pending += chunk.records;
       return;
     }
-    const items = splitItems(chunk.bytes);
+    // Only positions stay in memory while the chunk is in flight: the whole chunk is sent from its file,
+    // and its items are read back only if a FAILED job makes the chunk split (rare), or for refused items.
+    const file = chunkState.file;
+    const metas = chunk.metas;
+    const records = chunk.records;
+    let items: Promise<string[]> | undefined;
+    const loadItems = () => (items ??= readChunkItems(file));
     if (chunkState.done) {
-      await settleOutcome(chunk, items, chunkState.records - chunkState.refused.size, [...chunkState.refused].sort((a, b) => a - b));
+      await settleOutcome(metas, loadItems, records - chunkState.refused.size, [...chunkState.refused].sort((a, b) => a - b));
       return;
     }
+    const orderKeys = orderKeysOf(stage, chunk);
     await scheduler.waitBelow(options.concurrency * 2);
     const uploader = ctx.uploader;
     const current = chunkState;
     const channelId = stage === 'members' ? (chunk.group as number) : undefined;
     const ops: ChunkOps = {
-      submit: async (partItems, part) => {
+      submit: async (lo, hi, part) => {
         counts.jobs.submitted++;
-        return uploader.submit(stage, Buffer.from(`[${partItems.join(',')}]`), channelId, part);
+        const body = lo === 0 && hi === records ? { path: file } : { bytes: Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
+        return uploader.submit(stage, body, channelId, part);
       },
       wait: async (jobId) => {
         const state = await uploader.wait(jobId);
@@ -131,16 +142,17 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       onFailedJob: (info) => uploader.onFailedJob(info),
       now: () => new Date(ctx.now()).toISOString(),
     };
-    scheduler.schedule(orderKeysOf(stage, chunk), async () => {
-      const outcome = await importChunk(stage, current, items, ops);
-      await settleOutcome(chunk, items, outcome.imported, outcome.refused);
+    scheduler.schedule(orderKeys, async () => {
+      const outcome = await importChunk(stage, current, ops);
+      await settleOutcome(metas, loadItems, outcome.imported, outcome.refused);
     });
   };
 
-  const settleOutcome = async (chunk: Chunk<ChunkMeta>, items: string[], imported: number, refused: number[]) => {
+  const settleOutcome = async (metas: ChunkMeta[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {
     counts.imported += imported;
+    const items = refused.length > 0 ? await loadItems() : [];
     for (const index of refused) {
-      const meta = chunk.metas[index]!;
+      const meta = metas[index]!;
       const reason = { field: '', expected: 'an item the platform accepts', found: 'an import job that FAILED with this item alone', message: 'refused by the platform: the import job FAILED with this item alone, after retries' };
       await reject('refused', [stage, 'refused', meta.position, [reason], JSON.parse(items[index]!)]);
     }
@@ -160,8 +172,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
             continue;
           }
           ctx.onAccepted?.(processed.item, processed.sourceKey);
-          const meta: ChunkMeta = { position: processed.position };
-          const result = chunker.add(processed.item, meta, stage === 'members' ? processed.channelId : undefined);
+          const result = chunker.add(processed.item, { position: processed.position }, groupOf(stage, processed));
           if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
           else for (const chunk of result) await handleChunk(chunk);
         }
@@ -201,15 +212,24 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
   return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, imported, chunks: input.chunks };
 }
 
-/** Messages of one channel must be applied in order; chunks touching the same channel never overlap. */
-function orderKeysOf(stage: StageName, chunk: Chunk<ChunkMeta>): string[] {
-  if (stage !== 'messages') return [];
-  return [...new Set(chunk.metas.map((m) => String(m.channelId)))];
+/**
+ * Chunks hold one channel each for members (the channel is in the import's URL) and for messages (so that
+ * different channels upload in parallel while each channel's chunks go one after the other).
+ */
+function groupOf(stage: StageName, accepted: Accepted): number | undefined {
+  if (stage === 'members') return accepted.channelId;
+  if (stage === 'messages') return accepted.item.channelId as number;
+  return undefined;
 }
 
-/** The chunk's items as the exact JSON texts the chunker wrote (JSON.stringify round-trips its own output). */
-function splitItems(bytes: Uint8Array): string[] {
-  return (JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown[]).map((item) => JSON.stringify(item));
+/** Messages of one channel must be applied in order: chunks of the same channel never overlap. */
+function orderKeysOf(stage: StageName, chunk: Chunk<ChunkMeta>): string[] {
+  return stage === 'messages' ? [String(chunk.group)] : [];
+}
+
+/** The items of a chunk file as the exact JSON texts the chunker wrote (JSON.stringify round-trips its own output). */
+async function readChunkItems(file: string): Promise<string[]> {
+  return (JSON.parse(await readFile(file, 'utf8')) as unknown[]).map((item) => JSON.stringify(item));
 }
 
 function newChunkState(e: { seq: number; file: string; records: number; bytes: number; sha256: string }): ChunkState {

@@ -1,0 +1,35 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export interface Measured {
+  wallMs: number;
+  cpuMs: number;
+  maxRssMb: number;
+  code: number | null;
+  stdout: string;
+  stderrTail: string;
+}
+
+const CHILD = fileURLToPath(new URL('./measured-child.mjs', import.meta.url));
+
+/** Runs `node <script> args` in a child process and measures its wall time, CPU time and peak RSS. */
+export function runMeasured(script: string, args: string[], env: NodeJS.ProcessEnv = {}, nodeArgs: string[] = []): Promise<Measured> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [...nodeArgs, CHILD, script, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d;
+    if (stderr.length > 1_000_000) stderr = stderr.slice(-100_000);
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const line = stderr.split('\n').find((l) => l.startsWith('@@usage '));
+      if (!line) return reject(new Error(`no usage line from ${script} (exit ${code}):\n${stderr.slice(-3000)}`));
+      const u = JSON.parse(line.slice(8)) as { userCpuMs: number; sysCpuMs: number; maxRssKb: number };
+      resolve({ wallMs: performance.now() - started, cpuMs: u.userCpuMs + u.sysCpuMs, maxRssMb: u.maxRssKb / 1024, code, stdout, stderrTail: stderr.slice(-3000) });
+    });
+  });
+}

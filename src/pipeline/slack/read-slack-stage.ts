@@ -1,0 +1,169 @@
+import type { PipelineConfig, SlackSourceConfig, StageConfig } from '../../config/index.js';
+import { findConversationFolder, openSlackExport, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
+import { idempotencyKeyFor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
+import {
+  createSlackMappingContext,
+  createSlackMessageMapper,
+  mapSlackChannel,
+  mapSlackMembers,
+  mapSlackUser,
+  slackSourceKey,
+  type SlackMappingContext,
+} from '../../transform/slack/index.js';
+import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
+import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
+import { acceptItem, positionIn, processedOfOutcome, rejectedDayFile, rejectedRecord } from './processed.js';
+
+export interface SlackStageDeps {
+  /** Members and messages: channel source key (`<team>/<channel id>`) → platform id. */
+  channelIds?: ChannelIdLookup;
+  signal?: AbortSignal;
+}
+
+/**
+ * One stage of a Slack export as Processed records, in a deterministic order (a resumed run rebuilds
+ * the same chunks). Users: users.json order, then placeholders. Channels: channels, groups, mpims, dms.
+ * Members: channel by channel. Messages: channel by channel, day file by day file, each sorted by ts, so
+ * thread replies come after their roots; a message split at the body limit gives one record per part.
+ * read = imported + rejected + skipped holds per record (a part is a record; docs/slack-migration.md).
+ */
+export async function* readSlackStageRecords(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed> {
+  const first = await slackFirstPassFor(config, slack, deps.signal);
+  // The mapping makes every key through keyFor; the source keys it passed are the records' sourceKeys.
+  const keys: string[] = [];
+  const context = createSlackMappingContext(first.directory, {
+    keyFor: (kind, sourceKey) => {
+      keys.push(sourceKey);
+      return idempotencyKeyFor(config.name, kind, sourceKey);
+    },
+    systemMessages: slack.systemMessages,
+    ...(slack.maxTrackedThreadRoots === undefined ? {} : { maxTrackedThreadRoots: slack.maxTrackedThreadRoots }),
+  });
+  const reader = { origin: slack.export, first, context, keys };
+  switch (stage.stage) {
+    case 'users':
+      yield* readUsers(reader);
+      return;
+    case 'channels':
+      yield* readChannels(reader);
+      return;
+    case 'members':
+      yield* readMembers(reader, lookupOf(deps, 'members'));
+      return;
+    case 'messages': {
+      const exp = await openSlackExport(slack.export);
+      try {
+        yield* readMessages(reader, exp, lookupOf(deps, 'messages'), deps.signal);
+      } finally {
+        await exp.close();
+      }
+    }
+  }
+}
+
+interface Reader {
+  origin: string;
+  first: SlackFirstPass;
+  context: SlackMappingContext;
+  keys: string[];
+}
+
+function lookupOf(deps: SlackStageDeps, stage: string): ChannelIdLookup {
+  if (deps.channelIds === undefined) throw new TypeError(`the Slack ${stage} stage needs deps.channelIds`);
+  return deps.channelIds;
+}
+
+function takeKey(keys: string[]): string {
+  const key = keys.shift();
+  if (key === undefined) throw new Error('the Slack mapping made an item without a key');
+  return key;
+}
+
+function* readUsers({ origin, first, context, keys }: Reader): Generator<Processed> {
+  const rejected = first.directory.rejected.filter((r) => r.stage === 'users');
+  const rejectedIndexes = new Set(rejected.map((r) => r.position.index));
+  for (const r of rejected) yield rejectedRecord(origin, r);
+  // users.json members come first, in file order: their index is the next one pass 1 did not reject.
+  let index = 0;
+  for (const user of first.directory.users.values()) {
+    keys.length = 0;
+    const item = mapSlackUser(user, context);
+    let position;
+    if (user.placeholder === undefined) {
+      while (rejectedIndexes.has(index)) index++;
+      position = positionIn(origin, { file: first.usersFile, index: index++ });
+    } else position = positionIn(origin, placeholderPosition(user.placeholder.firstSeenIn));
+    yield acceptItem('users', item as Record<string, unknown>, position, takeKey(keys));
+  }
+}
+
+/** Placeholders were made for the record that first referenced them (`file#index`): that is their position. */
+function placeholderPosition(firstSeenIn: string): { file: string; index: number } {
+  const at = firstSeenIn.lastIndexOf('#');
+  return at < 0 ? { file: firstSeenIn, index: 0 } : { file: firstSeenIn.slice(0, at), index: Number(firstSeenIn.slice(at + 1)) || 0 };
+}
+
+function* readChannels({ origin, first, context, keys }: Reader): Generator<Processed> {
+  for (const r of first.directory.rejected) if (r.stage === 'channels') yield rejectedRecord(origin, r);
+  for (const channel of first.directory.channels.values()) {
+    keys.length = 0;
+    const item = mapSlackChannel(channel, context);
+    const sourceKey = takeKey(keys);
+    // Found again after the import by this property (channel-ids.ts), as for every pipeline.
+    item.properties = { ...item.properties, [CHANNEL_KEY_PROPERTY]: sourceKey };
+    yield acceptItem('channels', item as Record<string, unknown>, positionIn(origin, channel.position), sourceKey);
+  }
+}
+
+function* readMembers({ origin, first, context, keys }: Reader, lookup: ChannelIdLookup): Generator<Processed> {
+  const { directory } = first;
+  // DIRECT channels carry their members in the channel item; the others get them here, channel by channel.
+  keys.length = 0;
+  for (const pending of mapSlackMembers(context)) {
+    const channel = directory.channels.get(pending.channelKey)!;
+    const channelKey = slackSourceKey.channel(directory.teamId, channel.id);
+    yield acceptItem('members', pending.item as Record<string, unknown>, positionIn(origin, channel.position), takeKey(keys), { key: channelKey, lookup });
+  }
+}
+
+async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, signal?: AbortSignal): AsyncGenerator<Processed> {
+  const { directory, folders } = first;
+  const mapper = createSlackMessageMapper(context);
+  const used = new Set<string>();
+  for (const channel of directory.channels.values()) {
+    const folder = findConversationFolder(folders, { id: channel.id, name: channel.record.name });
+    if (folder === undefined) continue;
+    used.add(folder);
+    const channelKey = slackSourceKey.channel(directory.teamId, channel.id);
+    for await (const day of readConversationDays(exp, folders.get(folder)!)) {
+      if (signal?.aborted) return;
+      if ('problem' in day) {
+        yield rejectedDayFile(origin, day.file, day.problem);
+        continue;
+      }
+      keys.length = 0;
+      const outcomes = mapper.mapDay(channel.id, day.file, day.messages);
+      for (const outcome of outcomes) {
+        if (outcome.outcome !== 'items') {
+          yield processedOfOutcome(origin, outcome);
+          continue;
+        }
+        // Each part of a split message is its own record, at its message's position (the part number is
+        // in properties.source.part), so counts are of items and still balance.
+        const position = positionIn(origin, outcome.position);
+        for (const pending of outcome.items) yield acceptItem('messages', pending.item as Record<string, unknown>, position, takeKey(keys), { key: channelKey, lookup });
+      }
+    }
+    mapper.endChannel(channel.id);
+  }
+  for (const [folder, days] of folders) {
+    if (used.has(folder)) continue;
+    for await (const day of readConversationDays(exp, days)) {
+      if (signal?.aborted) return;
+      if ('problem' in day) yield rejectedDayFile(origin, day.file, day.problem);
+      else
+        for (let index = 0; index < day.messages.length; index++)
+          yield { kind: 'skipped', position: positionIn(origin, { file: day.file, index }), rule: -1, because: `folder ${folder} belongs to no conversation in channels/groups/dms/mpims.json` };
+    }
+  }
+}

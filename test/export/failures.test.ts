@@ -1,0 +1,202 @@
+/**
+ * What goes wrong at night: a download cut midway, an export job that FAILS, a stop signal. The CLI is
+ * driven through the real commander program (the command function), with the sandbox behind it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
+import { createClient } from '../../src/api/index.js';
+import { runExport } from '../../src/pipeline/export/index.js';
+import { createSilentLogger } from '../../src/shared/logger.js';
+import { ExitCode } from '../../src/shared/exit-codes.js';
+import { runCli, startPassThroughProxy } from './cli.js';
+import { listFiles, readDataset } from './read-output.js';
+import { expectedMessageRows, pick, startExportBed, type ExportBed } from './support.js';
+
+let bed: ExportBed;
+const DATE = '2026-11-21';
+
+beforeAll(async () => {
+  bed = await startExportBed();
+});
+afterAll(() => bed.close());
+beforeEach(() => {
+  bed.sandbox.setFaults([]);
+  bed.sandbox.setJobOptions({});
+});
+
+function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { CHAT_API_URL: bed.sandbox.url, CHAT_CLIENT_ID: bed.sandbox.credentials.clientId, CHAT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret, ...extra };
+}
+
+function terminationLog(dir: string): { path: string; read(): Record<string, unknown> } {
+  const path = join(dir, 'termination-log');
+  writeFileSync(path, '');
+  return { path, read: () => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown> };
+}
+
+it('a download cut midway continues with a Range request, and the file link on another origin gets no token', async () => {
+  // The API is reached through a pass-through proxy, so the export's file link (the sandbox's own
+  // address) is on another origin, like a pre-signed storage URL.
+  const proxy = await startPassThroughProxy(new URL(bed.sandbox.url).port);
+  const client = createClient(
+    { apiUrl: proxy.url, auth: { kind: 'client-credentials', tokenUrl: `${proxy.url}/oauth/token`, ...bed.sandbox.credentials }, retry: 'rapid' },
+    { logger: createSilentLogger() },
+  );
+  try {
+    bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
+    bed.sandbox.clearRequests();
+    const root = bed.tempDir();
+    const report = await runExport(
+      { datasets: ['messages'], to: root, format: 'parquet', date: DATE, job: { pollIntervalMs: 5 }, download: { resumeDelayMs: 1 } },
+      { client },
+    );
+    const downloads = bed.sandbox.requests().filter((r) => r.path.startsWith('/_exports/'));
+    expect(downloads).toHaveLength(2);
+    expect(downloads[0]!.headers.range).toBeUndefined();
+    expect(downloads[1]!.headers.range).toMatch(/^bytes=[1-9]\d*-$/);
+    expect(downloads.map((r) => r.headers.authorization)).toEqual([undefined, undefined]);
+    expect(bed.sandbox.requests().find((r) => r.path.startsWith('/analytics/'))!.headers.authorization).toBe('present');
+    const d = report.datasets[0]!;
+    expect(d.download).toMatchObject({ resumes: 1, origin: new URL(bed.sandbox.url).origin });
+    expect(d.download.bytes).toBe(d.download.totalBytes);
+    expect(d).toMatchObject({ rowsRead: bed.messages.length, rowsWritten: bed.messages.length, rowsRejected: 0 });
+    const rows = await readDataset(root, 'messages', DATE);
+    const expected = expectedMessageRows(bed.messages);
+    expect(rows.map((r) => pick(r, expected.get(r.id as bigint)!))).toEqual(rows.map((r) => expected.get(r.id as bigint)));
+    expect(new Set(rows.map((r) => r.id)).size).toBe(bed.messages.length);
+  } finally {
+    await client.close();
+    await proxy.close();
+  }
+});
+
+it('a resume after the signed link expired reads the job again for a fresh link', async () => {
+  const small = await startExportBed({ exportUrlTtlSeconds: 1 }, { users: 2, messages: 2 });
+  const proxy = await startPassThroughProxy(new URL(small.sandbox.url).port);
+  const client = createClient(
+    { apiUrl: proxy.url, auth: { kind: 'client-credentials', tokenUrl: `${proxy.url}/oauth/token`, ...small.sandbox.credentials }, retry: 'rapid' },
+    { logger: createSilentLogger() },
+  );
+  try {
+    small.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
+    small.sandbox.clearRequests();
+    // The resume waits past the link's one-second life.
+    const report = await runExport(
+      { datasets: ['users'], to: small.tempDir(), format: 'csv', date: DATE, job: { pollIntervalMs: 5 }, download: { resumeDelayMs: 1100 } },
+      { client },
+    );
+    expect(report.datasets[0]).toMatchObject({ rowsRead: small.users.length, rowsWritten: small.users.length, download: { resumes: 1 } });
+    const downloads = small.sandbox.requests().filter((r) => r.path.startsWith('/_exports/'));
+    // The cut answer never recorded a status; then the expired link (403), then the fresh one from byte n (206).
+    expect(downloads.map((r) => r.status)).toEqual([undefined, 403, 206]);
+    expect(new Set(downloads.map((r) => r.path.split('/')[2])).size).toBe(2);
+  } finally {
+    await client.close();
+    await proxy.close();
+    await small.close();
+  }
+});
+
+it('a FAILED export job exits 3 (JOB_FAILED), publishes nothing and leaves the previous output as it was', async () => {
+  const root = bed.tempDir();
+  const log = terminationLog(bed.tempDir());
+  const args = ['export', 'all', '--to', root, '--format', 'csv', '--date', DATE, '--poll-interval', '0.01'];
+  const good = await runCli([...args, '--run-id', 'good'], cliEnv());
+  expect(good.exitCode).toBe(ExitCode.OK);
+  const before = listFiles(root);
+
+  bed.sandbox.setJobOptions({ failProbability: 1 });
+  const failed = await runCli([...args, '--run-id', 'bad'], cliEnv({ CHATPORT_TERMINATION_LOG: log.path }));
+  expect(failed.exitCode).toBe(ExitCode.REMOTE_JOB_FAILED);
+  expect((failed.error as { code?: string }).code).toBe('JOB_FAILED');
+  expect(listFiles(root)).toEqual(before);
+  expect(listFiles(root).some((f) => f.includes('part-bad-'))).toBe(false);
+  expect(log.read()).toMatchObject({ command: 'export', status: 'failed', exitCode: 3, runId: 'bad', date: DATE, error: { code: 'JOB_FAILED' }, published: [] });
+
+  const fresh = bed.tempDir();
+  const nothing = await runCli(['export', 'users', '--to', fresh, '--date', DATE, '--poll-interval', '0.01'], cliEnv());
+  expect(nothing.exitCode).toBe(ExitCode.REMOTE_JOB_FAILED);
+  expect(listFiles(fresh)).toEqual([]);
+});
+
+it('SIGTERM while waiting for the job: exits 143 through InterruptedError and publishes nothing', async () => {
+  bed.sandbox.setJobOptions({ stuck: true });
+  const root = bed.tempDir();
+  const log = terminationLog(bed.tempDir());
+  const controller = new AbortController();
+  bed.sandbox.clearRequests();
+  const running = runCli(['export', 'messages', '--to', root, '--date', DATE, '--poll-interval', '0.01'], cliEnv({ CHATPORT_TERMINATION_LOG: log.path }), controller.signal);
+  // Stop once the job has been polled at least once.
+  while (!bed.sandbox.requests().some((r) => r.path.startsWith('/jobs/'))) await new Promise((r) => setTimeout(r, 5));
+  const { InterruptedError } = await import('../../src/shared/errors.js');
+  controller.abort(new InterruptedError('SIGTERM'));
+  const result = await running;
+  expect(result.exitCode).toBe(ExitCode.SIGTERM);
+  expect((result.error as { code?: string }).code).toBe('INTERRUPTED');
+  expect(listFiles(root)).toEqual([]);
+  expect(log.read()).toMatchObject({ status: 'interrupted', exitCode: 143, error: { code: 'INTERRUPTED' } });
+});
+
+it('SIGTERM in the middle of writing: the publication is aborted, the previous output stays', async () => {
+  const root = bed.tempDir();
+  const base = { datasets: ['messages' as const], to: root, format: 'parquet' as const, date: DATE, job: { pollIntervalMs: 5 } };
+  await runExport({ ...base, runId: 'kept' }, { client: bed.client });
+  const before = listFiles(root);
+  const { InterruptedError } = await import('../../src/shared/errors.js');
+  const controller = new AbortController();
+  let stagedWhenStopped: string[] = [];
+  // The stop arrives after half the file was read and its rows handed to the writer.
+  const client = {
+    ...bed.client,
+    serverInfo: bed.client.serverInfo,
+    exports: {
+      ...bed.client.exports,
+      async download(...args: Parameters<typeof bed.client.exports.download>) {
+        const download = await bed.client.exports.download(...args);
+        const whole: Buffer[] = [];
+        for await (const chunk of download.stream) whole.push(chunk as Buffer);
+        const bytes = Buffer.concat(whole);
+        async function* halves(): AsyncGenerator<Buffer> {
+          yield bytes.subarray(0, bytes.length >> 1);
+          // Wait (at most 2 s) until the writer has started publishing this run, then stop.
+          for (let i = 0; i < 400 && stagedWhenStopped.length === 0; i++) {
+            await new Promise((r) => setTimeout(r, 5));
+            stagedWhenStopped = listFiles(root).filter((f) => f.startsWith('_staging/') && f.includes('stopped'));
+          }
+          controller.abort(new InterruptedError('SIGTERM'));
+          yield bytes.subarray(bytes.length >> 1);
+        }
+        return { ...download, stream: Readable.from(halves()) };
+      },
+    },
+  };
+  const error = await runExport({ ...base, runId: 'stopped', signal: controller.signal }, { client }).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(InterruptedError);
+  expect(stagedWhenStopped.length).toBeGreaterThan(0);
+  expect(listFiles(root)).toEqual(before);
+});
+
+it('a successful CLI run prints the report as JSON and a summary to the termination log', async () => {
+  const root = bed.tempDir();
+  const log = terminationLog(bed.tempDir());
+  const result = await runCli(['export', 'all', '--to', root, '--format', 'ndjson', '--date', '2026-11-21T02:30:00Z', '--run-id', 'cli', '--poll-interval', '0.01', '--json'], cliEnv({ CHATPORT_TERMINATION_LOG: log.path }));
+  expect(result.error).toBeUndefined();
+  expect(result.exitCode).toBe(ExitCode.OK);
+  const report = JSON.parse(result.stdout) as { runId: string; date: string; totals: { rowsRead: number; balanced: boolean } };
+  expect(report).toMatchObject({ runId: 'cli', date: '2026-11-21', totals: { rowsRead: bed.messages.length + bed.users.length, balanced: true } });
+  expect(log.read()).toMatchObject({ status: 'succeeded', exitCode: 0, runId: 'cli', datasets: { messages: { rows: bed.messages.length }, users: { rows: bed.users.length } } });
+  expect(readFileSync(log.path, 'utf8').trim().split('\n')).toHaveLength(1);
+});
+
+it('usage mistakes exit 64 before anything is started', async () => {
+  bed.sandbox.clearRequests();
+  const bad = await runCli(['export', 'everything', '--to', bed.tempDir()], cliEnv());
+  expect(bad.exitCode).toBe(ExitCode.USAGE);
+  const noTarget = await runCli(['export', 'users'], cliEnv());
+  expect(noTarget.exitCode).toBe(ExitCode.USAGE);
+  const badDate = await runCli(['export', 'users', '--to', bed.tempDir(), '--date', '2026-02-30'], cliEnv());
+  expect(badDate.exitCode).toBe(ExitCode.USAGE);
+  expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
+});

@@ -1,0 +1,139 @@
+/**
+ * Publishing: to S3 (a real s3rver) and to a local directory, re-runs of the same date leave exactly one
+ * copy; DuckDB (a different Parquet implementation from the writer) reads what was published.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runExport, type RunExportOptions } from '../../src/pipeline/export/index.js';
+import type { ExportManifest } from '../../src/sinks/index.js';
+import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { runCli } from './cli.js';
+import { listFiles, readDataset, readParquetFile } from './read-output.js';
+import { expectedMessageRows, pick, startExportBed, type ExportBed } from './support.js';
+
+let bed: ExportBed;
+let s3: S3Server;
+let s3client: S3Client;
+const DATE = '2026-11-21';
+
+beforeAll(async () => {
+  [bed, s3] = await Promise.all([startExportBed(), startS3Server()]);
+  await s3.createBucket('warehouse');
+  s3client = s3.client();
+});
+afterAll(async () => {
+  await bed.close();
+  await s3.close();
+});
+
+const s3Options = () => ({ endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+
+async function listKeys(prefix: string): Promise<string[]> {
+  const page = await s3client.send(new ListObjectsV2Command({ Bucket: 'warehouse', Prefix: prefix }));
+  return (page.Contents ?? []).map((o) => o.Key!).sort();
+}
+
+async function getBytes(key: string): Promise<Uint8Array> {
+  const object = await s3client.send(new GetObjectCommand({ Bucket: 'warehouse', Key: key }));
+  return object.Body!.transformToByteArray();
+}
+
+it('publishes Parquet to S3; the same date again leaves exactly one copy, from the second run', async () => {
+  const base: RunExportOptions = { datasets: ['messages', 'users'], to: 's3://warehouse/chat', format: 'parquet', date: DATE, s3: s3Options(), job: { pollIntervalMs: 5 } };
+  await runExport({ ...base, runId: 'first' }, { client: bed.client });
+  expect(await listKeys('chat/messages/')).toEqual([`chat/messages/dt=${DATE}/_SUCCESS`, `chat/messages/dt=${DATE}/part-first-00000.parquet`]);
+  const second = await runExport({ ...base, runId: 'second' }, { client: bed.client });
+  expect(second.status).toBe('succeeded');
+
+  expect(await listKeys('chat/')).toEqual([
+    `chat/_manifests/messages/dt=${DATE}/manifest.json`,
+    `chat/_manifests/users/dt=${DATE}/manifest.json`,
+    `chat/messages/dt=${DATE}/_SUCCESS`,
+    `chat/messages/dt=${DATE}/part-second-00000.parquet`,
+    `chat/users/dt=${DATE}/_SUCCESS`,
+    `chat/users/dt=${DATE}/part-second-00000.parquet`,
+  ]);
+  const manifest = JSON.parse(Buffer.from(await getBytes(`chat/_manifests/messages/dt=${DATE}/manifest.json`)).toString('utf8')) as ExportManifest;
+  expect(manifest).toMatchObject({ runId: 'second', rowCount: bed.messages.length });
+  expect(manifest.entries).toEqual([
+    { url: `s3://warehouse/chat/messages/dt=${DATE}/part-second-00000.parquet`, mandatory: true, meta: { content_length: manifest.files[0]!.bytes, record_count: bed.messages.length } },
+  ]);
+  const { rows } = await readParquetFile(await getBytes(`chat/messages/dt=${DATE}/part-second-00000.parquet`));
+  const expected = expectedMessageRows(bed.messages);
+  expect(rows).toHaveLength(expected.size);
+  for (const row of rows) expect(pick(row, expected.get(row.id as bigint)!)).toEqual(expected.get(row.id as bigint));
+});
+
+it('a local re-run of the same date replaces the output instead of adding to it', async () => {
+  const root = bed.tempDir();
+  const base: RunExportOptions = { datasets: ['messages'], to: root, format: 'ndjson', date: DATE, job: { pollIntervalMs: 5 } };
+  await runExport({ ...base, runId: 'one' }, { client: bed.client });
+  expect(listFiles(root)).toContain(`messages/dt=${DATE}/part-one-00000.ndjson.gz`);
+  await runExport({ ...base, runId: 'two' }, { client: bed.client });
+  expect(listFiles(root)).toEqual([`_manifests/messages/dt=${DATE}/manifest.json`, `messages/dt=${DATE}/_SUCCESS`, `messages/dt=${DATE}/part-two-00000.ndjson.gz`]);
+  expect(await readDataset(root, 'messages', DATE)).toHaveLength(bed.messages.length);
+});
+
+it('DuckDB reads the Parquet of two dates through the Hive layout, with the declared types and values', async () => {
+  const root = bed.tempDir();
+  for (const date of ['2026-11-20', '2026-11-21']) await runExport({ datasets: ['messages', 'users'], to: root, format: 'parquet', date, runId: `r${date.slice(-2)}`, job: { pollIntervalMs: 5 } }, { client: bed.client });
+  const db = await DuckDBInstance.create(':memory:');
+  const connection = await db.connect();
+  try {
+    const users = join(root, 'users/*/*.parquet');
+    const described = await connection.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${users}', hive_partitioning = true)`);
+    expect(Object.fromEntries(described.getRowObjects().map((r) => [r.column_name, r.column_type]))).toEqual({
+      id: 'BIGINT', name: 'VARCHAR', display_name: 'VARCHAR', type: 'VARCHAR', is_guest: 'BOOLEAN', created_time: 'TIMESTAMP WITH TIME ZONE',
+      channels_count: 'BIGINT', messages_count: 'BIGINT', last_message_time: 'TIMESTAMP WITH TIME ZONE', dt: 'DATE',
+    });
+    const perDate = await connection.runAndReadAll(
+      `SELECT CAST(dt AS VARCHAR) AS dt, count(*) AS n, count(*) FILTER (WHERE is_guest) AS guests FROM read_parquet('${users}', hive_partitioning = true) GROUP BY dt ORDER BY dt`,
+    );
+    const guests = BigInt(bed.users.filter((u) => u.isGuest).length);
+    expect(perDate.getRowObjects()).toEqual([
+      { dt: '2026-11-20', n: BigInt(bed.users.length), guests },
+      { dt: '2026-11-21', n: BigInt(bed.users.length), guests },
+    ]);
+    const messages = await connection.runAndReadAll(
+      `SELECT id, epoch_us(created_time) AS created_us, body_length, username FROM read_parquet('${join(root, 'messages/dt=2026-11-21/*.parquet')}') ORDER BY id`,
+    );
+    const expected = [...expectedMessageRows(bed.messages).values()].sort((a, b) => Number((a.id as bigint) - (b.id as bigint)));
+    expect(messages.getRowObjects()).toEqual(expected.map((m) => ({ id: m.id, created_us: m.created_time, body_length: m.body_length, username: m.username })));
+  } finally {
+    connection.closeSync();
+    db.closeSync();
+  }
+});
+
+it('the CLI with --pipeline publishes to S3: the file gives the settings, env the date, flags win', async () => {
+  const dir = bed.tempDir();
+  const pipeline = join(dir, 'nightly.yaml');
+  writeFileSync(
+    pipeline,
+    ['kind: export', 'datasets: [users]', 'to: s3://warehouse/${PREFIX:-piped}', 'format: csv', 'date: today', 's3:', '  endpoint: ${S3_ENDPOINT}', 'job:', '  pollIntervalSeconds: 0.01', 'api:', '  url: ${API}'].join('\n'),
+  );
+  const env = {
+    API: bed.sandbox.url,
+    S3_ENDPOINT: s3.endpoint,
+    CHAT_CLIENT_ID: bed.sandbox.credentials.clientId,
+    CHAT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret,
+    AWS_ACCESS_KEY_ID: s3.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    CHATPORT_EXPORT_DATE: '2026-11-19T03:00:00Z',
+  };
+  const result = await runCli(['export', '--pipeline', pipeline, '--format', 'parquet', '--run-id', 'piped'], env);
+  expect(result.error).toBeUndefined();
+  expect(result.exitCode).toBe(0);
+  expect(result.stdout).toMatch(/export piped for 2026-11-19 → s3:\/\/warehouse\/piped \(parquet\): succeeded/);
+  expect(await listKeys('piped/')).toEqual([
+    'piped/_manifests/users/dt=2026-11-19/manifest.json',
+    'piped/users/dt=2026-11-19/_SUCCESS',
+    'piped/users/dt=2026-11-19/part-piped-00000.parquet',
+  ]);
+  const broken = join(dir, 'broken.yaml');
+  writeFileSync(broken, 'kind: export\nto: /tmp/x\nformat: xlsx\n');
+  expect((await runCli(['export', '--pipeline', broken], env)).exitCode).toBe(78);
+});

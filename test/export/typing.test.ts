@@ -1,0 +1,166 @@
+/**
+ * Typing rows against the declared schemas: exports in other shapes (NDJSON, gzip, a JSON array, new
+ * columns, snake_case names, bad values) served from "storage" on another origin, and the pure parts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { planColumns, typeRecord } from '../../src/pipeline/export/column-plan.js';
+import { parseInt32, parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
+import { parseExportPipelineFile, resolveExportDate, runExport, USERS_SCHEMA } from '../../src/pipeline/export/index.js';
+import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
+import { readDataset, readManifest } from './read-output.js';
+import { startExportBed, type ExportBed } from './support.js';
+
+const DATE = '2026-11-21';
+
+describe('exports in other shapes, from another origin', () => {
+  let bed: ExportBed;
+  let storage: OtherOrigin;
+  let body: { bytes: Buffer; type: string } = { bytes: Buffer.alloc(0), type: 'text/csv' };
+
+  beforeAll(async () => {
+    bed = await startExportBed({}, { users: 1, messages: 1 });
+    storage = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': body.type, 'content-length': String(body.bytes.length) }, body: body.bytes }) });
+    bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
+  });
+  afterAll(async () => {
+    await storage.close();
+    await bed.close();
+  });
+
+  const exportUsers = async (runId: string, extra: { maxRejects?: number } = {}) => {
+    const root = bed.tempDir();
+    const run = runExport({ datasets: ['users'], to: root, format: 'parquet', date: DATE, runId, job: { pollIntervalMs: 5 }, ...extra }, { client: bed.client });
+    return { root, run };
+  };
+
+  it('gzip CSV with snake_case names, a new column and bad rows: bad rows to rejects, the new column kept as strings', async () => {
+    const csv = [
+      'id,name,display_name,type,is_guest,created_time,channels_count,messages_count,last_message_time,favourite_color',
+      '1,ann,Ann,PERSON,false,2026-11-20T10:00:00.123456Z,2,5,2026-11-20T11:00:00+01:00,red',
+      '2,bob,Bob,PERSON,maybe,2026-11-20T10:00:00Z,x,5,,blue',
+      ',nobody,No One,PERSON,true,2026-11-20T10:00:00Z,0,0,,',
+      '9223372036854775807,max,Max,BOT,TRUE,2026-02-30T00:00:00Z,0,0,,green',
+      '4,dee,"Dee, ""D""",PERSON,1,2026-11-20,0,0,,',
+      '5,eve,Eve,PERSON,false,2026-11-20T10:00:00Z,1,2,3',
+    ].join('\n');
+    body = { bytes: gzipSync(csv), type: 'application/octet-stream' };
+    const { root, run } = await exportUsers('csv');
+    const report = await run;
+    const d = report.datasets[0]!;
+    expect(report.status).toBe('completed-with-rejects');
+    expect(d).toMatchObject({ rowsRead: 6, rowsWritten: 2, rowsRejected: 4, unknownColumns: [{ source: 'favourite_color', name: 'favourite_color' }], missingColumns: [] });
+    expect(storage.received.at(-1)!.headers.authorization).toBeUndefined();
+
+    const rows = await readDataset(root, 'users', DATE);
+    expect(rows).toEqual([
+      { id: 1n, name: 'ann', display_name: 'Ann', type: 'PERSON', is_guest: false, created_time: BigInt(Date.UTC(2026, 10, 20, 10)) * 1000n + 123456n, channels_count: 2n, messages_count: 5n, last_message_time: BigInt(Date.UTC(2026, 10, 20, 10)) * 1000n, favourite_color: 'red' },
+      { id: 4n, name: 'dee', display_name: 'Dee, "D"', type: 'PERSON', is_guest: true, created_time: BigInt(Date.UTC(2026, 10, 20)) * 1000n, channels_count: 0n, messages_count: 0n, last_message_time: null, favourite_color: null },
+    ]);
+
+    const rejects = readFileSync(d.rejectsFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; kind: string; reasons: Array<{ column?: string; expected: string }>; record: unknown });
+    expect(d.rejectsFile).toBe(join(root, '_rejects', 'users', `dt=${DATE}`, 'rejects-csv.ndjson'));
+    expect(rejects.map((r) => [r.line, r.kind, r.reasons.map((x) => x.column ?? '-')])).toEqual([
+      [3, 'untyped', ['is_guest', 'channels_count']],
+      [4, 'untyped', ['id']],
+      [5, 'untyped', ['created_time']],
+      [7, 'unparseable', ['-']],
+    ]);
+    expect(rejects[0]!.record).toMatchObject({ id: '2', is_guest: 'maybe' });
+    expect(rejects[0]!.reasons[0]!.expected).toContain('boolean');
+    expect(readManifest(root, 'users', DATE).details).toMatchObject({ rowsRead: 6, rowsRejected: 4, rejectsFile: d.rejectsFile });
+  });
+
+  it('NDJSON with native numbers and booleans; a declared column the export lacks is written as nulls', async () => {
+    const lines = [
+      { id: 7, name: 'gus', displayName: 'Gus', isGuest: true, createdTime: '2026-11-20T10:00:00Z', channelsCount: 1, messagesCount: 9007199254740991 },
+      { id: '8', name: 'hal', displayName: 'Hal', isGuest: 'false', createdTime: '2026-11-20T10:00:00Z', channelsCount: 0, messagesCount: 0, extra: { nested: true } },
+    ];
+    body = { bytes: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), type: 'application/x-ndjson' };
+    const { root, run } = await exportUsers('nd');
+    const d = (await run).datasets[0]!;
+    expect(d).toMatchObject({ rowsRead: 2, rowsWritten: 1, rowsRejected: 1, missingColumns: ['type', 'last_message_time'] });
+    expect(await readDataset(root, 'users', DATE)).toEqual([
+      { id: 7n, name: 'gus', display_name: 'Gus', type: null, is_guest: true, created_time: BigInt(Date.UTC(2026, 10, 20, 10)) * 1000n, channels_count: 1n, messages_count: 9007199254740991n, last_message_time: null },
+    ]);
+    const reject = JSON.parse(readFileSync(d.rejectsFile!, 'utf8')) as { reasons: Array<{ field: string; expected: string }> };
+    expect(reject.reasons).toEqual([expect.objectContaining({ field: 'extra', expected: expect.stringContaining('first record') })]);
+  });
+
+  it('a JSON array export is read too', async () => {
+    body = { bytes: Buffer.from(JSON.stringify([{ id: 1, name: 'a', createdTime: '2026-01-01T00:00:00Z' }, { id: 2, name: 'b' }])), type: 'application/json' };
+    const { root, run } = await exportUsers('arr');
+    expect((await run).datasets[0]).toMatchObject({ rowsRead: 2, rowsWritten: 2, rowsRejected: 0 });
+    expect((await readDataset(root, 'users', DATE)).map((r) => r.name)).toEqual(['a', 'b']);
+  });
+
+  it('past --max-rejects the run stops with REJECT_LIMIT_EXCEEDED and publishes nothing of that dataset', async () => {
+    body = { bytes: Buffer.from('id,name\n1,a\nx,b\ny,c\n2,d\n'), type: 'text/csv' };
+    const { root, run } = await exportUsers('limit', { maxRejects: 1 });
+    await expect(run).rejects.toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED' });
+    const { listFiles } = await import('./read-output.js');
+    expect(listFiles(root).filter((f) => !f.startsWith('_rejects/'))).toEqual([]);
+  });
+
+  it('an export without a required column stops at once with DATA_INVALID naming it', async () => {
+    body = { bytes: Buffer.from('name,displayName\na,A\n'), type: 'text/csv' };
+    const { run } = await exportUsers('noid');
+    await expect(run).rejects.toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('required column "id"') });
+  });
+});
+
+describe('pure parts', () => {
+  it('reads int64 to its limits, and int32 within its range', () => {
+    expect(parseInt64('9223372036854775807')).toEqual({ ok: true, value: 9223372036854775807n });
+    expect(parseInt64('9223372036854775808').ok).toBe(false);
+    expect(parseInt64('-12')).toEqual({ ok: true, value: -12n });
+    expect(parseInt64('1.5').ok).toBe(false);
+    expect(parseInt64(2 ** 53).ok).toBe(false);
+    expect(parseInt32('2147483647')).toEqual({ ok: true, value: 2147483647 });
+    expect(parseInt32('2147483648').ok).toBe(false);
+  });
+
+  it('reads ISO timestamps to UTC microseconds: zones, fractions, nanoseconds dropped, impossible dates refused', () => {
+    const base = BigInt(Date.UTC(2026, 10, 21, 10, 15)) * 1000n;
+    expect(parseTimestamp('2026-11-21T10:15:00Z')).toEqual({ ok: true, value: base });
+    expect(parseTimestamp('2026-11-21T12:15:00+02:00')).toEqual({ ok: true, value: base });
+    expect(parseTimestamp('2026-11-21T05:15:00-0500')).toEqual({ ok: true, value: base });
+    expect(parseTimestamp('2026-11-21T10:15:00.123456789Z')).toEqual({ ok: true, value: base + 123456n });
+    expect(parseTimestamp('2026-11-21 10:15:00.5')).toEqual({ ok: true, value: base + 500000n });
+    expect(parseTimestamp('1969-12-31T23:59:59.999Z')).toEqual({ ok: true, value: -1000n });
+    for (const bad of ['2026-02-29T00:00:00Z', '2026-11-21T24:00:00Z', 'yesterday', '1700000000']) expect(parseTimestamp(bad).ok).toBe(false);
+  });
+
+  it('matches snake_case or camelCase headers to the declared columns and names new ones uniquely', () => {
+    const plan = planColumns(USERS_SCHEMA, ['ID', 'display_name', 'Is-Guest', 'newThing', 'new_thing', 'name'], 'ms', 'test');
+    expect(plan.schema.columns.map((c) => `${c.name}:${c.type}`)).toEqual([
+      'id:int64', 'name:string', 'display_name:string', 'type:string', 'is_guest:boolean', 'created_time:timestamp_ms',
+      'channels_count:int64', 'messages_count:int64', 'last_message_time:timestamp_ms', 'new_thing:string', 'new_thing_2:string',
+    ]);
+    expect(plan.missingColumns).toEqual(['type', 'created_time', 'channels_count', 'messages_count', 'last_message_time']);
+    expect(typeRecord(plan, { ID: '3', display_name: 'C', 'Is-Guest': 'true', newThing: 1, new_thing: '', name: 'c' })).toEqual({
+      ok: true,
+      row: { id: 3n, name: 'c', display_name: 'C', type: null, is_guest: true, created_time: null, channels_count: null, messages_count: null, last_message_time: null, new_thing: '1', new_thing_2: null },
+    });
+  });
+
+  it('resolves the logical date from a scheduler in UTC', () => {
+    const now = Date.UTC(2026, 10, 22, 0, 30);
+    expect(resolveExportDate(undefined, now)).toBe('2026-11-22');
+    expect(resolveExportDate('yesterday', now)).toBe('2026-11-21');
+    expect(resolveExportDate('2026-11-20', now)).toBe('2026-11-20');
+    expect(resolveExportDate('2026-11-20T23:30:00-02:00', now)).toBe('2026-11-21');
+    expect(() => resolveExportDate('2026-13-01', now)).toThrow(/expected YYYY-MM-DD/);
+  });
+
+  it('pipelines/nightly-analytics.yaml resolves, with ${VAR} defaults and overrides', () => {
+    const path = join(import.meta.dirname, '../../pipelines/nightly-analytics.yaml');
+    const text = readFileSync(path, 'utf8');
+    expect(parseExportPipelineFile(text, path, {})).toMatchObject({ kind: 'export', datasets: 'all', to: 's3://analytics-bucket/chat', format: 'parquet', date: 'yesterday', rejects: { max: 1000 } });
+    const overridden = parseExportPipelineFile(text, path, { CHATPORT_EXPORT_TO: '/data/out', CHATPORT_S3_ENDPOINT: 'http://127.0.0.1:9000' });
+    expect(overridden).toMatchObject({ to: '/data/out', s3: { endpoint: 'http://127.0.0.1:9000' } });
+    expect(() => parseExportPipelineFile('kind: export\nto: /x\nformat: xlsx\n', 'p.yaml', {})).toThrow(/p\.yaml: format/);
+  });
+});

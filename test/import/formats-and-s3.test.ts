@@ -1,0 +1,64 @@
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+let s3: S3Server;
+beforeAll(async () => {
+  [f, s3] = await Promise.all([startImportFixture(), startS3Server()]);
+  // The S3 source uses the SDK's default credential chain, as in production.
+  process.env.AWS_ACCESS_KEY_ID = s3.accessKeyId;
+  process.env.AWS_SECRET_ACCESS_KEY = s3.secretAccessKey;
+});
+afterAll(async () => {
+  await Promise.all([f.close(), s3.close()]);
+});
+
+describe('import from every format, gzip, globs and S3 prefixes', () => {
+  it('reads NDJSON (plain and gzip, by glob), a JSON array, and CSV objects under an S3 prefix', async () => {
+    const dir = join(f.dir, 'formats');
+    await writeInput(dir, 'users-1.ndjson', '{"id":"a","handle":"nd-ann","name":"Ann"}\n{"id":"b","handle":"nd-ben","name":"Ben"}\nnot json\n');
+    await writeInput(dir, 'users-2.ndjson.gz', gzipSync('{"id":"c","handle":"nd-cat","name":"Cat"}\n'));
+    await writeInput(dir, 'channels.json', JSON.stringify([{ key: 'k1', name: 'nd-general', members: ['nd-ann', 'nd-ben', 'nd-cat'] }, { key: 'k2', type: 'DIRECT', members: ['nd-ann', 'nd-ben'] }]));
+    await s3.createBucket('imports');
+    const put = (key: string, body: Buffer | string) => s3.client().send(new PutObjectCommand({ Bucket: 'imports', Key: key, Body: body }));
+    // A BOM, CRLF line ends and a quoted newline in the first object; the second is gzipped.
+    await put('messages/part-1.csv', '\uFEFFid,channel,author,text\r\nm1,k1,nd-ann,"two\r\nlines"\r\nm2,k2,nd-ben,in the DM\r\n');
+    await put('messages/part-2.csv.gz', gzipSync('id,channel,author,text\nm3,k1,nd-cat,third\nm4,k9,nd-cat,unknown channel\n'));
+    await put('other/ignored.csv', 'id,channel,author,text\nm9,k1,nd-ann,not under the prefix\n');
+
+    const { config } = await writePipeline(dir, `name: formats
+s3: { endpoint: "${s3.endpoint}", region: us-east-1 }
+stages:
+  users:
+    source: { path: "users-*" }
+    key: id
+    mapping: { name: handle, displayName: name, isGuest: { const: false } }
+  channels:
+    source: { path: channels.json }
+    key: key
+    mapping: { type: { field: type, default: PUBLIC }, name: name, members: members }
+  messages:
+    source: { path: "s3://imports/messages/" }
+    key: id
+    channel: channel
+    mapping: { type: { const: TEXT }, body: text, user: author }
+`);
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.stages.users).toMatchObject({ read: 4, imported: 3, rejected: 1 });
+    expect(report.stages.channels).toMatchObject({ read: 2, imported: 2 });
+    expect(report.stages.messages).toMatchObject({ read: 4, imported: 3, rejected: 1 });
+    expect(report.totals.balanced).toBe(true);
+
+    const channels = await all(f.client.channels.list());
+    const general = channels.find((c) => c.name === 'nd-general')!;
+    const bodies = (await all(f.client.channels.messages(general.id))).sort((a, b) => a.id - b.id).map((m) => m.body);
+    expect(bodies).toEqual(['two\r\nlines', 'third']);
+    const dm = channels.find((c) => c.type === 'DIRECT')!;
+    expect((await all(f.client.channels.messages(dm.id))).map((m) => m.body)).toEqual(['in the DM']);
+  });
+});
