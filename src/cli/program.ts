@@ -5,6 +5,7 @@ import { registerPing } from './commands/ping.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerSandboxCommand } from './commands/sandbox.js';
 import { registerImport } from './commands/import.js';
+import { registerDemo } from './commands/demo.js';
 import { registerValidate } from './commands/validate.js';
 import { registerStatus } from './commands/status.js';
 import { registerSchema } from './commands/schema.js';
@@ -22,7 +23,7 @@ export function createProgram(ctx: CliContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
-  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerImport, registerValidate, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
+  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   for (const register of commands) register(program, ctx);
   return program;
 }

@@ -1,5 +1,5 @@
 import { createLogUpdate } from 'log-update';
-import type { StageCounts } from '../pipeline/report.js';
+import { formatDuration, type StageCounts } from '../pipeline/report.js';
 import type { StageName } from '../pipeline/state/events.js';
 import type { Logger } from '../shared/logger.js';
 
@@ -9,6 +9,15 @@ export interface ProgressReporter {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** Share of the input read and the time left at the pace so far (reading is paced by uploads). */
+function share(c: StageCounts): string {
+  if (!c.bytesTotal) return '    ';
+  const done = Math.min(1, c.bytesRead / c.bytesTotal);
+  const elapsed = c.durationMs;
+  const eta = done > 0 && done < 1 && elapsed > 0 ? ` ETA ${formatDuration((elapsed * (1 - done)) / done)}` : '';
+  return `${(done * 100).toFixed(0).padStart(3)}%${eta}`;
+}
 
 /**
  * Progress for people and for machines. On a TTY: a live block on stderr, one line per stage, redrawn at
@@ -21,7 +30,7 @@ export function createProgressReporter(options: { stream: NodeJS.WriteStream; lo
   const line = (stage: StageName, c: StageCounts, since: number) => {
     const seconds = Math.max(0.001, (now() - since) / 1000);
     const rate = Math.round(c.read / seconds);
-    return `${stage.padEnd(9)} read ${fmt(c.read).padStart(11)}  rejected ${fmt(c.rejected).padStart(7)}  skipped ${fmt(c.skipped).padStart(7)}  imported ${fmt(c.imported).padStart(11)}  chunks ${fmt(c.chunks).padStart(6)}  jobs ${c.jobs.finished}/${c.jobs.submitted}${c.jobs.failed ? ` (${c.jobs.failed} failed)` : ''}  ${fmt(rate)} rec/s`;
+    return `${stage.padEnd(9)} ${share(c)} read ${fmt(c.read).padStart(11)}  rejected ${fmt(c.rejected).padStart(7)}  skipped ${fmt(c.skipped).padStart(7)}  imported ${fmt(c.imported).padStart(11)}  chunks ${fmt(c.chunks).padStart(6)}  jobs ${c.jobs.finished}/${c.jobs.submitted}${c.jobs.failed ? ` (${c.jobs.failed} failed)` : ''}  ${fmt(rate)} rec/s`;
   };
   const track = (stage: StageName, counts: StageCounts) => {
     const seen = latest.get(stage);

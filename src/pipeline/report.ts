@@ -18,6 +18,9 @@ export interface StageCounts {
   chunks: number;
   jobs: { submitted: number; finished: number; failed: number };
   durationMs: number;
+  /** Input bytes read so far (compressed bytes for gzip), and the total when every object's size is known. */
+  bytesRead: number;
+  bytesTotal?: number;
 }
 
 export type RunStatus = 'succeeded' | 'completed-with-rejects' | 'failed' | 'interrupted' | 'dry-run';
@@ -32,14 +35,14 @@ export interface RunReport {
   durationMs: number;
   apiVersion?: string;
   stages: Partial<Record<StageName, StageCounts>>;
-  totals: Omit<StageCounts, 'durationMs' | 'jobs' | 'chunks'> & { balanced: boolean };
+  totals: Pick<StageCounts, 'read' | 'imported' | 'rejected' | 'refused' | 'skipped' | 'pending'> & { balanced: boolean };
   runDir: string;
   rejectsFile?: string;
   error?: { code: string; message: string };
 }
 
 export function emptyCounts(): StageCounts {
-  return { read: 0, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 0, chunks: 0, jobs: { submitted: 0, finished: 0, failed: 0 }, durationMs: 0 };
+  return { read: 0, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 0, chunks: 0, jobs: { submitted: 0, finished: 0, failed: 0 }, durationMs: 0, bytesRead: 0 };
 }
 
 export function isBalanced(c: Pick<StageCounts, 'read' | 'imported' | 'rejected' | 'skipped' | 'pending'>): boolean {

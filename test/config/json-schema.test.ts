@@ -10,8 +10,8 @@ describe('pipelineJsonSchema', () => {
   it('is a draft 2020-12 schema with an id, describing the file as written', () => {
     expect(schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     expect(schema.$id).toBe(PIPELINE_SCHEMA_ID);
-    expect(schema.required).toEqual(['name', 'stages']);
-    expect(Object.keys(schema.properties!)).toEqual(expect.arrayContaining(['name', 'api', 'state', 'options', 'stages']));
+    expect(schema.required).toEqual(['name']); // stages, or a slack block instead
+    expect(Object.keys(schema.properties!)).toEqual(expect.arrayContaining(['name', 'api', 'state', 'options', 'stages', 'slack']));
     expect(schema.additionalProperties).toBe(false);
   });
 

@@ -16,9 +16,11 @@ import { expectedMessageRows, pick, startExportBed, type ExportBed } from './sup
 
 let bed: ExportBed;
 const DATE = '2026-11-21';
+/** Draws of the sandbox's random source, in order; 0.99 when empty (used only with failProbability). */
+const draws: number[] = [];
 
 beforeAll(async () => {
-  bed = await startExportBed();
+  bed = await startExportBed({ random: () => draws.shift() ?? 0.99 });
 });
 afterAll(() => bed.close());
 beforeEach(() => {
@@ -120,6 +122,25 @@ it('a FAILED export job exits 3 (JOB_FAILED), publishes nothing and leaves the p
   expect(nothing.exitCode).toBe(ExitCode.REMOTE_JOB_FAILED);
   expect(listFiles(fresh)).toEqual([]);
 });
+
+it('with "all", one FAILED job is enough: the other finished, yet neither dataset is published', async () => {
+  const root = bed.tempDir();
+  // The messages job draws 0.9 (finishes), the users job 0.1 (fails) against a probability of 0.5.
+  draws.push(0.9, 0.1);
+  bed.sandbox.setJobOptions({ failProbability: 0.5 });
+  const result = await runCli(['export', 'all', '--to', root, '--date', DATE, '--poll-interval', '0.01'], cliEnv());
+  expect(result.exitCode).toBe(ExitCode.REMOTE_JOB_FAILED);
+  expect((result.error as Error).message).toContain('USER_ANALYTICS_EXPORT');
+  const jobs = await collectJobs();
+  expect(jobs.filter((j) => j.type.endsWith('ANALYTICS_EXPORT')).slice(-2).map((j) => `${j.type}:${j.state}`)).toEqual(['MESSAGE_ANALYTICS_EXPORT:FINISHED', 'USER_ANALYTICS_EXPORT:FAILED']);
+  expect(listFiles(root)).toEqual([]);
+});
+
+async function collectJobs() {
+  const out = [];
+  for await (const job of bed.client.jobs.list()) out.push(job);
+  return out.sort((a, b) => a.id - b.id);
+}
 
 it('SIGTERM while waiting for the job: exits 143 through InterruptedError and publishes nothing', async () => {
   bed.sandbox.setJobOptions({ stuck: true });

@@ -9,6 +9,10 @@ const cli = new URL('../../dist/cli/main.js', import.meta.url).pathname;
 const help = execFileSync(node, [cli, '--help'], { encoding: 'utf8' });
 assert.match(help, /Usage: chatport/);
 
+// The main job, end to end, on this runtime.
+const demo = execFileSync(node, [cli, 'demo'], { encoding: 'utf8' });
+assert.match(demo, /every record accounted for/);
+
 const child = spawn(node, [cli, 'sandbox', '--port', '0', '--seed', 'demo', '--client-id', 'smoke', '--client-secret', 'smoke-secret-1234'], {
   stdio: ['ignore', 'pipe', 'pipe'],
 });

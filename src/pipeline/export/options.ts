@@ -7,7 +7,7 @@ import { UsageError } from '../../shared/errors.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { isS3Url } from '../../shared/s3-location.js';
-import { MANIFESTS_FOLDER, validatePartition, validateRunId, type Destination, type OutputFormat, type ParquetOptions, type GzipTextOptions, type S3DestinationOptions } from '../../sinks/index.js';
+import { MANIFESTS_FOLDER, OUTPUT_FORMATS, validatePartition, validateRunId, type Destination, type OutputFormat, type ParquetOptions, type GzipTextOptions, type S3DestinationOptions } from '../../sinks/index.js';
 import type { TimestampUnit } from './column-plan.js';
 import type { DownloadOptions } from './download.js';
 import type { DatasetReport } from './report.js';
@@ -71,6 +71,7 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
   const datasets = [...new Set(options.datasets)];
   if (datasets.length === 0) throw new UsageError('no dataset to export: name messages, users or all');
   for (const d of datasets) if (!(EXPORT_DATASETS as readonly string[]).includes(d)) throw new UsageError(`unknown dataset "${d}": expected messages, users or all`, { dataset: d });
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) throw new UsageError(`unknown format "${options.format}": expected ${OUTPUT_FORMATS.join(', ')}`, { format: options.format });
   validatePartition({ dataset: datasets[0]!, date: options.date });
   const runId = validateRunId(options.runId ?? ulid());
   const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? join(tmpdir(), 'chatport-export', '_rejects') : join(resolve(options.to), '_rejects'));

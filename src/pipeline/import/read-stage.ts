@@ -1,5 +1,6 @@
 import { parseRecords } from '../../formats/index.js';
-import { createInputSource, type InputSourceOptions } from '../../sources/index.js';
+import { Transform, type Readable } from 'node:stream';
+import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { readSlackStageRecords } from '../slack/index.js';
@@ -12,28 +13,55 @@ import { readSlackStageRecords } from '../slack/index.js';
 export async function* readStageRecords(
   config: PipelineConfig,
   stage: StageConfig,
-  deps: { channelIds?: ChannelIdLookup; sources?: InputSourceOptions; signal?: AbortSignal },
+  deps: {
+    channelIds?: ChannelIdLookup;
+    sources?: InputSourceOptions;
+    signal?: AbortSignal;
+    /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
+    onInputBytes?: (read: number, total: number | undefined) => void;
+  },
 ): AsyncGenerator<Processed> {
   // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
   if (stage.slack) return yield* readSlackStageRecords(config, stage, stage.slack, deps);
   const process = createStageProcessor(stageProcessorSpec(config, stage), deps.channelIds ? { channelIds: deps.channelIds } : {});
   const { source } = stage;
-  for (const location of source.paths) {
-    for await (const input of createInputSource(location, deps.sources ?? {}).listInputs()) {
+  // Listing first (files and keys are few next to records) gives the total size for progress.
+  const inputs: InputObject[] = [];
+  for (const location of source.paths) for await (const input of createInputSource(location, deps.sources ?? {}).listInputs()) inputs.push(input);
+  const total = inputs.every((i) => i.size !== undefined) ? inputs.reduce((n, i) => n + (i.size ?? 0), 0) : undefined;
+  let read = 0;
+  deps.onInputBytes?.(0, total);
+  for (const input of inputs) {
+    if (deps.signal?.aborted) return;
+    const bytes = countBytes(input.open(), (n) => {
+      read += n;
+      deps.onInputBytes?.(read, total);
+    });
+    const records = parseRecords(bytes, {
+      file: input.uri,
+      gzip: source.gzip,
+      csv: source.csv,
+      ...(source.format ? { format: source.format } : {}),
+    });
+    for await (const item of records) {
+      yield process(item);
+      // Checked per record so that a signal stops reading promptly; the generator's return closes the file.
       if (deps.signal?.aborted) return;
-      const records = parseRecords(input.open(), {
-        file: input.uri,
-        gzip: source.gzip,
-        csv: source.csv,
-        ...(source.format ? { format: source.format } : {}),
-      });
-      for await (const item of records) {
-        yield process(item);
-        // Checked per record so that a signal stops reading promptly; the generator's return closes the file.
-        if (deps.signal?.aborted) return;
-      }
     }
   }
+}
+
+/** Passes bytes through, telling how many went by; closing either end closes the other. */
+function countBytes(source: Readable, onBytes: (n: number) => void): Readable {
+  const counter = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      onBytes(chunk.length);
+      callback(null, chunk);
+    },
+  });
+  source.on('error', (error) => counter.destroy(error));
+  counter.on('close', () => source.destroy());
+  return source.pipe(counter);
 }
 
 /** The S3 settings of a pipeline file, as the sources take them. */

@@ -72,7 +72,10 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const maxRejects = ctx.maxRejects ?? options.maxRejects;
   const chunker = new Chunker<ChunkMeta>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes });
   const scheduler = new OrderedScheduler(options.concurrency);
-  const progress = () => ctx.onProgress(stage, counts);
+  const progress = () => {
+    counts.durationMs = ctx.now() - started;
+    ctx.onProgress(stage, counts);
+  };
 
   const reject = async (kind: 'invalid' | 'refused', line: Parameters<typeof rejectLineOf>) => {
     counts.rejected++;
@@ -161,7 +164,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
 
   try {
     if (!state.done || mode !== 'import') {
-      for await (const processed of readStageRecords(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal })) {
+      const onInputBytes = (read: number, total: number | undefined) => {
+        counts.bytesRead = read;
+        if (total !== undefined) counts.bytesTotal = total;
+      };
+      for await (const processed of readStageRecords(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes })) {
         if (++counts.read % 10_000 === 0) progress();
         if (processed.kind === 'skipped') counts.skipped++;
         else if (processed.kind === 'rejected') await reject('invalid', [stage, 'invalid', processed.position, processed.reasons, processed.raw]);
@@ -194,7 +201,6 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     throw error;
   } finally {
     await rejects.close();
-    counts.durationMs = ctx.now() - started;
     progress();
   }
   return counts;

@@ -1,0 +1,89 @@
+/**
+ * Slack migration benchmark (issue 5): a generated Slack export of N messages (a zip, as Slack gives it)
+ * migrated into the sandbox with `chatport migrate slack`; messages/s, CPU seconds and peak RSS of the
+ * chatport process (measured in its own child process; the sandbox runs in another one).
+ *
+ *   npm run build && node --import tsx bench/slack-import.ts --messages 1000000
+ *   node --import tsx bench/slack-import.ts --messages 100000 --messages 1000000   # peak RSS at two sizes
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { generateSlackExport } from '../fixtures/slack/generator/index.js';
+import { runMeasured, type Measured } from './lib/measure.js';
+import { startSandboxProcess } from './lib/sandbox-process.js';
+
+const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
+const WORK = fileURLToPath(new URL('./.work/slack-import/', import.meta.url));
+
+interface StageTotals {
+  read: number;
+  imported: number;
+  rejected: number;
+  skipped: number;
+}
+
+export interface SlackBenchResult {
+  messages: number;
+  zipMb: number;
+  generateMs: number;
+  chatport: Measured;
+  /** Message items read (a message over the body limit counts once per part). */
+  messageItems: number;
+  totals: StageTotals & { balanced: boolean };
+  messagesPerSecond: number;
+}
+
+export async function benchSlackImport(messages: number, seed = 1): Promise<SlackBenchResult> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  const dir = join(WORK, String(messages));
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const zip = join(dir, 'export.zip');
+  process.stderr.write(`slack bench: generating ${messages.toLocaleString('en-US')} messages…\n`);
+  const started = performance.now();
+  await generateSlackExport({ out: zip, seed, messages });
+  const generateMs = performance.now() - started;
+  const sandbox = await startSandboxProcess();
+  try {
+    process.stderr.write('slack bench: migrating…\n');
+    const chatport = await runMeasured(CLI, ['migrate', 'slack', zip, '--state', join(dir, 'state'), '--json'], {
+      CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: sandbox.clientId, CHAT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn',
+    });
+    if (chatport.code !== 0) throw new Error(`migrate exited ${chatport.code}: ${chatport.stderrTail}`);
+    const report = JSON.parse(chatport.stdout) as { stages: { messages: StageTotals }; totals: StageTotals & { balanced: boolean } };
+    const m = report.stages.messages;
+    if (!report.totals.balanced || report.totals.rejected !== 0 || m.imported < messages) throw new Error(`unexpected report ${JSON.stringify(report.totals)}`);
+    return {
+      messages, zipMb: (await stat(zip)).size / 2 ** 20, generateMs, chatport, messageItems: m.read, totals: report.totals,
+      messagesPerSecond: messages / (chatport.wallMs / 1000),
+    };
+  } finally {
+    await sandbox.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export function formatSlackResults(results: SlackBenchResult[]): string {
+  const rows = results.map((r) =>
+    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} |`);
+  return [
+    '| messages | zip MB | records read (all stages) | wall s | messages/s | CPU s | CPU µs/message | peak RSS MB |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { messages: { type: 'string', multiple: true, default: ['1000000'] }, seed: { type: 'string', default: '1' } } });
+  const results: SlackBenchResult[] = [];
+  for (const n of values.messages!) results.push(await benchSlackImport(Number(n), Number(values.seed)));
+  process.stdout.write(`${formatSlackResults(results)}\n`);
+  if (results.length > 1) {
+    const first = results[0]!.chatport.maxRssMb;
+    const last = results.at(-1)!.chatport.maxRssMb;
+    process.stdout.write(`peak RSS ${results.at(-1)!.messages.toLocaleString('en-US')} vs ${results[0]!.messages.toLocaleString('en-US')}: ${(((last - first) / first) * 100).toFixed(1)}%\n`);
+  }
+}
