@@ -48,7 +48,7 @@ async function* asyncRows(count: number): AsyncGenerator<Row> {
 }
 
 async function runChatport(rows: number, file: string): Promise<void> {
-  const encoder = createFileEncoder('parquet', schema);
+  const encoder = await createFileEncoder('parquet', schema);
   await pipeline(Readable.from(encoder.encode(asyncRows(rows), 1)), createWriteStream(file));
 }
 

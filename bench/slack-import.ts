@@ -5,6 +5,7 @@
  *
  *   npm run build && node --import tsx bench/slack-import.ts --messages 1000000
  *   node --import tsx bench/slack-import.ts --messages 100000 --messages 1000000   # peak RSS at two sizes
+ *   node --import tsx bench/slack-import.ts --messages 1000000 --heap-mb 128        # proves a bounded heap suffices
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -36,7 +37,8 @@ export interface SlackBenchResult {
   messagesPerSecond: number;
 }
 
-export async function benchSlackImport(messages: number, seed = 1): Promise<SlackBenchResult> {
+/** `heapMb`: run chatport with `--max-old-space-size` (a migration that fits proves its memory is bounded). */
+export async function benchSlackImport(messages: number, seed = 1, heapMb?: number): Promise<SlackBenchResult> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const dir = join(WORK, String(messages));
   await rm(dir, { recursive: true, force: true });
@@ -51,7 +53,7 @@ export async function benchSlackImport(messages: number, seed = 1): Promise<Slac
     process.stderr.write('slack bench: migrating…\n');
     const chatport = await runMeasured(CLI, ['migrate', 'slack', zip, '--state', join(dir, 'state'), '--json'], {
       CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: sandbox.clientId, CHAT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn',
-    });
+    }, heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`]);
     if (chatport.code !== 0) throw new Error(`migrate exited ${chatport.code}: ${chatport.stderrTail}`);
     const report = JSON.parse(chatport.stdout) as { stages: { messages: StageTotals }; totals: StageTotals & { balanced: boolean } };
     const m = report.stages.messages;
@@ -77,9 +79,11 @@ export function formatSlackResults(results: SlackBenchResult[]): string {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { messages: { type: 'string', multiple: true, default: ['1000000'] }, seed: { type: 'string', default: '1' } } });
+  const { values } = parseArgs({ options: { messages: { type: 'string', multiple: true, default: ['1000000'] }, seed: { type: 'string', default: '1' }, 'heap-mb': { type: 'string' } } });
+  const heapMb = values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']);
+  if (heapMb !== undefined) process.stdout.write(`chatport heap capped at ${heapMb} MB (--max-old-space-size)\n`);
   const results: SlackBenchResult[] = [];
-  for (const n of values.messages!) results.push(await benchSlackImport(Number(n), Number(values.seed)));
+  for (const n of values.messages!) results.push(await benchSlackImport(Number(n), Number(values.seed), heapMb));
   process.stdout.write(`${formatSlackResults(results)}\n`);
   if (results.length > 1) {
     const first = results[0]!.chatport.maxRssMb;

@@ -21,6 +21,9 @@ export { runValidate, type ValidationResult } from './pipeline/import/run-valida
 export { readRunStatus, type RunStatusView } from './pipeline/import/read-status.js';
 export { formatReportTable, type RunReport, type StageCounts, type RunStatus } from './pipeline/report.js';
 
+// Analytics exports
+export { runExport } from './pipeline/export/index.js';
+
 // Building blocks
 export { parseRecords, type SourceItem, type ParseRecordsOptions } from './formats/index.js';
 export { createInputSource, type InputSource, type InputObject } from './sources/index.js';

@@ -1,13 +1,30 @@
-import { access, constants, writeFile } from 'node:fs/promises';
-import { redactValue } from '../shared/secrets.js';
-
 /**
- * Kubernetes shows the content of /dev/termination-log (at most 4 KB) as the reason a pod ended. Written
- * only when the file exists and is writable, i.e. inside a pod; a one-line JSON summary, secrets scrubbed.
+ * A one-line JSON summary in `/dev/termination-log`, which Kubernetes shows as the reason a pod ended
+ * (at most 4 KiB). Written only when the file exists and is writable, i.e. inside a pod; elsewhere this
+ * does nothing. `CHATPORT_TERMINATION_LOG` names another path (tests, other schedulers).
  */
-export async function writeTerminationMessage(summary: Record<string, unknown>, path = process.env.CHATPORT_TERMINATION_LOG ?? '/dev/termination-log'): Promise<void> {
-  const writable = await access(path, constants.W_OK).then(() => true, () => false);
-  if (!writable) return;
-  const line = JSON.stringify(redactValue(summary)).slice(0, 4000);
-  await writeFile(path, `${line}\n`).catch(() => undefined);
+import { constants } from 'node:fs';
+import { access, writeFile } from 'node:fs/promises';
+import { scrubSecrets } from '../shared/secrets.js';
+
+const LIMIT_BYTES = 4096;
+
+export async function writeTerminationLog(env: Readonly<Record<string, string | undefined>>, summary: Record<string, unknown>): Promise<void> {
+  const path = env.CHATPORT_TERMINATION_LOG || '/dev/termination-log';
+  try {
+    await access(path, constants.W_OK);
+  } catch {
+    return;
+  }
+  let line = scrubSecrets(JSON.stringify(summary));
+  if (Buffer.byteLength(line) > LIMIT_BYTES - 1) {
+    const error = summary.error as { message?: string } | undefined;
+    const clipped = { ...summary, ...(error ? { error: { ...error, message: `${String(error.message).slice(0, 1000)}…` } } : {}), datasets: undefined };
+    line = scrubSecrets(JSON.stringify(clipped)).slice(0, LIMIT_BYTES - 1);
+  }
+  try {
+    await writeFile(path, `${line}\n`);
+  } catch {
+    // The summary is a courtesy; never let it change how the run ends.
+  }
 }

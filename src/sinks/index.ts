@@ -1,7 +1,7 @@
 /** The sinks stage: where export output goes, and the writers that produce it. */
 export { writeExport, type WriteExportOptions, type ExportResult } from './write-export.js';
 export { createLocalDestination } from './local-destination.js';
-export { createS3Destination, type S3DestinationOptions } from './s3-destination.js';
+export type { S3DestinationOptions } from './s3-destination.js';
 export type { Destination, Publication, PublishedUrls } from './destination.js';
 export { createFileEncoder, OUTPUT_FORMATS, type OutputFormat, type EncoderOptions, type FileEncoder, type ParquetOptions, type ParquetCompression, type GzipTextOptions } from './encoders/index.js';
 export { writeRolledFiles, type RolledFile, type RollOptions } from './roll-files.js';
@@ -13,9 +13,20 @@ export { SinkRowError } from './cells.js';
 import { isS3Url } from '../shared/s3-location.js';
 import type { Destination } from './destination.js';
 import { createLocalDestination } from './local-destination.js';
-import { createS3Destination, type S3DestinationOptions } from './s3-destination.js';
+import type { S3DestinationOptions } from './s3-destination.js';
 
-/** `s3://bucket/prefix` → S3, anything else → a local directory. */
+/**
+ * `s3://bucket/prefix` → S3, anything else → a local directory. The S3 backend (and the AWS SDK) is loaded
+ * on first use, so local output never pays for it.
+ */
 export function createDestination(target: string, s3: S3DestinationOptions = {}): Destination {
-  return isS3Url(target) ? createS3Destination(target, s3) : createLocalDestination(target);
+  if (!isS3Url(target)) return createLocalDestination(target);
+  let destination: Promise<Destination> | undefined;
+  return {
+    root: target,
+    async beginPublication(partition, runId) {
+      destination ??= import('./s3-destination.js').then((m) => m.createS3Destination(target, s3));
+      return (await destination).beginPublication(partition, runId);
+    },
+  };
 }

@@ -46,7 +46,7 @@ export async function writeExport(rows: AsyncIterable<Row>, options: WriteExport
   const logger = options.logger ?? createSilentLogger();
   const partition = validatePartition({ dataset: options.dataset, date: options.date });
   const runId = validateRunId(options.runId);
-  const encoder = createFileEncoder(options.format, options.schema, options);
+  const encoder = await createFileEncoder(options.format, options.schema, options);
   const startedAtMs = now();
 
   const publication = await options.destination.beginPublication(partition, runId);

@@ -7,7 +7,7 @@ import { asyncRows, expectedRow, sampleRows, sampleSchema } from './sample-rows.
 
 async function encode(format: OutputFormat, rows: Row[], options = {}): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of createFileEncoder(format, sampleSchema, options).encode(asyncRows(rows), 1)) chunks.push(chunk);
+  for await (const chunk of (await createFileEncoder(format, sampleSchema, options)).encode(asyncRows(rows), 1)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 

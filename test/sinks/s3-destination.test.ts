@@ -1,6 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createDestination, createS3Destination, writeExport } from '../../src/sinks/index.js';
+import { createDestination, writeExport } from '../../src/sinks/index.js';
+import { createS3Destination } from '../../src/sinks/s3-destination.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startCuttingProxy } from '../sources/cutting-proxy.js';
 import { describeDestinationContract, options, type DestinationUnderTest } from './destination-contract.js';

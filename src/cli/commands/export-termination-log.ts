@@ -1,16 +1,7 @@
-/**
- * A one-line JSON summary in `/dev/termination-log`, which Kubernetes shows as the reason a pod ended
- * (at most 4 KiB). Written only when the file exists and is writable, i.e. inside a pod; elsewhere this
- * does nothing. `CHATPORT_TERMINATION_LOG` names another path (tests, other schedulers).
- */
-import { constants } from 'node:fs';
-import { access, writeFile } from 'node:fs/promises';
+/** What `chatport export` writes to the termination log (see ../termination-log.ts). */
 import type { DatasetReport, ExportReport } from '../../pipeline/export/index.js';
 import { isChatportError } from '../../shared/errors.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
-import { scrubSecrets } from '../../shared/secrets.js';
-
-const LIMIT_BYTES = 4096;
 
 export function successSummary(report: ExportReport, exitCode: number): Record<string, unknown> {
   return {
@@ -35,24 +26,4 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
     // Datasets published before the failure stay published (each is complete on its own).
     published: published.map((d) => d.dataset),
   };
-}
-
-export async function writeTerminationLog(env: Readonly<Record<string, string | undefined>>, summary: Record<string, unknown>): Promise<void> {
-  const path = env.CHATPORT_TERMINATION_LOG || '/dev/termination-log';
-  try {
-    await access(path, constants.W_OK);
-  } catch {
-    return;
-  }
-  let line = scrubSecrets(JSON.stringify(summary));
-  if (Buffer.byteLength(line) > LIMIT_BYTES - 1) {
-    const error = summary.error as { message?: string } | undefined;
-    const clipped = { ...summary, ...(error ? { error: { ...error, message: `${String(error.message).slice(0, 1000)}…` } } : {}), datasets: undefined };
-    line = scrubSecrets(JSON.stringify(clipped)).slice(0, LIMIT_BYTES - 1);
-  }
-  try {
-    await writeFile(path, `${line}\n`);
-  } catch {
-    // The summary is a courtesy; never let it change how the run ends.
-  }
 }

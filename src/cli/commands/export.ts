@@ -11,7 +11,8 @@ import { registerSecret } from '../../shared/secrets.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
-import { failureSummary, successSummary, writeTerminationLog } from './export-termination-log.js';
+import { failureSummary, successSummary } from './export-termination-log.js';
+import { writeTerminationLog } from '../termination-log.js';
 
 function positiveNumber(what: string) {
   return (value: string): number => {

@@ -9,7 +9,9 @@ import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-op
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { createProgressReporter } from '../progress.js';
-import { writeTerminationMessage } from '../termination-log.js';
+import { writeTerminationLog } from '../termination-log.js';
+import { exitCodeFor } from '../../shared/exit-codes.js';
+import { isChatportError } from '../../shared/errors.js';
 
 export interface ImportCommandOptions {
   state?: string;
@@ -62,9 +64,17 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
     );
     progress.stop();
     ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report));
-    if (report.totals.rejected > 0) ctx.setExitCode(ExitCode.COMPLETED_WITH_REJECTS);
-    await writeTerminationMessage({ status: report.status, runId: report.runId, totals: report.totals });
+    const exitCode = report.totals.rejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
+    ctx.setExitCode(exitCode);
+    await writeTerminationLog(ctx.env, { command: 'import', pipeline: config.name, status: report.status, exitCode, runId: report.runId, totals: report.totals });
     return report;
+  } catch (error) {
+    const code = isChatportError(error) ? error.code : 'INTERNAL';
+    await writeTerminationLog(ctx.env, {
+      command: 'import', pipeline: config.name, status: code === 'INTERRUPTED' ? 'interrupted' : 'failed', exitCode: exitCodeFor(error),
+      error: { code, message: error instanceof Error ? error.message : String(error) },
+    });
+    throw error;
   } finally {
     progress.stop();
     await client?.close();

@@ -1,6 +1,6 @@
 import type { PipelineConfig, SlackSourceConfig, StageConfig } from '../../config/index.js';
 import { findConversationFolder, openSlackExport, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
-import { idempotencyKeyFor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, idempotencyKeyFor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
 import {
   createSlackMappingContext,
   createSlackMessageMapper,
@@ -10,7 +10,6 @@ import {
   slackSourceKey,
   type SlackMappingContext,
 } from '../../transform/slack/index.js';
-import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
 import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
 import { acceptItem, positionIn, processedOfOutcome, rejectedDayFile, rejectedRecord } from './processed.js';
 
@@ -29,13 +28,9 @@ export interface SlackStageDeps {
  */
 export async function* readSlackStageRecords(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed> {
   const first = await slackFirstPassFor(config, slack, deps.signal);
-  // The mapping makes every key through keyFor; the source keys it passed are the records' sourceKeys.
-  const keys: string[] = [];
+  const keys = new SourceKeys();
   const context = createSlackMappingContext(first.directory, {
-    keyFor: (kind, sourceKey) => {
-      keys.push(sourceKey);
-      return idempotencyKeyFor(config.name, kind, sourceKey);
-    },
+    keyFor: (kind, sourceKey) => idempotencyKeyFor(config.name, kind, keys.note(sourceKey)),
     systemMessages: slack.systemMessages,
     ...(slack.maxTrackedThreadRoots === undefined ? {} : { maxTrackedThreadRoots: slack.maxTrackedThreadRoots }),
   });
@@ -65,18 +60,39 @@ interface Reader {
   origin: string;
   first: SlackFirstPass;
   context: SlackMappingContext;
-  keys: string[];
+  keys: SourceKeys;
+}
+
+/**
+ * The mapping makes every item's key through `keyFor`, in item order; the source keys it passes are
+ * the records' `sourceKey`s. Noted per mapping call (one user, one channel, one day file), then taken
+ * in the same order.
+ */
+class SourceKeys {
+  private keys: string[] = [];
+  private next = 0;
+
+  note(sourceKey: string): string {
+    this.keys.push(sourceKey);
+    return sourceKey;
+  }
+
+  take(): string {
+    const key = this.keys[this.next++];
+    if (key === undefined) throw new Error('the Slack mapping made an item without a key');
+    return key;
+  }
+
+  /** Call before each mapping call. */
+  reset(): void {
+    this.keys.length = 0;
+    this.next = 0;
+  }
 }
 
 function lookupOf(deps: SlackStageDeps, stage: string): ChannelIdLookup {
   if (deps.channelIds === undefined) throw new TypeError(`the Slack ${stage} stage needs deps.channelIds`);
   return deps.channelIds;
-}
-
-function takeKey(keys: string[]): string {
-  const key = keys.shift();
-  if (key === undefined) throw new Error('the Slack mapping made an item without a key');
-  return key;
 }
 
 function* readUsers({ origin, first, context, keys }: Reader): Generator<Processed> {
@@ -86,14 +102,14 @@ function* readUsers({ origin, first, context, keys }: Reader): Generator<Process
   // users.json members come first, in file order: their index is the next one pass 1 did not reject.
   let index = 0;
   for (const user of first.directory.users.values()) {
-    keys.length = 0;
+    keys.reset();
     const item = mapSlackUser(user, context);
     let position;
     if (user.placeholder === undefined) {
       while (rejectedIndexes.has(index)) index++;
       position = positionIn(origin, { file: first.usersFile, index: index++ });
     } else position = positionIn(origin, placeholderPosition(user.placeholder.firstSeenIn));
-    yield acceptItem('users', item as Record<string, unknown>, position, takeKey(keys));
+    yield acceptItem('users', item as Record<string, unknown>, position, keys.take());
   }
 }
 
@@ -106,9 +122,9 @@ function placeholderPosition(firstSeenIn: string): { file: string; index: number
 function* readChannels({ origin, first, context, keys }: Reader): Generator<Processed> {
   for (const r of first.directory.rejected) if (r.stage === 'channels') yield rejectedRecord(origin, r);
   for (const channel of first.directory.channels.values()) {
-    keys.length = 0;
+    keys.reset();
     const item = mapSlackChannel(channel, context);
-    const sourceKey = takeKey(keys);
+    const sourceKey = keys.take();
     // Found again after the import by this property (channel-ids.ts), as for every pipeline.
     item.properties = { ...item.properties, [CHANNEL_KEY_PROPERTY]: sourceKey };
     yield acceptItem('channels', item as Record<string, unknown>, positionIn(origin, channel.position), sourceKey);
@@ -118,11 +134,14 @@ function* readChannels({ origin, first, context, keys }: Reader): Generator<Proc
 function* readMembers({ origin, first, context, keys }: Reader, lookup: ChannelIdLookup): Generator<Processed> {
   const { directory } = first;
   // DIRECT channels carry their members in the channel item; the others get them here, channel by channel.
-  keys.length = 0;
+  keys.reset();
   for (const pending of mapSlackMembers(context)) {
     const channel = directory.channels.get(pending.channelKey)!;
     const channelKey = slackSourceKey.channel(directory.teamId, channel.id);
-    yield acceptItem('members', pending.item as Record<string, unknown>, positionIn(origin, channel.position), takeKey(keys), { key: channelKey, lookup });
+    const sourceKey = keys.take();
+    // The generator makes one item per step: reset after each, so the keys never pile up.
+    keys.reset();
+    yield acceptItem('members', pending.item as Record<string, unknown>, positionIn(origin, channel.position), sourceKey, { key: channelKey, lookup });
   }
 }
 
@@ -141,7 +160,7 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
         yield rejectedDayFile(origin, day.file, day.problem);
         continue;
       }
-      keys.length = 0;
+      keys.reset();
       const outcomes = mapper.mapDay(channel.id, day.file, day.messages);
       for (const outcome of outcomes) {
         if (outcome.outcome !== 'items') {
@@ -151,7 +170,7 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
         // Each part of a split message is its own record, at its message's position (the part number is
         // in properties.source.part), so counts are of items and still balance.
         const position = positionIn(origin, outcome.position);
-        for (const pending of outcome.items) yield acceptItem('messages', pending.item as Record<string, unknown>, position, takeKey(keys), { key: channelKey, lookup });
+        for (const pending of outcome.items) yield acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup });
       }
     }
     mapper.endChannel(channel.id);

@@ -3,7 +3,7 @@ import type { TableSchema } from '../schema.js';
 import { createCsvEncoder } from './csv-encoder.js';
 import type { FileEncoder } from './file-encoder.js';
 import { createNdjsonEncoder, type GzipTextOptions } from './ndjson-encoder.js';
-import { createParquetEncoder, type ParquetOptions } from './parquet-encoder.js';
+import type { ParquetOptions } from './parquet-encoder.js';
 
 export const OUTPUT_FORMATS = ['parquet', 'ndjson', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -14,9 +14,13 @@ export interface EncoderOptions {
   text?: GzipTextOptions;
 }
 
-export function createFileEncoder(format: OutputFormat, schema: TableSchema, options: EncoderOptions = {}): FileEncoder {
+/**
+ * Async because the Parquet writer (parquet-wasm and apache-arrow, ~20 MB and 200 ms to load) is loaded
+ * only when Parquet is written: the import, the sandbox and text exports never pay for it.
+ */
+export async function createFileEncoder(format: OutputFormat, schema: TableSchema, options: EncoderOptions = {}): Promise<FileEncoder> {
   switch (format) {
-    case 'parquet': return createParquetEncoder(schema, options.parquet);
+    case 'parquet': return (await import('./parquet-encoder.js')).createParquetEncoder(schema, options.parquet);
     case 'ndjson': return createNdjsonEncoder(schema, options.text);
     case 'csv': return createCsvEncoder(schema, options.text);
   }
