@@ -3,6 +3,7 @@
  * two stages builds its own client from these plain values (one SDK, one place per stage).
  */
 import { UsageError } from './errors.js';
+import { registerSecret } from './secrets.js';
 
 export interface S3Location {
   bucket: string;
@@ -48,7 +49,25 @@ export interface S3ConnectionOptions {
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
 }
 
-/** The normalized form both stages pass to `new S3Client(...)`. */
+/**
+ * The S3Client configuration both stages use, from the shared connection settings; registers the secret
+ * parts for scrubbing. Kept free of the SDK itself so that `shared` stays light (see eslint.config.js).
+ */
+export function s3ClientConfig(options: S3ConnectionOptions = {}) {
+  const resolved = resolveS3Connection(options);
+  registerSecret(resolved.credentials?.secretAccessKey);
+  registerSecret(resolved.credentials?.sessionToken);
+  return {
+    region: resolved.region,
+    endpoint: resolved.endpoint,
+    forcePathStyle: resolved.forcePathStyle,
+    credentials: resolved.credentials,
+    requestChecksumCalculation: resolved.checksums,
+    responseChecksumValidation: resolved.checksums,
+  };
+}
+
+/** The normalized connection settings. */
 export interface ResolvedS3Connection {
   region?: string;
   endpoint?: string;

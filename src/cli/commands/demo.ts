@@ -8,6 +8,8 @@ import { startSandbox } from '../../sandbox/index.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { runImportCommand } from './import.js';
+import { formatExportReport, runExport } from '../../pipeline/export/index.js';
+import { listFiles } from '../list-files.js';
 
 const PIPELINES = fileURLToPath(new URL('../../../pipelines/', import.meta.url));
 
@@ -41,6 +43,16 @@ export function registerDemo(program: Command, ctx: CliContext): void {
           ctx.stdout.write(`  ${channel.type.padEnd(7)} ${channel.name.padEnd(24)} ${messages} messages\n`);
         }
         ctx.stdout.write(`  ${users} users\n\nrejects with file, line and reason: ${report.rejectsFile}\n`);
+
+        const warehouse = join(state, 'warehouse');
+        const date = new Date().toISOString().slice(0, 10);
+        ctx.stdout.write(`\n== nightly analytics export of ${date} into ${warehouse} (Parquet) ==\n`);
+        const exported = await runExport(
+          { datasets: ['messages', 'users'], to: warehouse, format: 'parquet', date, job: { pollIntervalMs: 100 }, signal: ctx.signal },
+          { client, logger: ctx.logger },
+        );
+        ctx.stdout.write(formatExportReport(exported));
+        for (const file of await listFiles(warehouse)) ctx.stdout.write(`  ${file}\n`);
         // The demo's rejects are on purpose: it succeeded when every record was accounted for.
         ctx.setExitCode(report.totals.balanced ? 0 : 1);
       } finally {
