@@ -8,15 +8,18 @@ import { startSandbox } from '../../sandbox/index.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { runImportCommand } from './import.js';
+import { slackPipelinePath } from './migrate.js';
 import { formatExportReport, runExport } from '../../pipeline/export/index.js';
 import { listFiles } from '../list-files.js';
 
 const PIPELINES = fileURLToPath(new URL('../../../pipelines/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
 
 /**
  * `chatport demo`: the main job on the embedded default. Starts the sandbox in this process, imports the
- * bundled fixtures through the real pipeline (over HTTP, as against the platform), and shows the result:
- * the run report and what the platform now holds.
+ * bundled CSV fixtures and the sample Slack export through the real pipeline (over HTTP, as against the
+ * platform), runs the nightly analytics export into Parquet, and shows the reports, what the platform
+ * holds and where the output is.
  */
 export function registerDemo(program: Command, ctx: CliContext): void {
   program
@@ -30,19 +33,33 @@ export function registerDemo(program: Command, ctx: CliContext): void {
       const client = createClient({ apiUrl: sandbox.url, auth: { kind: 'client-credentials', tokenUrl: sandbox.tokenUrl, ...sandbox.credentials } });
       try {
         const state = options.state ?? (await mkdtemp(join(tmpdir(), 'chatport-demo-')));
-        const env = { ...ctx.env, CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: sandbox.credentials.clientSecret };
+        const { clientId, clientSecret } = sandbox.credentials;
+        const env = {
+          ...ctx.env,
+          CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: clientId, CHATPORT_CLIENT_SECRET: clientSecret,
+          CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: clientId, CHAT_CLIENT_SECRET: clientSecret,
+        };
         ctx.stdout.write(`sandbox: ${sandbox.url}\n\n== import pipelines/csv-example.yaml (some rows are bad on purpose) ==\n`);
         const config = await loadPipelineFile(join(PIPELINES, 'csv-example.yaml'), env, ctx.logger);
         const report = await runImportCommand(config, { state: join(state, 'csv-example') }, { ...ctx, env });
+        ctx.stdout.write(`rejects with file, line and reason: ${report.rejectsFile}\n`);
+
+        ctx.stdout.write(`\n== migrate the sample Slack export (fixtures/slack/sample) ==\n`);
+        const slack = await loadPipelineFile(slackPipelinePath(), { ...env, SLACK_EXPORT: join(FIXTURES, 'slack', 'sample') }, ctx.logger);
+        const slackReport = await runImportCommand(slack, { state: join(state, 'slack') }, { ...ctx, env });
+
         ctx.stdout.write(`\n== the platform now holds ==\n`);
         let users = 0;
         for await (const _ of client.users.list({ pageSize: 100 })) users++;
+        const byType = new Map<string, { channels: number; messages: number }>();
         for await (const channel of client.channels.list({ pageSize: 100 })) {
-          let messages = 0;
-          for await (const _ of client.channels.messages(channel.id, { pageSize: 100 })) messages++;
-          ctx.stdout.write(`  ${channel.type.padEnd(7)} ${channel.name.padEnd(24)} ${messages} messages\n`);
+          const entry = byType.get(channel.type) ?? { channels: 0, messages: 0 };
+          entry.channels++;
+          for await (const _ of client.channels.messages(channel.id, { pageSize: 100 })) entry.messages++;
+          byType.set(channel.type, entry);
         }
-        ctx.stdout.write(`  ${users} users\n\nrejects with file, line and reason: ${report.rejectsFile}\n`);
+        ctx.stdout.write(`  ${users} users\n`);
+        for (const [type, e] of byType) ctx.stdout.write(`  ${e.channels} ${type} channels with ${e.messages} messages\n`);
 
         const warehouse = join(state, 'warehouse');
         const date = new Date().toISOString().slice(0, 10);
@@ -54,7 +71,7 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         ctx.stdout.write(formatExportReport(exported));
         for (const file of await listFiles(warehouse)) ctx.stdout.write(`  ${file}\n`);
         // The demo's rejects are on purpose: it succeeded when every record was accounted for.
-        ctx.setExitCode(report.totals.balanced ? 0 : 1);
+        ctx.setExitCode(report.totals.balanced && slackReport.totals.balanced ? 0 : 1);
       } finally {
         await client.close();
         await sandbox.close();
