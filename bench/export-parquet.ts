@@ -22,6 +22,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { runMeasured } from './lib/measure.js';
 import { generateBenchRows, type BenchRow } from './parquet-rows.js';
+import { loadDuckDB } from './lib/duckdb.js';
 
 const WORK = fileURLToPath(new URL('./.work/export-parquet/', import.meta.url));
 const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime\n';
@@ -93,7 +94,7 @@ async function childChatport(apiUrl: string, out: string): Promise<void> {
 
 /** Child: DuckDB converting the same CSV file to Parquet zstd. */
 async function childDuckdb(csv: string, out: string): Promise<void> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance } = await loadDuckDB();
   const t0 = performance.now();
   const db = await DuckDBInstance.create(':memory:');
   const connection = await db.connect();

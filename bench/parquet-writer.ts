@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { createFileEncoder } from '../src/sinks/index.js';
 import type { Row, TableSchema } from '../src/sinks/index.js';
 import { generateBenchRows, type BenchRow } from './parquet-rows.js';
+import { loadDuckDB } from './lib/duckdb.js';
 
 const CANDIDATES = ['chatport', 'hyparquet-writer', 'duckdb-appender', 'duckdb-csv'] as const;
 type Candidate = (typeof CANDIDATES)[number];
@@ -75,7 +76,7 @@ const DUCK_TABLE = `CREATE TABLE t (id BIGINT, type VARCHAR, channelId BIGINT, c
   createdTime TIMESTAMPTZ, lastEditedTime TIMESTAMPTZ, isSystem BOOLEAN)`;
 
 async function runDuckAppender(rows: number, file: string): Promise<void> {
-  const { DuckDBInstance, DuckDBTimestampTZValue } = await import('@duckdb/node-api');
+  const { DuckDBInstance, DuckDBTimestampTZValue } = await loadDuckDB();
   const db = await DuckDBInstance.create(':memory:');
   const connection = await db.connect();
   await connection.run(DUCK_TABLE);
@@ -117,7 +118,7 @@ async function writeCsv(rows: number, file: string): Promise<void> {
 }
 
 async function runDuckCsv(_rows: number, file: string, csv: string): Promise<void> {
-  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const { DuckDBInstance } = await loadDuckDB();
   const db = await DuckDBInstance.create(':memory:');
   const connection = await db.connect();
   await connection.run(`COPY (SELECT * FROM read_csv('${csv}', header = true)) TO '${file}' (FORMAT parquet, COMPRESSION zstd)`);
