@@ -67,7 +67,7 @@ stages:
       type: { const: TEXT }
       body: text
       user: author
-      properties: { source: { id: id, sentAt: { field: sent_at, type: date } } }
+      properties: ${process.env.BENCH_MAPPING === 'plain' ? '{ sourceId: id }' : '{ source: { id: id, sentAt: { field: sent_at, type: date } } }'}
 `,
   );
 }

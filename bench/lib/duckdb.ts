@@ -38,7 +38,7 @@ export interface DuckDBAppender {
 export async function loadDuckDB(): Promise<DuckDBModule> {
   if (!existsSync(join(DIR, 'node_modules/@duckdb/node-api'))) {
     process.stderr.write(`installing @duckdb/node-api@${VERSION} into ${DIR} (benchmark baseline only)…\n`);
-    execFileSync('npm', ['install', '--prefix', DIR, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `@duckdb/node-api@${VERSION}`], { stdio: 'inherit' });
+    execFileSync('npm', ['install', '--prefix', DIR, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', `@duckdb/node-api@${VERSION}`], { stdio: ['ignore', 2, 2] });
   }
   const entry = createRequire(join(DIR, 'package.json')).resolve('@duckdb/node-api');
   return (await import(pathToFileURL(entry).href)) as DuckDBModule;

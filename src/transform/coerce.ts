@@ -62,8 +62,23 @@ function toInteger(value: unknown, reasons: Reason[], field: string, source: str
 /** The common case, already UTC with seconds: parsed without taking the text apart. */
 const UTC_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
+/** `YYYY-MM-DDTHH:MM:SS.sssZ`, exactly what `toISOString()` gives: returned as it is once its fields are in range. */
+const ISO_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+const two = (s: string, at: number) => (s.charCodeAt(at) - 48) * 10 + s.charCodeAt(at + 1) - 48;
+
+function isCanonicalIsoInRange(text: string): boolean {
+  const year = Number(text.slice(0, 4));
+  const month = two(text, 5);
+  const day = two(text, 8);
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && two(text, 11) < 24 && two(text, 14) < 60 && two(text, 17) < 60;
+}
+
 function toDate(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   let ms = NaN;
+  // The commonest input of all (what most exporters write) needs no parsing and formatting again.
+  if (typeof value === 'string' && ISO_TEXT.test(value) && isCanonicalIsoInRange(value)) return value;
   if (typeof value === 'string' && UTC_TEXT.test(value)) {
     const date = new Date(value);
     // Date rolls 2024-02-31 over to March; equal days means the date exists.

@@ -36,6 +36,15 @@ describe('compileMapping', () => {
     expect(item).toEqual({ b: true, n: -150, i: 42, d: '2024-02-29T00:00:00.000Z', t: '2024-01-31T10:30:00.000Z', j: { x: [1] }, s: '12' });
   });
 
+  it('takes canonical ISO timestamps as they are, and still refuses ones whose fields are out of range', () => {
+    const m = { d: { field: 'd', type: 'date' } } as const satisfies NestedMapping;
+    expect(run(m, { d: '2024-02-29T23:59:59.999Z' })).toEqual({ item: { d: '2024-02-29T23:59:59.999Z' }, reasons: [] });
+    expect(run(m, { d: '1999-12-31T00:00:00.000Z' }).item).toEqual({ d: '1999-12-31T00:00:00.000Z' });
+    for (const bad of ['2023-02-29T00:00:00.000Z', '1900-02-29T00:00:00.000Z', '2024-04-31T00:00:00.000Z', '2024-13-01T00:00:00.000Z', '2024-01-01T00:60:00.000Z', '2024-00-10T00:00:00.000Z'])
+      expect(run(m, { d: bad }).reasons.map((r) => r.found)).toEqual([JSON.stringify(bad)]);
+    expect(run(m, { d: '2000-02-29T12:00:00.000Z' }).item).toEqual({ d: '2000-02-29T12:00:00.000Z' });
+  });
+
   it('reports every value that cannot be coerced with its item path, source field and what was expected', () => {
     const m = {
       isGuest: { field: 'guest', type: 'boolean' },

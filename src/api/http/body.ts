@@ -1,6 +1,6 @@
-import { openAsBlob } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import type { ReadableStream } from 'node:stream/web';
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { MEDIA } from '../../wire/media.js';
@@ -35,19 +35,34 @@ export function createFormBody(fields: Record<string, string>): RequestBody {
 }
 
 /**
- * `multipart/form-data` with one part `file` (the import endpoints). Built as a Blob: a file-backed
- * Blob (`fs.openAsBlob`) reads from disk on each `open()`, so memory stays flat and the body can be
+ * `multipart/form-data` with one part `file` (the import endpoints). Bytes are framed once into one
+ * buffer; a file is streamed from disk on each `open()`, so memory stays flat and the body can be
  * re-sent byte for byte under the same boundary.
  */
 export async function createMultipartFileBody(source: FileSource, partContentType: string = MEDIA.json): Promise<RequestBody> {
-  const file = 'path' in source ? await openAsBlob(source.path) : new Blob([new Uint8Array(source.bytes)]);
   const filename = (source.filename ?? ('path' in source ? basename(source.path) : 'items.json')).replace(/["\r\n]/g, '_');
   const boundary = `chatport-${randomBytes(12).toString('hex')}`;
-  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${partContentType}\r\n\r\n`;
-  const blob = new Blob([head, file, `\r\n--${boundary}--\r\n`]);
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${partContentType}\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const contentType = `multipart/form-data; boundary=${boundary}`;
+  if ('bytes' in source) {
+    const whole = Buffer.concat([head, source.bytes, tail]);
+    return { contentType, lengthBytes: whole.length, open: () => whole };
+  }
+  // A file is streamed from disk on every open(), so memory stays flat and a redirect re-sends it whole.
+  const { size } = await stat(source.path);
+  const path = source.path;
   return {
-    contentType: `multipart/form-data; boundary=${boundary}`,
-    lengthBytes: blob.size,
-    open: () => Readable.fromWeb(blob.stream() as ReadableStream<Uint8Array>),
+    contentType,
+    lengthBytes: head.length + size + tail.length,
+    open: () =>
+      Readable.from(
+        (async function* () {
+          yield head;
+          yield* createReadStream(path);
+          yield tail;
+        })(),
+        { objectMode: false },
+      ),
   };
 }

@@ -1,13 +1,6 @@
+import { readSlackFirstPass } from '../../../src/pipeline/slack/first-pass.js';
+import { findConversationFolder, readConversationDays, type SlackExport } from '../../../src/sources/slack/index.js';
 import {
-  findConversationFolder,
-  listConversationFolders,
-  readConversationDays,
-  readSlackConversations,
-  readSlackUsers,
-  type SlackExport,
-} from '../../../src/sources/slack/index.js';
-import {
-  createSlackDirectoryBuilder,
   createSlackMappingContext,
   createSlackMessageMapper,
   mapSlackChannels,
@@ -46,14 +39,8 @@ export interface MappedExport {
  * Messages in folders no conversation list names are skipped with a reason.
  */
 export async function mapSlackExport(exp: SlackExport, options: SlackMappingOptions & SlackDirectoryOptions = {}): Promise<MappedExport> {
-  const builder = createSlackDirectoryBuilder(options);
-  for await (const user of readSlackUsers(exp)) builder.addUser({ file: user.file, index: user.index }, user.value);
-  for await (const conv of readSlackConversations(exp)) builder.addConversation(conv.kind, { file: conv.file, index: conv.index }, conv.value);
-  const folders = listConversationFolders(exp);
-  for (const days of folders.values())
-    for await (const day of readConversationDays(exp, days))
-      if ('messages' in day) day.messages.forEach((message, index) => builder.noteMessage({ file: day.file, index }, message));
-  const directory = builder.build();
+  // Pass 1 is the pipeline's own (src/pipeline/slack/first-pass.ts); `export` only keys its cache.
+  const { directory, folders } = await readSlackFirstPass(exp, { export: '', systemMessages: options.systemMessages ?? 'import', ...(options.teamId ? { teamId: options.teamId } : {}) });
 
   const context = createSlackMappingContext(directory, options);
   const result: MappedExport = { directory, users: [...mapSlackUsers(context)], channels: [...mapSlackChannels(context)], members: [...mapSlackMembers(context)], messages: [], dayProblems: [] };
