@@ -24,7 +24,7 @@ const FIXTURES = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
 export function registerDemo(program: Command, ctx: CliContext): void {
   program
     .command('demo')
-    .description('run the main job against the built-in sandbox: import the bundled fixtures and show the result')
+    .description('the main job on the built-in sandbox: import the bundled CSV and Slack samples, run the nightly export, show the result')
     .option('--state <dir>', 'state folder (default: a new temporary folder)')
     .action(async (options: { state?: string }) => {
       // People read the demo's output on stdout; its JSON logs stay quiet unless asked for.

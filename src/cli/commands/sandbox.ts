@@ -68,7 +68,7 @@ interface SandboxFlags {
 export function registerSandboxCommand(program: Command, ctx: CliContext): void {
   program
     .command('sandbox')
-    .description('Run a local stand-in of the Chat Platform Management API (auth, paging, jobs, imports, exports, faults)')
+    .description('run a local stand-in of the Chat Platform Management API (auth, paging, jobs, imports, exports, faults)')
     .option('--port <port>', 'port to listen on (0 picks a free one)', integer('--port', 0), 8787)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--seed <fixture>', 'seed an empty sandbox: a fixture name under fixtures/sandbox/ (e.g. demo) or a JSON file path')
