@@ -5,6 +5,7 @@ import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 import { resolvePipelineConfig } from '../../src/config/index.js';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -88,5 +89,35 @@ stages:
     expect(rejects[0]).toMatchObject({ kind: 'refused', line: 15, record: { name: 'taken13' } });
     const names = new Set((await all(f.client.users.list({ pageSize: 100 }))).map((u) => u.name));
     for (let i = 0; i < 40; i++) if (i !== 13) expect(names.has(`iso${i}`)).toBe(true);
+  });
+});
+
+describe('an unfinished run whose input changed', () => {
+  it('stops with INPUT_CHANGED (exit 65) instead of mixing two inputs, and --restart starts a new run', async () => {
+    const dir = join(f.dir, 'changed');
+    const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'chg-');
+    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    const { config } = await writePipeline(dir, generatedPipeline('changed', 'chunkRecords: 20\n  concurrency: 1'));
+    const state = join(dir, 'state');
+    // Interrupted midway through the messages, as by a signal.
+    const stop = new AbortController();
+    const interrupted = await runImport({ config, stateDir: state }, {
+      client: f.client, signal: stop.signal,
+      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
+    }).catch((e: unknown) => e);
+    expect(interrupted).toBeInstanceOf(Error);
+
+    // The same message ids with other text: the chunks the journal knows no longer match.
+    await writeInput(dir, 'messages.csv', csv.messages.replaceAll('message number', 'edited message'));
+    const changed = await runImport({ config, stateDir: state }, { client: f.client }).catch((e: unknown) => e);
+    expect(changed).toMatchObject({ code: 'INPUT_CHANGED' });
+    expect(exitCodeFor(changed)).toBe(ExitCode.DATA_INVALID);
+
+    const restarted = await runImport({ config, stateDir: state, restart: true }, { client: f.client });
+    expect(restarted).toMatchObject({ status: 'succeeded', attempt: 1, stages: { messages: { read: 200, imported: 200 } } });
+    // Nothing twice: messages imported before the change keep their first text (same idempotency keys).
+    let total = 0;
+    for (const channel of (await all(f.client.channels.list())).filter((c) => c.name.startsWith('chg-'))) total += (await all(f.client.channels.messages(channel.id))).length;
+    expect(total).toBe(200);
   });
 });

@@ -16,6 +16,7 @@ import { isChatportError } from '../../shared/errors.js';
 export interface ImportCommandOptions {
   state?: string;
   dryRun?: boolean;
+  restart?: boolean;
   maxRejects?: string;
   json?: boolean;
   [flag: string]: unknown;
@@ -26,6 +27,7 @@ export function addImportOptions(command: Command): Command {
   return addClientFlags(command)
     .option('--state <dir>', 'state folder (default .chatport/<pipeline name>)')
     .option('--dry-run', 'read, map, validate and write the chunks and the report; upload nothing')
+    .option('--restart', 'abandon an unfinished run and start a new one (imported items are recognised and skipped)')
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
     .option('--json', 'print the report as JSON on stdout instead of a table');
 }
@@ -59,7 +61,10 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger });
   try {
     const report = await runImport(
-      { config, mode: dryRun ? 'dry-run' : 'import', ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}) },
+      {
+        config, mode: dryRun ? 'dry-run' : 'import', restart: options.restart === true,
+        ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}),
+      },
       { ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c) },
     );
     progress.stop();

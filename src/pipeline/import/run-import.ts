@@ -29,6 +29,11 @@ export interface ImportRunOptions {
   mode?: 'import' | 'dry-run';
   /** Stop once more records than this are rejected in a stage (overrides the pipeline file). */
   maxRejects?: number;
+  /**
+   * Abandon an unfinished run instead of resuming it (e.g. after the input changed): a new run starts and
+   * reads everything again. Safe: items already imported carry the same idempotency keys and are skipped.
+   */
+  restart?: boolean;
   /** After a signal, how long uploads under way may take to finish before they are cut. Default 20 s. */
   drainMs?: number;
   uploader?: UploaderOptions;
@@ -61,12 +66,14 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const lock = await acquireLock(paths.lock);
   const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
   const state = foldRunState(events);
-  const resuming = mode === 'import' && state.runId !== undefined && !state.ended;
+  const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
+  const resuming = unfinished && options.restart !== true;
   const runId = resuming ? state.runId! : ulid();
   const attempt = resuming ? state.attempt + 1 : 1;
   const run = resuming ? state : foldRunState([]);
   // A dry run leaves the import's run state alone: its events go nowhere.
   const journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : { append: async () => undefined, close: async () => undefined };
+  if (unfinished && !resuming) await journal.append({ t: 'run-ended', runId: state.runId!, status: 'abandoned', at: iso(now()) });
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });
   if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt });

@@ -20,4 +20,5 @@ export type JournalEvent =
   | { t: 'chunk-done'; stage: StageName; seq: number; imported: number; refused: number }
   | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number }
   | { t: 'stage-done'; stage: StageName; at: string }
-  | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed'; at: string };
+  /** `abandoned`: an unfinished run given up with `--restart`. */
+  | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed' | 'abandoned'; at: string };
