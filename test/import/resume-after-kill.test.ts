@@ -106,4 +106,35 @@ describe('resume after SIGKILL', () => {
     expect(final.code).toBe(0);
     expect(JSON.parse(final.stdout)).toMatchObject({ status: 'succeeded', attempt: 2, stages: { messages: { read: 300, imported: 300 } } });
   }, 60_000);
+
+  it('a second signal exits at once, without waiting for an upload under way; the next run still finishes', async () => {
+    const dir = join(f.dir, 'twice');
+    const csv = generateCsvs({ users: 3, channels: 2, messages: 300 }, 'twice-');
+    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    const { path } = await writePipeline(dir, generatedPipeline('twice', 'chunkRecords: 30\n  concurrency: 2'));
+    const state = join(dir, 'state');
+    // Message uploads hang on the server: the first signal's drain would wait for them, the second must not.
+    f.sandbox.setFaults([{ method: 'POST', path: '/imports/messages', fault: { kind: 'delay', ms: 5_000 } }]);
+    f.sandbox.clearRequests();
+    const uploads = () => f.sandbox.requests().filter((r) => r.method === 'POST' && r.path === '/imports/messages');
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', path, '--state', state], {
+        env: { ...process.env, ...f.env, CHATPORT_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      while (uploads().length === 0) await new Promise((r) => setTimeout(r, 5));
+      child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      // The process was gone before the server answered any of its message uploads.
+      expect(uploads().every((r) => r.status === undefined)).toBe(true);
+    } finally {
+      f.sandbox.setFaults([]);
+    }
+    const final = await runCli(path, state);
+    expect(final.code).toBe(0);
+    expect(JSON.parse(final.stdout)).toMatchObject({ status: 'succeeded', stages: { messages: { read: 300, imported: 300 } } });
+  }, 60_000);
 });
