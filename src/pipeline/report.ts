@@ -62,32 +62,34 @@ export function sumTotals(stages: Partial<Record<StageName, StageCounts>>): RunR
   return { ...t, balanced: isBalanced(t) };
 }
 
-/** The table people read at the end of a run. Pure: returns text. */
-export function formatReportTable(report: RunReport): string {
+/** Per-stage counts and the accounting line, as people read them. Pure: returns text. */
+export function formatStageTable(stages: RunReport['stages'], totals: RunReport['totals'], durationMs: number): string {
   const header = ['stage', 'read', 'imported', 'rejected', '(refused)', 'skipped', 'pending', 'chunks', 'jobs', 'time'];
   const rows: string[][] = [];
-  for (const [stage, c] of Object.entries(report.stages)) {
+  for (const [stage, c] of Object.entries(stages)) {
     rows.push([
       stage, String(c.read), String(c.imported), String(c.rejected), String(c.refused), String(c.skipped),
       String(c.pending), String(c.chunks), `${c.jobs.finished}/${c.jobs.submitted}`, formatDuration(c.durationMs),
     ]);
   }
-  const t = report.totals;
-  rows.push(['total', String(t.read), String(t.imported), String(t.rejected), String(t.refused), String(t.skipped), String(t.pending), '', '', formatDuration(report.durationMs)]);
+  const t = totals;
+  rows.push(['total', String(t.read), String(t.imported), String(t.rejected), String(t.refused), String(t.skipped), String(t.pending), '', '', formatDuration(durationMs)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
-  const out = [
-    `run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`,
-    line(header),
-    ...rows.map(line),
-    t.balanced
-      ? `every record accounted for: read = imported + rejected + skipped${t.pending ? ' + pending' : ''}`
-      : 'ACCOUNTING MISMATCH: read ≠ imported + rejected + skipped + pending',
-  ];
-  if (report.apiVersion) out.push(`server API version ${report.apiVersion}`);
-  if (report.rejectsFile && t.rejected > 0) out.push(`rejects: ${report.rejectsFile}`);
-  out.push(`run directory: ${report.runDir}`);
-  return `${out.join('\n')}\n`;
+  const accounting = t.balanced
+    ? `every record accounted for: read = imported + rejected + skipped${t.pending ? ' + pending' : ''}`
+    : 'ACCOUNTING MISMATCH: read ≠ imported + rejected + skipped + pending';
+  return `${[line(header), ...rows.map(line), accounting].join('\n')}\n`;
+}
+
+/** The report people read at the end of a run: a title, the stage table, where things are. Pure. */
+export function formatReportTable(report: RunReport): string {
+  const out = [`run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`];
+  const tail: string[] = [];
+  if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
+  if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
+  tail.push(`run directory: ${report.runDir}`);
+  return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs)}${tail.join('\n')}\n`;
 }
 
 export function formatDuration(ms: number): string {

@@ -14,10 +14,6 @@ export function registerSecret(value: string | undefined | null): void {
   if (value && value.length >= 6) known.add(value);
 }
 
-export function forgetSecretsForTests(): void {
-  known.clear();
-}
-
 /** Replace every registered secret value, and bearer/basic credentials, in a piece of text. */
 export function scrubSecrets(text: string): string {
   let out = text;

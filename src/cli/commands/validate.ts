@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runValidate } from '../../pipeline/import/run-validate.js';
-import { formatReportTable } from '../../pipeline/report.js';
+import { formatStageTable } from '../../pipeline/report.js';
 import { ExitCode } from '../../shared/exit-codes.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
@@ -20,10 +20,8 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       const result = await runValidate(config, { ...(options.out ? { outDir: options.out } : {}), signal: ctx.signal });
       if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...result }, null, 2)}\n`);
       else {
-        const now = new Date().toISOString();
-        ctx.stdout.write(
-          formatReportTable({ runId: 'validate', pipeline: config.name, status: 'dry-run', attempt: 1, startedAt: now, endedAt: now, durationMs: 0, stages: result.stages, totals: result.totals, runDir: '(offline validation)' }),
-        );
+        ctx.stdout.write(`validation of ${config.name} (offline: nothing sent; "pending" = would be imported)\n`);
+        ctx.stdout.write(formatStageTable(result.stages, result.totals, result.durationMs));
         for (const [stage, file] of Object.entries(result.rejectsFiles)) {
           const lines = await readFirstLines(file, Number(options.show) || 10);
           if (lines.length === 0) continue;

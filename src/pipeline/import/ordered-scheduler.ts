@@ -18,11 +18,6 @@ export class OrderedScheduler {
     this.limit = pLimit(Math.max(1, concurrency));
   }
 
-  /** Chunks scheduled and not yet settled; the reader waits while this is high, so memory stays flat. */
-  get inFlight(): number {
-    return this.pending.size;
-  }
-
   schedule(orderKeys: readonly string[], task: () => Promise<void>): void {
     const deps = orderKeys.map((k) => this.lastByKey.get(k)).filter((p): p is Promise<unknown> => p !== undefined);
     const run = Promise.all(deps).then(() => this.limit(task));

@@ -137,15 +137,18 @@ async function channelLookup(
   sources: ReturnType<typeof sourceOptionsOf>,
   signal: AbortSignal,
 ): Promise<ChannelIdLookup> {
+  // A resumed run found the ids before: no need to read the channels input or list channels again.
+  const file = paths.channelIds(runId);
+  if (mode === 'import') {
+    const cached = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, number>, () => undefined);
+    if (cached) return new Map(Object.entries(cached));
+  }
   const channelsStage = config.stages.find((s) => s.stage === 'channels');
   const expected: ChannelKeys | undefined = channelsStage ? await collectChannelKeys(config, channelsStage, sources, signal) : undefined;
   if (mode === 'dry-run') {
     // Nothing was created: any channel the channels stage accepts stands for a placeholder id.
     return (key: string) => (expected?.keys.has(key) ? 1 : undefined);
   }
-  const file = paths.channelIds(runId);
-  const cached = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, number>, () => undefined);
-  if (cached) return new Map(Object.entries(cached));
   const ids = await resolveChannelIds(client!, expected, signal);
   await writeFileAtomic(file, JSON.stringify(Object.fromEntries(ids), null, 1));
   return ids;

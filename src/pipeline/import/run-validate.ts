@@ -16,6 +16,7 @@ import { runStage } from './stage-runner.js';
 export interface ValidationResult {
   stages: Partial<Record<StageName, StageCounts>>;
   totals: ReturnType<typeof sumTotals>;
+  durationMs: number;
   /** rejects.ndjson of every stage, in the validation's own folder. */
   rejectsFiles: Partial<Record<StageName, string>>;
 }
@@ -26,6 +27,7 @@ export interface ValidationResult {
  * users stage does not produce, and channels the channels stage does not produce.
  */
 export async function runValidate(config: PipelineConfig, options: { outDir?: string; signal?: AbortSignal } = {}): Promise<ValidationResult> {
+  const startedAt = realNow();
   const outDir = options.outDir ?? (await mkdtemp(join(tmpdir(), 'chatport-validate-')));
   const paths = new RunPaths(outDir);
   const runId = 'validate';
@@ -67,5 +69,5 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     });
     rejectsFiles[stage] = paths.stageRejects(runId, stage);
   }
-  return { stages, totals: sumTotals(stages), rejectsFiles };
+  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles };
 }
