@@ -14,6 +14,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   chunkRecords: 1000,
   chunkBytes: 1_048_576,
   concurrency: 4,
+  lanes: 8,
 } as const;
 
 const fieldRef = z
@@ -102,6 +103,15 @@ const stageOptions = z
     chunkRecords: z.number().int().min(1).max(100_000).optional().describe(`Most items per import file. Default ${DEFAULT_STAGE_OPTIONS.chunkRecords}.`),
     chunkBytes: z.number().int().min(1024).optional().describe(`Most bytes per import file. Default ${DEFAULT_STAGE_OPTIONS.chunkBytes} (1 MiB). A single item larger than this is rejected.`),
     concurrency: z.number().int().min(1).max(64).optional().describe(`Import jobs in flight at once. Default ${DEFAULT_STAGE_OPTIONS.concurrency}.`),
+    lanes: z
+      .number()
+      .int()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe(
+        `Messages only: channels are spread over this many lanes (by channel id); a lane's chunks upload one after the other, which keeps every channel's messages in order, while lanes upload in parallel. At most min(lanes, concurrency) message jobs run at once. Changing it changes the chunks, so keep it for a resumed run. Default ${DEFAULT_STAGE_OPTIONS.lanes}.`,
+      ),
     maxRejects: z.number().int().min(0).optional().describe('Stop the run when more records than this are rejected. Default: no limit.'),
   })
   .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');

@@ -7,6 +7,8 @@ export interface ResolvedStageOptions {
   chunkRecords: number;
   chunkBytes: number;
   concurrency: number;
+  /** Messages: chunks are cut per lane (channel id mod lanes); one lane's chunks upload in order. */
+  lanes: number;
   /** Absent: no limit. */
   maxRejects?: number;
 }

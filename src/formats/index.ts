@@ -1,8 +1,9 @@
 /** Bytes ⇄ records: CSV, NDJSON, JSON array, gzip, sniffing. Pure stream adapters without I/O of their own. */
-export { parseRecords } from './parse-records.js';
-export { parseCsvRecords } from './csv.js';
-export { parseNdjsonRecords } from './ndjson.js';
-export { parseJsonArrayRecords } from './json-array.js';
+export { parseRecords, parseRecordBatches } from './parse-records.js';
+export { parseCsvBatches } from './csv.js';
+export { parseNdjsonBatches } from './ndjson.js';
+export { parseJsonArrayBatches } from './json-array.js';
+export { readBatches } from './read-batches.js';
 export { sniffFormat, isGzip, SNIFF_BYTES } from './sniff.js';
 export { peekBytes } from './peek.js';
 export { FormatError } from './errors.js';

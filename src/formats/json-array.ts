@@ -2,33 +2,27 @@ import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { FormatError } from './errors.js';
+import { readBatches } from './read-batches.js';
 import type { SourceItem } from './types.js';
 
 /**
- * One JSON array (streamed, never held whole) → records with their 0-based index. An element that is not
+ * One JSON array (streamed, never held whole) → records in batches, with their 0-based index. An element that is not
  * an object is an UnparseableRecord at its index. A top-level value that is not an array, or a syntax
  * error, stops the file with a FormatError naming the index of the last element read.
  */
-export async function* parseJsonArrayRecords(bytes: Readable, file: string): AsyncGenerator<SourceItem> {
+export async function* parseJsonArrayBatches(bytes: Readable, file: string): AsyncGenerator<SourceItem[]> {
   const elements = pipeline(bytes, streamArray.withParserAsStream(), () => {
-    // Errors reach the consumer through the iterator.
-  }) as AsyncIterable<{ key: number; value: unknown }>;
+    // Errors reach the consumer through the batches.
+  });
   let last = -1;
   try {
-    for await (const { key, value } of elements) {
-      last = key;
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-        yield {
-          unparseable: {
-            message: `expected a JSON object, found ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`,
-            expected: 'a JSON object',
-            raw: value,
-          },
-          position: { file, index: key },
-        };
-        continue;
+    for await (const batch of readBatches<{ key: number; value: unknown }>(elements)) {
+      const out: SourceItem[] = [];
+      for (const { key, value } of batch) {
+        last = key;
+        out.push(elementItem(key, value, file));
       }
-      yield { record: value as Record<string, unknown>, position: { file, index: key } };
+      yield out;
     }
   } catch (error) {
     throw new FormatError(
@@ -37,4 +31,17 @@ export async function* parseJsonArrayRecords(bytes: Readable, file: string): Asy
       error,
     );
   }
+}
+
+function elementItem(key: number, value: unknown, file: string): SourceItem {
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return {
+      unparseable: {
+        message: `expected a JSON object, found ${value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`}`,
+        expected: 'a JSON object',
+        raw: value,
+      },
+      position: { file, index: key },
+    };
+  return { record: value as Record<string, unknown>, position: { file, index: key } };
 }

@@ -28,11 +28,12 @@ function parseLine(text: string, file: string, line: number, index: number): Sou
 }
 
 /**
- * NDJSON (JSON Lines) bytes → records, one per non-blank line, with its line number. A line that is not a
+ * NDJSON (JSON Lines) bytes → records in batches (one per input buffer), one per non-blank line, with its
+ * line number. A line that is not a
  * JSON object is an UnparseableRecord at that line; the file goes on. Lines end with LF or CRLF; a UTF-8
  * BOM before the first line is ignored.
  */
-export async function* parseNdjsonRecords(bytes: Readable, file: string): AsyncGenerator<SourceItem> {
+export async function* parseNdjsonBatches(bytes: Readable, file: string): AsyncGenerator<SourceItem[]> {
   const decoder = new StringDecoder('utf8');
   let pending = '';
   let line = 0;
@@ -50,17 +51,19 @@ export async function* parseNdjsonRecords(bytes: Readable, file: string): AsyncG
   };
   for await (const chunk of bytes as AsyncIterable<Buffer>) {
     const text = pending + decoder.write(chunk);
+    const batch: SourceItem[] = [];
     let start = 0;
     for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
       const item = take(text.slice(start, nl));
       start = nl + 1;
-      if (item) yield item;
+      if (item) batch.push(item);
     }
     pending = text.slice(start);
+    if (batch.length > 0) yield batch;
   }
   pending += decoder.end();
   if (pending !== '') {
     const item = take(pending);
-    if (item) yield item;
+    if (item) yield [item];
   }
 }

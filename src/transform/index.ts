@@ -10,7 +10,7 @@ export { COERCERS, EXPECTED as COERCION_EXPECTED } from './coerce.js';
 export { FAST_VALIDATORS } from './validate-fast.js';
 export type { ItemValidator } from './validate-fast.js';
 export { zodValidator } from './validate-zod.js';
-export { idempotencyKeyFor, sourceKeyOf, IDEMPOTENCY_KEY_PREFIX } from './idempotency.js';
+export { idempotencyKeyFor, idempotencyKeysOf, sourceKeyOf, IDEMPOTENCY_KEY_PREFIX } from './idempotency.js';
 export { resolveChannelId } from './channel-ref.js';
 export type { ChannelIdLookup, ChannelResolution } from './channel-ref.js';
 export { Chunker, isOversize } from './chunker.js';

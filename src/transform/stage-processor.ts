@@ -1,7 +1,7 @@
 import { resolveChannelId } from './channel-ref.js';
 import type { ChannelIdLookup } from './channel-ref.js';
 import { compileMapping, MappingError } from './compile-mapping.js';
-import { idempotencyKeyFor, sourceKeyOf } from './idempotency.js';
+import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
 import { CHANNEL_KEY_PROPERTY, CHANNEL_REF_STAGES, DERIVED_FIELDS, IMPLIED_TYPES } from './stages.js';
@@ -72,6 +72,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   const keyName = keyFields.join(', ');
   const validate = FAST_VALIDATORS[stage];
   const channelField = spec.channel ?? '';
+  const keyFor = idempotencyKeysOf(pipelineName, stage);
 
   return (input) => {
     const { position } = input;
@@ -109,7 +110,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
         if (stage === 'messages') item.channelId = channelId;
       } else reasons.push(resolved.reason);
     }
-    if (sourceKey !== undefined) item.idempotencyKey = idempotencyKeyFor(pipelineName, stage, sourceKey);
+    if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
 
     const problems = validate(item);
     if (problems !== undefined) {

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
@@ -63,6 +63,38 @@ describe('import pipeline against the sandbox', () => {
     for (let c = 0; c < 4; c++) {
       const expected = Array.from({ length: 100 }, (_, k) => `message number ${k * 4 + c}`);
       expect(byChannel.get(`chan-${c}`)).toEqual(expected);
+    }
+  });
+
+  it('cuts message chunks per lane: a chunk holds only channels of one lane, full, and channels stay in order', async () => {
+    const csv = generateCsvs({ users: 5, channels: 6, messages: 600 }, 'lane-');
+    const dir = join(f.dir, 'lanes');
+    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    const { config } = await writePipeline(dir, generatedPipeline('lanes', 'chunkRecords: 200\n  concurrency: 2\n  lanes: 2'));
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.status).toBe('succeeded');
+    // 6 channels (3 even ids, 3 odd) over 2 lanes: 300 messages a lane, in chunks of 200 and 100; one chunk
+    // per channel would have made 6 chunks of 100.
+    expect(report.stages.messages).toMatchObject({ read: 600, imported: 600, chunks: 4 });
+    const chunkDir = join(report.runDir, 'chunks', 'messages');
+    const files = (await readdir(chunkDir)).sort();
+    expect(files).toHaveLength(4);
+    const lanesSeen = new Set<number>();
+    const sizes: number[] = [];
+    for (const file of files) {
+      const items = JSON.parse(await readFile(join(chunkDir, file), 'utf8')) as Array<{ channelId: number }>;
+      sizes.push(items.length);
+      const lanes = new Set(items.map((i) => i.channelId % 2));
+      expect(lanes.size).toBe(1);
+      lanesSeen.add([...lanes][0]!);
+      expect(new Set(items.map((i) => i.channelId)).size).toBeGreaterThan(1);
+    }
+    expect(lanesSeen).toEqual(new Set([0, 1]));
+    expect(sizes.sort((a, b) => a - b)).toEqual([100, 100, 200, 200]);
+    const byChannel = await messagesByChannel();
+    for (let c = 0; c < 6; c++) {
+      const expected = Array.from({ length: 100 }, (_, k) => `message number ${k * 6 + c}`);
+      expect(byChannel.get(`lane-chan-${c}`)).toEqual(expected);
     }
   });
 

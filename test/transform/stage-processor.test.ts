@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createStageProcessor, idempotencyKeyFor, IDEMPOTENCY_KEY_PREFIX, MappingError, resolveChannelId, sourceKeyOf } from '../../src/transform/index.js';
+import { createStageProcessor, idempotencyKeyFor, idempotencyKeysOf, IDEMPOTENCY_KEY_PREFIX, MappingError, resolveChannelId, sourceKeyOf } from '../../src/transform/index.js';
 import type { StageProcessorSpec } from '../../src/transform/index.js';
 
 const at = (line: number) => ({ file: 'f.csv', line, index: line - 2 });
@@ -13,6 +14,14 @@ describe('idempotency keys', () => {
     expect(key).toBe('cp1-f5a55e3ec790af57a6fc4fe95cdc2d08');
     const others = [idempotencyKeyFor('q', 'users', 'u1'), idempotencyKeyFor('p', 'channels', 'u1'), idempotencyKeyFor('p', 'users', 'u2'), idempotencyKeyFor('p,users', 'users', '')];
     expect(new Set([key, ...others]).size).toBe(5);
+  });
+
+  it('hash exactly the JSON array of the three parts, whatever characters the names hold', () => {
+    for (const [name, sourceKey] of [['p', 'u1'], ['a"b\\c', 'k\u2028"é🎉'], ['', '["x","y"]']] as const) {
+      const expected = `cp1-${createHash('sha256').update(JSON.stringify([name, 'messages', sourceKey])).digest('hex').slice(0, 32)}`;
+      expect(idempotencyKeysOf(name, 'messages')(sourceKey)).toBe(expected);
+      expect(idempotencyKeyFor(name, 'messages', sourceKey)).toBe(expected);
+    }
   });
 
   it('source keys: one field as text, several as a JSON array, missing parts give none', () => {

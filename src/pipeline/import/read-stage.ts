@@ -1,28 +1,43 @@
-import { parseRecords } from '../../formats/index.js';
+import { parseRecordBatches } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { readSlackStageRecords } from '../slack/index.js';
 
+export interface ReadStageDeps {
+  channelIds?: ChannelIdLookup;
+  sources?: InputSourceOptions;
+  signal?: AbortSignal;
+  /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
+  onInputBytes?: (read: number, total: number | undefined) => void;
+}
+
 /**
- * One stage's input as processed records: every source location expanded (globs, prefixes), every object
- * parsed in a stable order, every record mapped and validated. Each read yields the same records in the
- * same order, which is what lets a resumed run rebuild byte-identical chunks.
+ * One stage's input as processed records, in batches (a few hundred records: what the parser took from one
+ * input buffer): every source location expanded (globs, prefixes), every object parsed in a stable order,
+ * every record mapped and validated. Each read yields the same records in the same order, which is what
+ * lets a resumed run rebuild byte-identical chunks.
  */
-export async function* readStageRecords(
+export async function* readStageBatches(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): AsyncGenerator<Processed[]> {
+  // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
+  if (stage.slack) {
+    for await (const processed of readSlackStageRecords(config, stage, stage.slack, deps)) yield [processed];
+    return;
+  }
+  yield* readSourceBatches(config, stage, deps);
+}
+
+/** readStageBatches one record at a time (the channels stage read again for its keys, tests). */
+export async function* readStageRecords(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): AsyncGenerator<Processed> {
+  for await (const batch of readStageBatches(config, stage, deps)) yield* batch;
+}
+
+async function* readSourceBatches(
   config: PipelineConfig,
   stage: StageConfig,
-  deps: {
-    channelIds?: ChannelIdLookup;
-    sources?: InputSourceOptions;
-    signal?: AbortSignal;
-    /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
-    onInputBytes?: (read: number, total: number | undefined) => void;
-  },
-): AsyncGenerator<Processed> {
-  // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
-  if (stage.slack) return yield* readSlackStageRecords(config, stage, stage.slack, deps);
+  deps: ReadStageDeps,
+): AsyncGenerator<Processed[]> {
   const process = createStageProcessor(stageProcessorSpec(config, stage), deps.channelIds ? { channelIds: deps.channelIds } : {});
   const { source } = stage;
   // Listing first (files and keys are few next to records) gives the total size for progress.
@@ -37,15 +52,17 @@ export async function* readStageRecords(
       read += n;
       deps.onInputBytes?.(read, total);
     });
-    const records = parseRecords(bytes, {
+    const batches = parseRecordBatches(bytes, {
       file: input.uri,
       gzip: source.gzip,
       csv: source.csv,
       ...(source.format ? { format: source.format } : {}),
     });
-    for await (const item of records) {
-      yield process(item);
-      // Checked per record so that a signal stops reading promptly; the generator's return closes the file.
+    for await (const batch of batches) {
+      const out = new Array<Processed>(batch.length);
+      for (let i = 0; i < batch.length; i++) out[i] = process(batch[i]!);
+      yield out;
+      // Checked per batch so that a signal stops reading promptly; the generator's return closes the file.
       if (deps.signal?.aborted) return;
     }
   }
