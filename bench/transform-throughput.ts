@@ -1,14 +1,14 @@
 /**
  * Micro benchmark of the pure import core: records per second and CPU per record for
  *   baseline  csv-parse (objects) + JSON.stringify per record   (the issue's reference)
- *   parse     chatport's parseRecords (CSV with line numbers)
- *   full      parseRecords + mapping + validation + idempotency key + chunking
+ *   parse     chatport's parseRecordBatches (CSV with line numbers)
+ *   full      parseRecordBatches + mapping + validation + idempotency key + chunking
  * on a generated CSV of messages (default 200,000 rows; `--rows N`). Input is generated in memory and fed
  * as 64 KiB chunks, so no disk I/O is measured. Run: `node --import tsx bench/transform-throughput.ts`.
  */
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
-import { parseRecords } from '../src/formats/index.js';
+import { parseRecordBatches } from '../src/formats/index.js';
 import { Chunker, createStageProcessor, isOversize } from '../src/transform/index.js';
 
 const rowsArg = process.argv.indexOf('--rows');
@@ -59,7 +59,7 @@ async function baseline(data: Buffer): Promise<number> {
 
 async function parseOnly(data: Buffer): Promise<number> {
   let n = 0;
-  for await (const item of parseRecords(chunksOf(data), { file: 'bench.csv', format: 'csv' })) if ('record' in item) n++;
+  for await (const batch of parseRecordBatches(chunksOf(data), { file: 'bench.csv', format: 'csv' })) for (const item of batch) if ('record' in item) n++;
   return n;
 }
 
@@ -78,14 +78,15 @@ async function full(data: Buffer): Promise<number> {
   const chunker = new Chunker<number>({ maxRecords: 1000, maxBytes: 1_048_576 });
   let accepted = 0;
   let chunkBytes = 0;
-  for await (const item of parseRecords(chunksOf(data), { file: 'bench.csv', format: 'csv' })) {
-    const result = process(item);
-    if (result.kind !== 'accepted') throw new Error(`unexpected ${result.kind} at line ${result.position.line}`);
-    const done = chunker.add(result.item, result.position.index);
-    if (isOversize(done)) throw new Error('oversize');
-    for (const chunk of done) chunkBytes += chunk.bytes.length;
-    accepted++;
-  }
+  for await (const batch of parseRecordBatches(chunksOf(data), { file: 'bench.csv', format: 'csv' }))
+    for (const item of batch) {
+      const result = process(item);
+      if (result.kind !== 'accepted') throw new Error(`unexpected ${result.kind} at line ${result.position.line}`);
+      const done = chunker.add(result.item, result.position.index);
+      if (isOversize(done)) throw new Error('oversize');
+      for (const chunk of done) chunkBytes += chunk.bytes.length;
+      accepted++;
+    }
   for (const chunk of chunker.finish()) chunkBytes += chunk.bytes.length;
   if (chunkBytes === 0) throw new Error('no chunks');
   return accepted;
@@ -97,7 +98,7 @@ console.log(`input: ${ROWS} rows, ${(data.length / 1e6).toFixed(1)} MB CSV (1 in
 await baseline(data.subarray(0, data.indexOf('\nm20000,')));
 await parseOnly(data.subarray(0, data.indexOf('\nm20000,')));
 await full(data.subarray(0, data.indexOf('\nm20000,')));
-const results = [await measure('baseline: csv-parse + JSON.stringify', () => baseline(data)), await measure('parse: chatport parseRecords', () => parseOnly(data)), await measure('full: parse+map+validate+key+chunk', () => full(data))];
+const results = [await measure('baseline: csv-parse + JSON.stringify', () => baseline(data)), await measure('parse: chatport parseRecordBatches', () => parseOnly(data)), await measure('full: parse+map+validate+key+chunk', () => full(data))];
 const base = results[0]!;
 for (const r of results) {
   if (r.records !== ROWS) throw new Error(`${r.name}: ${r.records} records, expected ${ROWS}`);

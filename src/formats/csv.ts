@@ -92,7 +92,7 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
     encoding: options.encoding ?? 'utf8',
     relax_column_count: true,
     skip_empty_lines: false,
-    // Rows parsed from one input buffer (64 KiB, a few hundred rows) wait in the parser for one batch.
+    // Up to this many parsed rows wait in the parser; the next batch takes all of them.
     readableHighWaterMark: ROWS_BUFFERED,
   } as ConstructorParameters<typeof Parser>[0]);
   const rows = pipeline(bytes, parser, () => {

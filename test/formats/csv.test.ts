@@ -55,6 +55,12 @@ describe('CSV', () => {
     expect(items[3]).toMatchObject({ record: { a: '7', b: '8' }, position: { line: 5, index: 3 } });
   });
 
+  it('writes a wrong-count row back as CSV for its reject, quoting what needs quotes, and counts its quoted lines', async () => {
+    const items = await parseAll(['a,b\r\nx,"y, ""q""","multi\r\nline"\r\n1,2\r\n'], { format: 'csv' });
+    expect(items[0]).toMatchObject({ unparseable: { raw: 'x,"y, ""q""","multi\r\nline"' }, position: { line: 2, index: 0 } });
+    expect(items[1]).toMatchObject({ record: { a: '1', b: '2' }, position: { line: 4, index: 1 } });
+  });
+
   it('names columns from `columns`, or by number without a header', async () => {
     expect((await parseAll(['1,2\n'], { format: 'csv', csv: { header: false } }))[0]).toMatchObject({ record: { 1: '1', 2: '2' }, position: { line: 1 } });
     expect((await parseAll(['1,2\n'], { format: 'csv', csv: { header: false, columns: ['x', 'y'] } }))[0]).toMatchObject({ record: { x: '1', y: '2' } });
