@@ -162,6 +162,9 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
       }
       keys.reset();
       const outcomes = mapper.mapDay(channel.id, day.file, day.messages);
+      // One position file name per day file, not one string per message: positions stay in memory as
+      // long as their chunk is open or in flight.
+      const file = positionIn(origin, { file: day.file, index: 0 }).file;
       for (const outcome of outcomes) {
         if (outcome.outcome !== 'items') {
           yield processedOfOutcome(origin, outcome);
@@ -169,7 +172,7 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
         }
         // Each part of a split message is its own record, at its message's position (the part number is
         // in properties.source.part), so counts are of items and still balance.
-        const position = positionIn(origin, outcome.position);
+        const position = { file, index: outcome.position.index };
         for (const pending of outcome.items) yield acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup });
       }
     }

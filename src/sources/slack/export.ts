@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import type { SlackExportLimits } from './limits.js';
 
 /**
@@ -15,6 +16,12 @@ export interface SlackExport {
   has(path: string): boolean;
   /** The bytes of one file, streamed (zip entries are inflated as they are read, never held whole). */
   openFile(path: string): Promise<Readable>;
+  /**
+   * The bytes of one file, whole (a day file). Refuses a file larger than `maxBytes` (code SLACK_ZIP_BOMB)
+   * before reading it. Cheaper than `openFile` for small files: no stream, and a zip entry is inflated at
+   * once into a buffer of its declared size.
+   */
+  readWhole(path: string, maxBytes: number): Promise<Buffer>;
   /** Releases the zip's file handle; a no-op for folders. */
   close(): Promise<void>;
 }
@@ -57,4 +64,12 @@ export function relativeToRoot(paths: Iterable<string>, root: string): string[] 
 
 export function compareCodePoints(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A file read whole that is larger than the whole-file limit (`limits.maxWholeFileBytes`). */
+export function wholeFileTooLarge(origin: string, file: string, maxBytes: number): SlackExportError {
+  return new SlackExportError(`${origin}: ${file} is larger than ${maxBytes} bytes, the limit for one day file (limits.maxWholeFileBytes)`, SLACK_EXPORT_ERROR.zipBomb, {
+    file: origin,
+    entry: file,
+  });
 }

@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { opendir } from 'node:fs/promises';
+import { open, opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isIgnoredEntry } from './entry-names.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
-import { findExportRoot, relativeToRoot, type OpenSlackExportOptions, type SlackExport } from './export.js';
+import { findExportRoot, relativeToRoot, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
 import { resolveSlackExportLimits } from './limits.js';
 
 /**
@@ -21,20 +21,39 @@ export async function openFolderSlackExport(folder: string, options: OpenSlackEx
   const files = relativeToRoot(all, root);
   const known = new Set(files);
   const base = root === '' ? folder : join(folder, ...root.split('/'));
+  const fileOf = (path: string) => {
+    if (!known.has(path)) throw new SlackExportError(`${folder}: no file ${path} in the export`, SLACK_EXPORT_ERROR.fileMissing, { file: folder, entry: path });
+    return join(base, ...path.split('/'));
+  };
   return {
     origin: folder,
     kind: 'folder',
     files,
     has: (path) => known.has(path),
     openFile: async (path): Promise<Readable> => {
-      if (!known.has(path))
-        throw new SlackExportError(`${folder}: no file ${path} in the export`, SLACK_EXPORT_ERROR.fileMissing, { file: folder, entry: path });
-      const stream = createReadStream(join(base, ...path.split('/')));
+      const stream = createReadStream(fileOf(path));
       await new Promise<void>((resolve, reject) => {
         stream.once('open', () => resolve());
         stream.once('error', reject);
       });
       return stream;
+    },
+    readWhole: async (path, maxBytes) => {
+      const handle = await open(fileOf(path), 'r');
+      try {
+        const { size } = await handle.stat();
+        if (size > maxBytes) throw wholeFileTooLarge(folder, path, maxBytes);
+        const bytes = Buffer.allocUnsafe(size);
+        let filled = 0;
+        while (filled < size) {
+          const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+          if (bytesRead === 0) break;
+          filled += bytesRead;
+        }
+        return filled === size ? bytes : bytes.subarray(0, filled);
+      } finally {
+        await handle.close();
+      }
     },
     close: async () => undefined,
   };

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import type { SlackExport } from './export.js';
@@ -31,19 +30,6 @@ export async function* readJsonArray(exp: SlackExport, file: string): AsyncGener
 
 /** Reads a whole file as text, refusing files larger than `maxBytes` before they exhaust memory. */
 export async function readWholeFile(exp: SlackExport, file: string, maxBytes: number): Promise<string> {
-  const stream: Readable = await exp.openFile(file);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > maxBytes)
-        throw new SlackExportError(`${exp.origin}: ${file} is larger than ${maxBytes} bytes, the limit for one day file (limits.maxWholeFileBytes)`, SLACK_EXPORT_ERROR.zipBomb, { file: exp.origin, entry: file });
-      chunks.push(chunk);
-    }
-  } finally {
-    stream.destroy();
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = (await exp.readWhole(file, maxBytes)).toString('utf8');
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -35,6 +35,7 @@ export async function* readSlackConversations(exp: SlackExport): AsyncGenerator<
 }
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
+const NOT_BLANK = /\S/;
 
 /**
  * Conversation folders and their day files, in date order (the names sort as dates). Only
@@ -90,7 +91,8 @@ export async function* readConversationDays(exp: SlackExport, dayFiles: readonly
     const text = await readWholeFile(exp, file, maxWholeFileBytes);
     let parsed: unknown;
     try {
-      parsed = text.trim() === '' ? [] : JSON.parse(text);
+      // Not text.trim(): it would copy the whole file (Slack ends day files with a newline).
+      parsed = NOT_BLANK.test(text) ? JSON.parse(text) : [];
     } catch (cause) {
       yield { file, date, problem: `not valid JSON (${(cause as Error).message})` };
       continue;
