@@ -3,7 +3,7 @@ import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
-import { readSlackStageRecords } from '../slack/index.js';
+import { readSlackStageBatches } from '../slack/index.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -21,10 +21,7 @@ export interface ReadStageDeps {
  */
 export async function* readStageBatches(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): AsyncGenerator<Processed[]> {
   // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
-  if (stage.slack) {
-    for await (const processed of readSlackStageRecords(config, stage, stage.slack, deps)) yield [processed];
-    return;
-  }
+  if (stage.slack) return yield* readSlackStageBatches(config, stage, stage.slack, deps);
   yield* readSourceBatches(config, stage, deps);
 }
 

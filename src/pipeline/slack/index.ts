@@ -1,3 +1,3 @@
 /** Slack exports as pipeline stages: pass 1 (the directory) and each stage's records from the export. */
-export { readSlackStageRecords, type SlackStageDeps } from './read-slack-stage.js';
+export { readSlackStageBatches, type SlackStageDeps } from './read-slack-stage.js';
 export { readSlackFirstPass, slackFirstPassFor, type SlackFirstPass } from './first-pass.js';

@@ -25,8 +25,10 @@ export interface SlackStageDeps {
  * Members: channel by channel. Messages: channel by channel, day file by day file, each sorted by ts, so
  * thread replies come after their roots; a message split at the body limit gives one record per part.
  * read = imported + rejected + skipped holds per record (a part is a record; docs/slack-migration.md).
+ * In batches, as the import's stage runner takes records: a day file's messages, or up to BATCH users,
+ * channels or memberships.
  */
-export async function* readSlackStageRecords(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed> {
+export async function* readSlackStageBatches(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed[]> {
   const first = await slackFirstPassFor(config, slack, deps.signal);
   const keys = new SourceKeys();
   const context = createSlackMappingContext(first.directory, {
@@ -37,13 +39,13 @@ export async function* readSlackStageRecords(config: PipelineConfig, stage: Stag
   const reader = { origin: slack.export, first, context, keys };
   switch (stage.stage) {
     case 'users':
-      yield* readUsers(reader);
+      yield* inBatches(readUsers(reader));
       return;
     case 'channels':
-      yield* readChannels(reader);
+      yield* inBatches(readChannels(reader));
       return;
     case 'members':
-      yield* readMembers(reader, lookupOf(deps, 'members'));
+      yield* inBatches(readMembers(reader, lookupOf(deps, 'members')));
       return;
     case 'messages': {
       const exp = await openSlackExport(slack.export);
@@ -54,6 +56,20 @@ export async function* readSlackStageRecords(config: PipelineConfig, stage: Stag
       }
     }
   }
+}
+
+const BATCH = 512;
+
+function* inBatches(records: Iterable<Processed>): Generator<Processed[]> {
+  let batch: Processed[] = [];
+  for (const record of records) {
+    batch.push(record);
+    if (batch.length === BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) yield batch;
 }
 
 interface Reader {
@@ -145,7 +161,8 @@ function* readMembers({ origin, first, context, keys }: Reader, lookup: ChannelI
   }
 }
 
-async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, signal?: AbortSignal): AsyncGenerator<Processed> {
+/** One batch per day file. */
+async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, signal?: AbortSignal): AsyncGenerator<Processed[]> {
   const { directory, folders } = first;
   const mapper = createSlackMessageMapper(context);
   const used = new Set<string>();
@@ -157,7 +174,7 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
     for await (const day of readConversationDays(exp, folders.get(folder)!)) {
       if (signal?.aborted) return;
       if ('problem' in day) {
-        yield rejectedDayFile(origin, day.file, day.problem);
+        yield [rejectedDayFile(origin, day.file, day.problem)];
         continue;
       }
       keys.reset();
@@ -165,16 +182,18 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
       // One position file name per day file, not one string per message: positions stay in memory as
       // long as their chunk is open or in flight.
       const file = positionIn(origin, { file: day.file, index: 0 }).file;
+      const batch: Processed[] = [];
       for (const outcome of outcomes) {
         if (outcome.outcome !== 'items') {
-          yield processedOfOutcome(origin, outcome);
+          batch.push(processedOfOutcome(origin, outcome));
           continue;
         }
         // Each part of a split message is its own record, at its message's position (the part number is
         // in properties.source.part), so counts are of items and still balance.
         const position = { file, index: outcome.position.index };
-        for (const pending of outcome.items) yield acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup });
+        for (const pending of outcome.items) batch.push(acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup }));
       }
+      yield batch;
     }
     mapper.endChannel(channel.id);
   }
@@ -182,10 +201,14 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
     if (used.has(folder)) continue;
     for await (const day of readConversationDays(exp, days)) {
       if (signal?.aborted) return;
-      if ('problem' in day) yield rejectedDayFile(origin, day.file, day.problem);
+      if ('problem' in day) yield [rejectedDayFile(origin, day.file, day.problem)];
       else
-        for (let index = 0; index < day.messages.length; index++)
-          yield { kind: 'skipped', position: positionIn(origin, { file: day.file, index }), rule: -1, because: `folder ${folder} belongs to no conversation in channels/groups/dms/mpims.json` };
+        yield day.messages.map((_, index): Processed => ({
+          kind: 'skipped',
+          position: positionIn(origin, { file: day.file, index }),
+          rule: -1,
+          because: `folder ${folder} belongs to no conversation in channels/groups/dms/mpims.json`,
+        }));
     }
   }
 }
