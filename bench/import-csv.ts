@@ -114,8 +114,8 @@ export async function benchImport(messages: number): Promise<ImportBenchResult> 
 
 export function formatImportResults(results: ImportBenchResult[]): string {
   const rows = results.map((r) =>
-    `| ${r.messages.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.recordsPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${r.cpuUsPerRecord.toFixed(2)} | ${r.baselineCpuUsPerRecord.toFixed(2)} | ${r.ratio.toFixed(2)}× |`);
-  return ['| messages | wall s | records/s | CPU s | peak RSS MB | CPU µs/record | baseline µs/record | ratio |', '|---:|---:|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
+    `| ${r.messages.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.recordsPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${r.chatport.rssByQuarterMb.join(' / ')} | ${r.cpuUsPerRecord.toFixed(2)} | ${r.baselineCpuUsPerRecord.toFixed(2)} | ${r.ratio.toFixed(2)}× |`);
+  return ['| messages | wall s | records/s | CPU s | peak RSS MB | peak RSS by quarter of the run, MB | CPU µs/record | baseline µs/record | ratio |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

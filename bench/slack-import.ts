@@ -70,10 +70,10 @@ export async function benchSlackImport(messages: number, seed = 1, heapMb?: numb
 
 export function formatSlackResults(results: SlackBenchResult[]): string {
   const rows = results.map((r) =>
-    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} |`);
+    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${r.chatport.rssByQuarterMb.join(' / ')} | ${r.chatport.liveHeapMaxMb.toFixed(0)} (${r.chatport.majorGcs}) |`);
   return [
-    '| messages | zip MB | records read (all stages) | wall s | messages/s | CPU s | CPU µs/message | peak RSS MB |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| messages | zip MB | records read (all stages) | wall s | messages/s | CPU s | CPU µs/message | peak RSS MB | peak RSS by quarter of the run, MB | most live heap after a full GC, MB (full GCs) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n');
 }
@@ -86,8 +86,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   for (const n of values.messages!) results.push(await benchSlackImport(Number(n), Number(values.seed), heapMb));
   process.stdout.write(`${formatSlackResults(results)}\n`);
   if (results.length > 1) {
-    const first = results[0]!.chatport.maxRssMb;
-    const last = results.at(-1)!.chatport.maxRssMb;
-    process.stdout.write(`peak RSS ${results.at(-1)!.messages.toLocaleString('en-US')} vs ${results[0]!.messages.toLocaleString('en-US')}: ${(((last - first) / first) * 100).toFixed(1)}%\n`);
+    const a = results[0]!;
+    const b = results.at(-1)!;
+    const growth = (x: number, y: number) => `${(((y - x) / x) * 100).toFixed(1)}%`;
+    process.stdout.write(`${b.messages.toLocaleString('en-US')} vs ${a.messages.toLocaleString('en-US')}: peak RSS ${growth(a.chatport.maxRssMb, b.chatport.maxRssMb)}, most live heap after a full GC ${growth(a.chatport.liveHeapMaxMb, b.chatport.liveHeapMaxMb)}\n`);
   }
 }

@@ -5,6 +5,11 @@ export interface Measured {
   wallMs: number;
   cpuMs: number;
   maxRssMb: number;
+  /** The most heap in use right after a full GC (the live data at its largest); 0 when no full GC ran. */
+  liveHeapMaxMb: number;
+  majorGcs: number;
+  /** The highest RSS sampled (every 500 ms) in each quarter of the run, MB: flat memory shows as four close figures. */
+  rssByQuarterMb: number[];
   code: number | null;
   stdout: string;
   stderrTail: string;
@@ -28,8 +33,8 @@ export function runMeasured(script: string, args: string[], env: NodeJS.ProcessE
     child.on('exit', (code) => {
       const line = stderr.split('\n').find((l) => l.startsWith('@@usage '));
       if (!line) return reject(new Error(`no usage line from ${script} (exit ${code}):\n${stderr.slice(-3000)}`));
-      const u = JSON.parse(line.slice(8)) as { userCpuMs: number; sysCpuMs: number; maxRssKb: number };
-      resolve({ wallMs: performance.now() - started, cpuMs: u.userCpuMs + u.sysCpuMs, maxRssMb: u.maxRssKb / 1024, code, stdout, stderrTail: stderr.slice(-3000) });
+      const u = JSON.parse(line.slice(8)) as { userCpuMs: number; sysCpuMs: number; maxRssKb: number; liveHeapMaxKb: number; majorGcs: number; rssByQuarterMb: number[] };
+      resolve({ wallMs: performance.now() - started, cpuMs: u.userCpuMs + u.sysCpuMs, maxRssMb: u.maxRssKb / 1024, liveHeapMaxMb: u.liveHeapMaxKb / 1024, majorGcs: u.majorGcs, rssByQuarterMb: u.rssByQuarterMb, code, stdout, stderrTail: stderr.slice(-3000) });
     });
   });
 }
