@@ -21,6 +21,8 @@ export interface StageCounts {
   /** Input bytes read so far (compressed bytes for gzip), and the total when every object's size is known. */
   bytesRead: number;
   bytesTotal?: number;
+  /** Set once the platform's rate limit made the stage lower its upload concurrency (see AdaptiveConcurrency). */
+  uploadConcurrency?: { configured: number; lowest: number; current: number };
 }
 
 export type RunStatus = 'succeeded' | 'completed-with-rejects' | 'failed' | 'interrupted' | 'dry-run';
@@ -86,6 +88,10 @@ export function formatStageTable(stages: RunReport['stages'], totals: RunReport[
 export function formatReportTable(report: RunReport): string {
   const out = [`run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`];
   const tail: string[] = [];
+  for (const [stage, counts] of Object.entries(report.stages)) {
+    const c = counts.uploadConcurrency;
+    if (c) tail.push(`${stage}: the platform rate-limited uploads; concurrency went down to ${c.lowest} of ${c.configured} (${c.current} at the end)`);
+  }
   if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
   tail.push(`run directory: ${report.runDir}`);

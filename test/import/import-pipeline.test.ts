@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
-import type { RunReport } from '../../src/pipeline/report.js';
+import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 import { resolvePipelineConfig } from '../../src/config/index.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
@@ -96,6 +96,28 @@ describe('import pipeline against the sandbox', () => {
       const expected = Array.from({ length: 100 }, (_, k) => `message number ${k * 6 + c}`);
       expect(byChannel.get(`lane-chan-${c}`)).toEqual(expected);
     }
+  });
+
+  it('uploads fewer chunks at once while the platform rate-limits, and still imports every message once, in order', async () => {
+    const csv = generateCsvs({ users: 4, channels: 6, messages: 240 }, 'rl-');
+    const dir = join(f.dir, 'rate-limited');
+    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    const { config } = await writePipeline(dir, generatedPipeline('rate-limited', 'chunkRecords: 20\n  concurrency: 4'));
+    f.sandbox.setFaults([{ method: 'POST', path: '/imports/**', fault: { kind: 'rateLimit', budget: 3, windowMs: 1000 } }]);
+    let report: RunReport;
+    try {
+      report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    } finally {
+      f.sandbox.setFaults([]);
+    }
+    expect(report.status).toBe('succeeded');
+    expect(report.stages.messages).toMatchObject({ read: 240, imported: 240, chunks: 12 });
+    const concurrency = report.stages.messages!.uploadConcurrency!;
+    expect(concurrency.configured).toBe(4);
+    expect(concurrency.lowest).toBeLessThan(4);
+    expect(formatReportTable(report)).toContain(`messages: the platform rate-limited uploads; concurrency went down to ${concurrency.lowest} of 4`);
+    const byChannel = await messagesByChannel();
+    for (let c = 0; c < 6; c++) expect(byChannel.get(`rl-chan-${c}`)).toEqual(Array.from({ length: 40 }, (_, k) => `message number ${k * 6 + c}`));
   });
 
   it('isolates the one item the platform refuses, at its source line, and imports the rest', async () => {

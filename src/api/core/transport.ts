@@ -42,6 +42,8 @@ export interface CallSpec {
 export interface ServerInfo {
   /** Last `x-api-version` the API origin sent. */
   apiVersion: string | undefined;
+  /** 429 answers met so far (each paused the whole client); callers watch it to slow down. */
+  rateLimited: number;
 }
 
 export interface TransportConfig {
@@ -74,7 +76,7 @@ export class Transport {
    * call's attempt; without this mark the outer loop would retry it again (5 × 5 requests).
    */
   private readonly finalErrors = new WeakSet<object>();
-  readonly serverInfo: ServerInfo = { apiVersion: undefined };
+  readonly serverInfo: ServerInfo = { apiVersion: undefined, rateLimited: 0 };
   readonly apiOrigin: string;
   private auth: TokenProvider | undefined;
 
@@ -139,8 +141,10 @@ export class Transport {
         }
         if (!isRetryable(error, spec.retry)) throw error;
         const limited = isRateLimitedError(error);
-        if (limited) rateLimited += 1;
-        else failures += 1;
+        if (limited) {
+          rateLimited += 1;
+          this.serverInfo.rateLimited += 1;
+        } else failures += 1;
         const retryAfterMs = limited || isServerError(error) ? error.retryAfterMs : undefined;
         const delayMs = retryAfterMs ?? computeBackoffMs(limited ? rateLimited : failures, policy, this.deps.random);
         const attempts = failures + rateLimited;

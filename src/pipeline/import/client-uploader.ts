@@ -26,6 +26,7 @@ export function createClientUploader(
   const maxFailedJobs = options.maxFailedJobs ?? 1000;
   let failedJobs = 0;
   return {
+    rateLimited: () => client.serverInfo.rateLimited,
     async submit(stage, file, channelId, part) {
       const job = await client.imports.upload(stage, { ...file, filename: `${stage}${part ? `-part-${part}` : ''}.json` }, {
         signal: deps.uploadSignal,

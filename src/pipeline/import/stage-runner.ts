@@ -12,6 +12,7 @@ import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
 import type { ChunkState, StageState } from '../state/run-state.js';
 import { importChunk, type ChunkOps } from './import-chunk.js';
+import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
@@ -24,6 +25,8 @@ export interface ChunkUploader {
    */
   submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: number | undefined, part: string): Promise<number>;
   wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
+  /** 429 answers the platform gave so far (a running count); uploads slow down when it grows. */
+  rateLimited(): number;
   /** Throws when the run's budget of FAILED jobs is spent. */
   onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: number }): void;
 }
@@ -78,6 +81,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const chunker = new Chunker<RecordPosition>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes, maxOpenBytes: OPEN_CHUNKS_BUDGET_BYTES });
   let chunkDirReady: Promise<unknown> | undefined;
   const scheduler = new OrderedScheduler(options.concurrency);
+  const adaptive = ctx.uploader ? new AdaptiveConcurrency(options.concurrency, ctx.uploader.rateLimited()) : undefined;
   const progress = () => {
     counts.durationMs = ctx.now() - started;
     ctx.onProgress(stage, counts);
@@ -104,7 +108,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     let chunkState = state.chunks.get(chunk.seq);
     if (chunkState && chunkState.sha256 !== sha256)
       throw new ChatportError(
-        `the ${stage} input changed since the interrupted run (chunk ${chunk.seq} differs); finish with the original input, or start over with --restart`,
+        `the ${stage} input or its chunk options (chunkRecords, chunkBytes, lanes) changed since the interrupted run (chunk ${chunk.seq} differs); finish with the original input and options, or start over with --restart`,
         { code: 'INPUT_CHANGED', details: { stage, seq: chunk.seq } },
       );
     // Chunk files are derived from the input, so they need no fsync: a resumed run checks the sha256 above
@@ -148,7 +152,9 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       submit: async (lo, hi, part) => {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
-        return uploader.submit(stage, body, channelId, part);
+        const jobId = await uploader.submit(stage, body, channelId, part);
+        adaptConcurrency();
+        return jobId;
       },
       wait: async (jobId) => {
         const state = await uploader.wait(jobId);
@@ -167,6 +173,17 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       // keeping it would make memory grow with the input (the journal has it for a resumed run).
       state.chunks.delete(current.seq);
     });
+  };
+
+  const adaptConcurrency = () => {
+    if (!adaptive || !ctx.uploader) return;
+    const before = adaptive.value;
+    const now = adaptive.afterUpload(ctx.uploader.rateLimited());
+    if (now === before) return;
+    scheduler.setConcurrency(now);
+    counts.uploadConcurrency = { configured: adaptive.configured, lowest: adaptive.lowest, current: now };
+    if (now < before) ctx.logger.warn({ stage, concurrency: now, configured: adaptive.configured }, 'rate limited by the platform: fewer uploads at once');
+    else ctx.logger.info({ stage, concurrency: now, configured: adaptive.configured }, 'no rate limit lately: more uploads at once');
   };
 
   const settleOutcome = async (metas: RecordPosition[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {
