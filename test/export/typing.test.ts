@@ -89,6 +89,17 @@ describe('exports in other shapes, from another origin', () => {
     expect(reject.reasons).toEqual([expect.objectContaining({ field: 'extra', expected: expect.stringContaining('first record') })]);
   });
 
+  it('NDJSON whose first lines cannot be read: they are rejected and counted, and the first readable record fixes the columns', async () => {
+    const good = { id: 3, name: 'ida', displayName: 'Ida', isGuest: false, createdTime: '2026-11-20T10:00:00Z', channelsCount: 0, messagesCount: 0 };
+    body = { bytes: Buffer.from(['{broken', '[1,2]', JSON.stringify(good), 'also broken'].join('\n')), type: 'application/x-ndjson' };
+    const { root, run } = await exportUsers('nd-bad-start');
+    const d = (await run).datasets[0]!;
+    expect(d).toMatchObject({ rowsRead: 4, rowsWritten: 1, rowsRejected: 3 });
+    expect((await readDataset(root, 'users', DATE)).map((r) => r.name)).toEqual(['ida']);
+    const rejects = readFileSync(d.rejectsFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; kind: string });
+    expect(rejects.map((r) => [r.line, r.kind])).toEqual([[1, 'unparseable'], [2, 'unparseable'], [4, 'unparseable']]);
+  });
+
   it('a JSON array export is read too', async () => {
     body = { bytes: Buffer.from(JSON.stringify([{ id: 1, name: 'a', createdTime: '2026-01-01T00:00:00Z' }, { id: 2, name: 'b' }])), type: 'application/json' };
     const { root, run } = await exportUsers('arr');

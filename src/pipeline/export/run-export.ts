@@ -10,7 +10,7 @@
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
  */
 import { JobFailedError, type Job } from '../../api/index.js';
-import { parseRecords } from '../../formats/index.js';
+import { parseRecordBatches } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
 import { createDestination, writeExport, type Destination } from '../../sinks/index.js';
 import { openExportDownload } from './download.js';
@@ -117,7 +117,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     throw new InputMissingError(`${name} is FINISHED but names no file (neither "file" nor "_links.file"); start the export again`, { dataset, jobId: job.id });
 
   const download = openExportDownload(deps.client, job, { ...opts.download, ...(signal ? { signal } : {}), sleep: deps.sleep, logger, name });
-  const items = parseRecords(download.stream, { file: name });
+  const items = parseRecordBatches(download.stream, { file: name });
   const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
   let rejectsFile: string | undefined;
   try {

@@ -39,7 +39,7 @@ export interface TypedRows {
  * Reads up to the first readable record to fix the output schema (Parquet needs it before any row), then
  * hands out the typed rows lazily: nothing more is read than the writer asks for.
  */
-export async function openTypedRows(items: AsyncIterator<SourceItem>, options: TypedRowsOptions): Promise<TypedRows> {
+export async function openTypedRows(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions): Promise<TypedRows> {
   const counts: RowCounts = { read: 0, rejected: 0 };
   const { rejects, signal } = options;
 
@@ -52,37 +52,54 @@ export async function openTypedRows(items: AsyncIterator<SourceItem>, options: T
         details: { source: options.source, rejected: counts.rejected, maxRejects: options.maxRejects, rejectsFile: rejects.path },
       });
   };
+  const rejectUnparseable = (item: Exclude<SourceItem, SourceRecord>) =>
+    reject({ ...options.stamp, ...positionOf(item.position), kind: 'unparseable', reasons: [{ message: item.unparseable.message, expected: item.unparseable.expected }], record: item.unparseable.raw });
 
-  /** Counts the item and, when the format could not read it, rejects it; returns the record otherwise. */
-  const take = async (item: SourceItem): Promise<SourceRecord | undefined> => {
-    counts.read++;
-    if (!isUnparseable(item)) return item;
-    await reject({ ...options.stamp, ...positionOf(item.position), kind: 'unparseable', reasons: [{ message: item.unparseable.message, expected: item.unparseable.expected }], record: item.unparseable.raw });
-    return undefined;
-  };
-
+  // Batches are taken whole (records in them are synchronous work); the first readable record fixes the plan.
+  let pending: SourceItem[] = [];
+  let at = 0;
   let first: SourceRecord | undefined;
-  let next = await items.next();
-  while (!next.done && !(first = await take(next.value))) next = await items.next();
+  while (first === undefined) {
+    if (at === pending.length) {
+      const step = await batches.next();
+      if (step.done) break;
+      pending = step.value;
+      at = 0;
+      continue;
+    }
+    const item = pending[at]!;
+    if (!isUnparseable(item)) first = item; // rows() below starts with it
+    else {
+      at++;
+      counts.read++;
+      await rejectUnparseable(item);
+    }
+  }
   const plan = planColumns(options.schema, first ? Object.keys(first.record) : options.schema.columns.map((c) => c.source), options.timestampUnit, options.source);
 
   async function* rows(): AsyncGenerator<Row> {
     try {
-      let record = first;
       for (;;) {
-        if (signal?.aborted) throw signal.reason;
-        if (record) {
-          const typed = typeRecord(plan, record.record);
+        for (; at < pending.length; at++) {
+          if (signal?.aborted) throw signal.reason;
+          const item = pending[at]!;
+          counts.read++;
+          if (isUnparseable(item)) {
+            await rejectUnparseable(item);
+            continue;
+          }
+          const typed = typeRecord(plan, item.record);
           if (typed.ok) yield typed.row;
-          else await reject({ ...options.stamp, ...positionOf(record.position), kind: 'untyped', reasons: typed.reasons, record: record.record });
+          else await reject({ ...options.stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record });
         }
-        const step = await items.next();
+        const step = await batches.next();
         if (step.done) return;
-        record = await take(step.value);
+        pending = step.value;
+        at = 0;
       }
     } finally {
       // Stops the download when the writer gives up early.
-      await items.return?.();
+      await batches.return?.();
     }
   }
 
