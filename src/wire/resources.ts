@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { lenientObject } from './lenient-case.js';
 
 /**
  * Response schemas of the resources chatport reads (management-api.md §2, decisions.md).
- * Lenient on purpose (decisions.md "Wire"): unknown fields are kept (`looseObject`), enum-like fields are
- * open strings, and fields are optional unless the client cannot work without them. The sandbox builds
- * its responses to satisfy these, and the client parses with them.
+ * Lenient on purpose (decisions.md "Wire"): unknown fields are kept (`looseObject`), snake_case names are
+ * read too (`lenientObject`), enum-like fields are open strings, and fields are optional unless the client
+ * cannot work without them. The sandbox builds its responses to satisfy these, and the client parses with
+ * them.
  */
 
 const int64 = z.number().int();
@@ -24,7 +26,7 @@ export const JOB_TYPES = [
 ] as const;
 export const CHANNEL_TYPES = ['DIRECT', 'PUBLIC', 'PRIVATE'] as const;
 
-export const Application = z.looseObject({
+export const Application = lenientObject({
   id: int64,
   name: z.string(),
   key: z.string().optional(),
@@ -34,20 +36,20 @@ export const Application = z.looseObject({
 });
 export type Application = z.infer<typeof Application>;
 
-export const ApplicationSettings = z.looseObject({
+export const ApplicationSettings = lenientObject({
   guestUsers: z.string(),
   userCreatedChannels: z.string(),
 });
 export type ApplicationSettings = z.infer<typeof ApplicationSettings>;
 
-export const User = z.looseObject({
+export const User = lenientObject({
   id: int64,
   type: z.string().optional(),
   name: z.string(),
   displayName: z.string().optional(),
   displayPictureUrl: z.string().optional(),
   isGuest: z.boolean().optional(),
-  presence: z.looseObject({ status: z.string().optional(), online: z.boolean().optional() }).optional(),
+  presence: lenientObject({ status: z.string().optional(), online: z.boolean().optional() }).optional(),
   callStatus: z.string().optional(),
   properties: Properties.optional(),
   createdTime: dateTime.optional(),
@@ -55,7 +57,7 @@ export const User = z.looseObject({
 });
 export type User = z.infer<typeof User>;
 
-export const Message = z.looseObject({
+export const Message = lenientObject({
   id: int64,
   type: z.string(),
   nestedLevel: z.number().int().optional(),
@@ -71,7 +73,7 @@ export const Message = z.looseObject({
 });
 export type Message = z.infer<typeof Message>;
 
-export const Channel = z.looseObject({
+export const Channel = lenientObject({
   id: int64,
   type: z.string(),
   name: z.string(),
@@ -85,7 +87,7 @@ export const Channel = z.looseObject({
 });
 export type Channel = z.infer<typeof Channel>;
 
-export const Job = z.looseObject({
+export const Job = lenientObject({
   id: int64,
   type: z.string(),
   state: z.string(),
@@ -97,7 +99,7 @@ export const Job = z.looseObject({
 });
 export type Job = z.infer<typeof Job>;
 
-export const Membership = z.looseObject({ createdTime: dateTime.optional(), _links: Links.optional() });
+export const Membership = lenientObject({ createdTime: dateTime.optional(), _links: Links.optional() });
 export type Membership = z.infer<typeof Membership>;
 
 /** Offset page (management-api.md §2 "Page envelopes"). `_embedded` may be absent on an empty page. */
@@ -105,7 +107,7 @@ export function offsetPage<T extends z.ZodType>(kind: string, item: T) {
   return z.looseObject({
     _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),
     _links: Links.optional(),
-    page: z.looseObject({
+    page: lenientObject({
       size: z.number().int(),
       totalElements: z.number().int(),
       totalPages: z.number().int(),
@@ -119,7 +121,7 @@ export function cursorPage<T extends z.ZodType>(kind: string, item: T) {
   return z.looseObject({
     _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),
     _links: Links.optional(),
-    page: z.looseObject({ size: z.number().int() }).optional(),
+    page: lenientObject({ size: z.number().int() }).optional(),
   });
 }
 

@@ -33,6 +33,24 @@ describe('response schemas', () => {
     expect(server!.received[0]!.headers.accept).toBe('application/vnd.chat+json, application/hal+json;q=0.9, application/json;q=0.8');
   });
 
+  it('reads a snake_case revision: page envelope and resources, keeping the original keys and properties as sent', async () => {
+    const api = await scripted(() =>
+      json({
+        _embedded: {
+          users: [{ id: 1, name: 'ann', display_name: 'Ann', is_guest: true, created_time: '2026-01-01T00:00:00Z', properties: { source_id: 'u1' } }],
+        },
+        _links: { self: { href: '/users?page=0' } },
+        page: { size: 1, total_elements: 1, total_pages: 1, number: 0 },
+      }),
+    );
+    const users = [];
+    for await (const user of api.users.list()) users.push(user);
+    expect(users).toHaveLength(1);
+    expect(users[0]).toMatchObject({ id: 1, name: 'ann', displayName: 'Ann', display_name: 'Ann', isGuest: true, createdTime: '2026-01-01T00:00:00Z' });
+    // Data inside properties is the user's own: never renamed.
+    expect(users[0]!.properties).toEqual({ source_id: 'u1' });
+  });
+
   it('reads the older settings shape nested under features', async () => {
     const api = await scripted(() => json({ features: { guest_users: 'ENABLED', user_created_channels: 'DISABLED' } }));
     expect(await api.application.getSettings()).toEqual({ guestUsers: 'ENABLED', userCreatedChannels: 'DISABLED' });
