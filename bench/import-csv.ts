@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runMeasured, type Measured } from './lib/measure.js';
+import { formatQuarters, runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -114,7 +114,7 @@ export async function benchImport(messages: number): Promise<ImportBenchResult> 
 
 export function formatImportResults(results: ImportBenchResult[]): string {
   const rows = results.map((r) =>
-    `| ${r.messages.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.recordsPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${r.chatport.rssByQuarterMb.join(' / ')} | ${r.cpuUsPerRecord.toFixed(2)} | ${r.baselineCpuUsPerRecord.toFixed(2)} | ${r.ratio.toFixed(2)}× |`);
+    `| ${r.messages.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.recordsPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${formatQuarters(r.chatport.rssByQuarterMb)} | ${r.cpuUsPerRecord.toFixed(2)} | ${r.baselineCpuUsPerRecord.toFixed(2)} | ${r.ratio.toFixed(2)}× |`);
   return ['| messages | wall s | records/s | CPU s | peak RSS MB | peak RSS by quarter of the run, MB | CPU µs/record | baseline µs/record | ratio |', '|---:|---:|---:|---:|---:|---:|---:|---:|---:|', ...rows].join('\n');
 }
 

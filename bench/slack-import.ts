@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateSlackExport } from '../fixtures/slack/generator/index.js';
-import { runMeasured, type Measured } from './lib/measure.js';
+import { formatQuarters, runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
@@ -70,7 +70,7 @@ export async function benchSlackImport(messages: number, seed = 1, heapMb?: numb
 
 export function formatSlackResults(results: SlackBenchResult[]): string {
   const rows = results.map((r) =>
-    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${r.chatport.rssByQuarterMb.join(' / ')} | ${r.chatport.liveHeapMaxMb.toFixed(0)} (${r.chatport.majorGcs}) |`);
+    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${formatQuarters(r.chatport.rssByQuarterMb)} | ${r.chatport.liveHeapMaxMb.toFixed(0)} (${r.chatport.majorGcs}) |`);
   return [
     '| messages | zip MB | records read (all stages) | wall s | messages/s | CPU s | CPU µs/message | peak RSS MB | peak RSS by quarter of the run, MB | most live heap after a full GC, MB (full GCs) |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -24,17 +24,18 @@ process.argv = [process.argv[0], script, ...args];
 const rssSamples = [];
 setInterval(() => rssSamples.push(process.memoryUsage.rss()), 500).unref();
 
-/** The highest RSS sampled in each quarter of the run, in MB. */
+/** The highest RSS sampled in each quarter of the run, in MB; null for a quarter without a sample (a short run). */
 function rssByQuarter() {
-  const quarters = [0, 0, 0, 0];
+  const quarters = [null, null, null, null];
   rssSamples.forEach((rss, i) => {
     const q = Math.min(3, Math.floor((i * 4) / rssSamples.length));
-    quarters[q] = Math.max(quarters[q], Math.round(rss / 2 ** 20));
+    quarters[q] = Math.max(quarters[q] ?? 0, Math.round(rss / 2 ** 20));
   });
   return quarters;
 }
 
 process.on('exit', () => {
+  rssSamples.push(process.memoryUsage.rss());
   const u = process.resourceUsage();
   process.stderr.write(`\n@@usage ${JSON.stringify({ userCpuMs: u.userCPUTime / 1000, sysCpuMs: u.systemCPUTime / 1000, maxRssKb: u.maxRSS, liveHeapMaxKb: Math.round(liveMaxBytes / 1024), majorGcs, rssByQuarterMb: rssByQuarter() })}\n`);
 });
