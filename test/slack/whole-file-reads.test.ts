@@ -80,6 +80,22 @@ describe('reading whole files from a zip', () => {
     }
   });
 
+  it('lists the same files when opened again with the names pass 1 already holds', async () => {
+    const entries = minimalExportEntries([{ name: 'general/2020-01-01.json', data: day(2) }, { name: 'general/2020-01-02.json', data: day(1) }]);
+    const path = await write('known.zip', entries);
+    const first = await openSlackExport(path);
+    const files = [...first.files];
+    await first.close();
+    const knownPaths = new Map([['general/2020-01-02.json', 'general/2020-01-02.json'], ['elsewhere/2020-01-01.json', 'elsewhere/2020-01-01.json']]);
+    const again = await openSlackExport(path, { knownPaths });
+    try {
+      expect(again.files).toEqual(files);
+      expect(await readWholeFile(again, 'general/2020-01-02.json', 1e9)).toBe(day(1));
+    } finally {
+      await again.close();
+    }
+  });
+
   it('names a file that is not in the export', async () => {
     const exp = await openSlackExport(await write('plain.zip', minimalExportEntries()));
     try {

@@ -48,7 +48,11 @@ export async function* readSlackStageBatches(config: PipelineConfig, stage: Stag
       yield* inBatches(readMembers(reader, lookupOf(deps, 'members')));
       return;
     case 'messages': {
-      const exp = await openSlackExport(slack.export);
+      // Pass 1's day-file lists already hold every day file's name: the export shares those strings.
+      const knownPaths = new Map<string, string>();
+      for (const days of first.folders.values()) for (const day of days) knownPaths.set(day, day);
+      const exp = await openSlackExport(slack.export, { knownPaths });
+      knownPaths.clear();
       try {
         yield* readMessages(reader, exp, lookupOf(deps, 'messages'), deps.signal);
       } finally {

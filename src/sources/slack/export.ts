@@ -29,6 +29,19 @@ export interface SlackExport {
 export interface OpenSlackExportOptions {
   /** Zip-bomb and size guards; defaults in `DEFAULT_SLACK_EXPORT_LIMITS`. */
   limits?: SlackExportLimits;
+  /**
+   * Paths already held elsewhere (pass 1's day-file lists), by their text: the export's `files` uses these
+   * same strings instead of new equal ones, so opening the export a second time does not hold every name
+   * twice. Default none.
+   */
+  knownPaths?: ReadonlyMap<string, string>;
+}
+
+/** `paths` with each path replaced by the equal string in `known`, when there is one. */
+export function shareKnownPaths(paths: string[], known: ReadonlyMap<string, string> | undefined): string[] {
+  if (known === undefined) return paths;
+  for (let i = 0; i < paths.length; i++) paths[i] = known.get(paths[i]!) ?? paths[i]!;
+  return paths;
 }
 
 /** Files whose presence marks the root of an export. */

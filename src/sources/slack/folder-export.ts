@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isIgnoredEntry } from './entry-names.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
-import { findExportRoot, relativeToRoot, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
+import { findExportRoot, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
 import { resolveSlackExportLimits } from './limits.js';
 
 /**
@@ -18,7 +18,7 @@ export async function openFolderSlackExport(folder: string, options: OpenSlackEx
   const root = findExportRoot(all);
   if (root === undefined)
     throw new SlackExportError(`${folder}: no channels.json or users.json found; is this a Slack export?`, SLACK_EXPORT_ERROR.notAnExport, { file: folder });
-  const files = relativeToRoot(all, root);
+  const files = shareKnownPaths(relativeToRoot(all, root), options.knownPaths);
   const known = new Set(files);
   const base = root === '' ? folder : join(folder, ...root.split('/'));
   const fileOf = (path: string) => {

@@ -4,7 +4,7 @@ import { inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { decodeEntryName, findPathEscape, isIgnoredEntry, normalizeEntryPath } from './entry-names.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
-import { compareCodePoints, findExportRoot, relativeToRoot, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
+import { compareCodePoints, findExportRoot, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
 import { RATIO_CHECK_MIN_BYTES, resolveSlackExportLimits, type ResolvedSlackExportLimits } from './limits.js';
 
 /**
@@ -37,7 +37,7 @@ export async function openZipSlackExport(zipPath: string, options: OpenSlackExpo
     const root = findExportRoot(listing.paths);
     if (root === undefined)
       throw new SlackExportError(`${zipPath}: no channels.json or users.json in the zip; is this a Slack export?`, SLACK_EXPORT_ERROR.notAnExport, { file: zipPath });
-    const table = EntryTable.select(listing, root);
+    const table = EntryTable.select(listing, root, options.knownPaths);
     handle = await open(zipPath, 'r');
     const reader = new WholeEntryReader(handle, zipPath, zip.fileSize);
     const find = (path: string) => {
@@ -87,11 +87,11 @@ class EntryTable {
     private readonly methods: Uint16Array,
   ) {}
 
-  static select(listing: Listing, root: string): EntryTable {
+  static select(listing: Listing, root: string, knownPaths?: ReadonlyMap<string, string>): EntryTable {
     const prefix = root === '' ? '' : `${root}/`;
     const rows: number[] = [];
     for (let i = 0; i < listing.paths.length; i++) if (listing.paths[i]!.startsWith(prefix)) rows.push(i);
-    const relative = relativeToRoot(rows.map((i) => listing.paths[i]!), root);
+    const relative = shareKnownPaths(relativeToRoot(rows.map((i) => listing.paths[i]!), root), knownPaths);
     // relativeToRoot sorts; sort the rows the same way so row k is files[k].
     rows.sort((a, b) => compareCodePoints(listing.paths[a]!, listing.paths[b]!));
     const table = new EntryTable(relative, new Float64Array(rows.length), new Float64Array(rows.length), new Float64Array(rows.length), new Uint16Array(rows.length));
