@@ -1,6 +1,6 @@
 import type { PipelineConfig, SlackSourceConfig, StageConfig } from '../../config/index.js';
-import { findConversationFolder, openSlackExport, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
-import { CHANNEL_KEY_PROPERTY, idempotencyKeyFor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
+import { openSlackExport, type SlackExport } from '../../sources/slack/index.js';
+import { CHANNEL_KEY_PROPERTY, idempotencyKeysOf, type ChannelIdLookup, type Processed, type StageKind } from '../../transform/index.js';
 import {
   createSlackMappingContext,
   createSlackMessageMapper,
@@ -9,8 +9,10 @@ import {
   mapSlackUser,
   slackSourceKey,
   type SlackMappingContext,
+  type SlackMessageMapper,
 } from '../../transform/slack/index.js';
 import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
+import { readMessageDays } from './message-days.js';
 import { acceptItem, positionIn, processedOfOutcome, rejectedDayFile, rejectedRecord } from './processed.js';
 
 export interface SlackStageDeps {
@@ -31,8 +33,14 @@ export interface SlackStageDeps {
 export async function* readSlackStageBatches(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed[]> {
   const first = await slackFirstPassFor(config, slack, deps.signal);
   const keys = new SourceKeys();
+  // One key maker per kind: the pipeline name and kind are serialized once, not for every item.
+  const keyMakers = new Map<StageKind, (sourceKey: string) => string>();
   const context = createSlackMappingContext(first.directory, {
-    keyFor: (kind, sourceKey) => idempotencyKeyFor(config.name, kind, keys.note(sourceKey)),
+    keyFor: (kind, sourceKey) => {
+      let make = keyMakers.get(kind);
+      if (make === undefined) keyMakers.set(kind, (make = idempotencyKeysOf(config.name, kind)));
+      return make(keys.note(sourceKey));
+    },
     systemMessages: slack.systemMessages,
     ...(slack.maxTrackedThreadRoots === undefined ? {} : { maxTrackedThreadRoots: slack.maxTrackedThreadRoots }),
   });
@@ -167,52 +175,42 @@ function* readMembers({ origin, first, context, keys }: Reader, lookup: ChannelI
 
 /** One batch per day file. */
 async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, signal?: AbortSignal): AsyncGenerator<Processed[]> {
-  const { directory, folders } = first;
   const mapper = createSlackMessageMapper(context);
-  const used = new Set<string>();
-  for (const channel of directory.channels.values()) {
-    const folder = findConversationFolder(folders, { id: channel.id, name: channel.record.name });
-    if (folder === undefined) continue;
-    used.add(folder);
-    const channelKey = slackSourceKey.channel(directory.teamId, channel.id);
-    for await (const day of readConversationDays(exp, folders.get(folder)!)) {
-      if (signal?.aborted) return;
-      if ('problem' in day) {
-        yield [rejectedDayFile(origin, day.file, day.problem)];
+  // Keys are noted while a day file is mapped, so they are reset before each one.
+  const keyed: SlackMessageMapper = {
+    mapDay(...day) {
+      keys.reset();
+      return mapper.mapDay(...day);
+    },
+    endChannel: (channelKey) => mapper.endChannel(channelKey),
+  };
+  const teamId = first.directory.teamId;
+  for await (const day of readMessageDays(first, exp, keyed)) {
+    if (signal?.aborted) return;
+    if (day.kind === 'unreadable') {
+      yield [rejectedDayFile(origin, day.file, day.problem)];
+      continue;
+    }
+    // One position file name per day file, not one string per message: positions stay in memory as long
+    // as their chunk is open or in flight.
+    const file = positionIn(origin, { file: day.file, index: 0 }).file;
+    if (day.kind === 'orphaned') {
+      const because = `folder ${day.folder} belongs to no conversation in channels/groups/dms/mpims.json`;
+      yield Array.from({ length: day.messages }, (_, index): Processed => ({ kind: 'skipped', position: { file, index }, rule: -1, because }));
+      continue;
+    }
+    const channelKey = slackSourceKey.channel(teamId, day.channelId);
+    const batch: Processed[] = [];
+    for (const outcome of day.outcomes) {
+      if (outcome.outcome !== 'items') {
+        batch.push(processedOfOutcome(origin, outcome));
         continue;
       }
-      keys.reset();
-      const outcomes = mapper.mapDay(channel.id, day.file, day.messages);
-      // One position file name per day file, not one string per message: positions stay in memory as
-      // long as their chunk is open or in flight.
-      const file = positionIn(origin, { file: day.file, index: 0 }).file;
-      const batch: Processed[] = [];
-      for (const outcome of outcomes) {
-        if (outcome.outcome !== 'items') {
-          batch.push(processedOfOutcome(origin, outcome));
-          continue;
-        }
-        // Each part of a split message is its own record, at its message's position (the part number is
-        // in properties.source.part), so counts are of items and still balance.
-        const position = { file, index: outcome.position.index };
-        for (const pending of outcome.items) batch.push(acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup }));
-      }
-      yield batch;
+      // Each part of a split message is its own record, at its message's position (the part number is in
+      // properties.source.part), so counts are of items and still balance.
+      const position = { file, index: outcome.position.index };
+      for (const pending of outcome.items) batch.push(acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup }));
     }
-    mapper.endChannel(channel.id);
-  }
-  for (const [folder, days] of folders) {
-    if (used.has(folder)) continue;
-    for await (const day of readConversationDays(exp, days)) {
-      if (signal?.aborted) return;
-      if ('problem' in day) yield [rejectedDayFile(origin, day.file, day.problem)];
-      else
-        yield day.messages.map((_, index): Processed => ({
-          kind: 'skipped',
-          position: positionIn(origin, { file: day.file, index }),
-          rule: -1,
-          because: `folder ${folder} belongs to no conversation in channels/groups/dms/mpims.json`,
-        }));
-    }
+    yield batch;
   }
 }

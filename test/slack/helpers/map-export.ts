@@ -1,5 +1,6 @@
 import { readSlackFirstPass } from '../../../src/pipeline/slack/first-pass.js';
-import { findConversationFolder, readConversationDays, type SlackExport } from '../../../src/sources/slack/index.js';
+import { readMessageDays } from '../../../src/pipeline/slack/message-days.js';
+import type { SlackExport } from '../../../src/sources/slack/index.js';
 import {
   createSlackMappingContext,
   createSlackMessageMapper,
@@ -40,29 +41,17 @@ export interface MappedExport {
  */
 export async function mapSlackExport(exp: SlackExport, options: SlackMappingOptions & SlackDirectoryOptions = {}): Promise<MappedExport> {
   // Pass 1 is the pipeline's own (src/pipeline/slack/first-pass.ts); `export` only keys its cache.
-  const { directory, folders } = await readSlackFirstPass(exp, { export: '', systemMessages: options.systemMessages ?? 'import', ...(options.teamId ? { teamId: options.teamId } : {}) });
+  const first = await readSlackFirstPass(exp, { export: '', systemMessages: options.systemMessages ?? 'import', ...(options.teamId ? { teamId: options.teamId } : {}) });
 
+  const { directory } = first;
   const context = createSlackMappingContext(directory, options);
   const result: MappedExport = { directory, users: [...mapSlackUsers(context)], channels: [...mapSlackChannels(context)], members: [...mapSlackMembers(context)], messages: [], dayProblems: [] };
-  const mapper = createSlackMessageMapper(context);
-  const used = new Set<string>();
-  for (const channel of directory.channels.values()) {
-    const folder = findConversationFolder(folders, { id: channel.id, name: channel.record.name });
-    if (folder === undefined) continue;
-    used.add(folder);
-    for await (const day of readConversationDays(exp, folders.get(folder)!)) {
-      if ('problem' in day) result.dayProblems.push({ file: day.file, problem: day.problem });
-      else result.messages.push(...mapper.mapDay(channel.id, day.file, day.messages));
-    }
-    mapper.endChannel(channel.id);
-  }
-  for (const [folder, days] of folders) {
-    if (used.has(folder)) continue;
-    for await (const day of readConversationDays(exp, days))
-      if ('messages' in day)
-        day.messages.forEach((_m, index) =>
-          result.messages.push({ outcome: 'skipped', position: { file: day.file, index }, reason: `folder ${folder} belongs to no conversation in channels/groups/dms/mpims.json` }),
-        );
+  for await (const day of readMessageDays(first, exp, createSlackMessageMapper(context))) {
+    if (day.kind === 'mapped') result.messages.push(...day.outcomes);
+    else if (day.kind === 'unreadable') result.dayProblems.push({ file: day.file, problem: day.problem });
+    else
+      for (let index = 0; index < day.messages; index++)
+        result.messages.push({ outcome: 'skipped', position: { file: day.file, index }, reason: `folder ${day.folder} belongs to no conversation in channels/groups/dms/mpims.json` });
   }
   return result;
 }

@@ -1,0 +1,39 @@
+import { findConversationFolder, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
+import type { Outcome, PendingMessage, SlackMessageMapper } from '../../transform/slack/index.js';
+import type { SlackFirstPass } from './first-pass.js';
+
+/** What the messages pass meets, in order. */
+export type MessageDay =
+  /** A day file of a conversation, each message mapped (`outcomes` in ts order). */
+  | { kind: 'mapped'; channelId: string; file: string; outcomes: Outcome<PendingMessage>[] }
+  /** A day file that could not be read as a JSON array. */
+  | { kind: 'unreadable'; file: string; problem: string }
+  /** A day file in a folder no conversation list names: its messages are skipped. */
+  | { kind: 'orphaned'; folder: string; file: string; messages: number };
+
+/**
+ * Pass 2 over the messages (docs/slack-migration.md): conversation by conversation in directory order,
+ * each one's day files in date order, mapped one day file at a time (the channel's state freed after its
+ * last day); then the day files of folders no conversation names. Holds one day file at a time.
+ */
+export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper): AsyncGenerator<MessageDay> {
+  const { directory, folders } = first;
+  const used = new Set<string>();
+  for (const channel of directory.channels.values()) {
+    const folder = findConversationFolder(folders, { id: channel.id, name: channel.record.name });
+    if (folder === undefined) continue;
+    used.add(folder);
+    for await (const day of readConversationDays(exp, folders.get(folder)!)) {
+      if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
+      else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages) };
+    }
+    mapper.endChannel(channel.id);
+  }
+  for (const [folder, days] of folders) {
+    if (used.has(folder)) continue;
+    for await (const day of readConversationDays(exp, days)) {
+      if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
+      else yield { kind: 'orphaned', folder, file: day.file, messages: day.messages.length };
+    }
+  }
+}
