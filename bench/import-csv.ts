@@ -11,6 +11,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { generatedPipelineYaml } from '../fixtures/csv-generated/pipeline.js';
 import { formatQuarters, runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 
@@ -48,27 +49,11 @@ export async function generate(dir: string, messages: number): Promise<void> {
   });
   await writeFile(
     join(dir, 'pipeline.yaml'),
-    `name: bench-${messages}
-options: ${process.env.BENCH_OPTIONS ?? "{ chunkRecords: 5000, chunkBytes: 4194304, concurrency: 4 }"}
-stages:
-  users:
-    source: { path: users.csv }
-    key: id
-    mapping: { name: username, displayName: display, isGuest: { const: false } }
-  channels:
-    source: { path: channels.csv }
-    key: key
-    mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } }
-  messages:
-    source: { path: messages.csv }
-    key: id
-    channel: channel
-    mapping:
-      type: { const: TEXT }
-      body: text
-      user: author
-      properties: ${process.env.BENCH_MAPPING === 'plain' ? '{ sourceId: id }' : '{ source: { id: id, sentAt: { field: sent_at, type: date } } }'}
-`,
+    generatedPipelineYaml({
+      name: `bench-${messages}`,
+      options: process.env.BENCH_OPTIONS ?? '{ chunkRecords: 5000, chunkBytes: 4194304, concurrency: 4 }',
+      messageProperties: process.env.BENCH_MAPPING === 'plain' ? '{ sourceId: id }' : '{ source: { id: id, sentAt: { field: sent_at, type: date } } }',
+    }),
   );
 }
 

@@ -51,6 +51,11 @@ interface OpenChunk<M> {
 
 const NONE: never[] = [];
 
+/** `done` plus one chunk; a new array, since `done` may be the shared empty NONE. */
+function withChunk<M>(done: Chunk<M>[], chunk: Chunk<M>): Chunk<M>[] {
+  return done === NONE ? [chunk] : [...done, chunk];
+}
+
 /** First capacity of an open chunk's buffer; it doubles as items come, up to what maxBytes needs. */
 const INITIAL_CAPACITY = 64 * 1024;
 
@@ -122,10 +127,10 @@ export class Chunker<M> {
     this.openBytes += chunk.records === 0 ? size : size + 1;
     chunk.records++;
     chunk.metas.push(meta);
-    if (chunk.records >= this.maxRecords) done = done === NONE ? [this.close(chunk)] : [...done, this.close(chunk)];
+    if (chunk.records >= this.maxRecords) done = withChunk(done, this.close(chunk));
     while (this.openBytes > this.maxOpenBytes && this.open.size > 0) {
       const oldest = this.open.values().next().value as OpenChunk<M>;
-      done = done === NONE ? [this.close(oldest)] : [...done, this.close(oldest)];
+      done = withChunk(done, this.close(oldest));
     }
     return done;
   }

@@ -5,6 +5,7 @@ import { createClient, type ChatportClient } from '../../src/api/index.js';
 import { resolvePipelineConfig, type PipelineConfig } from '../../src/config/index.js';
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/options.js';
+import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js';
 
 export interface ImportFixture {
   sandbox: SandboxHandle;
@@ -67,26 +68,5 @@ export function generateCsvs(counts: { users: number; channels: number; messages
 
 /** A pipeline over generateCsvs' files (no api block: the client comes from the environment). */
 export function generatedPipeline(name: string, options = 'chunkRecords: 50\n  concurrency: 3'): string {
-  return `name: ${name}
-options:
-  ${options}
-stages:
-  users:
-    source: { path: users.csv }
-    key: id
-    mapping: { name: username, displayName: display, isGuest: { const: false } }
-  channels:
-    source: { path: channels.csv }
-    key: key
-    mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } }
-  messages:
-    source: { path: messages.csv }
-    key: id
-    channel: channel
-    mapping:
-      type: { const: TEXT }
-      body: text
-      user: author
-      properties: { sourceId: id }
-`;
+  return generatedPipelineYaml({ name, options });
 }

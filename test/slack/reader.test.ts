@@ -13,7 +13,7 @@ import {
   readWholeFile,
   type SlackExport,
 } from '../../src/sources/slack/index.js';
-import { buildRawZip, minimalExportEntries } from './helpers/zip-writer.js';
+import { buildRawZip, minimalExportEntries, writeRawZip, type RawZipEntry } from './helpers/zip-writer.js';
 import { useTempDir } from './helpers/temp.js';
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -129,11 +129,7 @@ describe('zip bomb guards', () => {
   beforeAll(async () => {
     dir = await useTempDir();
   });
-  const write = async (name: string, entries: Parameters<typeof buildRawZip>[0]) => {
-    const path = join(dir, name);
-    await writeFile(path, buildRawZip(entries));
-    return path;
-  };
+  const write = (name: string, entries: RawZipEntry[]) => writeRawZip(dir, name, entries);
   const zeros = Buffer.alloc(4 * 1024 * 1024);
 
   it('refuses more entries than the limit before reading any', async () => {

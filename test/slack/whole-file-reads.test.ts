@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openSlackExport, readConversationDays, readSlackUsers, readWholeFile } from '../../src/sources/slack/index.js';
 import { compareTs, tsToIso } from '../../src/transform/slack/records.js';
 import { compact } from '../../src/transform/slack/source-properties.js';
-import { buildRawZip, minimalExportEntries } from './helpers/zip-writer.js';
+import { minimalExportEntries, writeRawZip, type RawZipEntry } from './helpers/zip-writer.js';
 import { useTempDir } from './helpers/temp.js';
 
 /** Day files are read whole (`readWhole`): one read and one inflate per entry, no stream. */
@@ -13,11 +13,7 @@ describe('reading whole files from a zip', () => {
   beforeAll(async () => {
     dir = await useTempDir();
   });
-  const write = async (name: string, entries: Parameters<typeof buildRawZip>[0]) => {
-    const path = join(dir, name);
-    await writeFile(path, buildRawZip(entries));
-    return path;
-  };
+  const write = (name: string, entries: RawZipEntry[]) => writeRawZip(dir, name, entries);
   const day = (n: number) => JSON.stringify(Array.from({ length: n }, (_, i) => ({ type: 'message', ts: `1600000000.${String(i).padStart(6, '0')}`, text: `message ${i} ${'é'.repeat(i % 7)}` })));
 
   it('gives the same bytes for deflated and stored entries, read in any order and at the same time', async () => {

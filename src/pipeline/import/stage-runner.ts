@@ -153,7 +153,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
         const jobId = await uploader.submit(stage, body, channelId, part);
-        adaptConcurrency();
+        adaptConcurrency(uploader);
         return jobId;
       },
       wait: async (jobId) => {
@@ -175,10 +175,10 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     });
   };
 
-  const adaptConcurrency = () => {
-    if (!adaptive || !ctx.uploader) return;
+  const adaptConcurrency = (uploader: ChunkUploader) => {
+    if (!adaptive) return;
     const before = adaptive.value;
-    const now = adaptive.afterUpload(ctx.uploader.rateLimited());
+    const now = adaptive.afterUpload(uploader.rateLimited());
     if (now === before) return;
     scheduler.setConcurrency(now);
     counts.uploadConcurrency = { configured: adaptive.configured, lowest: adaptive.lowest, current: now };

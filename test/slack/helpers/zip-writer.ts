@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
 
 /** One entry of a hand-made zip, with the knobs a normal zip library does not expose. */
@@ -77,4 +79,11 @@ export function minimalExportEntries(extra: RawZipEntry[] = []): RawZipEntry[] {
     { name: 'channels.json', data: JSON.stringify([{ id: 'C1', name: 'general', members: ['U1'] }]) },
     ...extra,
   ];
+}
+
+/** buildRawZip written to `dir/name`; returns the path. */
+export async function writeRawZip(dir: string, name: string, entries: RawZipEntry[]): Promise<string> {
+  const path = join(dir, name);
+  await writeFile(path, buildRawZip(entries));
+  return path;
 }
