@@ -1,18 +1,29 @@
 import type { StageName } from './state/events.js';
 
-/** Per-stage counts. The invariant every report states: read = imported + rejected + skipped. */
+/**
+ * Per-stage counts. The invariant every report states: read = imported + duplicates + rejected + skipped
+ * (+ pending while a run is unfinished). Breakdowns: `updated` ⊆ imported, `refused` ⊆ rejected,
+ * `changed` ⊆ skipped.
+ */
 export interface StageCounts {
   read: number;
+  /** Records the platform now holds as read: new ones, ones it already held identically, and updated ones. */
   imported: number;
+  /** Of `imported`, records the platform held with other content and chatport updated (`mode: upsert`). */
+  updated: number;
+  /** Records whose source key was seen before in this stage with identical content: not sent again. */
+  duplicates: number;
   /** Invalid records (failed validation or mapping) plus records the platform refused. */
   rejected: number;
   /** Of `rejected`, those the platform refused (isolated from FAILED jobs). */
   refused: number;
-  /** Records a filter rule skipped on purpose. */
+  /** Records a filter rule skipped on purpose, plus `changed` records. */
   skipped: number;
+  /** Of `skipped`, records the platform holds with other content, not updated (insert-only mode): "changed, not applied". */
+  changed: number;
   /**
    * Accepted records not (yet) imported: a dry run or a validation sends nothing, an interrupted run stops
-   * early. Zero in a completed run, so there read = imported + rejected + skipped.
+   * early. Zero in a completed run.
    */
   pending: number;
   chunks: number;
@@ -37,50 +48,39 @@ export interface RunReport {
   durationMs: number;
   apiVersion?: string;
   stages: Partial<Record<StageName, StageCounts>>;
-  totals: Pick<StageCounts, 'read' | 'imported' | 'rejected' | 'refused' | 'skipped' | 'pending'> & { balanced: boolean };
+  totals: Pick<StageCounts, 'read' | 'imported' | 'updated' | 'duplicates' | 'rejected' | 'refused' | 'skipped' | 'changed' | 'pending'> & { balanced: boolean };
   runDir: string;
   rejectsFile?: string;
   error?: { code: string; message: string };
 }
 
 export function emptyCounts(): StageCounts {
-  return { read: 0, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 0, chunks: 0, jobs: { submitted: 0, finished: 0, failed: 0 }, durationMs: 0, bytesRead: 0 };
+  return { read: 0, imported: 0, updated: 0, duplicates: 0, rejected: 0, refused: 0, skipped: 0, changed: 0, pending: 0, chunks: 0, jobs: { submitted: 0, finished: 0, failed: 0 }, durationMs: 0, bytesRead: 0 };
 }
 
-export function isBalanced(c: Pick<StageCounts, 'read' | 'imported' | 'rejected' | 'skipped' | 'pending'>): boolean {
-  return c.read === c.imported + c.rejected + c.skipped + c.pending;
+export function isBalanced(c: Pick<StageCounts, 'read' | 'imported' | 'duplicates' | 'rejected' | 'skipped' | 'pending'>): boolean {
+  return c.read === c.imported + c.duplicates + c.rejected + c.skipped + c.pending;
 }
 
 export function sumTotals(stages: Partial<Record<StageName, StageCounts>>): RunReport['totals'] {
-  const t = { read: 0, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 0 };
-  for (const c of Object.values(stages)) {
-    t.read += c.read;
-    t.imported += c.imported;
-    t.rejected += c.rejected;
-    t.refused += c.refused;
-    t.skipped += c.skipped;
-    t.pending += c.pending;
-  }
+  const t = { read: 0, imported: 0, updated: 0, duplicates: 0, rejected: 0, refused: 0, skipped: 0, changed: 0, pending: 0 };
+  for (const c of Object.values(stages)) for (const k of Object.keys(t) as (keyof typeof t)[]) t[k] += c[k] ?? 0;
   return { ...t, balanced: isBalanced(t) };
 }
 
 /** Per-stage counts and the accounting line, as people read them. Pure: returns text. */
 export function formatStageTable(stages: RunReport['stages'], totals: RunReport['totals'], durationMs: number): string {
-  const header = ['stage', 'read', 'imported', 'rejected', '(refused)', 'skipped', 'pending', 'chunks', 'jobs', 'time'];
+  const header = ['stage', 'read', 'imported', '(updated)', 'duplicates', 'rejected', '(refused)', 'skipped', '(changed)', 'pending', 'chunks', 'jobs', 'time'];
+  const counted = (c: Omit<RunReport['totals'], 'balanced'>) => [c.read, c.imported, c.updated, c.duplicates, c.rejected, c.refused, c.skipped, c.changed, c.pending].map(String);
   const rows: string[][] = [];
-  for (const [stage, c] of Object.entries(stages)) {
-    rows.push([
-      stage, String(c.read), String(c.imported), String(c.rejected), String(c.refused), String(c.skipped),
-      String(c.pending), String(c.chunks), `${c.jobs.finished}/${c.jobs.submitted}`, formatDuration(c.durationMs),
-    ]);
-  }
+  for (const [stage, c] of Object.entries(stages)) rows.push([stage, ...counted(c), String(c.chunks), `${c.jobs.finished}/${c.jobs.submitted}`, formatDuration(c.durationMs)]);
   const t = totals;
-  rows.push(['total', String(t.read), String(t.imported), String(t.rejected), String(t.refused), String(t.skipped), String(t.pending), '', '', formatDuration(durationMs)]);
+  rows.push(['total', ...counted(t), '', '', formatDuration(durationMs)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const accounting = t.balanced
-    ? `every record accounted for: read = imported + rejected + skipped${t.pending ? ' + pending' : ''}`
-    : 'ACCOUNTING MISMATCH: read ≠ imported + rejected + skipped + pending';
+    ? `every record accounted for: read = imported + duplicates + rejected + skipped${t.pending ? ' + pending' : ''}`
+    : 'ACCOUNTING MISMATCH: read ≠ imported + duplicates + rejected + skipped + pending';
   return `${[line(header), ...rows.map(line), accounting].join('\n')}\n`;
 }
 

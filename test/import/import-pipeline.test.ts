@@ -34,7 +34,7 @@ describe('import pipeline against the sandbox', () => {
     const report = await runImport({ config: resolved.config, stateDir: join(f.dir, 'state-example') }, { client: f.client });
 
     expect(report.status).toBe('completed-with-rejects');
-    expect(report.totals).toEqual({ read: 26, imported: 16, rejected: 9, refused: 0, skipped: 1, pending: 0, balanced: true });
+    expect(report.totals).toEqual({ read: 26, imported: 16, updated: 0, duplicates: 0, rejected: 9, refused: 0, skipped: 1, changed: 0, pending: 0, balanced: true });
     const users = await all(f.client.users.list());
     expect(users.map((u) => u.name).sort()).toEqual(['alice', 'bob', 'carol']);
     const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; line: number; reasons: Array<{ field: string }> });

@@ -84,6 +84,6 @@ describe('readStageRecords for Slack stages', () => {
 
   it('runs as a dry run with every record pending and the report balanced', async () => {
     const report = await runImport({ config: slackConfig(), mode: 'dry-run', stateDir: await useTempDir('chatport-slack-dry-') });
-    expect(report.totals).toEqual({ read: 413, imported: 0, rejected: 0, refused: 0, skipped: 0, pending: 413, balanced: true });
+    expect(report.totals).toEqual({ read: 413, imported: 0, updated: 0, duplicates: 0, rejected: 0, refused: 0, skipped: 0, changed: 0, pending: 413, balanced: true });
   });
 });
