@@ -188,7 +188,8 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   const config: PipelineConfig = {
     version: 1,
     name: file.name,
-    state: file.state ?? `.chatport/${file.name}`,
+    id: file.id ?? file.name,
+    state: file.state ?? `.chatport/${file.id ?? file.name}`,
     baseDir,
     stages: defined.map((s) => resolveStage(s, fileStages[s]!, file, baseDir)),
   };

@@ -180,7 +180,12 @@ export const pipelineFileSchema = z
     name: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit, at most 128')
-      .describe('The pipeline\'s name. Part of every idempotency key and of the default state folder: never change it between runs of the same data.'),
+      .describe('The pipeline\'s name: shown in reports and logs, and its identity (see `id`) unless `id` is given.'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'letters, digits, ".", "_" and "-", starting with a letter or digit, at most 128')
+      .optional()
+      .describe('The pipeline\'s identity on the platform: part of every idempotency key and of the properties by which chatport finds its users and channels again, and of the default state folder. Default: the name. To rename a pipeline that has run, set `id` to its old name.'),
     api: apiSchema.optional(),
     s3: s3Schema.optional(),
     state: z.string().min(1).optional().describe('Folder for run state (ledger, chunks, rejects, reports). Default .chatport/<name>/ in the current folder.'),

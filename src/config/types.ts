@@ -79,6 +79,8 @@ export interface S3Config {
 export interface PipelineConfig {
   version: 1;
   name: string;
+  /** The pipeline's identity on the platform (idempotency keys, chatport's properties, default state folder); default the name. */
+  id: string;
   /** Absent when the file has no api block (or, with missingEnv 'warn', when it could not be resolved). */
   api?: ApiConfig;
   s3?: S3Config;

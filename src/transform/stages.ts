@@ -25,6 +25,9 @@ export const CHANNEL_REF_STAGES: readonly StageKind[] = ['members', 'messages'];
  */
 export const CHANNEL_KEY_PROPERTY = 'chatportKey';
 
+/** The property under which users and channels chatport creates carry the pipeline's `id`. */
+export const PIPELINE_PROPERTY = 'chatportPipeline';
+
 /** Coercions applied when a mapping names no type, because the import schema allows only that type there. */
 export const IMPLIED_TYPES: Readonly<Record<StageKind, Readonly<Record<string, ValueType>>>> = {
   users: { isGuest: 'boolean', 'displayPicture.size': 'integer' },
