@@ -115,13 +115,20 @@ function greedyMerge(N: number, M: number, eq: (i: number, j: number) => boolean
 
 /** Calls `pair(i, j)` for every aligned pair an edit script leaves, in order. */
 export function forEachMatch(ops: readonly EditOp[], n: number, m: number, pair: (i: number, j: number) => void): void {
+  forEachColumn(ops, n, m, (i, j) => {
+    if (i >= 0 && j >= 0) pair(i, j);
+  });
+}
+
+/** Calls `column(i, j)` for every step of the alignment in order: aligned (i, j), deleted (i, -1), inserted (-1, j). */
+export function forEachColumn(ops: readonly EditOp[], n: number, m: number, column: (i: number, j: number) => void): void {
   let i = 0;
   let j = 0;
   for (const op of ops) {
     const stop = op.op === 'del' ? op.i - i : op.j - j;
-    for (let t = 0; t < stop; t++) pair(i++, j++);
-    if (op.op === 'del') i++;
-    else j++;
+    for (let t = 0; t < stop; t++) column(i++, j++);
+    if (op.op === 'del') column(i++, -1);
+    else column(-1, j++);
   }
-  while (i < n && j < m) pair(i++, j++);
+  while (i < n && j < m) column(i++, j++);
 }

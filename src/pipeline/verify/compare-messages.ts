@@ -1,4 +1,4 @@
-import { align, forEachMatch, type AlignOptions, type EditOp } from './align.js';
+import { align, forEachColumn, forEachMatch, type AlignOptions, type EditOp } from './align.js';
 import { ExpectedMessages, PlatformMessages, sameToken, type Interner } from './message-columns.js';
 import type { DifferenceKind } from './types.js';
 
@@ -27,6 +27,21 @@ export interface MessageComparison {
   matched: Map<number, { channelKey: string; platformId: bigint }>;
   /** Channels where the look-ahead merge replaced the shortest alignment (too many differences for the budget). */
   approximate: string[];
+  /**
+   * Where the differences are, widened over neighbours with the same token: a token alignment cannot tell
+   * which of several equal tokens ("ok" by the same author) is the one missing. Read in full, a region is
+   * aligned again by content (content-regions.ts).
+   */
+  regions: Region[];
+}
+
+/** A stretch of one channel around differences: expected ordinals and platform ids in order, bounded by aligned pairs. */
+export interface Region {
+  channelKey: string;
+  ordinals: number[];
+  platformIds: bigint[];
+  /** Token-aligned pairs inside the region (counted in `verified`; the content alignment recounts them). */
+  matchedInside: number;
 }
 
 export interface MessageSides {
@@ -52,7 +67,7 @@ interface Loose {
  * 4. The rest are `missing` and `extra`.
  */
 export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number> = new Set(), options: AlignOptions = {}): MessageComparison {
-  const result: MessageComparison = { findings: [], verified: 0, edited: [], matched: new Map(), approximate: [] };
+  const result: MessageComparison = { findings: [], verified: 0, edited: [], matched: new Map(), approximate: [], regions: [] };
   const hunks: Array<{ channelKey: string; dels: number[]; inss: number[] }> = [];
   const empty = { e: new ExpectedMessages(), p: new PlatformMessages() };
   const keys = new Set([...sides.expected.keys(), ...sides.platform.keys()]);
@@ -62,6 +77,7 @@ export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number>
     const alignment = align(e.count, p.count, (i, j) => sameToken(e, i, p, j), options);
     if (!alignment.shortest) result.approximate.push(channelKey);
     hunks.push(...hunksOf(alignment.ops).map((h) => ({ channelKey, ...h })));
+    if (alignment.ops.length > 0) result.regions.push(...regionsOf(channelKey, alignment.ops, e, p));
     forEachMatch(alignment.ops, e.count, p.count, (i, j) => {
       result.verified++;
       const ordinal = e.ordinal[i]!;
@@ -81,8 +97,44 @@ export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number>
   return result;
 }
 
+/** How far a region reaches over equal tokens on each side of a difference. */
+const REGION_REACH = 20;
+
+function regionsOf(channelKey: string, ops: readonly EditOp[], e: ExpectedMessages, p: PlatformMessages): Region[] {
+  // The alignment as columns: (i, j) aligned, (i, -1) deleted, (-1, j) inserted.
+  const colI: number[] = [];
+  const colJ: number[] = [];
+  forEachColumn(ops, e.count, p.count, (i, j) => {
+    colI.push(i);
+    colJ.push(j);
+  });
+  const tokenAt = (c: number) => (colI[c]! >= 0 ? `${e.author[colI[c]!]}/${e.type[colI[c]!]}/${e.length[colI[c]!]}` : `${p.author[colJ[c]!]}/${p.type[colJ[c]!]}/${p.length[colJ[c]!]}`);
+  const ranges: Array<[number, number]> = [];
+  for (let c = 0; c < colI.length; c++) {
+    if (colI[c]! >= 0 && colJ[c]! >= 0) continue;
+    const token = tokenAt(c);
+    let lo = c;
+    while (lo > 0 && c - lo < REGION_REACH && tokenAt(lo - 1) === token) lo--;
+    let hi = c;
+    while (hi < colI.length - 1 && hi - c < REGION_REACH && tokenAt(hi + 1) === token) hi++;
+    const last = ranges[ranges.length - 1];
+    // Touching or overlapping stretches are one region: an edit next to a deletion is one place.
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else ranges.push([lo, hi]);
+  }
+  return ranges.map(([lo, hi]) => {
+    const region: Region = { channelKey, ordinals: [], platformIds: [], matchedInside: 0 };
+    for (let c = lo; c <= hi; c++) {
+      if (colI[c]! >= 0) region.ordinals.push(e.ordinal[colI[c]!]!);
+      if (colJ[c]! >= 0) region.platformIds.push(p.id[colJ[c]!]!);
+      if (colI[c]! >= 0 && colJ[c]! >= 0) region.matchedInside++;
+    }
+    return region;
+  });
+}
+
 /** Splits an edit script into hunks: edits with no aligned pair between them. */
-function hunksOf(ops: readonly EditOp[]): Array<{ dels: number[]; inss: number[] }> {
+export function hunksOf(ops: readonly EditOp[]): Array<{ dels: number[]; inss: number[] }> {
   const hunks: Array<{ dels: number[]; inss: number[] }> = [];
   let current: { dels: number[]; inss: number[] } | undefined;
   let i = 0;

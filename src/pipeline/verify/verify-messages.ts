@@ -1,7 +1,8 @@
 import type { ChatportClient, Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
-import { compareMessages, type MessageFinding, type MessageSides } from './compare-messages.js';
+import { compareMessages, type MessageFinding, type MessageSides, type Region } from './compare-messages.js';
+import { classifyContentRegions, type ContentRegion } from './content-regions.js';
 import { where } from './describe.js';
 import type { ExpectedReadDeps } from './expected-source.js';
 import { messageContentDifferences, readMessagesAt, type SourceMessage } from './source-messages.js';
@@ -34,21 +35,32 @@ export interface MessagesVerifyInput {
  */
 export async function verifyMessages(input: MessagesVerifyInput): Promise<MessagesVerification> {
   const comparison = compareMessages(input.sides, input.sample);
-  const wanted = new Set<number>(input.sample);
-  for (const f of comparison.findings) if (f.ordinal !== undefined) wanted.add(f.ordinal);
+  // Regions read in full pin each difference to its record; past the fetch budget the token findings stand.
+  const regionReads = comparison.regions.reduce((n, r) => n + r.platformIds.length, 0);
+  const byContent = regionReads + input.sample.size <= input.maxFetches;
+  const inRegions = new Set(byContent ? comparison.regions.flatMap((r) => r.ordinals) : []);
+  const wanted = new Set<number>([...input.sample, ...inRegions]);
+  if (!byContent) for (const f of comparison.findings) if (f.ordinal !== undefined) wanted.add(f.ordinal);
   for (const e of comparison.edited) wanted.add(e.ordinal);
   const source = await readMessagesAt(input.config, input.stage, wanted, input.read);
   const fetcher = new MessageFetcher(input.client, input.maxFetches, input.signal);
 
-  const differences: Difference[] = [];
-  for (const finding of comparison.findings) differences.push(...(await explain(finding, finding.ordinal === undefined ? undefined : source.get(finding.ordinal), fetcher)));
-  // Aligned messages that the platform says were edited, and the sample: compared in full.
+  let findings = comparison.findings;
   let verified = comparison.verified;
+  if (byContent) {
+    const regions = await readRegions(comparison.regions, source, fetcher);
+    const classified = classifyContentRegions(regions);
+    findings = classified.findings;
+    verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
+  }
+  const differences: Difference[] = [];
+  for (const finding of findings) differences.push(...(await explain(finding, finding.ordinal === undefined ? undefined : source.get(finding.ordinal), fetcher)));
+  // Aligned messages that the platform says were edited, and the sample: compared in full.
   const checks = new Map<number, { channelKey: string; platformId: bigint }>(comparison.matched);
   for (const e of comparison.edited) checks.set(e.ordinal, e);
   for (const [ordinal, { channelKey, platformId }] of checks) {
     const src = source.get(ordinal);
-    const found = src && (await fetcher.get(platformId));
+    const found = src && !inRegions.has(ordinal) && (await fetcher.get(platformId));
     if (!src || !found) continue;
     const fields = messageContentDifferences(src.item, found);
     if (fields.length === 0) continue;
@@ -56,6 +68,16 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
     differences.push(changed(src, channelKey, platformId, fields));
   }
   return { differences, verified, contentChecked: fetcher.fetched };
+}
+
+async function readRegions(regions: readonly Region[], source: ReadonlyMap<number, SourceMessage>, fetcher: MessageFetcher): Promise<ContentRegion[]> {
+  const out: ContentRegion[] = [];
+  for (const region of regions) {
+    const platform: Message[] = [];
+    for (const id of region.platformIds) platform.push((await fetcher.get(id))!);
+    out.push({ channelKey: region.channelKey, source: region.ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform });
+  }
+  return out;
 }
 
 async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher): Promise<Difference[]> {
