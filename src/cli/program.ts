@@ -11,6 +11,7 @@ import { registerStatus } from './commands/status.js';
 import { registerSchema } from './commands/schema.js';
 import { registerExport } from './commands/export.js';
 import { registerMigrate } from './commands/migrate.js';
+import { registerVerify } from './commands/verify.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -23,7 +24,7 @@ export function createProgram(ctx: CliContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
-  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
+  const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerVerify, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   for (const register of commands) register(program, ctx);
   return program;
 }

@@ -1,4 +1,6 @@
 import type { StageName } from './state/events.js';
+import { formatVerification } from './verify/describe.js';
+import type { VerificationSummary } from './verify/types.js';
 
 /**
  * Per-stage counts. The invariant every report states: read = imported + duplicates + rejected + skipped
@@ -52,6 +54,8 @@ export interface RunReport {
   runDir: string;
   rejectsFile?: string;
   error?: { code: string; message: string };
+  /** `import --verify`: what the platform holds against the source, after the stages (docs/verify.md). */
+  verification?: VerificationSummary;
 }
 
 export function emptyCounts(): StageCounts {
@@ -95,7 +99,8 @@ export function formatReportTable(report: RunReport): string {
   if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
   tail.push(`run directory: ${report.runDir}`);
-  return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs)}${tail.join('\n')}\n`;
+  const verified = report.verification ? formatVerification(report.verification, []) : '';
+  return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs)}${verified}${tail.join('\n')}\n`;
 }
 
 export function formatDuration(ms: number): string {

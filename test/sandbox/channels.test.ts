@@ -162,6 +162,20 @@ describe('messages', () => {
     expect((await t.call(`/messages/${sent.json.id}`)).status).toBe(404);
   });
 
+  it('PATCH /messages/{id} merges body, groupTag and properties and sets lastEditedTime', async () => {
+    const sent = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'draft', user: { id: 2 }, properties: { a: 1, b: 2 } } });
+    expect(sent.json.lastEditedTime).toBeUndefined();
+    const patch = (body: unknown) => t.call(`/messages/${sent.json.id}`, { method: 'PATCH', body, headers: { 'content-type': 'application/json+merge-patch' } });
+    const edited = await patch({ body: 'final', groupTag: 'g', properties: { a: null, c: 3 } });
+    expect(edited.status).toBe(200);
+    expect(edited.json).toMatchObject({ id: sent.json.id, body: 'final', groupTag: 'g', properties: { b: 2, c: 3 }, lastEditedTime: expect.stringMatching(ISO) });
+    expect(edited.json.properties.a).toBeUndefined();
+    expect((await t.call(`/messages/${sent.json.id}`)).json).toMatchObject({ body: 'final', groupTag: 'g' });
+    expect((await patch({ groupTag: null })).json.groupTag).toBeUndefined();
+    expect((await patch({ body: '' })).status).toBe(400);
+    expect((await t.call('/messages/4242', { method: 'PATCH', body: { body: 'x' }, headers: { 'content-type': 'application/json+merge-patch' } })).status).toBe(404);
+  });
+
   it('GET /channels/{id}/messages and GET /messages list with filters', async () => {
     const inDm = await t.call('/channels/3/messages');
     expect(inDm.json._embedded.messages.map((m: { body: string }) => m.body)).toEqual(['Lunch?', 'Sure, 12:30.']);

@@ -1,13 +1,14 @@
 import { Message, cursorPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
-import { checkPageSize, withSignal, type ListOptions } from './common.js';
+import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
 
 const MessagePage = cursorPage('messages', Message);
 
 export interface MessagesResource {
   /** Every message of the application (cursor pages, following links only). */
   list(options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
+  get(id: number, options?: { signal?: AbortSignal }): Promise<Message>;
 }
 
 export function createMessagesResource(transport: Transport): MessagesResource {
@@ -18,5 +19,10 @@ export function createMessagesResource(transport: Transport): MessagesResource {
         iteratePages(transport, { operation: 'list messages', method: 'GET', path: '/messages', query, scopes: ['read:message'], retry: 'idempotent', ...withSignal(options.signal) }, MessagePage, 'messages'),
       );
     },
+    get: (id, options = {}) =>
+      transport.sendJson(
+        { operation: `get message ${id}`, method: 'GET', path: `/messages/${checkId('message', id)}`, scopes: ['read:message'], retry: 'idempotent', ...withSignal(options.signal) },
+        Message,
+      ),
   };
 }

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
-import { createClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import { runImport } from '../../pipeline/import/run-import.js';
 import { formatReportTable, type RunReport } from '../../pipeline/report.js';
-import { ConfigError, UsageError } from '../../shared/errors.js';
+import { UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
-import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
+import { addClientFlags } from '../client-options.js';
+import { createPipelineClient } from '../pipeline-client.js';
+import { parseSampleFlag } from './verify.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { createProgressReporter } from '../progress.js';
@@ -19,6 +20,9 @@ export interface ImportCommandOptions {
   restart?: boolean;
   maxRejects?: string;
   json?: boolean;
+  /** `--no-verify` sets false. */
+  verify?: boolean;
+  sample?: string;
   [flag: string]: unknown;
 }
 
@@ -29,7 +33,9 @@ export function addImportOptions(command: Command): Command {
     .option('--dry-run', 'read, map, validate and write the chunks and the report; upload nothing')
     .option('--restart', 'abandon an unfinished run and start a new one (imported items are recognised and skipped)')
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
-    .option('--json', 'print the report as JSON on stdout instead of a table');
+    .option('--json', 'print the report as JSON on stdout instead of a table')
+    .option('--no-verify', 'skip the verification against the platform that follows a run ending without error')
+    .option('--sample <n>', 'verification: also compare n messages in full (body, properties)', '0');
 }
 
 /**
@@ -41,35 +47,21 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   if (maxRejects !== undefined && !(Number.isInteger(maxRejects) && maxRejects >= 0))
     throw new UsageError(`--max-rejects takes a whole number, not "${String(options.maxRejects)}"`);
   const dryRun = options.dryRun === true;
-  let client;
-  if (!dryRun) {
-    const flags = clientFlagsOf(options);
-    const api = config.api;
-    const clientConfig = resolveClientConfig(
-      {
-        apiUrl: flags.apiUrl ?? api?.url,
-        tokenUrl: flags.tokenUrl ?? (api?.url ? api.tokenUrl : undefined),
-        clientId: flags.clientId ?? api?.clientId,
-        clientSecret: api?.clientSecret,
-        pathPrefix: flags.pathPrefix ?? (api?.pathPrefix || undefined),
-      },
-      ctx.env,
-    );
-    if (clientConfig instanceof ConfigError) throw clientConfig;
-    client = createClient(clientConfig, { logger: ctx.logger });
-  }
+  const sample = parseSampleFlag(options.sample);
+  const client = dryRun ? undefined : createPipelineClient(config, options, ctx);
   const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger });
   try {
     const report = await runImport(
       {
         config, mode: dryRun ? 'dry-run' : 'import', restart: options.restart === true,
         ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}),
+        verify: options.verify === false ? false : { sample },
       },
       { ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c) },
     );
     progress.stop();
     ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report));
-    const exitCode = report.totals.rejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
+    const exitCode = report.verification?.status === 'differences' ? ExitCode.DATA_INVALID : report.totals.rejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
     ctx.setExitCode(exitCode);
     await writeTerminationLog(ctx.env, { command: 'import', pipeline: config.name, status: report.status, exitCode, runId: report.runId, totals: report.totals });
     return report;

@@ -20,6 +20,7 @@ import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './chann
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { runStage } from './stage-runner.js';
+import { verifyImportRun } from '../verify/index.js';
 
 export interface ImportRunOptions {
   config: PipelineConfig;
@@ -37,6 +38,8 @@ export interface ImportRunOptions {
   /** After a signal, how long uploads under way may take to finish before they are cut. Default 20 s. */
   drainMs?: number;
   uploader?: UploaderOptions;
+  /** After a run that ends without error, verify the platform against the source (docs/verify.md). Default off here; the CLI turns it on. */
+  verify?: false | { sample?: number };
 }
 
 export interface ImportRunDeps {
@@ -121,6 +124,8 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   await journal.close();
   await lock.release();
   runLogger.info({ status, totals: report.totals }, 'run ended');
+  if (options.verify && mode === 'import' && failure === undefined)
+    await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger: runLogger, signal, ...options.verify });
   if (failure !== undefined) {
     if (isChatportError(failure)) failure.details.report = report.runDir;
     throw failure;

@@ -6,7 +6,7 @@ import { sendJson, type Ctx } from '../http.js';
 import { cursorPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import type { MessageRec } from '../store.js';
-import { pathId, readBody } from './common.js';
+import { mergeProperties, pathId, readBody } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
 
 const CreateMessage = z
@@ -21,6 +21,23 @@ const CreateMessage = z
       .optional(),
   })
   .refine((m) => m.type !== 'TEXT' || m.body !== undefined, { path: ['body'], message: 'a TEXT message needs a body' });
+
+/** Merge patch of a message (decisions.md: scopes read:message, update:message); null removes groupTag or properties. */
+const PatchMessage = z.object({
+  body: z.string().min(1).max(LIMITS.bodyLength).optional(),
+  groupTag: z.string().min(1).nullable().optional(),
+  properties: z.record(z.string(), z.unknown()).nullable().optional(),
+});
+
+function patchMessage(message: MessageRec, patch: z.infer<typeof PatchMessage>, now: number): MessageRec {
+  const next: MessageRec = { ...message, lastEditedTime: now };
+  if (patch.body !== undefined) next.body = patch.body;
+  if (patch.groupTag === null) delete next.groupTag;
+  else if (patch.groupTag !== undefined) next.groupTag = patch.groupTag;
+  if (patch.properties === null) delete next.properties;
+  else if (patch.properties !== undefined) next.properties = mergeProperties(message.properties ?? {}, patch.properties);
+  return next;
+}
 
 /** `username` (sender) and `query` (text in body, case-insensitive) filters of the message lists. */
 function messageFilter(ctx: Ctx, app: SandboxApp): (m: MessageRec) => boolean {
@@ -79,6 +96,17 @@ export const messageRoutes: Route[] = [
   },
   { method: 'GET', path: '/messages', scopes: ['read:message'], handler: (ctx, app) => listMessages(ctx, app, app.store.messageIds) },
   { method: 'GET', path: '/messages/:id', scopes: ['read:message'], handler: (ctx, app) => sendJson(ctx, 200, app.render.message(messageOr404(ctx, app))) },
+  {
+    method: 'PATCH',
+    path: '/messages/:id',
+    scopes: ['read:message', 'update:message'],
+    handler: async (ctx, app) => {
+      const message = messageOr404(ctx, app);
+      const next = patchMessage(message, await readBody(ctx, PatchMessage), Date.now());
+      app.store.change({ t: 'msg', v: next });
+      sendJson(ctx, 200, app.render.message(next));
+    },
+  },
   {
     method: 'DELETE',
     path: '/messages/:id',

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { findLatestRun, formatVerification, runVerify } from '../../pipeline/verify/index.js';
+import { UsageError } from '../../shared/errors.js';
+import { ExitCode } from '../../shared/exit-codes.js';
+import { addClientFlags } from '../client-options.js';
+import type { CliContext } from '../context.js';
+import { createPipelineClient } from '../pipeline-client.js';
+import { loadPipelineFile } from '../pipeline-file.js';
+
+/** `--sample n`: a whole number of messages. */
+export function parseSampleFlag(value: string | undefined): number {
+  const n = Number(value ?? 0);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--sample takes a whole number of messages, not "${String(value)}"`);
+  return n;
+}
+
+/** `chatport verify`: what the platform holds against the source; exit 0 when exact, 65 when anything differs. */
+export function registerVerify(program: Command, ctx: CliContext): void {
+  addClientFlags(
+    program
+      .command('verify')
+      .description('compare what the platform holds with the source: users, channels, members, messages (count, order, content)')
+      .argument('<pipeline>', 'pipeline file (YAML)'),
+  )
+    .option('--state <dir>', 'state folder (default .chatport/<pipeline name>): the latest run\'s rejects are not expected, its folder gets verify.json')
+    .option('--sample <n>', 'also compare n messages in full (body, properties), picked the same way on every run', '0')
+    .option('--json', 'print the result as JSON')
+    .action(async (path: string, options: { state?: string; sample?: string; json?: boolean; [flag: string]: unknown }) => {
+      const config = await loadPipelineFile(path, ctx.env, ctx.logger);
+      const sample = parseSampleFlag(options.sample);
+      const run = await findLatestRun(options.state ?? config.state);
+      const client = createPipelineClient(config, options, ctx);
+      try {
+        const result = await runVerify(
+          { config, sample, ...(run ? { rejectsFiles: [run.rejectsFile], outDir: run.runDir } : {}) },
+          { client, logger: ctx.logger, signal: ctx.signal },
+        );
+        if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...result.summary, differences: result.differences }, null, 2)}\n`);
+        else ctx.stdout.write(`verification of ${config.name}${run ? ` (run ${run.runId})` : ''}\n${formatVerification(result.summary, result.differences)}`);
+        if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
+      } finally {
+        await client.close();
+      }
+    });
+}

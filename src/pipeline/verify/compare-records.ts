@@ -1,0 +1,177 @@
+import { isDeepStrictEqual } from 'node:util';
+import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../transform/index.js';
+import type { Difference, SourcePosition } from './types.js';
+
+/** A record the source says the platform holds, with where it came from. */
+export interface Sourced<T> {
+  sourceKey: string;
+  position: SourcePosition;
+  item: T;
+}
+
+export interface ExpectedUser {
+  name: string;
+  displayName?: string;
+  isGuest?: boolean;
+  properties?: Record<string, unknown>;
+}
+
+export interface PlatformUser {
+  id: string;
+  name: string;
+  displayName?: string;
+  isGuest?: boolean;
+  properties?: Record<string, unknown>;
+}
+
+export interface ExpectedChannel {
+  type: string;
+  name?: string;
+  displayName?: string;
+  members: string[];
+}
+
+export interface PlatformChannel {
+  id: string;
+  type: string;
+  name: string;
+  displayName?: string;
+  properties?: Record<string, unknown>;
+  /** DIRECT channels carry their members; others are read from the members pages. */
+  members?: string[];
+}
+
+/** Properties without the ones chatport adds to find its records again. */
+export function ownProperties(properties: Record<string, unknown> | undefined): Record<string, unknown> {
+  const own = { ...(properties ?? {}) };
+  delete own[PIPELINE_PROPERTY];
+  delete own[CHANNEL_KEY_PROPERTY];
+  return own;
+}
+
+/** Users by name: missing, changed (displayName, isGuest, properties), and extras the pipeline created. */
+export function compareUsers(expected: ReadonlyArray<Sourced<ExpectedUser>>, platform: readonly PlatformUser[], pipelineId: string): { differences: Difference[]; verified: number } {
+  const byName = new Map(platform.map((u) => [u.name, u]));
+  const differences: Difference[] = [];
+  let verified = 0;
+  const names = new Set<string>();
+  for (const { sourceKey, position, item } of expected) {
+    names.add(item.name);
+    const found = byName.get(item.name);
+    if (!found) {
+      differences.push({ kind: 'missing', stage: 'users', sourceKey, position, message: `user "${item.name}" is not on the platform` });
+      continue;
+    }
+    const fields: string[] = [];
+    if (item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
+    if (item.isGuest !== undefined && item.isGuest !== (found.isGuest ?? false)) fields.push('isGuest');
+    if (!isDeepStrictEqual(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
+    if (fields.length === 0) verified++;
+    else differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" differs on the platform in ${fields.join(', ')}` });
+  }
+  for (const u of platform)
+    if (u.properties?.[PIPELINE_PROPERTY] === pipelineId && !names.has(u.name))
+      differences.push({ kind: 'extra', stage: 'users', platformId: u.id, message: `user "${u.name}" carries this pipeline's id but is not in the source` });
+  return { differences, verified };
+}
+
+/**
+ * Which platform channel is the pipeline's channel of each key. A channel is the pipeline's when it
+ * carries `chatportPipeline == id` and `chatportKey == key`. Channels written before chatport stored its
+ * pipeline id carry the key alone; they are taken when no channel carries the id, and among several the
+ * one with the expected name wins. DIRECT channels the platform already had are found by their members.
+ * Never "the last one listed": a key with several equal candidates is ambiguous and reported.
+ */
+export function matchChannels(
+  expected: ReadonlyMap<string, Sourced<ExpectedChannel>>,
+  platform: readonly PlatformChannel[],
+  pipelineId: string,
+): { byKey: Map<string, PlatformChannel>; extras: PlatformChannel[]; ambiguous: Map<string, PlatformChannel[]> } {
+  const owned = new Map<string, PlatformChannel[]>();
+  const legacy = new Map<string, PlatformChannel[]>();
+  const extras: PlatformChannel[] = [];
+  for (const c of platform) {
+    const key = c.properties?.[CHANNEL_KEY_PROPERTY];
+    if (typeof key !== 'string') continue;
+    const pipeline = c.properties?.[PIPELINE_PROPERTY];
+    if (pipeline === pipelineId) append(owned, key, c);
+    else if (pipeline === undefined) append(legacy, key, c);
+  }
+  const byKey = new Map<string, PlatformChannel>();
+  const ambiguous = new Map<string, PlatformChannel[]>();
+  const used = new Set<string>();
+  for (const [key, { item }] of expected) {
+    const candidates = owned.get(key) ?? (legacy.get(key) ?? []).filter((c) => item.name === undefined || c.name === item.name);
+    if (candidates.length > 1) ambiguous.set(key, candidates);
+    else if (candidates.length === 1) byKey.set(key, candidates[0]!);
+    for (const c of candidates) used.add(c.id);
+  }
+  for (const [key, list] of owned) if (!expected.has(key)) extras.push(...list);
+  // Pre-existing DIRECT channels (the platform keeps one per member set) carry no key of ours.
+  const directByMembers = new Map<string, PlatformChannel>();
+  for (const c of platform) if (c.type === 'DIRECT' && c.members && !used.has(c.id)) directByMembers.set(memberSet(c.members), c);
+  for (const [key, { item }] of expected) {
+    if (byKey.has(key) || ambiguous.has(key) || item.type !== 'DIRECT') continue;
+    const found = directByMembers.get(memberSet(item.members));
+    if (found) byKey.set(key, found);
+  }
+  return { byKey, extras, ambiguous };
+}
+
+export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedChannel>>, matched: ReturnType<typeof matchChannels>): { differences: Difference[]; verified: number } {
+  const differences: Difference[] = [];
+  let verified = 0;
+  for (const [key, { sourceKey, position, item }] of expected) {
+    const many = matched.ambiguous.get(key);
+    if (many) {
+      differences.push({ kind: 'extra', stage: 'channels', sourceKey, position, message: `channel ${key} is on the platform ${many.length} times (ids ${many.map((c) => c.id).join(', ')})` });
+      continue;
+    }
+    const found = matched.byKey.get(key);
+    if (!found) {
+      differences.push({ kind: 'missing', stage: 'channels', sourceKey, position, message: `channel ${key}${item.name ? ` ("${item.name}")` : ''} is not on the platform` });
+      continue;
+    }
+    const fields: string[] = [];
+    if (item.type !== found.type) fields.push('type');
+    if (item.type !== 'DIRECT' && item.name !== undefined && item.name !== found.name) fields.push('name');
+    if (item.type !== 'DIRECT' && item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
+    if (fields.length === 0) verified++;
+    else differences.push({ kind: 'changed', stage: 'channels', sourceKey, position, platformId: found.id, fields, message: `channel ${key} differs on the platform in ${fields.join(', ')}` });
+  }
+  for (const c of matched.extras)
+    differences.push({ kind: 'extra', stage: 'channels', platformId: c.id, channelKey: String(c.properties?.[CHANNEL_KEY_PROPERTY]), message: `channel "${c.name}" (key ${String(c.properties?.[CHANNEL_KEY_PROPERTY])}) carries this pipeline's id but is not in the source` });
+  return { differences, verified };
+}
+
+/** Expected members of one channel: username → where the source says so (the channel record or a members record). */
+export type ExpectedMembers = Map<string, { sourceKey: string; position: SourcePosition }>;
+
+/** Memberships per channel: members missing on the platform, and members the source does not list. */
+export function compareMembers(expected: ReadonlyMap<string, ExpectedMembers>, platform: ReadonlyMap<string, ReadonlySet<string>>): { differences: Difference[]; verified: number } {
+  const differences: Difference[] = [];
+  let verified = 0;
+  for (const [channelKey, members] of expected) {
+    const held = platform.get(channelKey) ?? new Set<string>();
+    for (const [username, { sourceKey, position }] of members) {
+      if (held.has(username)) verified++;
+      else differences.push({ kind: 'missing', stage: 'members', sourceKey, position, channelKey, message: `"${username}" is not a member of channel ${channelKey}` });
+    }
+  }
+  for (const [channelKey, held] of platform) {
+    const members = expected.get(channelKey);
+    for (const username of held)
+      if (!members?.has(username)) differences.push({ kind: 'extra', stage: 'members', sourceKey: `${channelKey}/${username}`, channelKey, message: `"${username}" is a member of channel ${channelKey}, which the source does not say` });
+  }
+  return { differences, verified };
+}
+
+function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+function memberSet(names: readonly string[]): string {
+  return [...names].sort().join('\u0000');
+}

@@ -1,0 +1,74 @@
+import type { Message } from '../../api/index.js';
+import { align } from './align.js';
+import { hunksOf, type MessageFinding } from './compare-messages.js';
+import { messageContentDifferences, type SourceMessage } from './source-messages.js';
+
+/** A region (see compareMessages) with its records read in full: the source's and the platform's. */
+export interface ContentRegion {
+  channelKey: string;
+  source: Array<{ ordinal: number; message: SourceMessage }>;
+  platform: Message[];
+}
+
+/**
+ * Aligns each region again by whole content (type, user, body, properties), then classifies as the token
+ * comparison does: a missing message whose exact content is extra elsewhere is `out-of-order` (same
+ * channel) or `misplaced`; a missing and an extra in one hunk with the same type are one `changed`
+ * message; the rest are `missing` and `extra`. Pure.
+ */
+export function classifyContentRegions(regions: readonly ContentRegion[]): { findings: MessageFinding[]; verified: number } {
+  let verified = 0;
+  const hunks: Array<{ channelKey: string; missing: Array<{ ordinal: number; message: SourceMessage }>; extra: Message[] }> = [];
+  for (const region of regions) {
+    const { source, platform } = region;
+    const alignment = align(source.length, platform.length, (i, j) => messageContentDifferences(source[i]!.message.item, platform[j]!).length === 0);
+    const split = hunksOf(alignment.ops);
+    verified += source.length - split.reduce((n, h) => n + h.dels.length, 0);
+    for (const h of split) hunks.push({ channelKey: region.channelKey, missing: h.dels.map((i) => source[i]!), extra: h.inss.map((j) => platform[j]!) });
+  }
+  const findings: MessageFinding[] = [];
+  pairMoves(hunks, findings);
+  for (const h of hunks) {
+    for (let k = 0; k < Math.min(h.missing.length, h.extra.length); k++) {
+      const src = h.missing[k]!;
+      const found = h.extra[k]!;
+      if (src.message.item.type !== found.type) continue;
+      findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: src.ordinal, platformId: BigInt(found.id), fields: messageContentDifferences(src.message.item, found) });
+      h.missing.splice(k, 1);
+      h.extra.splice(k, 1);
+      k--;
+    }
+    for (const src of h.missing) findings.push({ kind: 'missing', channelKey: h.channelKey, ordinal: src.ordinal });
+    for (const found of h.extra) findings.push({ kind: 'extra', channelKey: h.channelKey, platformId: BigInt(found.id) });
+  }
+  return { findings, verified };
+}
+
+type Hunk = { channelKey: string; missing: Array<{ ordinal: number; message: SourceMessage }>; extra: Message[] };
+
+/** Missing messages whose exact content is extra somewhere: moved (own channel first). Removes the pairs from the hunks. */
+function pairMoves(hunks: Hunk[], findings: MessageFinding[]): void {
+  const extras = new Map<string, Array<{ hunk: Hunk; message: Message }>>();
+  for (const hunk of hunks)
+    for (const message of hunk.extra) {
+      const key = contentKey(message.type, message.user?.name, message.body);
+      extras.set(key, [...(extras.get(key) ?? []), { hunk, message }]);
+    }
+  for (const hunk of hunks)
+    for (const src of [...hunk.missing]) {
+      const list = extras.get(contentKey(src.message.item.type, src.message.item.user, src.message.item.body));
+      const at = list?.findIndex((x) => x.hunk.channelKey === hunk.channelKey) ?? -1;
+      const found = list?.[Math.max(0, at)];
+      if (!found || messageContentDifferences(src.message.item, found.message).length > 0) continue;
+      list!.splice(Math.max(0, at), 1);
+      hunk.missing.splice(hunk.missing.indexOf(src), 1);
+      found.hunk.extra.splice(found.hunk.extra.indexOf(found.message), 1);
+      const platformId = BigInt(found.message.id);
+      if (found.hunk.channelKey === hunk.channelKey) findings.push({ kind: 'out-of-order', channelKey: hunk.channelKey, ordinal: src.ordinal, platformId });
+      else findings.push({ kind: 'misplaced', channelKey: hunk.channelKey, ordinal: src.ordinal, platformId, foundIn: found.hunk.channelKey });
+    }
+}
+
+function contentKey(type: unknown, user: unknown, body: unknown): string {
+  return JSON.stringify([type, user ?? null, body ?? null]);
+}

@@ -1,0 +1,40 @@
+import type { StageName } from '../state/events.js';
+import { DIFFERENCE_KINDS, emptyDifferenceCounts, type Difference, type DifferenceCounts, type SourcePosition, type StageVerification, type VerificationSummary } from './types.js';
+
+/** `file:line`, or `file record n` where a format has no lines. */
+export function where(position: SourcePosition | undefined): string {
+  if (!position) return '';
+  return position.line !== undefined ? `${position.file}:${position.line}` : `${position.file} record ${position.index}`;
+}
+
+export function countDifferences(differences: readonly Difference[]): DifferenceCounts {
+  const counts = emptyDifferenceCounts();
+  for (const d of differences) counts[d.kind]++;
+  return counts;
+}
+
+export function stageVerification(expected: number, verified: number, differences: readonly Difference[]): StageVerification {
+  return { expected, verified, differences: countDifferences(differences) };
+}
+
+/** The verification as people read it: one line per stage, then every difference (up to `show`) at its source position. */
+export function formatVerification(summary: VerificationSummary, differences: readonly Difference[], show = 50): string {
+  const out = [`verification: ${summary.status === 'exact' ? 'exact — the platform holds exactly the expected records' : `DIFFERENCES (${describeCounts(summary.counts)})`}`];
+  const stages = Object.entries(summary.stages) as Array<[StageName, StageVerification]>;
+  const width = Math.max(...stages.map(([s]) => s.length), 5);
+  for (const [stage, s] of stages) {
+    const found = describeCounts(s.differences);
+    out.push(`  ${stage.padEnd(width)}  ${s.verified} of ${s.expected} verified on the platform${found ? `; ${found}` : ''}`);
+  }
+  if (summary.contentChecked > 0) out.push(`  ${summary.contentChecked} message(s) compared in full (body, properties)`);
+  for (const d of differences.slice(0, show)) out.push(`  ${d.kind.padEnd(12)} ${d.stage} ${d.sourceKey ?? '-'}${d.position ? ` (${where(d.position)})` : ''}: ${d.message}`);
+  if (differences.length > show) out.push(`  … and ${differences.length - show} more${summary.files ? ` (all in ${summary.files.differences})` : ''}`);
+  else if (summary.files && differences.length > 0) out.push(`  differences: ${summary.files.differences}`);
+  return `${out.join('\n')}\n`;
+}
+
+function describeCounts(counts: DifferenceCounts): string {
+  return DIFFERENCE_KINDS.filter((k) => counts[k] > 0)
+    .map((k) => `${counts[k]} ${k}`)
+    .join(', ');
+}

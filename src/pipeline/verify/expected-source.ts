@@ -1,0 +1,159 @@
+import { readFile } from 'node:fs/promises';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { InputSourceOptions } from '../../sources/index.js';
+import type { Accepted, ChannelIdLookup } from '../../transform/index.js';
+import { readStageBatches } from '../import/read-stage.js';
+import type { StageName } from '../state/events.js';
+import type { ExpectedChannel, ExpectedMembers, ExpectedUser, Sourced } from './compare-records.js';
+import { KeyHashSet, hash64 } from './key-set.js';
+import { ExpectedMessages, Interner } from './message-columns.js';
+
+/**
+ * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
+ * known by stage and position from the run's rejects.ndjson.
+ */
+export class RunRejects {
+  private readonly positions = new Set<string>();
+
+  /** Reads rejects files (NDJSON lines with stage, file, index); a file that does not exist holds none. */
+  static async read(files: readonly string[]): Promise<RunRejects> {
+    const rejects = new RunRejects();
+    for (const file of files) {
+      const text = await readFile(file, 'utf8').catch(() => '');
+      for (const line of text.split('\n')) {
+        if (line.trim() === '') continue;
+        const r = JSON.parse(line) as { stage: StageName; file: string; index: number };
+        rejects.positions.add(positionKey(r.stage, r.file, r.index));
+      }
+    }
+    return rejects;
+  }
+
+  has(stage: StageName, position: { file: string; index: number }): boolean {
+    return this.positions.size > 0 && this.positions.has(positionKey(stage, position.file, position.index));
+  }
+}
+
+function positionKey(stage: string, file: string, index: number): string {
+  return `${stage}\u0000${file}\u0000${index}`;
+}
+
+export interface ExpectedReadDeps {
+  sources: InputSourceOptions;
+  rejects: RunRejects;
+  signal?: AbortSignal;
+}
+
+/**
+ * The records of one stage the platform must hold, in source order: accepted by the stage reader, not
+ * rejected by the run, and not a source key seen before in the stage (a duplicate is not sent again).
+ * Every read yields the same sequence, which lets a second read find records by their ordinal.
+ */
+export async function* expectedRecords(config: PipelineConfig, stage: StageConfig, deps: ExpectedReadDeps & { channelIds?: ChannelIdLookup }): AsyncGenerator<Accepted> {
+  const seen = new KeyHashSet();
+  const read = readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}) });
+  for await (const batch of read)
+    for (const p of batch) {
+      if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position) || !seen.add(p.sourceKey)) continue;
+      yield p;
+    }
+}
+
+export interface ExpectedSource {
+  stages: Set<StageName>;
+  users: Array<Sourced<ExpectedUser>>;
+  channels: Map<string, Sourced<ExpectedChannel>>;
+  /** Channel key → expected members (from channel records and the members stage). */
+  members: Map<string, ExpectedMembers>;
+  /** Channel key → expected messages in source order. */
+  messages: Map<string, ExpectedMessages>;
+  messageCount: number;
+  authors: Interner;
+  types: Interner;
+  /** Ordinals of the messages whose whole content is read back (`--sample`). */
+  sample: Set<number>;
+}
+
+export interface ReadExpectedOptions {
+  /** Channel keys → ids when the pipeline has no channels stage (its records name channels already there). */
+  platformChannelIds: ChannelIdLookup;
+  /** How many messages to pick for full-content checks; the pick depends only on the source keys and `seed`. */
+  sample: number;
+  seed: string;
+}
+
+/** Reads every stage of the source once and keeps what verification compares (messages as compact columns). */
+export async function readExpected(config: PipelineConfig, deps: ExpectedReadDeps, options: ReadExpectedOptions): Promise<ExpectedSource> {
+  const out: ExpectedSource = {
+    stages: new Set(config.stages.map((s) => s.stage)),
+    users: [], channels: new Map(), members: new Map(), messages: new Map(), messageCount: 0,
+    authors: new Interner(), types: new Interner(), sample: new Set(),
+  };
+  const sampler = new BottomHashes(options.sample, options.seed);
+  for (const stage of config.stages) {
+    const channelIds = stage.stage === 'members' || stage.stage === 'messages' ? expectedChannelIds(out, options.platformChannelIds) : undefined;
+    for await (const p of expectedRecords(config, stage, { ...deps, ...(channelIds ? { channelIds } : {}) })) {
+      const at = { sourceKey: p.sourceKey, position: p.position };
+      const item = p.item as Record<string, unknown>;
+      if (stage.stage === 'users') out.users.push({ ...at, item: item as unknown as ExpectedUser });
+      else if (stage.stage === 'channels') addChannel(out, p.sourceKey, at, item as unknown as ExpectedChannel);
+      else if (stage.stage === 'members') addMember(out, p.channelKey!, String(item.username), at);
+      else {
+        let column = out.messages.get(p.channelKey!);
+        if (!column) out.messages.set(p.channelKey!, (column = new ExpectedMessages()));
+        const ordinal = out.messageCount++;
+        column.push({ author: out.authors.id(typeof item.user === 'string' ? item.user : ''), type: out.types.id(String(item.type)), length: typeof item.body === 'string' ? item.body.length : 0 }, ordinal);
+        sampler.offer(p.sourceKey, ordinal);
+      }
+    }
+  }
+  out.sample = sampler.ordinals();
+  return out;
+}
+
+/** With a channels stage, any key it accepts stands for its channel (placeholders: the source is compared, not resolved). */
+function expectedChannelIds(out: ExpectedSource, platform: ChannelIdLookup): ChannelIdLookup {
+  if (!out.stages.has('channels')) return platform;
+  return new Map([...out.channels.keys()].map((k, i) => [k, i + 1]));
+}
+
+function addChannel(out: ExpectedSource, key: string, at: Omit<Sourced<unknown>, 'item'>, item: ExpectedChannel): void {
+  out.channels.set(key, { ...at, item: { ...item, members: Array.isArray(item.members) ? item.members : [] } });
+  for (const username of Array.isArray(item.members) ? item.members : []) addMember(out, key, username, { sourceKey: `${key}/${username}`, position: at.position });
+}
+
+function addMember(out: ExpectedSource, channelKey: string, username: string, at: Omit<Sourced<unknown>, 'item'>): void {
+  let members = out.members.get(channelKey);
+  if (!members) out.members.set(channelKey, (members = new Map()));
+  if (!members.has(username)) members.set(username, at);
+}
+
+/** Keeps the `size` records whose seeded key hash is lowest: the same pick on every read, whatever the order. */
+class BottomHashes {
+  private readonly picked: Array<{ hash: number; ordinal: number }> = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly seed: string,
+  ) {}
+
+  offer(key: string, ordinal: number): void {
+    if (this.size <= 0) return;
+    const hash = hash64(`${this.seed}\u0000${key}`)[0];
+    const list = this.picked;
+    if (list.length === this.size && hash >= list[list.length - 1]!.hash) return;
+    let lo = 0;
+    let hi = list.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid]!.hash <= hash) lo = mid + 1;
+      else hi = mid;
+    }
+    list.splice(lo, 0, { hash, ordinal });
+    if (list.length > this.size) list.pop();
+  }
+
+  ordinals(): Set<number> {
+    return new Set(this.picked.map((p) => p.ordinal));
+  }
+}

@@ -1,0 +1,134 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ChatportClient } from '../../api/index.js';
+import type { PipelineConfig } from '../../config/index.js';
+import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
+import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
+import { sourceOptionsOf } from '../import/read-stage.js';
+import { writeFileAtomic } from '../state/atomic-file.js';
+import type { StageName } from '../state/events.js';
+import { compareChannels, compareMembers, compareUsers, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
+import { countDifferences, stageVerification } from './describe.js';
+import { RunRejects, readExpected, type ExpectedSource } from './expected-source.js';
+import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
+import type { Difference, StageVerification, VerificationSummary } from './types.js';
+import { verifyMessages } from './verify-messages.js';
+
+export interface VerifyOptions {
+  config: PipelineConfig;
+  /** The run's rejects files: records it rejected are not expected on the platform. */
+  rejectsFiles?: string[];
+  /** Folder (a run folder) for verify.json and verify-differences.ndjson; nothing is written without it. */
+  outDir?: string;
+  /** Messages compared in full (body, properties), picked deterministically from the source keys. Default 0. */
+  sample?: number;
+  /** Most messages read one by one to pin down differences, on top of the sample. Default 1000. */
+  maxPinned?: number;
+  /** Polling of the messages export job. Default every 250 ms (growing to 5 s), for up to an hour. */
+  exportWait?: { pollIntervalMs: number; timeoutMs: number };
+}
+
+export interface VerifyDeps {
+  client: ChatportClient;
+  logger?: Logger;
+  signal?: AbortSignal;
+  sleep?: Sleep;
+  now?: Now;
+}
+
+export interface VerifyResult {
+  summary: VerificationSummary;
+  differences: Difference[];
+}
+
+/**
+ * Reconciliation: reads what the platform holds and compares it with what the source says it must hold.
+ * Reads (the source through the stage readers, the platform in bulk) are here; the comparisons are pure
+ * (compare-records.ts, compare-messages.ts). See docs/verify.md.
+ */
+export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promise<VerifyResult> {
+  const { config } = options;
+  const now = deps.now ?? realNow;
+  const startedAt = now();
+  const platform: PlatformReadDeps = { client: deps.client, logger: deps.logger ?? createSilentLogger(), sleep: deps.sleep ?? realSleep, ...(deps.signal ? { signal: deps.signal } : {}) };
+  const messagesStage = config.stages.find((s) => s.stage === 'messages');
+  // The export runs on the platform while the source is read.
+  const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
+  const [users, channels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
+  const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
+  const platformKeys = channelKeysOnPlatform(channels, config.id);
+  const expected = await readExpected(config, read, { platformChannelIds: (key) => (platformKeys.has(key) ? 1 : undefined), sample: options.sample ?? 0, seed: config.id });
+
+  const differences: Difference[] = [];
+  const stages: Partial<Record<StageName, StageVerification>> = {};
+  const record = (stage: StageName, expectedCount: number, result: { differences: Difference[]; verified: number }) => {
+    differences.push(...result.differences);
+    stages[stage] = stageVerification(expectedCount, result.verified, result.differences);
+  };
+
+  if (expected.stages.has('users')) record('users', expected.users.length, compareUsers(expected.users, users, config.id));
+  const matched = matchChannels(channelsToMatch(expected), channels, config.id);
+  if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
+  if (expected.members.size > 0) {
+    const held = await readMemberships(new Map([...matched.byKey].filter(([key]) => expected.members.has(key))), platform);
+    record('members', [...expected.members.values()].reduce((n, m) => n + m.size, 0), compareMembers(expected.members, held));
+  }
+  let contentChecked = 0;
+  if (messagesStage && exportJob) {
+    const channelKeyById = new Map<string, string>([...matched.byKey].map(([key, c]) => [c.id, key]));
+    for (const c of matched.extras) channelKeyById.set(c.id, String(c.properties?.[CHANNEL_KEY_PROPERTY]));
+    const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform);
+    const result = await verifyMessages({
+      config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
+      maxFetches: (options.sample ?? 0) + (options.maxPinned ?? 1000), read: { ...read, channelIds: messageChannelIds(expected, platformKeys) }, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
+    });
+    contentChecked = result.contentChecked;
+    record('messages', expected.messageCount, result);
+  }
+
+  differences.sort(bySourceOrder);
+  const counts = countDifferences(differences);
+  const summary: VerificationSummary = { status: differences.length === 0 ? 'exact' : 'differences', counts, stages, contentChecked, durationMs: now() - startedAt };
+  if (options.outDir) summary.files = await writeVerifyFiles(options.outDir, summary, differences);
+  return { summary, differences };
+}
+
+/** Keys of channels that are the pipeline's (its id) or carry a key and no pipeline id (written before chatport stored it). */
+function channelKeysOnPlatform(channels: readonly PlatformChannel[], pipelineId: string): Set<string> {
+  const keys = new Set<string>();
+  for (const c of channels) {
+    const key = c.properties?.[CHANNEL_KEY_PROPERTY];
+    const owner = c.properties?.[PIPELINE_PROPERTY];
+    if (typeof key === 'string' && (owner === undefined || owner === pipelineId)) keys.add(key);
+  }
+  return keys;
+}
+
+/** The channels stage's channels, or (a pipeline without one) the channel keys its records name. */
+function channelsToMatch(expected: ExpectedSource): Map<string, Sourced<ExpectedChannel>> {
+  if (expected.stages.has('channels')) return expected.channels;
+  const referenced = new Map<string, Sourced<ExpectedChannel>>();
+  for (const key of [...expected.members.keys(), ...expected.messages.keys()])
+    referenced.set(key, { sourceKey: key, position: { file: '', index: 0 }, item: { type: '', members: [] } });
+  return referenced;
+}
+
+function messageChannelIds(expected: ExpectedSource, platformKeys: ReadonlySet<string>): (key: string) => number | undefined {
+  return expected.stages.has('channels') ? (key) => (expected.channels.has(key) ? 1 : undefined) : (key) => (platformKeys.has(key) ? 1 : undefined);
+}
+
+function bySourceOrder(a: Difference, b: Difference): number {
+  const stage = STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage);
+  if (stage !== 0) return stage;
+  if (!a.position || !b.position) return a.position ? -1 : b.position ? 1 : 0;
+  return a.position.file < b.position.file ? -1 : a.position.file > b.position.file ? 1 : a.position.index - b.position.index;
+}
+
+async function writeVerifyFiles(dir: string, summary: VerificationSummary, differences: readonly Difference[]): Promise<{ summary: string; differences: string }> {
+  await mkdir(dir, { recursive: true });
+  const files = { summary: join(dir, 'verify.json'), differences: join(dir, 'verify-differences.ndjson') };
+  await writeFile(files.differences, differences.map((d) => `${JSON.stringify(d)}\n`).join(''));
+  await writeFileAtomic(files.summary, `${JSON.stringify({ ...summary, files, differences: differences.slice(0, 1000) }, null, 2)}\n`);
+  return files;
+}

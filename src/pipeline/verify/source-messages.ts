@@ -1,0 +1,49 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { Message } from '../../api/index.js';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { ChannelIdLookup } from '../../transform/index.js';
+import { ownProperties } from './compare-records.js';
+import { expectedRecords, type ExpectedReadDeps } from './expected-source.js';
+import type { SourcePosition } from './types.js';
+
+/** One expected message as the source has it, found again by its ordinal. */
+export interface SourceMessage {
+  sourceKey: string;
+  position: SourcePosition;
+  channelKey: string;
+  item: { type?: unknown; body?: unknown; user?: unknown; groupTag?: unknown; properties?: unknown };
+}
+
+/**
+ * The second read: only when something must be named or checked in full, the messages stage is read
+ * again (the same sequence as the first read) and the records at the wanted ordinals are kept.
+ */
+export async function readMessagesAt(
+  config: PipelineConfig,
+  stage: StageConfig,
+  ordinals: ReadonlySet<number>,
+  deps: ExpectedReadDeps & { channelIds: ChannelIdLookup },
+): Promise<Map<number, SourceMessage>> {
+  const out = new Map<number, SourceMessage>();
+  if (ordinals.size === 0) return out;
+  let last = 0;
+  for (const o of ordinals) last = Math.max(last, o);
+  let ordinal = 0;
+  for await (const p of expectedRecords(config, stage, deps)) {
+    if (ordinals.has(ordinal)) out.set(ordinal, { sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, item: p.item });
+    if (++ordinal > last) break;
+  }
+  return out;
+}
+
+/** Fields whose content differs between the source's message and the platform's (chatport's own properties aside). */
+export function messageContentDifferences(source: SourceMessage['item'], platform: Message): string[] {
+  const fields: string[] = [];
+  if (source.type !== platform.type) fields.push('type');
+  if ((source.user ?? undefined) !== platform.user?.name) fields.push('user');
+  if ((source.body ?? undefined) !== platform.body) fields.push('body');
+  if ((source.groupTag ?? undefined) !== platform.groupTag) fields.push('groupTag');
+  const props = source.properties;
+  if (!isDeepStrictEqual(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined), ownProperties(platform.properties))) fields.push('properties');
+  return fields;
+}

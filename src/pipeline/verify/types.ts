@@ -1,0 +1,65 @@
+import type { StageName } from '../state/events.js';
+
+/**
+ * What verification can find, per record:
+ * - `missing`: expected from the source, not on the platform;
+ * - `extra`: on the platform (in a place the pipeline owns), not expected;
+ * - `misplaced`: a message missing in its channel whose equal is extra in another channel of the pipeline;
+ * - `out-of-order`: a message present in its channel, but not where the source puts it;
+ * - `changed`: on the platform at its place, with other content (fields named).
+ */
+export const DIFFERENCE_KINDS = ['missing', 'extra', 'misplaced', 'out-of-order', 'changed'] as const;
+export type DifferenceKind = (typeof DIFFERENCE_KINDS)[number];
+
+export interface SourcePosition {
+  file: string;
+  line?: number;
+  index: number;
+}
+
+export interface Difference {
+  kind: DifferenceKind;
+  stage: StageName;
+  /** The record's source key (members: `<channel key>/<username>`); absent for an extra the source lacks. */
+  sourceKey?: string;
+  /** Where the source holds the record; absent for an extra. */
+  position?: SourcePosition;
+  /** Members and messages: the source key of the channel the record belongs in (or is found in, for an extra). */
+  channelKey?: string;
+  /** The platform's id of the record found (messages, users, channels), as decimal text. */
+  platformId?: string;
+  /** `changed`: the fields that differ. */
+  fields?: string[];
+  /** `misplaced`: the channel key where the record is instead. */
+  foundIn?: string;
+  /** One sentence for people. */
+  message: string;
+}
+
+export type DifferenceCounts = Record<DifferenceKind, number>;
+
+export interface StageVerification {
+  /** Records the source says the platform must hold (accepted, neither duplicate nor rejected by the run). */
+  expected: number;
+  /** Of those, found on the platform as the source has them. */
+  verified: number;
+  /** Differences found in this stage, by kind. */
+  differences: DifferenceCounts;
+}
+
+/** What report.json carries under `verification`, and verify.json at its top. */
+export interface VerificationSummary {
+  status: 'exact' | 'differences';
+  /** Differences by kind over every stage. */
+  counts: DifferenceCounts;
+  stages: Partial<Record<StageName, StageVerification>>;
+  /** Messages whose whole content (body, properties) was read back and compared (`--sample` plus pinned ones). */
+  contentChecked: number;
+  durationMs: number;
+  /** verify.json and the differences (NDJSON), when written into a run folder. */
+  files?: { summary: string; differences: string };
+}
+
+export function emptyDifferenceCounts(): DifferenceCounts {
+  return { missing: 0, extra: 0, misplaced: 0, 'out-of-order': 0, changed: 0 };
+}

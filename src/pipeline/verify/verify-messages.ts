@@ -1,0 +1,141 @@
+import type { ChatportClient, Message } from '../../api/index.js';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { ChannelIdLookup } from '../../transform/index.js';
+import { compareMessages, type MessageFinding, type MessageSides, type Region } from './compare-messages.js';
+import { classifyContentRegions, type ContentRegion } from './content-regions.js';
+import { where } from './describe.js';
+import type { ExpectedReadDeps } from './expected-source.js';
+import { messageContentDifferences, readMessagesAt, type SourceMessage } from './source-messages.js';
+import type { Difference } from './types.js';
+
+export interface MessagesVerification {
+  differences: Difference[];
+  verified: number;
+  contentChecked: number;
+}
+
+export interface MessagesVerifyInput {
+  config: PipelineConfig;
+  stage: StageConfig;
+  sides: MessageSides;
+  /** Ordinals picked for full-content checks. */
+  sample: ReadonlySet<number>;
+  /** Most messages read one by one (samples first, then to pin down differences). */
+  maxFetches: number;
+  read: ExpectedReadDeps & { channelIds: ChannelIdLookup };
+  client: ChatportClient;
+  signal?: AbortSignal;
+}
+
+/**
+ * Messages: compare in bulk (compareMessages), then name each difference by its source record (second
+ * read of the source, only for the ordinals involved) and read individual platform messages to confirm
+ * a move (misplaced, out of order: same content?), to see what an edit on the platform changed, and
+ * for the full-content sample.
+ */
+export async function verifyMessages(input: MessagesVerifyInput): Promise<MessagesVerification> {
+  const comparison = compareMessages(input.sides, input.sample);
+  // Regions read in full pin each difference to its record; past the fetch budget the token findings stand.
+  const regionReads = comparison.regions.reduce((n, r) => n + r.platformIds.length, 0);
+  const byContent = regionReads + input.sample.size <= input.maxFetches;
+  const inRegions = new Set(byContent ? comparison.regions.flatMap((r) => r.ordinals) : []);
+  const wanted = new Set<number>([...input.sample, ...inRegions]);
+  if (!byContent) for (const f of comparison.findings) if (f.ordinal !== undefined) wanted.add(f.ordinal);
+  for (const e of comparison.edited) wanted.add(e.ordinal);
+  const source = await readMessagesAt(input.config, input.stage, wanted, input.read);
+  const fetcher = new MessageFetcher(input.client, input.maxFetches, input.signal);
+
+  let findings = comparison.findings;
+  let verified = comparison.verified;
+  if (byContent) {
+    const regions = await readRegions(comparison.regions, source, fetcher);
+    const classified = classifyContentRegions(regions);
+    findings = classified.findings;
+    verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
+  }
+  const differences: Difference[] = [];
+  for (const finding of findings) differences.push(...(await explain(finding, finding.ordinal === undefined ? undefined : source.get(finding.ordinal), fetcher)));
+  // Aligned messages that the platform says were edited, and the sample: compared in full.
+  const checks = new Map<number, { channelKey: string; platformId: bigint }>(comparison.matched);
+  for (const e of comparison.edited) checks.set(e.ordinal, e);
+  for (const [ordinal, { channelKey, platformId }] of checks) {
+    const src = source.get(ordinal);
+    const found = src && !inRegions.has(ordinal) && (await fetcher.get(platformId));
+    if (!src || !found) continue;
+    const fields = messageContentDifferences(src.item, found);
+    if (fields.length === 0) continue;
+    verified--;
+    differences.push(changed(src, channelKey, platformId, fields));
+  }
+  return { differences, verified, contentChecked: fetcher.fetched };
+}
+
+async function readRegions(regions: readonly Region[], source: ReadonlyMap<number, SourceMessage>, fetcher: MessageFetcher): Promise<ContentRegion[]> {
+  const out: ContentRegion[] = [];
+  for (const region of regions) {
+    const platform: Message[] = [];
+    for (const id of region.platformIds) platform.push((await fetcher.get(id))!);
+    out.push({ channelKey: region.channelKey, source: region.ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform });
+  }
+  return out;
+}
+
+async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher): Promise<Difference[]> {
+  const at = src ? { sourceKey: src.sourceKey, position: src.position } : {};
+  const name = src ? `message ${src.sourceKey} (${where(src.position)})` : 'message';
+  const id = finding.platformId === undefined ? undefined : String(finding.platformId);
+  switch (finding.kind) {
+    case 'missing':
+      return [{ kind: 'missing', stage: 'messages', ...at, channelKey: finding.channelKey, message: `${name} is not in channel ${finding.channelKey}` }];
+    case 'extra':
+      return [{ kind: 'extra', stage: 'messages', channelKey: finding.channelKey, platformId: id!, message: `message ${id} in channel ${finding.channelKey} is not in the source` }];
+    case 'changed': {
+      const found = src && (await fetcher.get(finding.platformId!));
+      const fields = found ? messageContentDifferences(src.item, found) : (finding.fields ?? []);
+      return [changed(src, finding.channelKey, finding.platformId!, fields.length > 0 ? fields : (finding.fields ?? []))];
+    }
+    default: {
+      // A move is only a move when the content is the same; otherwise one is missing and another is extra.
+      const found = src && (await fetcher.get(finding.platformId!));
+      if (found && messageContentDifferences(src.item, found).length > 0)
+        return [
+          ...(await explain({ kind: 'missing', channelKey: finding.channelKey, ordinal: finding.ordinal! }, src, fetcher)),
+          ...(await explain({ kind: 'extra', channelKey: finding.foundIn ?? finding.channelKey, platformId: finding.platformId! }, undefined, fetcher)),
+        ];
+      const text =
+        finding.kind === 'misplaced'
+          ? `${name} belongs in channel ${finding.channelKey} but is in channel ${finding.foundIn} (message ${id})`
+          : `${name} is in channel ${finding.channelKey} but not where the source puts it (message ${id})`;
+      return [{ kind: finding.kind, stage: 'messages', ...at, channelKey: finding.channelKey, platformId: id!, ...(finding.foundIn ? { foundIn: finding.foundIn } : {}), message: text }];
+    }
+  }
+}
+
+function changed(src: SourceMessage | undefined, channelKey: string, platformId: bigint, fields: string[]): Difference {
+  const name = src ? `message ${src.sourceKey} (${where(src.position)})` : 'message';
+  return {
+    kind: 'changed', stage: 'messages', ...(src ? { sourceKey: src.sourceKey, position: src.position } : {}), channelKey, platformId: String(platformId), fields,
+    message: `${name} differs on the platform (message ${platformId}) in ${fields.join(', ')}`,
+  };
+}
+
+/** GET /messages/{id}, each id once, at most `limit` of them. */
+class MessageFetcher {
+  fetched = 0;
+  private readonly cache = new Map<bigint, Message>();
+
+  constructor(
+    private readonly client: ChatportClient,
+    private readonly limit: number,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async get(id: bigint): Promise<Message | undefined> {
+    const cached = this.cache.get(id);
+    if (cached || this.fetched >= this.limit) return cached;
+    this.fetched++;
+    const message = await this.client.messages.get(Number(id), this.signal ? { signal: this.signal } : {});
+    this.cache.set(id, message);
+    return message;
+  }
+}

@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { all, startImportFixture, type ImportFixture } from '../import/support.js';
+
+const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
+const EXAMPLE = join(import.meta.dirname, '../../pipelines/csv-example.yaml');
+const run = promisify(execFile);
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = {
+    ...process.env, CHATPORT_LOG_LEVEL: 'warn',
+    CHATPORT_API_URL: f.sandbox.url, CHATPORT_CLIENT_ID: f.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: f.sandbox.credentials.clientSecret,
+  };
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('chatport verify and import --verify', () => {
+  it('import verifies by default (the rejected rows are not expected), verify says exact, then names a deleted message with exit 65', async () => {
+    const state = join(f.dir, 'state');
+    const imported = await cli(['import', EXAMPLE, '--state', state]);
+    expect(imported.code).toBe(2);
+    expect(imported.stdout).toMatch(/verification: exact/);
+    expect(imported.stdout).toMatch(/messages\s+5 of 5 verified on the platform/);
+
+    const exact = await cli(['verify', EXAMPLE, '--state', state, '--sample', '3']);
+    expect(exact.code).toBe(0);
+    expect(exact.stdout).toMatch(/3 message\(s\) compared in full/);
+
+    const general = (await all(f.client.channels.list())).find((c) => c.name === 'crm-general')!;
+    const first = (await all(f.client.channels.messages(general.id)))[0]!;
+    const removed = await f.client.send({ operation: 'delete a message', method: 'DELETE', path: `/messages/${first.id}`, retry: 'unsent-only' });
+    await removed.body.dump();
+    const found = await cli(['verify', EXAMPLE, '--state', state]);
+    expect(found.code).toBe(65);
+    expect(found.stdout).toMatch(/missing\s+messages \S+ \(.*messages\.csv:2\): message \S+ .* is not in channel/);
+    const json = JSON.parse((await cli(['verify', EXAMPLE, '--state', state, '--json'])).stdout) as { status: string; counts: { missing: number }; differences: Array<{ position: { line: number } }> };
+    expect(json).toMatchObject({ status: 'differences', counts: { missing: 1 } });
+    expect(json.differences[0]!.position.line).toBe(2);
+    const runDir = (JSON.parse(await readFile(join(state, 'journal.ndjson'), 'utf8').then((t) => t.trim().split('\n')[0]!)) as { runId: string }).runId;
+    const saved = await readFile(join(state, 'runs', runDir, 'verify-differences.ndjson'), 'utf8');
+    expect(saved.trim().split('\n')).toHaveLength(1);
+    // A second import after the deletion: the run itself sends nothing new, and its verification exits 65.
+    const again = await cli(['import', EXAMPLE, '--state', state]);
+    expect(again.code).toBe(65);
+    expect((await cli(['import', EXAMPLE, '--state', state, '--no-verify'])).code).toBe(2);
+  });
+});
