@@ -22,6 +22,11 @@ describe('parseJsonExact', () => {
     expect(parseJsonExact(text, 'bigint')).toEqual({ s: 'x:12345678901234567890, "q" é\\', n: { deep: [[12345678901234567890n], true, false, null] }, e: {}, a: [] });
   });
 
+  it('finds long integers wherever a number may start: a bare top-level number, after whitespace and newlines', () => {
+    expect(parseJsonExact(' -9007199254740993 ', 'bigint')).toBe(-(TWO_53 + 1n));
+    expect(parseJsonExact('{\n  "a": 9007199254740993,\n  "b": [\n    9007199254740995\n  ]\n}', 'text')).toEqual({ a: '9007199254740993', b: ['9007199254740995'] });
+  });
+
   it('keeps "__proto__" an own property and the last of duplicate keys, as JSON.parse does', () => {
     const value = parseJsonExact('{"__proto__":{"x":1},"k":1,"k":99999999999999999}', 'text') as Record<string, unknown>;
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
