@@ -5,6 +5,7 @@
  */
 import { constants } from 'node:fs';
 import { access, writeFile } from 'node:fs/promises';
+import { stringifyJson } from '../shared/lossless-json.js';
 import { scrubSecrets } from '../shared/secrets.js';
 
 const LIMIT_BYTES = 4096;
@@ -16,11 +17,11 @@ export async function writeTerminationLog(env: Readonly<Record<string, string | 
   } catch {
     return;
   }
-  let line = scrubSecrets(JSON.stringify(summary));
+  let line = scrubSecrets(stringifyJson(summary));
   if (Buffer.byteLength(line) > LIMIT_BYTES - 1) {
     const error = summary.error as { message?: string } | undefined;
     const clipped = { ...summary, ...(error ? { error: { ...error, message: `${String(error.message).slice(0, 1000)}…` } } : {}), datasets: undefined };
-    line = scrubSecrets(JSON.stringify(clipped)).slice(0, LIMIT_BYTES - 1);
+    line = scrubSecrets(stringifyJson(clipped)).slice(0, LIMIT_BYTES - 1);
   }
   try {
     await writeFile(path, `${line}\n`);

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
+import { parseJsonExact } from '../shared/lossless-json.js';
 import { clipRaw } from './types.js';
 import type { SourceItem } from './types.js';
 
@@ -12,7 +13,8 @@ function describe(value: unknown): string {
 function parseLine(text: string, file: string, line: number, index: number): SourceItem {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Integers beyond 2^53 (snowflake ids) keep their digits, as text (see lossless-json.ts).
+    value = parseJsonExact(text, 'text');
   } catch (error) {
     return {
       unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per line', raw: clipRaw(text) },
@@ -31,7 +33,7 @@ function parseLine(text: string, file: string, line: number, index: number): Sou
  * NDJSON (JSON Lines) bytes → records in batches (one per input buffer), one per non-blank line, with its
  * line number. A line that is not a
  * JSON object is an UnparseableRecord at that line; the file goes on. Lines end with LF or CRLF; a UTF-8
- * BOM before the first line is ignored.
+ * BOM before the first line is ignored. An integer beyond ±(2^53 − 1) is read as its exact decimal text.
  */
 export async function* parseNdjsonBatches(bytes: Readable, file: string): AsyncGenerator<SourceItem[]> {
   const decoder = new StringDecoder('utf8');

@@ -4,10 +4,13 @@ import type { Exports } from './exports.js';
 import type { JobEngine } from './jobs.js';
 import type { Renderer } from './render.js';
 import type { Store } from './store.js';
+import type { WireIds } from './wire-ids.js';
 
 /** What every route handler works with. */
 export interface SandboxApp {
   store: Store;
+  /** Store id ↔ wire id (the optional id base). */
+  ids: WireIds;
   render: Renderer;
   tokens: TokenStore;
   jobs: JobEngine;

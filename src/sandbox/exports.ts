@@ -7,6 +7,7 @@ import { createGzip } from 'node:zlib';
 import type { JobWork } from './jobs.js';
 import { iso } from './render.js';
 import type { Store } from './store.js';
+import type { WireIds } from './wire-ids.js';
 
 /**
  * Analytics exports (decisions.md "Analytics exports"): a job writes a CSV with a header row to the
@@ -36,6 +37,7 @@ export class Exports {
     readonly dir: string,
     private readonly ttlSeconds: number,
     private readonly base: () => string,
+    private readonly ids: WireIds,
   ) {}
 
   work(kind: ExportKind, store: Store): JobWork {
@@ -44,7 +46,7 @@ export class Exports {
         const file = `${kind}-${control.jobId}.csv`;
         const temp = join(this.dir, `${file}.part`);
         const out = createWriteStream(temp);
-        const rows = kind === 'messages' ? messageRows(store) : userRows(store);
+        const rows = kind === 'messages' ? messageRows(store, this.ids) : userRows(store, this.ids);
         let buffer = csvLine(EXPORT_COLUMNS[kind]);
         for (const row of rows) {
           buffer += csvLine(row);
@@ -107,29 +109,30 @@ export class Exports {
   }
 }
 
-function csvField(value: string | number | boolean | undefined): string {
+function csvField(value: string | number | bigint | boolean | undefined): string {
   if (value === undefined) return '';
   const text = String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function csvLine(values: ReadonlyArray<string | number | boolean | undefined>): string {
+function csvLine(values: ReadonlyArray<string | number | bigint | boolean | undefined>): string {
   return values.map(csvField).join(',') + '\n';
 }
 
-function* messageRows(store: Store): Generator<Array<string | number | undefined>> {
+/** Ids in export rows are wire ids, as in every response (wire-ids.ts). */
+function* messageRows(store: Store, ids: WireIds): Generator<Array<string | number | bigint | undefined>> {
   for (const id of store.messageIds) {
     const m = store.messages.get(id);
     if (!m) continue;
     const user = m.userId === undefined ? undefined : store.users.get(m.userId);
     yield [
-      m.id, m.type, m.channelId, store.channels.get(m.channelId)?.name, m.userId, user?.name, m.body?.length ?? 0, 0, 0,
+      ids.toWire(m.id), m.type, ids.toWire(m.channelId), store.channels.get(m.channelId)?.name, m.userId === undefined ? undefined : ids.toWire(m.userId), user?.name, m.body?.length ?? 0, 0, 0,
       m.groupTag, iso(m.createdTime), m.lastEditedTime === undefined ? undefined : iso(m.lastEditedTime),
     ];
   }
 }
 
-function* userRows(store: Store): Generator<Array<string | number | boolean | undefined>> {
+function* userRows(store: Store, ids: WireIds): Generator<Array<string | number | bigint | boolean | undefined>> {
   const channels = new Map<number, number>();
   for (const [channelId, members] of store.members) {
     const creator = store.channels.get(channelId)?.creatorId;
@@ -146,6 +149,6 @@ function* userRows(store: Store): Generator<Array<string | number | boolean | un
   }
   for (const u of store.users.values()) {
     const s = messages.get(u.id);
-    yield [u.id, u.name, u.displayName, u.type, u.isGuest, iso(u.createdTime), channels.get(u.id) ?? 0, s?.count ?? 0, s ? iso(s.last) : undefined];
+    yield [ids.toWire(u.id), u.name, u.displayName, u.type, u.isGuest, iso(u.createdTime), channels.get(u.id) ?? 0, s?.count ?? 0, s ? iso(s.last) : undefined];
   }
 }

@@ -3,6 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MEDIA, HEADER } from '../wire/media.js';
 import type { HttpError} from './errors.js';
 import { clientError, statusError } from './errors.js';
+import { parseJsonExact, stringifyJson } from '../shared/lossless-json.js';
+import type { WireIds } from './wire-ids.js';
 
 /** One request as the routes see it. */
 export interface Ctx {
@@ -20,6 +22,8 @@ export interface Ctx {
   /** Called right before any byte of a response goes out (persistence flushes its journal here). */
   beforeSend: () => void;
   apiVersion: string;
+  /** Store id ↔ wire id, for path ids. */
+  ids: WireIds;
 }
 
 const SUCCESS_TYPES = [MEDIA.chat, MEDIA.json, MEDIA.chatV1, MEDIA.vndHal, MEDIA.hal] as const;
@@ -76,11 +80,11 @@ function send(ctx: Ctx, status: number, headers: Record<string, string>, body: B
 
 export function sendJson(ctx: Ctx, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const type = negotiate(ctx.req.headers.accept);
-  send(ctx, status, { 'content-type': type, ...headers }, Buffer.from(JSON.stringify(body)));
+  send(ctx, status, { 'content-type': type, ...headers }, Buffer.from(stringifyJson(body)));
 }
 
 export function sendError(ctx: Ctx, error: HttpError): void {
-  send(ctx, error.status, { 'content-type': MEDIA.json, ...error.headers }, Buffer.from(JSON.stringify(error.body)));
+  send(ctx, error.status, { 'content-type': MEDIA.json, ...error.headers }, Buffer.from(stringifyJson(error.body)));
 }
 
 export function sendEmpty(ctx: Ctx, status: number, headers: Record<string, string> = {}): void {
@@ -101,7 +105,7 @@ export async function readJson(ctx: Ctx, limitBytes = 1 << 20): Promise<unknown>
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw clientError('the request body is empty; a JSON object was expected');
   try {
-    return JSON.parse(text) as unknown;
+    return parseJsonExact(text, 'bigint');
   } catch (error) {
     throw clientError(`the request body is not valid JSON (${(error as Error).message})`);
   }

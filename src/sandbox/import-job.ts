@@ -4,6 +4,7 @@ import type { ImportKind } from '../wire/imports.js';
 import type { JobWork } from './jobs.js';
 import { KEY_KIND, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
 import { directKey, type MessageRec, type Store } from './store.js';
+import type { WireIds } from './wire-ids.js';
 
 /** Items between yields to the event loop (and between throttle waits), so polls stay answered. */
 const CHUNK = 5000;
@@ -21,6 +22,7 @@ export function importWork(
   logger: Logger,
   flush: () => void,
   channelId?: number,
+  ids?: WireIds,
 ): JobWork {
   return (control) =>
     control.exclusive(async () => {
@@ -29,7 +31,7 @@ export function importWork(
       let skipped = 0;
       const total = items.length;
       for (let i = 0; i < total; i++) {
-        const result = validateItem(kind, items[i], i, store, scope, channelId);
+        const result = validateItem(kind, items[i], i, store, scope, channelId, ids);
         items[i] = undefined; // `valid` holds what is needed from here on
         if (result === 'skip') skipped++;
         else if ('reason' in result) return fail(logger, control.jobId, kind, total, result);
@@ -121,7 +123,8 @@ function applyItem(store: Store, v: ValidItem, now: number, channelId?: number):
       const it = v.item;
       const id = store.nextId('message');
       // Built field by field (no spreads): this is the hot path of a large messages import.
-      const message: MessageRec = { id, type: it.type, channelId: it.channelId, body: it.body, createdTime: now };
+      // validateItem made channelId the store's id.
+      const message: MessageRec = { id, type: it.type, channelId: it.channelId as number, body: it.body, createdTime: now };
       if (it.user !== undefined) message.userId = store.usersByName.get(it.user)!;
       if (it.groupTag !== undefined) message.groupTag = it.groupTag;
       if (it.properties !== undefined) message.properties = it.properties;

@@ -1,6 +1,10 @@
 import { IMPORT_ITEM_SCHEMAS, type ImportKind } from '../wire/imports.js';
 import type { ChannelImportItem, MemberImportItem, MessageImportItem, UserImportItem } from '../wire/imports.js';
 import type { KeyKind, Store } from './store.js';
+import { WireIds } from './wire-ids.js';
+
+/** Ids as the store has them: no id base. */
+const STORE_IDS = new WireIds();
 
 /**
  * Import validation (decisions.md "Import files"): every item against the strict wire schema, then the
@@ -31,7 +35,7 @@ export const newFileScope = (): FileScope => ({ keys: new Set(), names: new Set(
 
 /**
  * Checks one item. Returns the parsed item to apply, `'skip'` for an already-applied key, or a problem.
- * `channelId` is the path id of a members import.
+ * `channelId` is the path id of a members import (a store id); `ids` reads the wire ids inside items.
  */
 export function validateItem(
   kind: ImportKind,
@@ -40,6 +44,7 @@ export function validateItem(
   store: Store,
   scope: FileScope,
   channelId?: number,
+  ids: WireIds = STORE_IDS,
 ): ValidItem | 'skip' | ItemProblem {
   // Some revisions spell the user flag `guest`; the sandbox accepts both (decisions.md).
   if (kind === 'users' && raw !== null && typeof raw === 'object' && 'guest' in raw && !('isGuest' in raw)) {
@@ -63,11 +68,11 @@ export function validateItem(
     if (known || scope.keys.has(key)) return 'skip';
     scope.keys.add(key);
   }
-  const problem = crossCheck({ kind, item } as ValidItem, index, store, scope, channelId);
+  const problem = crossCheck({ kind, item } as ValidItem, index, store, scope, channelId, ids);
   return problem ?? ({ kind, item } as ValidItem);
 }
 
-function crossCheck(v: ValidItem, index: number, store: Store, scope: FileScope, channelId?: number): ItemProblem | undefined {
+function crossCheck(v: ValidItem, index: number, store: Store, scope: FileScope, channelId: number | undefined, ids: WireIds): ItemProblem | undefined {
   // No closures here: this runs once per item, and per-call closures cost measurably at a million items.
   switch (v.kind) {
     case 'users': {
@@ -99,7 +104,9 @@ function crossCheck(v: ValidItem, index: number, store: Store, scope: FileScope,
       return undefined;
     }
     case 'messages': {
-      if (!store.channels.has(v.item.channelId)) return problem(index, 'channelId', `unknown channel id ${v.item.channelId}`);
+      const storeId = ids.toStore(v.item.channelId);
+      if (storeId === undefined || !store.channels.has(storeId)) return problem(index, 'channelId', `unknown channel id ${v.item.channelId}`);
+      v.item.channelId = storeId; // from here on (applyItem) the store's id
       if (v.item.user !== undefined && !store.usersByName.has(v.item.user)) return problem(index, 'user', `unknown username '${v.item.user}'`);
       return undefined;
     }

@@ -38,6 +38,7 @@ import { userRoutes } from './routes/users.js';
 import { applySeed } from './seed.js';
 import { createRequestHandler } from './server.js';
 import { Store } from './store.js';
+import { WireIds } from './wire-ids.js';
 
 export type { SandboxOptions, SandboxHandle, FaultRule, Fault, RecordedRequest } from './options.js';
 export { parseFaultSpec } from './fault-spec.js';
@@ -76,12 +77,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let baseUrl = '';
   const tokens = new TokenStore(clientId, clientSecret, tokenLifetimeSeconds);
   const jobs = new JobEngine(store, { ...options.jobs }, options.capacity ?? {}, random, logger);
+  const ids = new WireIds(options.idBase);
   const app: SandboxApp = {
     store,
-    render: new Renderer(store, () => baseUrl),
+    ids,
+    render: new Renderer(store, () => baseUrl, ids),
     tokens,
     jobs,
-    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl),
+    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl, ids),
     logger,
     baseUrl: () => baseUrl,
     flush: () => persistence?.flush(),

@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import { clientError, statusError } from './errors.js';
 import type { Ctx } from './http.js';
+import { parseJsonExact } from '../shared/lossless-json.js';
 
 /**
  * Largest import file accepted (the description gives no limit, §8): room for chunks of about a million
@@ -57,7 +58,8 @@ export async function readImportFile(ctx: Ctx, maxBytes = MAX_IMPORT_FILE_BYTES)
   if (bytes === undefined) throw clientError(`the multipart request has no part named 'file'`);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(bytes.toString('utf8'));
+    // Message items' channelId may be an int64 beyond 2^53 (see wire-ids.ts).
+    parsed = parseJsonExact(bytes.toString('utf8'), 'bigint');
   } catch (error) {
     throw clientError(`the part 'file' is not valid JSON (${(error as Error).message})`);
   }

@@ -83,6 +83,11 @@ export interface SandboxOptions {
   faults?: FaultRule[];
   jobs?: SandboxJobOptions;
   capacity?: SandboxCapacity;
+  /**
+   * Added to every id on the wire (users, channels, messages, jobs, the application); default 0. With e.g.
+   * 2n ** 53n + 1000n every id a client sees is beyond 2^53, which tests int64 handling end to end.
+   */
+  idBase?: bigint;
   /** How long an analytics export download URL lives, seconds; default 900. */
   exportUrlTtlSeconds?: number;
   /** Random source for fault probabilities; default Math.random. Inject for deterministic tests. */

@@ -1,8 +1,10 @@
+import type { WireIds } from './wire-ids.js';
 import type { ApplicationRec, ChannelRec, JobRec, MessageRec, Store, UserRec } from './store.js';
 
 /**
  * Records → wire JSON (management-api.md §2). Fields without a value are left out, never null; times are
- * ISO 8601 UTC; `_links` hold absolute hrefs for self and the relations the description names.
+ * ISO 8601 UTC; `_links` hold absolute hrefs for self and the relations the description names. Every id,
+ * in fields and in links, is the wire id (`ids.toWire`: the store's id plus the optional id base).
  */
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
@@ -18,12 +20,13 @@ export class Renderer {
   constructor(
     private readonly store: Store,
     private readonly base: () => string,
+    private readonly ids: WireIds,
   ) {}
 
   application(app: ApplicationRec = this.store.app): Record<string, unknown> {
     const b = this.base();
     return {
-      id: app.id,
+      id: this.ids.toWire(app.id),
       name: app.name,
       key: app.key,
       properties: app.properties,
@@ -40,8 +43,9 @@ export class Renderer {
 
   user(user: UserRec): Record<string, unknown> {
     const b = this.base();
+    const id = this.ids.toWire(user.id);
     return compact({
-      id: user.id,
+      id,
       type: user.type,
       name: user.name,
       displayName: user.displayName,
@@ -52,9 +56,9 @@ export class Renderer {
       properties: user.properties,
       createdTime: iso(user.createdTime),
       _links: compact({
-        self: link(`${b}/users/${user.id}`),
-        channels: link(`${b}/users/${user.id}/channels`),
-        messages: link(`${b}/users/${user.id}/messages`),
+        self: link(`${b}/users/${id}`),
+        channels: link(`${b}/users/${id}/channels`),
+        messages: link(`${b}/users/${id}/messages`),
         displayPicture: user.displayPictureUrl === undefined ? undefined : link(user.displayPictureUrl),
       }),
     });
@@ -72,9 +76,10 @@ export class Renderer {
             return u ? [this.user(u)] : [];
           })
         : undefined;
-    const self = `${b}/channels/${channel.id}`;
+    const id = this.ids.toWire(channel.id);
+    const self = `${b}/channels/${id}`;
     return compact({
-      id: channel.id,
+      id,
       type: channel.type,
       name: channel.name,
       displayName: channel.displayName,
@@ -96,11 +101,13 @@ export class Renderer {
   message(message: MessageRec): Record<string, unknown> {
     const b = this.base();
     const user = message.userId === undefined ? undefined : this.store.users.get(message.userId);
+    const id = this.ids.toWire(message.id);
+    const channelId = this.ids.toWire(message.channelId);
     return compact({
-      id: message.id,
+      id,
       type: message.type,
       nestedLevel: 0,
-      channelId: message.channelId,
+      channelId,
       user: user && this.user(user),
       body: message.body,
       file: message.file,
@@ -110,20 +117,22 @@ export class Renderer {
       lastEditedTime: message.lastEditedTime === undefined ? undefined : iso(message.lastEditedTime),
       createdTime: iso(message.createdTime),
       _links: {
-        self: link(`${b}/messages/${message.id}`),
-        channel: link(`${b}/channels/${message.channelId}`),
+        self: link(`${b}/messages/${id}`),
+        channel: link(`${b}/channels/${channelId}`),
       },
     });
   }
 
   membership(channelId: number, userId: number, at: number): Record<string, unknown> {
     const b = this.base();
+    const channel = this.ids.toWire(channelId);
+    const user = this.ids.toWire(userId);
     return {
       createdTime: iso(at),
       _links: {
-        self: link(`${b}/channels/${channelId}/members/${userId}`),
-        channel: link(`${b}/channels/${channelId}`),
-        user: link(`${b}/users/${userId}`),
+        self: link(`${b}/channels/${channel}/members/${user}`),
+        channel: link(`${b}/channels/${channel}`),
+        user: link(`${b}/users/${user}`),
       },
     };
   }
@@ -131,15 +140,16 @@ export class Renderer {
   /** `fileUrl`: the download address of a finished export, when there is one. */
   job(job: JobRec, fileUrl?: string): Record<string, unknown> {
     const b = this.base();
+    const id = this.ids.toWire(job.id);
     return compact({
-      id: job.id,
+      id,
       type: job.type,
       state: job.state,
       createdTime: iso(job.createdTime),
       endedTime: job.endedTime === undefined ? undefined : iso(job.endedTime),
       file: fileUrl,
       _links: compact({
-        self: link(`${b}/jobs/${job.id}`),
+        self: link(`${b}/jobs/${id}`),
         application: link(`${b}/application`),
         file: fileUrl === undefined ? undefined : link(fileUrl),
       }),
@@ -149,12 +159,13 @@ export class Renderer {
   /** DELETE /messages/{id} answers a thread-shaped body (§4); the sandbox has one MAIN thread per message. */
   thread(message: MessageRec): Record<string, unknown> {
     const b = this.base();
+    const id = this.ids.toWire(message.id);
     return {
-      id: message.id,
+      id,
       type: 'MAIN',
       properties: {},
       createdTime: iso(message.createdTime),
-      _links: { self: link(`${b}/threads/${message.id}`), messages: link(`${b}/threads/${message.id}/messages`) },
+      _links: { self: link(`${b}/threads/${id}`), messages: link(`${b}/threads/${id}/messages`) },
     };
   }
 }

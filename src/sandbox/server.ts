@@ -56,6 +56,7 @@ export function createRequestHandler(parts: ServerParts): (req: IncomingMessage,
       params: {},
       beforeSend: app.flush,
       apiVersion,
+      ids: app.ids,
     };
     handle(ctx).catch((error: unknown) => {
       if (res.headersSent || req.socket.destroyed) {

@@ -1,10 +1,11 @@
 import { reason } from './types.js';
 import type { Reason } from './types.js';
+import type { Int64 } from '../shared/int64.js';
 
-/** Source channel key → the platform's numeric channel id; a Map or a function. */
-export type ChannelIdLookup = ReadonlyMap<string, number> | ((channelKey: string) => number | undefined);
+/** Source channel key → the platform's channel id (int64); a Map or a function. */
+export type ChannelIdLookup = ReadonlyMap<string, Int64> | ((channelKey: string) => Int64 | undefined);
 
-export type ChannelResolution = { ok: true; channelId: number } | { ok: false; reason: Reason };
+export type ChannelResolution = { ok: true; channelId: Int64 } | { ok: false; reason: Reason };
 
 /**
  * Resolves the channel a member or message names (by its source key) to the platform's channel id. Pure:

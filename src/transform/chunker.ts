@@ -1,5 +1,7 @@
 import { reason } from './types.js';
 import type { Reason } from './types.js';
+import type { Int64 } from '../shared/int64.js';
+import { stringifyJson } from '../shared/lossless-json.js';
 
 export interface ChunkerOptions {
   /** Most items in one chunk. */
@@ -24,7 +26,7 @@ export interface Chunk<M> {
   /** 0-based number of the chunk in this chunker's output, in the order chunks were finished. */
   seq: number;
   /** The group the chunk belongs to (members: the channel id); undefined without groups. */
-  group: number | string | undefined;
+  group: Int64 | string | undefined;
   /** Number of items. */
   records: number;
   /** `[item,item,…]`, UTF-8, no whitespace, items in the order they were added. */
@@ -40,7 +42,7 @@ export interface OversizeItem {
 }
 
 interface OpenChunk<M> {
-  group: number | string | undefined;
+  group: Int64 | string | undefined;
   /** `[item,item,…` so far (no closing bracket); capacity grows as needed. */
   buffer: Buffer;
   /** Bytes used in `buffer`. */
@@ -65,7 +67,8 @@ const SPARE_BUFFERS = 4;
 /**
  * Groups items into JSON array chunks bounded by records AND bytes. Deterministic: the same items, groups
  * and options always give byte-identical chunks in the same order (nothing depends on time or on how the
- * input was read). Each item is serialized exactly once, with JSON.stringify, and encoded straight into
+ * input was read). Each item is serialized exactly once, with JSON.stringify (int64 ids beyond 2^53, as
+ * bigints, as their exact digits: stringifyJson), and encoded straight into
  * its open chunk's buffer: open chunks live outside the JavaScript heap, so the garbage collector never
  * copies them from young to old space (as strings, that copying cost more CPU than the serializing).
  *
@@ -79,7 +82,7 @@ export class Chunker<M> {
   private readonly maxOpenGroups: number;
   private readonly maxOpenBytes: number;
   private openBytes = 0;
-  private readonly open = new Map<number | string | undefined, OpenChunk<M>>();
+  private readonly open = new Map<Int64 | string | undefined, OpenChunk<M>>();
   private readonly spare: Buffer[] = [];
   private seq = 0;
 
@@ -95,8 +98,8 @@ export class Chunker<M> {
    * Adds one item. Returns the chunks this finished (usually none: a shared empty array), or an
    * OversizeItem when the item can never fit.
    */
-  add(item: unknown, meta: M, group?: number | string): Chunk<M>[] | OversizeItem {
-    const json = JSON.stringify(item);
+  add(item: unknown, meta: M, group?: Int64 | string): Chunk<M>[] | OversizeItem {
+    const json = stringifyJson(item);
     const existing = this.open.get(group);
     let chunk = existing ?? this.newChunk(group);
     // Encoded in place after the separator's byte; UTF-8 takes at most 3 bytes per UTF-16 unit.
@@ -140,7 +143,7 @@ export class Chunker<M> {
     return [...this.open.values()].map((chunk) => this.close(chunk));
   }
 
-  private newChunk(group: number | string | undefined): OpenChunk<M> {
+  private newChunk(group: Int64 | string | undefined): OpenChunk<M> {
     const buffer = this.spare.pop() ?? Buffer.allocUnsafe(Math.min(INITIAL_CAPACITY, this.maxBytes));
     return { group, buffer, used: 0, records: 0, metas: [] };
   }

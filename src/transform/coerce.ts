@@ -1,3 +1,4 @@
+import { parseJsonExact } from '../shared/lossless-json.js';
 import { reason } from './types.js';
 import type { Reason } from './types.js';
 import type { ValueType } from './mapping-spec.js';
@@ -53,9 +54,17 @@ function toNumber(value: unknown, reasons: Reason[], field: string, source: stri
   return bad(reasons, 'number', field, value, source);
 }
 
+/** A whole number as text with more digits than a safe integer can have exactly. */
+const LONG_INTEGER_TEXT = /^[+-]?\d{16,}$/;
+
 function toInteger(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? Number(value.trim()) : NaN;
   if (Number.isSafeInteger(n)) return n;
+  // Never rounded: an integer beyond 2^53 (JSON sources read it as its exact text) is refused, naming why.
+  if (typeof value === 'string' && LONG_INTEGER_TEXT.test(value.trim())) {
+    reasons.push(reason(field, `${EXPECTED.integer} within ±${Number.MAX_SAFE_INTEGER} (larger ones are exact only as text: map this field with type string)`, value, source));
+    return BAD;
+  }
   return bad(reasons, 'integer', field, value, source);
 }
 
@@ -107,7 +116,7 @@ function toText(value: unknown, reasons: Reason[], field: string, source: string
 function fromJson(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   if (typeof value !== 'string') return value;
   try {
-    return JSON.parse(value);
+    return parseJsonExact(value, 'text');
   } catch {
     return bad(reasons, 'json', field, value, source);
   }

@@ -8,6 +8,7 @@ import { CHANNEL_KEY_PROPERTY, CHANNEL_REF_STAGES, DERIVED_FIELDS, IMPLIED_TYPES
 import { describeFound, reason } from './types.js';
 import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
+import type { Int64 } from '../shared/int64.js';
 
 /** Everything the pipeline file says about how one stage's records become items. */
 export interface StageProcessorSpec {
@@ -101,7 +102,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
       item.properties = props !== null && typeof props === 'object' && !Array.isArray(props) ? { ...props, [CHANNEL_KEY_PROPERTY]: sourceKey } : props === undefined ? { [CHANNEL_KEY_PROPERTY]: sourceKey } : props;
     }
     let channelKey: string | undefined;
-    let channelId: number | undefined;
+    let channelId: Int64 | undefined;
     if (needsChannel) {
       channelKey = sourceKeyOf([record[channelField]]);
       const resolved = resolveChannelId(channelKey, lookup!, channelField);

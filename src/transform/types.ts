@@ -1,4 +1,5 @@
 import type { ImportKind } from '../wire/imports.js';
+import type { Int64 } from '../shared/int64.js';
 
 /** Where a record came from (the same shape src/formats produces). */
 export interface RecordPosition {
@@ -32,7 +33,7 @@ export interface Accepted<T = Record<string, unknown>> {
   /** Members and messages: the source key of the channel the record names. */
   channelKey?: string;
   /** Members and messages after resolution: the platform's numeric channel id. */
-  channelId?: number;
+  channelId?: Int64;
 }
 
 export interface Rejected {

@@ -1,6 +1,7 @@
 import { LIMITS } from '../wire/imports.js';
 import { reason } from './types.js';
 import type { Reason, StageKind } from './types.js';
+import { isInt64 } from '../shared/int64.js';
 
 /**
  * Hand-written validators for the four import item kinds, equivalent to the strict zod schemas in
@@ -171,8 +172,8 @@ const validateMessage: ItemValidator = (item) => {
     out.push(reason('type', 'one of TEXT, SYSTEM_TEXT', type));
   }
   const id = item.channelId;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id <= 0) {
-    if (typeof id !== 'number' || !Number.isInteger(id)) out.typeError = true;
+  if (!isInt64(id) || id <= 0) {
+    if (typeof id !== 'bigint' && (typeof id !== 'number' || !Number.isInteger(id))) out.typeError = true;
     out.push(reason('channelId', 'a positive whole number (the channel id)', id));
   }
   text(out, item, 'body', 'body', 1, LIMITS.bodyLength, true);

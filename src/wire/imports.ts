@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { positiveInt64 } from './int64.js';
 
 /**
  * The records inside import files (decisions.md "Import files"). Strict: an item with any field not in
@@ -22,7 +23,6 @@ export const LIMITS = {
 const name = z.string().min(1).max(LIMITS.nameLength);
 const idempotencyKey = z.string().min(1).max(LIMITS.idempotencyKeyLength);
 const properties = z.record(z.string(), z.unknown());
-const int64 = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 export const DisplayPicture = z.strictObject({
   url: z.string().min(1),
@@ -77,7 +77,7 @@ export type MemberImportItem = z.infer<typeof MemberImportItem>;
 export const MessageImportItem = z
   .strictObject({
     type: z.enum(['TEXT', 'SYSTEM_TEXT']),
-    channelId: int64,
+    channelId: positiveInt64,
     body: z.string().min(1).max(LIMITS.bodyLength),
     user: name.optional(),
     groupTag: z.string().min(1).optional(),

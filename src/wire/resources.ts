@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int64 } from './int64.js';
 import { lenientObject } from './lenient-case.js';
 
 /**
@@ -9,7 +10,6 @@ import { lenientObject } from './lenient-case.js';
  * them.
  */
 
-const int64 = z.number().int();
 const dateTime = z.string();
 export const Links = z.record(z.string(), z.looseObject({ href: z.string(), templated: z.boolean().optional() }));
 export const Properties = z.record(z.string(), z.unknown());

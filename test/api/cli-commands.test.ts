@@ -1,3 +1,4 @@
+import type { Int64 } from '../../src/shared/int64.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProgram, mapCommanderError } from '../../src/cli/program.js';
 import { resolveClientConfig } from '../../src/cli/client-options.js';
@@ -68,7 +69,7 @@ describe('chatport ping', () => {
 });
 
 describe('chatport jobs', () => {
-  let jobId: number;
+  let jobId: Int64;
   beforeAll(async () => {
     jobId = (await bed.client.imports.upload('users', { path: writeUsersFile(3, 'cli').path })).id;
   });

@@ -1,8 +1,9 @@
+import type { Int64 } from '../../src/shared/int64.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, startApiTestBed, writeUsersFile, type ApiTestBed } from './support.js';
 
 let bed: ApiTestBed;
-let channelId: number;
+let channelId: Int64;
 
 beforeAll(async () => {
   bed = await startApiTestBed();

@@ -1,3 +1,4 @@
+import type { Int64 } from '../../src/shared/int64.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRateLimitedError } from '../../src/api/index.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
@@ -5,7 +6,7 @@ import type { RecordedRequest } from '../../src/sandbox/options.js';
 import { startApiTestBed, type ApiTestBed } from './support.js';
 
 let bed: ApiTestBed;
-let jobId: number;
+let jobId: Int64;
 
 beforeEach(async () => {
   bed = await startApiTestBed();

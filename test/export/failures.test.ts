@@ -2,6 +2,7 @@
  * What goes wrong at night: a download cut midway, an export job that FAILS, a stop signal. The CLI is
  * driven through the real commander program (the command function), with the sandbox behind it.
  */
+import { compareInt64 } from '../../src/shared/int64.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -139,7 +140,7 @@ it('with "all", one FAILED job is enough: the other finished, yet neither datase
 async function collectJobs() {
   const out = [];
   for await (const job of bed.client.jobs.list()) out.push(job);
-  return out.sort((a, b) => a.id - b.id);
+  return out.sort((a, b) => compareInt64(a.id, b.id));
 }
 
 it('SIGTERM while waiting for the job: exits 143 through InterruptedError and publishes nothing', async () => {

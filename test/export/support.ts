@@ -3,6 +3,7 @@
  * uses, and the sandbox's own view of that data (read back through the API) for comparison with the
  * export's output.
  */
+import type { Int64 } from '../../src/shared/int64.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,7 +43,7 @@ export async function startExportBed(options: SandboxOptions = {}, counts = { us
     return dir;
   };
   const work = tempDir();
-  const wait = async (id: number) => {
+  const wait = async (id: Int64) => {
     const job = await client.jobs.wait(id, { initialIntervalMs: 5 });
     if (job.state !== 'FINISHED') throw new Error(`import job ${id} ended ${job.state}`);
   };

@@ -1,3 +1,4 @@
+import { compareInt64 } from '../../src/shared/int64.js';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -56,7 +57,7 @@ stages:
 
     const channels = await all(f.client.channels.list());
     const general = channels.find((c) => c.name === 'nd-general')!;
-    const bodies = (await all(f.client.channels.messages(general.id))).sort((a, b) => a.id - b.id).map((m) => m.body);
+    const bodies = (await all(f.client.channels.messages(general.id))).sort((a, b) => compareInt64(a.id, b.id)).map((m) => m.body);
     expect(bodies).toEqual(['two\r\nlines', 'third']);
     const dm = channels.find((c) => c.type === 'DIRECT')!;
     expect((await all(f.client.channels.messages(dm.id))).map((m) => m.body)).toEqual(['in the DM']);

@@ -1,3 +1,4 @@
+import { compareInt64 } from '../../src/shared/int64.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ async function messagesByChannel(): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   for (const channel of await all(f.client.channels.list())) {
     const messages = await all(f.client.channels.messages(channel.id, { pageSize: 100 }));
-    messages.sort((a, b) => a.id - b.id);
+    messages.sort((a, b) => compareInt64(a.id, b.id));
     out.set(channel.name, messages.map((m) => m.body ?? ''));
   }
   return out;

@@ -1,3 +1,4 @@
+import { compareInt64 } from '../../src/shared/int64.js';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -77,7 +78,7 @@ describe('resume after SIGKILL', () => {
     let total = 0;
     for (let c = 0; c < 3; c++) {
       const channel = channels.find((ch) => ch.name === `chan-${c}`)!;
-      const bodies = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => a.id - b.id).map((m) => m.body);
+      const bodies = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id)).map((m) => m.body);
       expect(bodies).toEqual(Array.from({ length: 200 }, (_, k) => `message number ${k * 3 + c}`));
       total += bodies.length;
     }

@@ -1,3 +1,4 @@
+import type { Int64 } from '../../src/shared/int64.js';
 import { describe, expect, it } from 'vitest';
 import { importChunk, type ChunkOps } from '../../src/pipeline/import/import-chunk.js';
 import { foldRunState } from '../../src/pipeline/state/run-state.js';
@@ -9,7 +10,7 @@ import type { JournalEvent } from '../../src/pipeline/state/events.js';
  */
 function fakePlatform(bad: Set<string>, options: { failFirstJobs?: number; crashOnSubmit?: number } = {}) {
   const applied = new Map<string, number>();
-  const jobs = new Map<number, 'FINISHED' | 'FAILED'>();
+  const jobs = new Map<Int64, 'FINISHED' | 'FAILED'>();
   let nextId = 1;
   let submits = 0;
   let failFirst = options.failFirstJobs ?? 0;
@@ -26,7 +27,7 @@ function fakePlatform(bad: Set<string>, options: { failFirstJobs?: number; crash
       jobs.set(id, fails ? 'FAILED' : 'FINISHED');
       return id;
     },
-    state: (id: number) => jobs.get(id)!,
+    state: (id: Int64) => jobs.get(id)!,
   };
 }
 

@@ -1,3 +1,4 @@
+import { compareInt64 } from '../../src/shared/int64.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatportClient } from '../../src/api/index.js';
@@ -79,7 +80,7 @@ export async function readPlatform(client: ChatportClient): Promise<PlatformStat
   for (const c of await all(client.channels.list())) {
     const members = c.type === 'DIRECT' ? (c.members ?? []).map((m) => m.name) : (await all(client.channels.members(c.id))).map((m) => m.name);
     const messages = await all(client.channels.messages(c.id));
-    messages.sort((a, b) => a.id - b.id);
+    messages.sort((a, b) => compareInt64(a.id, b.id));
     channels.push({
       slackId: String(sourceOf(c).id),
       type: c.type,

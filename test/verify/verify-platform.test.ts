@@ -1,3 +1,4 @@
+import type { Int64 } from '../../src/shared/int64.js';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ async function importGenerated(name: string, counts: { users: number; channels: 
   return { dir, config, report, csv };
 }
 
-async function channelIdOf(name: string): Promise<number> {
+async function channelIdOf(name: string): Promise<Int64> {
   const channel = (await all(f.client.channels.list())).find((c) => c.name === name);
   return channel!.id;
 }

@@ -17,6 +17,7 @@ import type { RateLimitGate } from '../retry/gate.js';
 import type { RetryPolicy } from '../retry/policies.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import { buildApiUrl, appendQuery, type Query } from './url.js';
+import { parseJsonExact } from '../../shared/lossless-json.js';
 
 /** One call of the API, as resources describe it. */
 export interface CallSpec {
@@ -166,7 +167,8 @@ export class Transport {
     const text = await response.body.text();
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      // Ids beyond 2^53 come out as bigints, exact (src/shared/int64.ts).
+      json = parseJsonExact(text, 'bigint');
     } catch (cause) {
       throw new ResponseSchemaError(`${site.operation} (${site.method} ${site.path}) answered ${response.status} with a body that is not JSON`, {
         ...site,

@@ -1,9 +1,10 @@
 import { ChatportError } from '../../shared/errors.js';
+import type { Int64 } from '../../shared/int64.js';
 
 /** A job did not reach a final state before the caller's deadline. Transient: it may still finish. */
 export class JobDeadlineError extends ChatportError {
-  readonly jobId: number;
-  constructor(jobId: number, facts: { type?: string; state?: string; waitedMs: number }) {
+  readonly jobId: Int64;
+  constructor(jobId: Int64, facts: { type?: string; state?: string; waitedMs: number }) {
     const what = facts.type ? `job ${jobId} (${facts.type})` : `job ${jobId}`;
     super(
       `${what} is still ${facts.state ?? 'unfinished'} after ${Math.round(facts.waitedMs / 1000)} s, the deadline; ` +
@@ -16,8 +17,8 @@ export class JobDeadlineError extends ChatportError {
 
 /** A job ended FAILED. The API gives no reason (decisions.md "Jobs"), so the message cannot either. */
 export class JobFailedError extends ChatportError {
-  readonly jobId: number;
-  constructor(jobId: number, facts: { type?: string; endedTime?: string }) {
+  readonly jobId: Int64;
+  constructor(jobId: Int64, facts: { type?: string; endedTime?: string }) {
     const what = facts.type ? `job ${jobId} (${facts.type})` : `job ${jobId}`;
     super(`${what} ended FAILED${facts.endedTime ? ` at ${facts.endedTime}` : ''}; the platform gives no reason for a failed job`, {
       code: 'JOB_FAILED',

@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { basename } from 'node:path';
 import { MEDIA } from '../../wire/media.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 
 /**
  * A request body that can be sent again, whole: a redirect (307/308) or a retry calls `open()` once
@@ -20,7 +21,7 @@ export interface RequestBody {
 export type FileSource = { path: string; filename?: string } | { bytes: Uint8Array; filename?: string };
 
 export function createJsonBody(value: unknown, contentType: string = MEDIA.chat): RequestBody {
-  const text = JSON.stringify(value);
+  const text = stringifyJson(value);
   return { contentType, lengthBytes: Buffer.byteLength(text), open: () => text };
 }
 

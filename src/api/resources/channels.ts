@@ -2,6 +2,7 @@ import { Channel, Message, User, cursorPage, offsetPage } from '../../wire/resou
 import type { Transport } from '../core/transport.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
+import type { Int64 } from '../../shared/int64.js';
 
 const ChannelPage = offsetPage('channels', Channel);
 const MemberPage = offsetPage('users', User);
@@ -20,11 +21,11 @@ export interface ChannelFilter extends ListOptions {
 
 export interface ChannelsResource {
   list(filter?: ChannelFilter): AsyncIterable<Channel>;
-  get(id: number, options?: { signal?: AbortSignal }): Promise<Channel>;
+  get(id: Int64, options?: { signal?: AbortSignal }): Promise<Channel>;
   /** Members of a group channel, page by page. */
-  members(id: number, options?: ListOptions): AsyncIterable<User>;
+  members(id: Int64, options?: ListOptions): AsyncIterable<User>;
   /** Messages of one channel (cursor pages). */
-  messages(id: number, options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
+  messages(id: Int64, options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
 }
 
 export function createChannelsResource(transport: Transport): ChannelsResource {

@@ -1,5 +1,6 @@
 import { PAGE_SIZE } from '../../wire/media.js';
 import { UsageError } from '../../shared/errors.js';
+import { isInt64, type Int64 } from '../../shared/int64.js';
 
 /** Options every list takes. */
 export interface ListOptions {
@@ -15,9 +16,9 @@ export function checkPageSize(size: number | undefined): number {
   return value;
 }
 
-/** int64 path ids: positive safe integers. */
-export function checkId(what: string, id: number): number {
-  if (!Number.isSafeInteger(id) || id <= 0) throw new UsageError(`${what} id must be a positive integer, got ${id}`, { id });
+/** int64 path ids: positive, a number or (beyond 2^53) a bigint (src/shared/int64.ts). */
+export function checkId(what: string, id: Int64): Int64 {
+  if (!isInt64(id) || id <= 0) throw new UsageError(`${what} id must be a positive integer, got ${id}`, { id });
   return id;
 }
 

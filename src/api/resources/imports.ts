@@ -3,10 +3,11 @@ import { Job } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
 import { createMultipartFileBody, type FileSource } from '../http/body.js';
 import { checkId, withSignal } from './common.js';
+import type { Int64 } from '../../shared/int64.js';
 
 export interface ImportOptions {
   /** The channel whose members are imported; required for `members`. */
-  channelId?: number;
+  channelId?: Int64;
   signal?: AbortSignal;
 }
 

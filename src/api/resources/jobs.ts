@@ -5,6 +5,7 @@ import type { Transport } from '../core/transport.js';
 import { JobDeadlineError } from '../errors/job-errors.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
+import type { Int64 } from '../../shared/int64.js';
 
 const SCOPES = ['read:job'];
 const JobPage = offsetPage('jobs', Job);
@@ -24,11 +25,11 @@ export interface WaitForJobOptions {
 }
 
 export interface JobsResource {
-  get(id: number, options?: { signal?: AbortSignal }): Promise<Job>;
+  get(id: Int64, options?: { signal?: AbortSignal }): Promise<Job>;
   /** Every job, page by page (`running`: only running jobs). */
   list(options?: ListOptions & { running?: boolean }): AsyncIterable<Job>;
   /** Polls until the job is FINISHED or FAILED and returns it; throws JobDeadlineError at the deadline. */
-  wait(id: number, options?: WaitForJobOptions): Promise<Job>;
+  wait(id: Int64, options?: WaitForJobOptions): Promise<Job>;
 }
 
 export function createJobsResource(transport: Transport, deps: { sleep: Sleep; now: Now; logger: Logger }): JobsResource {

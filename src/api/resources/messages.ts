@@ -1,3 +1,4 @@
+import type { Int64 } from '../../shared/int64.js';
 import { Message, cursorPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
@@ -8,7 +9,7 @@ const MessagePage = cursorPage('messages', Message);
 export interface MessagesResource {
   /** Every message of the application (cursor pages, following links only). */
   list(options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
-  get(id: number, options?: { signal?: AbortSignal }): Promise<Message>;
+  get(id: Int64, options?: { signal?: AbortSignal }): Promise<Message>;
 }
 
 export function createMessagesResource(transport: Transport): MessagesResource {

@@ -3,6 +3,7 @@ import type { Transport } from '../core/transport.js';
 import { isNotFoundError } from '../errors/guards.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
+import type { Int64 } from '../../shared/int64.js';
 
 const SCOPES = ['read:user'];
 const UserPage = offsetPage('users', User);
@@ -18,7 +19,7 @@ export interface UsersResource {
   list(filter?: UserFilter): AsyncIterable<User>;
   /** HEAD /users?name=…: true when the username exists, false on 404. */
   exists(name: string, options?: { signal?: AbortSignal }): Promise<boolean>;
-  get(id: number, options?: { signal?: AbortSignal }): Promise<User>;
+  get(id: Int64, options?: { signal?: AbortSignal }): Promise<User>;
 }
 
 export function createUsersResource(transport: Transport): UsersResource {

@@ -13,6 +13,7 @@ import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-op
 import type { CliContext } from '../context.js';
 import { failureSummary, successSummary } from './export-termination-log.js';
 import { writeTerminationLog } from '../termination-log.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 
 function positiveNumber(what: string) {
   return (value: string): number => {
@@ -135,7 +136,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
         try {
           const report = await runExport({ ...options, onDatasetPublished: (d) => published.push(d) }, { client, logger: ctx.logger });
           const exitCode = report.totals.rowsRejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
-          ctx.stdout.write(flags.json ? `${JSON.stringify(report)}\n` : formatExportReport(report));
+          ctx.stdout.write(flags.json ? `${stringifyJson(report)}\n` : formatExportReport(report));
           await writeTerminationLog(ctx.env, successSummary(report, exitCode));
           ctx.setExitCode(exitCode);
         } finally {

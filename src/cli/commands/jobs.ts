@@ -2,12 +2,23 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { JobFailedError, type Job } from '../../api/index.js';
 import type { CliContext } from '../context.js';
 import { addClientFlags, openClient } from '../client-options.js';
+import { parseInt64, type Int64 } from '../../shared/int64.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 
 function positiveInteger(what: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) <= 0 || !Number.isSafeInteger(Number(value)))
       throw new InvalidArgumentError(`${what} must be a positive integer, got "${value}"`);
     return Number(value);
+  };
+}
+
+/** A job id: a positive int64, exact beyond 2^53. */
+function positiveInt64(what: string) {
+  return (value: string): Int64 => {
+    const id = parseInt64(value);
+    if (id === undefined || id <= 0) throw new InvalidArgumentError(`${what} must be a positive integer of at most 19 digits (int64), got "${value}"`);
+    return id;
   };
 }
 
@@ -42,19 +53,19 @@ export function registerJobs(program: Command, ctx: CliContext): void {
           if (found.length >= limit) break;
           found.push(job);
         }
-        ctx.stdout.write(options.json ? `${JSON.stringify(found)}\n` : `${[HEADER, ...found.map(formatJob)].join('\n')}\n`);
+        ctx.stdout.write(options.json ? `${stringifyJson(found)}\n` : `${[HEADER, ...found.map(formatJob)].join('\n')}\n`);
       } finally {
         await client.close();
       }
     });
 
-  addClientFlags(jobs.command('get').description('show one job').argument('<id>', 'job id', positiveInteger('job id')))
+  addClientFlags(jobs.command('get').description('show one job').argument('<id>', 'job id', positiveInt64('job id')))
     .option('--json', 'print JSON')
-    .action(async (id: number, options: Record<string, unknown>) => {
+    .action(async (id: Int64, options: Record<string, unknown>) => {
       const client = openClient(options, ctx);
       try {
         const job = await client.jobs.get(id, { signal: ctx.signal });
-        ctx.stdout.write(options.json ? `${JSON.stringify(job)}\n` : `${HEADER}\n${formatJob(job)}\n`);
+        ctx.stdout.write(options.json ? `${stringifyJson(job)}\n` : `${HEADER}\n${formatJob(job)}\n`);
       } finally {
         await client.close();
       }
@@ -64,12 +75,12 @@ export function registerJobs(program: Command, ctx: CliContext): void {
     jobs
       .command('wait')
       .description('wait until a job is FINISHED or FAILED (exit 3 when FAILED, 75 at the deadline)')
-      .argument('<id>', 'job id', positiveInteger('job id')),
+      .argument('<id>', 'job id', positiveInt64('job id')),
   )
     .option('--timeout <seconds>', 'give up after this long', positiveNumber('--timeout'), 3600)
     .option('--interval <seconds>', 'first pause between polls; it grows up to 15 s', positiveNumber('--interval'), 1)
     .option('--json', 'print JSON')
-    .action(async (id: number, options: Record<string, unknown>) => {
+    .action(async (id: Int64, options: Record<string, unknown>) => {
       const client = openClient(options, ctx);
       try {
         const job = await client.jobs.wait(id, {
@@ -78,7 +89,7 @@ export function registerJobs(program: Command, ctx: CliContext): void {
           signal: ctx.signal,
           onPoll: (j) => ctx.logger.debug({ jobId: j.id, state: j.state }, 'job polled'),
         });
-        ctx.stdout.write(options.json ? `${JSON.stringify(job)}\n` : `${HEADER}\n${formatJob(job)}\n`);
+        ctx.stdout.write(options.json ? `${stringifyJson(job)}\n` : `${HEADER}\n${formatJob(job)}\n`);
         if (job.state === 'FAILED') throw new JobFailedError(job.id, { type: job.type, ...(job.endedTime ? { endedTime: job.endedTime } : {}) });
       } finally {
         await client.close();

@@ -3,6 +3,8 @@ import { isForbiddenError } from '../../api/index.js';
 import { IMPORT_SCOPE } from '../../wire/imports.js';
 import type { CliContext } from '../context.js';
 import { addClientFlags, openClient } from '../client-options.js';
+import type { Int64 } from '../../shared/int64.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 
 /** Scopes chatport's own operations use (management-api.md §4, decisions.md). */
 const CHATPORT_SCOPES = [
@@ -25,7 +27,7 @@ interface PingResult {
   /** Scopes chatport uses that the token lacks; null when unknown. */
   missingScopes: string[] | null;
   tokenLifetimeSeconds: number | null;
-  application: { id: number; name: string } | null;
+  application: { id: Int64; name: string } | null;
 }
 
 /**
@@ -58,7 +60,7 @@ export function registerPing(program: Command, ctx: CliContext): void {
           tokenLifetimeSeconds: token?.lifetimeSeconds ?? null,
           application,
         };
-        ctx.stdout.write(options.json ? `${JSON.stringify(result)}\n` : formatPing(result));
+        ctx.stdout.write(options.json ? `${stringifyJson(result)}\n` : formatPing(result));
       } finally {
         await client.close();
       }

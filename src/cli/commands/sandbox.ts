@@ -17,6 +17,11 @@ Faults (repeat --fault; or --faults <file.json> holding an array of rules as in 
     POST /channels=status:500,times=2        fire twice, then retire
   PATH: '*' matches one segment, '**' any rest.
 
+Ids beyond 2^53 (int64 as platforms with snowflake ids give them):
+  --id-base 9007199254741992               every id on the wire (users, channels, messages, jobs) is this
+                                           base plus the sandbox's own number, so clients meet ids that a
+                                           JavaScript number cannot hold; ids in paths and bodies are read back
+
 Example:
   chatport sandbox --seed demo --port 8787
   curl -s -u "$ID:$SECRET" -d grant_type=client_credentials http://127.0.0.1:8787/oauth/token
@@ -28,6 +33,11 @@ function integer(name: string, min: number) {
     if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number >= ${min}`);
     return n;
   };
+}
+
+function idBase(raw: string): bigint {
+  if (!/^\d{1,19}$/.test(raw) || BigInt(raw) > 2n ** 62n) throw new InvalidArgumentError('--id-base must be a whole number from 0 to 2^62');
+  return BigInt(raw);
 }
 
 function ratio(raw: string): number {
@@ -62,6 +72,7 @@ interface SandboxFlags {
   itemsPerSecond?: number;
   concurrentJobs?: number;
   exportUrlTtl?: number;
+  idBase?: bigint;
 }
 
 /** `chatport sandbox`: the local Management API for people; stays up until SIGINT/SIGTERM. */
@@ -84,6 +95,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--items-per-second <n>', 'import items processed per second across all jobs (default unlimited)', integer('--items-per-second', 1))
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
+    .option('--id-base <n>', 'add n to every id on the wire, e.g. 9007199254741992 for ids beyond 2^53 (default 0)', idBase)
     .addHelpText('after', FAULT_HELP)
     .action(async (flags: SandboxFlags) => {
       let faults: FaultRule[];
@@ -105,6 +117,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
         jobs: { minDurationMs: flags.jobMinDuration, failProbability: flags.jobFailProbability },
         capacity: { itemsPerSecond: flags.itemsPerSecond, concurrentJobs: flags.concurrentJobs },
         exportUrlTtlSeconds: flags.exportUrlTtl,
+        ...(flags.idBase !== undefined ? { idBase: flags.idBase } : {}),
         logger: ctx.logger,
       });
       // For people at a terminal: the secret is shown once, here, on stdout (logs never carry it).

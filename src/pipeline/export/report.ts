@@ -2,10 +2,11 @@
 import type { OutputFormat } from '../../sinks/index.js';
 import { formatDuration } from '../report.js';
 import type { UnknownColumn } from './column-plan.js';
+import type { Int64 } from '../../shared/int64.js';
 
 export interface DatasetReport {
   dataset: string;
-  jobId: number;
+  jobId: Int64;
   jobType: string;
   /** Records in the export; always rowsWritten + rowsRejected. */
   rowsRead: number;

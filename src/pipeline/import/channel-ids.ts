@@ -3,6 +3,7 @@ import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
 import { readStageRecords } from './read-stage.js';
+import type { Int64 } from '../../shared/int64.js';
 
 /** What the channels stage produces, read back from its input: every source key, and DIRECT member sets. */
 export interface ChannelKeys {
@@ -31,8 +32,8 @@ export async function collectChannelKeys(config: PipelineConfig, stage: StageCon
  * `properties.chatportKey`; a DIRECT channel that already existed for the same members (the platform keeps
  * one per member set) is found by its members.
  */
-export async function resolveChannelIds(client: ChatportClient, expected: ChannelKeys | undefined, signal?: AbortSignal): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
+export async function resolveChannelIds(client: ChatportClient, expected: ChannelKeys | undefined, signal?: AbortSignal): Promise<Map<string, Int64>> {
+  const ids = new Map<string, Int64>();
   for await (const channel of client.channels.list({ pageSize: 100, ...(signal ? { signal } : {}) })) {
     const key = channel.properties?.[CHANNEL_KEY_PROPERTY];
     if (typeof key === 'string') {

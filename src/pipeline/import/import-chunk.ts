@@ -1,5 +1,6 @@
 import type { ChunkState } from '../state/run-state.js';
 import type { JournalEvent, PartPath, StageName } from '../state/events.js';
+import type { Int64 } from '../../shared/int64.js';
 
 /**
  * Imports one chunk to the end, and finds the bad items of a FAILED job by itself.
@@ -18,12 +19,12 @@ export interface ChunkOps {
    * Uploads items `lo` to `hi` (end excluded) of the chunk as one JSON array file; returns the job id.
    * The caller holds the items (or the chunk file), so nothing is kept in memory here.
    */
-  submit(lo: number, hi: number, part: PartPath): Promise<number>;
+  submit(lo: number, hi: number, part: PartPath): Promise<Int64>;
   /** Waits until the job is final. */
-  wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
+  wait(jobId: Int64): Promise<'FINISHED' | 'FAILED'>;
   record(event: JournalEvent): Promise<void>;
   /** Called before each FAILED job is handled; throws when the run's budget of failed jobs is spent. */
-  onFailedJob(info: { stage: StageName; seq: number; part: PartPath; jobId: number }): void;
+  onFailedJob(info: { stage: StageName; seq: number; part: PartPath; jobId: Int64 }): void;
   now(): string;
 }
 

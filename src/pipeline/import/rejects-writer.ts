@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { once } from 'node:events';
 import type { RecordPosition, Reason } from '../../transform/index.js';
 import type { StageName } from '../state/events.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 
 /** One line of rejects.ndjson: where the record came from, every reason, and the record itself. */
 export interface RejectLine {
@@ -36,7 +37,7 @@ export class RejectsWriter {
 
   async write(line: RejectLine): Promise<void> {
     this.count++;
-    if (!this.stream.write(`${JSON.stringify(line)}\n`)) await once(this.stream, 'drain');
+    if (!this.stream.write(`${stringifyJson(line)}\n`)) await once(this.stream, 'drain');
   }
 
   async close(): Promise<void> {

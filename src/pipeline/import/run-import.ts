@@ -21,6 +21,8 @@ import { createClientUploader, type UploaderOptions } from './client-uploader.js
 import { sourceOptionsOf } from './read-stage.js';
 import { runStage } from './stage-runner.js';
 import { verifyImportRun } from '../verify/index.js';
+import type { Int64 } from '../../shared/int64.js';
+import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 
 export interface ImportRunOptions {
   config: PipelineConfig;
@@ -145,7 +147,7 @@ async function channelLookup(
   // A resumed run found the ids before: no need to read the channels input or list channels again.
   const file = paths.channelIds(runId);
   if (mode === 'import') {
-    const cached = await readFile(file, 'utf8').then((t) => JSON.parse(t) as Record<string, number>, () => undefined);
+    const cached = await readFile(file, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Record<string, Int64>, () => undefined);
     if (cached) return new Map(Object.entries(cached));
   }
   const channelsStage = config.stages.find((s) => s.stage === 'channels');
@@ -155,7 +157,7 @@ async function channelLookup(
     return (key: string) => (expected?.keys.has(key) ? 1 : undefined);
   }
   const ids = await resolveChannelIds(client!, expected, signal);
-  await writeFileAtomic(file, JSON.stringify(Object.fromEntries(ids), null, 1));
+  await writeFileAtomic(file, stringifyJson(Object.fromEntries(ids), 1));
   return ids;
 }
 

@@ -16,6 +16,8 @@ import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
+import { int64Mod, type Int64 } from '../../shared/int64.js';
+import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -23,12 +25,12 @@ export interface ChunkUploader {
    * Uploads one JSON array — a chunk file by path, or the bytes of a part of one — and returns the job id.
    * `channelId` is set for members.
    */
-  submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: number | undefined, part: string): Promise<number>;
-  wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
+  submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: Int64 | undefined, part: string): Promise<Int64>;
+  wait(jobId: Int64): Promise<'FINISHED' | 'FAILED'>;
   /** 429 answers the platform gave so far (a running count); uploads slow down when it grows. */
   rateLimited(): number;
   /** Throws when the run's budget of FAILED jobs is spent. */
-  onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: number }): void;
+  onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: Int64 }): void;
 }
 
 export interface StageRunContext {
@@ -147,7 +149,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     await scheduler.waitBelow(options.concurrency * 2);
     const uploader = ctx.uploader;
     const current = chunkState;
-    const channelId = stage === 'members' ? (chunk.group as number) : undefined;
+    const channelId = stage === 'members' ? (chunk.group as Int64) : undefined;
     const ops: ChunkOps = {
       submit: async (lo, hi, part) => {
         counts.jobs.submitted++;
@@ -192,7 +194,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     for (const index of refused) {
       const position = metas[index]!;
       const reason = { field: '', expected: 'an item the platform accepts', found: 'an import job that FAILED with this item alone', message: 'refused by the platform: the import job FAILED with this item alone, after retries' };
-      await reject('refused', [stage, 'refused', position, [reason], JSON.parse(items[index]!)]);
+      await reject('refused', [stage, 'refused', position, [reason], parseJsonExact(items[index]!, 'bigint')]);
     }
     progress();
   };
@@ -263,9 +265,9 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
  * channel: with many channels interleaved, per-channel chunks stay small (the open-chunk budget is shared),
  * and every chunk costs a file, a job and its polls; lanes keep chunks full.
  */
-function groupOf(stage: StageName, accepted: Accepted, lanes: number): number | undefined {
+function groupOf(stage: StageName, accepted: Accepted, lanes: number): Int64 | undefined {
   if (stage === 'members') return accepted.channelId;
-  if (stage === 'messages') return (accepted.item.channelId as number) % lanes;
+  if (stage === 'messages') return int64Mod(accepted.item.channelId as Int64, lanes);
   return undefined;
 }
 
@@ -274,9 +276,9 @@ function orderKeysOf(stage: StageName, chunk: Chunk<RecordPosition>): string[] {
   return stage === 'messages' ? [String(chunk.group)] : [];
 }
 
-/** The items of a chunk file as the exact JSON texts the chunker wrote (JSON.stringify round-trips its own output). */
+/** The items of a chunk file as the exact JSON texts the chunker wrote (the lossless pair round-trips its own output, int64 ids too). */
 async function readChunkItems(file: string): Promise<string[]> {
-  return (JSON.parse(await readFile(file, 'utf8')) as unknown[]).map((item) => JSON.stringify(item));
+  return (parseJsonExact(await readFile(file, 'utf8'), 'bigint') as unknown[]).map((item) => stringifyJson(item));
 }
 
 function newChunkState(e: { seq: number; file: string; records: number; bytes: number; sha256: string }): ChunkState {

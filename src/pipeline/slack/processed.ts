@@ -1,6 +1,7 @@
 import { FAST_VALIDATORS, resolveChannelId, type ChannelIdLookup, type Processed, type Reason, type RecordPosition, type StageKind } from '../../transform/index.js';
 import { describeFound } from '../../transform/types.js';
 import type { DirectoryRejection, Outcome } from '../../transform/slack/index.js';
+import type { Int64 } from '../../shared/int64.js';
 
 /**
  * Turns the Slack mapping's results into the pipeline's Processed records: every item through the fast
@@ -21,7 +22,7 @@ export function acceptItem(
   channel?: { key: string; lookup: ChannelIdLookup },
 ): Processed {
   const reasons: Reason[] = [];
-  let channelId: number | undefined;
+  let channelId: Int64 | undefined;
   if (channel !== undefined) {
     const resolved = resolveChannelId(channel.key, channel.lookup, 'channel');
     if (resolved.ok) {

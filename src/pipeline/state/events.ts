@@ -1,8 +1,11 @@
+import type { Int64 } from '../../shared/int64.js';
+
 /**
  * The events of the run journal (`<state>/journal.ndjson`). Each is one line; state is their fold.
  * The platform is the source of truth for what was imported; the journal only records what chatport
  * knows was committed (a job FINISHED) so that a rerun skips it, and what is in flight so that a rerun
- * polls it instead of sending it again.
+ * polls it instead of sending it again. Job ids are int64: the journal is read and written with
+ * src/shared/lossless-json.ts, so an id beyond 2^53 keeps its digits.
  */
 export type StageName = 'users' | 'channels' | 'members' | 'messages';
 
@@ -12,8 +15,8 @@ export type PartPath = string;
 export type JournalEvent =
   | { t: 'run-started'; runId: string; pipeline: string; at: string; attempt: number }
   | { t: 'chunk-written'; stage: StageName; seq: number; file: string; records: number; bytes: number; sha256: string }
-  | { t: 'part-submitted'; stage: StageName; seq: number; part: PartPath; jobId: number; at: string }
-  | { t: 'part-ended'; stage: StageName; seq: number; part: PartPath; jobId: number; state: 'FINISHED' | 'FAILED'; at: string }
+  | { t: 'part-submitted'; stage: StageName; seq: number; part: PartPath; jobId: Int64; at: string }
+  | { t: 'part-ended'; stage: StageName; seq: number; part: PartPath; jobId: Int64; state: 'FINISHED' | 'FAILED'; at: string }
   /** One item the platform refused even alone, after its retries: it becomes a reject. */
   | { t: 'item-refused'; stage: StageName; seq: number; index: number; attempts: number }
   /** Every item of the chunk is either imported or refused. */

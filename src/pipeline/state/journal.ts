@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFile, stat, truncate, mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
+import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 
 /**
  * An append-only NDJSON journal, the durable half of run state.
@@ -34,7 +35,7 @@ export async function readJournal<E>(path: string): Promise<{ events: E[]; valid
     if (end === -1) break; // torn last line: written partly when the process died
     const line = text.slice(offset, end);
     try {
-      events.push(JSON.parse(line) as E);
+      events.push(parseJsonExact(line, 'bigint') as E);
     } catch (cause) {
       const isLast = end === text.length - 1;
       if (isLast) break;
@@ -77,7 +78,7 @@ export async function openJournal<E>(path: string, validBytes: number, options: 
     append(event: E) {
       dirty = true;
       return new Promise<void>((resolve, reject) => {
-        stream.write(`${JSON.stringify(event)}\n`, (error) => (error ? reject(error) : resolve()));
+        stream.write(`${stringifyJson(event)}\n`, (error) => (error ? reject(error) : resolve()));
       });
     },
     async close() {

@@ -1,4 +1,5 @@
 import type { JournalEvent, PartPath, StageName } from './events.js';
+import type { Int64 } from '../../shared/int64.js';
 
 export interface ChunkState {
   seq: number;
@@ -7,7 +8,7 @@ export interface ChunkState {
   bytes: number;
   sha256: string;
   /** Parts sent and not yet ended: poll these again on resume. */
-  inFlight: Map<PartPath, number>;
+  inFlight: Map<PartPath, Int64>;
   /** Parts whose job FINISHED: their items are imported. */
   finished: Set<PartPath>;
   /** Item indexes refused by the platform. */

@@ -1,3 +1,4 @@
+import { parseInt64 } from '../../shared/int64.js';
 import type { ChatportClient, Job } from '../../api/index.js';
 import { JobFailedError } from '../../api/index.js';
 import { parseRecordBatches } from '../../formats/index.js';
@@ -50,7 +51,7 @@ export async function readMemberships(channels: ReadonlyMap<string, PlatformChan
       continue;
     }
     const names = new Set<string>();
-    for await (const u of deps.client.channels.members(Number(channel.id), { pageSize: 100, ...withSignal(deps.signal) })) names.add(u.name);
+    for await (const u of deps.client.channels.members(parseInt64(channel.id)!, { pageSize: 100, ...withSignal(deps.signal) })) names.add(u.name);
     out.set(key, names);
   }
   return out;

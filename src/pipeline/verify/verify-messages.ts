@@ -1,3 +1,4 @@
+import { int64 } from '../../shared/int64.js';
 import type { ChatportClient, Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
@@ -134,7 +135,7 @@ class MessageFetcher {
     const cached = this.cache.get(id);
     if (cached || this.fetched >= this.limit) return cached;
     this.fetched++;
-    const message = await this.client.messages.get(Number(id), this.signal ? { signal: this.signal } : {});
+    const message = await this.client.messages.get(int64(id), this.signal ? { signal: this.signal } : {});
     this.cache.set(id, message);
     return message;
   }

@@ -8,8 +8,9 @@ import { offsetPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import { directKey, type ChannelRec, type ChannelType } from '../store.js';
 import { BASIC_SORT, booleanParam, dateParam, mergeProperties, pathId, propertiesFilter, readBody } from './common.js';
+import { positiveInt64 } from '../../wire/int64.js';
 
-export const UserRef = z.union([z.object({ username: z.string().min(1) }), z.object({ id: z.number().int().positive() })]);
+export const UserRef = z.union([z.object({ username: z.string().min(1) }), z.object({ id: positiveInt64 })]);
 const channelName = z.string().min(1).max(LIMITS.nameLength);
 const displayName = z.string().min(1).max(LIMITS.displayNameLength);
 
@@ -29,7 +30,8 @@ const PatchChannel = z.object({
 
 /** A user reference inside a body: an unknown user makes the request invalid (400), naming the field. */
 export function bodyUserId(app: SandboxApp, ref: z.infer<typeof UserRef>, field: string): number {
-  const id = 'id' in ref ? (app.store.users.has(ref.id) ? ref.id : undefined) : app.store.usersByName.get(ref.username);
+  const storeId = 'id' in ref ? app.ids.toStore(ref.id) : undefined;
+  const id = 'id' in ref ? (storeId !== undefined && app.store.users.has(storeId) ? storeId : undefined) : app.store.usersByName.get(ref.username);
   if (id === undefined) throw clientError(`field '${field}': unknown user ${JSON.stringify(ref)}`);
   return id;
 }

@@ -3,12 +3,17 @@ import type { SandboxApp } from '../app.js';
 import { clientError, notFound } from '../errors.js';
 import { readJson, type Ctx } from '../http.js';
 import type { UserRec } from '../store.js';
+import { parseInt64, type Int64 } from '../../shared/int64.js';
 
-/** A path id: an int64 (§4); anything else is 400. */
+/**
+ * A path id: an int64 (§4), else 400; returned as the store's id (see wire-ids.ts). An int64 this sandbox
+ * never gave out is 0, which no record has (so: 404).
+ */
 export function pathId(ctx: Ctx, name = 'id'): number {
   const raw = ctx.params[name] ?? '';
-  if (!/^\d{1,16}$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw clientError(`path parameter '${name}' must be an int64, got '${raw}'`);
-  return Number(raw);
+  const wire = parseInt64(raw);
+  if (wire === undefined) throw clientError(`path parameter '${name}' must be an int64, got '${raw}'`);
+  return ctx.ids.toStore(wire) ?? 0;
 }
 
 /** Reads a JSON body and checks it against `schema`; the 400 names the first bad field. */
@@ -23,9 +28,9 @@ export async function readBody<T extends z.ZodType>(ctx: Ctx, schema: T): Promis
 }
 
 /** A user reference: `{username}` or `{id}` (§2). Unknown → 404. */
-export function resolveUserRef(app: SandboxApp, ref: { username?: string; id?: number }): UserRec {
+export function resolveUserRef(app: SandboxApp, ref: { username?: string; id?: Int64 }): UserRec {
   const user =
-    ref.id !== undefined ? app.store.users.get(ref.id) : ref.username !== undefined ? app.store.userByName(ref.username) : undefined;
+    ref.id !== undefined ? app.store.users.get(app.ids.toStore(ref.id) ?? 0) : ref.username !== undefined ? app.store.userByName(ref.username) : undefined;
   if (!user) throw notFound();
   return user;
 }

@@ -1,0 +1,180 @@
+/**
+ * JSON without losing integers beyond 2^53. JSON.parse turns 9007199254740993 into 9007199254740992, so two
+ * snowflake ids can become one; Node 20 has no JSON.rawJSON or reviver source text to prevent it. Here an
+ * integer token that is not a safe integer comes out as a bigint (wire ids, see int64.ts) or as its exact
+ * decimal text (source records, whose keys are text anyway), and a bigint is written back as bare digits.
+ *
+ * Fast path first: a text without a digit run of 16 or more right after `[`, `:`, `,` or the start (the
+ * only places a number token can start; a safe integer has at most 16 digits) is JSON.parse's, unchanged.
+ * Only other texts take the exact reader, after JSON.parse has checked them, so both paths accept and
+ * refuse exactly the same texts with the same errors.
+ */
+
+/** How an integer beyond the safe range comes out: a bigint, or its decimal text. */
+export type BigIntegers = 'bigint' | 'text';
+
+// Two patterns, not one with `^|`: the alternation costs half again as much on every line.
+const LONG_NUMBER_TOKEN = /[[:,]\s*-?\d{16}/;
+const LONG_NUMBER_FIRST = /^\s*-?\d{16}/;
+const INTEGER_TOKEN = /^-?\d+$/;
+
+/** True when `text` may hold a number token that JSON.parse would round (a cheap, conservative test). */
+export function mayHoldLongInteger(text: string): boolean {
+  const first = text.charCodeAt(0);
+  if (first !== 0x7b /* { */ && first !== 0x5b /* [ */ && LONG_NUMBER_FIRST.test(text)) return true;
+  return LONG_NUMBER_TOKEN.test(text);
+}
+
+/** JSON.parse, except that integers beyond ±(2^53 − 1) keep their exact value (see BigIntegers). */
+export function parseJsonExact(text: string, bigIntegers: BigIntegers): unknown {
+  if (!mayHoldLongInteger(text)) return JSON.parse(text);
+  JSON.parse(text); // Validation only: the same errors as the fast path.
+  return new ExactReader(text, bigIntegers).document();
+}
+
+/**
+ * JSON.stringify (with the same `space`), except that a bigint is written as its digits instead of throwing.
+ * Values without bigints take JSON.stringify itself.
+ */
+export function stringifyJson(value: unknown, space?: number): string {
+  try {
+    return JSON.stringify(value, null, space);
+  } catch (error) {
+    if (!(error instanceof TypeError) || !error.message.includes('BigInt')) throw error;
+    return writeValue(value, '', '', space ? ' '.repeat(space) : '') ?? 'null';
+  }
+}
+
+/** One value as JSON.stringify writes it (undefined for what it leaves out), bigints as digits. */
+function writeValue(value: unknown, key: string, indent: string, gap: string): string | undefined {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const inner = indent + gap;
+  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    value.forEach((v, i) => parts.push(writeValue(v, String(i), inner, gap) ?? 'null'));
+    return wrap('[', parts, ']', indent, inner, gap);
+  }
+  for (const k of Object.keys(value)) {
+    const text = writeValue((value as Record<string, unknown>)[k], k, inner, gap);
+    if (text !== undefined) parts.push(`${JSON.stringify(k)}:${gap ? ' ' : ''}${text}`);
+  }
+  return wrap('{', parts, '}', indent, inner, gap);
+}
+
+function wrap(open: string, parts: string[], close: string, indent: string, inner: string, gap: string): string {
+  if (parts.length === 0) return open + close;
+  if (!gap) return open + parts.join(',') + close;
+  return `${open}\n${inner}${parts.join(`,\n${inner}`)}\n${indent}${close}`;
+}
+
+/**
+ * Reads a JSON text already known to be valid (JSON.parse accepted it), so it checks nothing: it only
+ * builds the value, with exact big integers.
+ */
+class ExactReader {
+  private at = 0;
+
+  constructor(
+    private readonly text: string,
+    private readonly bigIntegers: BigIntegers,
+  ) {}
+
+  document(): unknown {
+    return this.value();
+  }
+
+  private space(): void {
+    const t = this.text;
+    for (let c = t.charCodeAt(this.at); c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09; c = t.charCodeAt(++this.at));
+  }
+
+  private value(): unknown {
+    this.space();
+    switch (this.text.charCodeAt(this.at)) {
+      case 0x7b /* { */:
+        return this.object();
+      case 0x5b /* [ */:
+        return this.array();
+      case 0x22 /* " */:
+        return this.string();
+      case 0x74 /* t */:
+        this.at += 4;
+        return true;
+      case 0x66 /* f */:
+        this.at += 5;
+        return false;
+      case 0x6e /* n */:
+        this.at += 4;
+        return null;
+      default:
+        return this.number();
+    }
+  }
+
+  private object(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.at++;
+    this.space();
+    if (this.text.charCodeAt(this.at) === 0x7d) {
+      this.at++;
+      return out;
+    }
+    for (;;) {
+      this.space();
+      const key = this.string();
+      this.space();
+      this.at++; // ':'
+      const value = this.value();
+      // As JSON.parse: "__proto__" is an own property, never the prototype.
+      if (key === '__proto__') Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+      else out[key] = value;
+      this.space();
+      if (this.text.charCodeAt(this.at++) === 0x7d) return out;
+    }
+  }
+
+  private array(): unknown[] {
+    const out: unknown[] = [];
+    this.at++;
+    this.space();
+    if (this.text.charCodeAt(this.at) === 0x5d) {
+      this.at++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value());
+      this.space();
+      if (this.text.charCodeAt(this.at++) === 0x5d) return out;
+    }
+  }
+
+  private string(): string {
+    const t = this.text;
+    const start = this.at;
+    let escaped = false;
+    let i = start + 1;
+    for (let c = t.charCodeAt(i); c !== 0x22; c = t.charCodeAt(i)) {
+      if (c === 0x5c) {
+        escaped = true;
+        i += 2;
+      } else i++;
+    }
+    this.at = i + 1;
+    return escaped ? (JSON.parse(t.slice(start, i + 1)) as string) : t.slice(start + 1, i);
+  }
+
+  private number(): unknown {
+    const t = this.text;
+    const start = this.at;
+    let i = start;
+    for (let c = t.charCodeAt(i); (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2b || c === 0x2e || c === 0x65 || c === 0x45; c = t.charCodeAt(++i));
+    this.at = i;
+    const token = t.slice(start, i);
+    const n = Number(token);
+    if (Number.isSafeInteger(n) || !INTEGER_TOKEN.test(token)) return n;
+    return this.bigIntegers === 'bigint' ? BigInt(token) : token;
+  }
+}
