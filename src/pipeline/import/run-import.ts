@@ -18,6 +18,8 @@ import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
+import { addFailedStageCounts, attachReport } from './partial-report.js';
+import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { runStage } from './stage-runner.js';
 
@@ -91,7 +93,9 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   let channelIds: ChannelIdLookup | undefined;
   let status: RunStatus = mode === 'dry-run' ? 'dry-run' : 'succeeded';
   let failure: unknown;
+  const latest: Partial<Record<StageName, StageCounts>> = {};
   try {
+    await preflightInputs(config, sources, signal);
     for (const stageConfig of config.stages) {
       const stage = stageConfig.stage;
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
@@ -103,7 +107,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
         ...(uploader ? { uploader } : {}),
         ...(channelIds ? { channelIds } : {}),
         ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
-        onProgress: (s, c) => deps.onProgress?.(s, c),
+        onProgress: (s, c) => {
+          latest[s] = c;
+          deps.onProgress?.(s, c);
+        },
       });
       runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
@@ -111,6 +118,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   } catch (error) {
     failure = error;
     status = signal.aborted ? 'interrupted' : 'failed';
+    addFailedStageCounts(stages, latest);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
@@ -123,7 +131,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   runLogger.info({ status, totals: report.totals }, 'run ended');
   if (failure !== undefined) {
     if (isChatportError(failure)) failure.details.report = report.runDir;
-    throw failure;
+    throw attachReport(failure, report);
   }
   return report;
 }

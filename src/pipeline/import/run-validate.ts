@@ -10,6 +10,7 @@ import { sumTotals, type StageCounts } from '../report.js';
 import type { StageName } from '../state/events.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
+import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { runStage } from './stage-runner.js';
 
@@ -41,6 +42,7 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const stages: ValidationResult['stages'] = {};
   const rejectsFiles: ValidationResult['rejectsFiles'] = {};
   const journal = { append: async () => undefined, close: async () => undefined };
+  await preflightInputs(config, sources, signal);
 
   const knownUser = (field: string, name: unknown): Reason[] =>
     hasUsers && typeof name === 'string' && !usernames.has(name) ? [reason(field, 'a username the users stage produces', name)] : [];
