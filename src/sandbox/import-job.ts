@@ -21,6 +21,7 @@ export function importWork(
   logger: Logger,
   flush: () => void,
   channelId?: number,
+  refuses: (key: string | undefined) => boolean = () => false,
 ): JobWork {
   return (control) =>
     control.exclusive(async () => {
@@ -33,6 +34,7 @@ export function importWork(
         items[i] = undefined; // `valid` holds what is needed from here on
         if (result === 'skip') skipped++;
         else if ('reason' in result) return fail(logger, control.jobId, kind, total, result);
+        else if (refuses(result.item.idempotencyKey)) return fail(logger, control.jobId, kind, total, { index: i, field: 'idempotencyKey', reason: 'refused (the refuseKeys job option)' });
         else valid.push(result);
         if (i % CHUNK === CHUNK - 1) await yieldToLoop();
       }
