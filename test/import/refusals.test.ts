@@ -110,3 +110,34 @@ describe('refusal only when conclusive, over HTTP', () => {
     expect(await bodiesHeld('resume-refused-')).toEqual(expectedBodies(120));
   });
 });
+
+describe('records validate or one look at the platform can tell are bad are rejected before upload', () => {
+  it('unknown authors and a username taken by a user chatport did not create: rejected with field and reason, no FAILED job, also on a rerun', async () => {
+    const name = 'prechecked';
+    const dir = join(f.dir, name);
+    const csv = generateCsvs({ users: 3, channels: 2, messages: 60 }, `${name}-`);
+    // Ten messages whose authors no user answers to, and a user whose name someone took through the API.
+    const strays = Array.from({ length: 10 }, (_, i) => `s${i},c${i % 2},${name}-ghost${i},stray message ${i}`).join('\n');
+    await writeInput(dir, 'users.csv', `${csv.users}u9,${name}-taken,Taken\n`);
+    await writeInput(dir, 'channels.csv', csv.channels);
+    await writeInput(dir, 'messages.csv', `${csv.messages}${strays}\n`);
+    await f.client.imports.upload('users', { bytes: Buffer.from(JSON.stringify([{ name: `${name}-taken`, displayName: 'Someone else', isGuest: false, properties: {}, idempotencyKey: 'someone-else' }])) })
+      .then((job) => f.client.jobs.wait(job.id, { initialIntervalMs: 20 }));
+    const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 2'));
+    const failedBefore = await failedJobs();
+
+    for (const run of [1, 2]) {
+      const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+      expect(report.status).toBe('completed-with-rejects');
+      expect(report.stages.users).toMatchObject({ read: 4, imported: 3, rejected: 1, refused: 0 });
+      expect(report.stages.messages).toMatchObject({ read: 70, imported: 60, rejected: 10, refused: 0 });
+      expect(report.stages.messages!.jobs.failed + report.stages.users!.jobs.failed).toBe(0);
+      const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; kind: string; reasons: Array<{ field: string; message: string }> });
+      expect(rejects).toHaveLength(11);
+      expect(rejects.every((r) => r.kind === 'invalid')).toBe(true);
+      expect(rejects[0]).toMatchObject({ stage: 'users', reasons: [{ field: 'name', message: expect.stringContaining(`'${name}-taken' is already taken on the platform`) as unknown }] });
+      for (const r of rejects.slice(1)) expect(r).toMatchObject({ stage: 'messages', reasons: [{ field: 'user', message: expect.stringMatching(/no user 'prechecked-ghost\d' on the platform/) as unknown }] });
+      expect(await failedJobs(), `run ${run}`).toBe(failedBefore);
+    }
+  });
+});

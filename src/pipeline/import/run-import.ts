@@ -21,6 +21,7 @@ import { createClientUploader, type UploaderOptions } from './client-uploader.js
 import { addFailedStageCounts, attachReport } from './partial-report.js';
 import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
+import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 
 export interface ImportRunOptions {
@@ -94,6 +95,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   let status: RunStatus = mode === 'dry-run' ? 'dry-run' : 'succeeded';
   let failure: unknown;
   const latest: Partial<Record<StageName, StageCounts>> = {};
+  const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal);
   try {
     await preflightInputs(config, sources, signal);
     for (const stageConfig of config.stages) {
@@ -104,6 +106,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
       stages[stage] = await runStage({
         config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
         logger: runLogger,
+        ...(await checks.forStage(stageConfig)),
         ...(uploader ? { uploader } : {}),
         ...(channelIds ? { channelIds } : {}),
         ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
