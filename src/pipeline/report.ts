@@ -96,6 +96,7 @@ export function formatReportTable(report: RunReport): string {
     const c = counts.uploadConcurrency;
     if (c) tail.push(`${stage}: the platform rate-limited uploads; concurrency went down to ${c.lowest} of ${c.configured} (${c.current} at the end)`);
   }
+  if (report.error) tail.push(`stopped by ${report.error.code}: ${report.error.message}`);
   if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
   tail.push(`run directory: ${report.runDir}`);

@@ -23,6 +23,7 @@ export function importWork(
   flush: () => void,
   channelId?: number,
   ids?: WireIds,
+  refuses: (key: string | undefined) => boolean = () => false,
 ): JobWork {
   return (control) =>
     control.exclusive(async () => {
@@ -35,6 +36,7 @@ export function importWork(
         items[i] = undefined; // `valid` holds what is needed from here on
         if (result === 'skip') skipped++;
         else if ('reason' in result) return fail(logger, control.jobId, kind, total, result);
+        else if (refuses(result.item.idempotencyKey)) return fail(logger, control.jobId, kind, total, { index: i, field: 'idempotencyKey', reason: 'refused (the refuseKeys job option)' });
         else valid.push(result);
         if (i % CHUNK === CHUNK - 1) await yieldToLoop();
       }

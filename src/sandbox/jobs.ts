@@ -46,10 +46,20 @@ export class JobEngine {
     private readonly capacity: SandboxCapacity,
     private readonly random: () => number,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.setOptions(options);
+  }
 
   setOptions(options: SandboxJobOptions): void {
     this.options = { ...options };
+    this.refused = new Set(options.refuseKeys ?? []);
+  }
+
+  private refused = new Set<string>();
+
+  /** Whether the `refuseKeys` option refuses the item with this idempotency key. */
+  refuses(key: string | undefined): boolean {
+    return key !== undefined && this.refused.has(key);
   }
 
   /** Creates a PENDING job and schedules its work; the caller answers 202 with the record at once. */

@@ -55,6 +55,11 @@ export interface SandboxJobOptions {
   failProbability?: number;
   /** When true, jobs created from now on never leave RUNNING (a job that never finishes). */
   stuck?: boolean;
+  /**
+   * Idempotency keys of items the platform refuses: an import job holding one FAILS (applies nothing),
+   * like a refusal no client-side check can foresee. Default none.
+   */
+  refuseKeys?: string[];
 }
 
 export interface SandboxCapacity {

@@ -15,7 +15,7 @@ export const ExitCode = {
   INPUT_MISSING: 66,
   /** The service stayed unavailable after all retries. */
   UNAVAILABLE: 69,
-  /** Temporary failure: rate limited past the retry budget, a deadline passed. Safe to retry later. */
+  /** Temporary failure: rate limited past the retry budget, a deadline passed, the platform failing every job. Safe to retry later. */
   TEMPORARY: 75,
   /** Authentication or authorization failed (401/403). */
   AUTH: 77,
@@ -35,7 +35,7 @@ const byCode: ReadonlyArray<[RegExp, ExitCode]> = [
   [/^INPUT_MISSING$/, ExitCode.INPUT_MISSING],
   [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED)$/, ExitCode.DATA_INVALID],
   [/^API_(UNAUTHORIZED|FORBIDDEN)$/, ExitCode.AUTH],
-  [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED)$/, ExitCode.TEMPORARY],
+  [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS)$/, ExitCode.TEMPORARY],
   [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE)$/, ExitCode.UNAVAILABLE],
   [/^JOB_FAILED$/, ExitCode.REMOTE_JOB_FAILED],
 ];

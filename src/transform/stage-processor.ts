@@ -4,7 +4,7 @@ import { compileMapping, MappingError } from './compile-mapping.js';
 import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
-import { CHANNEL_KEY_PROPERTY, CHANNEL_REF_STAGES, DERIVED_FIELDS, IMPLIED_TYPES } from './stages.js';
+import { CHANNEL_KEY_PROPERTY, CHANNEL_REF_STAGES, DERIVED_FIELDS, IMPLIED_TYPES, PIPELINE_PROPERTY } from './stages.js';
 import { describeFound, reason } from './types.js';
 import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
@@ -14,6 +14,8 @@ import type { Int64 } from '../shared/int64.js';
 export interface StageProcessorSpec {
   /** The pipeline's name: part of every idempotency key. */
   pipelineName: string;
+  /** The pipeline's identity: users and channels carry it in `properties.chatportPipeline`. */
+  pipelineId?: string;
   stage: StageKind;
   /** The source field that identifies a record, or several (a composite key). */
   key: string | string[];
@@ -96,11 +98,9 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const item = mapping.map(record, reasons);
 
     if (stage === 'users' && item.properties === undefined) item.properties = {};
-    if (stage === 'channels' && sourceKey !== undefined) {
-      const props = item.properties;
-      // A fresh object: the mapping may share one (a constant) between records.
-      item.properties = props !== null && typeof props === 'object' && !Array.isArray(props) ? { ...props, [CHANNEL_KEY_PROPERTY]: sourceKey } : props === undefined ? { [CHANNEL_KEY_PROPERTY]: sourceKey } : props;
-    }
+    if (stage === 'users' && spec.pipelineId !== undefined) item.properties = withProperties(item.properties, { [PIPELINE_PROPERTY]: spec.pipelineId });
+    if (stage === 'channels' && sourceKey !== undefined)
+      item.properties = withProperties(item.properties, { [CHANNEL_KEY_PROPERTY]: sourceKey, ...(spec.pipelineId !== undefined ? { [PIPELINE_PROPERTY]: spec.pipelineId } : {}) });
     let channelKey: string | undefined;
     let channelId: Int64 | undefined;
     if (needsChannel) {
@@ -124,4 +124,10 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     if (channelId !== undefined) accepted.channelId = channelId;
     return accepted;
   };
+}
+
+/** A fresh properties object with `added` (the mapping may share one object, a constant, between records); a non-object is left for the validator. */
+function withProperties(props: unknown, added: Record<string, string>): unknown {
+  if (props === undefined) return { ...added };
+  return props !== null && typeof props === 'object' && !Array.isArray(props) ? { ...props, ...added } : props;
 }

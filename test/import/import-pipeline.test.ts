@@ -121,9 +121,9 @@ describe('import pipeline against the sandbox', () => {
     for (let c = 0; c < 6; c++) expect(byChannel.get(`rl-chan-${c}`)).toEqual(Array.from({ length: 40 }, (_, k) => `message number ${k * 6 + c}`));
   });
 
-  it('isolates the one item the platform refuses, at its source line, and imports the rest', async () => {
+  it('rejects before upload the one user whose name the platform holds already, at its source line, and imports the rest', async () => {
     const dir = join(f.dir, 'refused');
-    // "user13" already exists on the platform under another idempotency key: a file holding it FAILS.
+    // "taken13" already exists on the platform, created by someone else: the platform would refuse it.
     await f.client.imports.upload('users', { bytes: Buffer.from(JSON.stringify([{ name: 'taken13', displayName: 'x', isGuest: false, properties: {}, idempotencyKey: 'other-key' }])) })
       .then((job) => f.client.jobs.wait(job.id, { initialIntervalMs: 20 }));
     const rows = Array.from({ length: 40 }, (_, i) => `u${i},${i === 13 ? 'taken13' : `iso${i}`},Person ${i}`);
@@ -138,10 +138,10 @@ stages:
 `);
     const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
     expect(report.status).toBe('completed-with-rejects');
-    expect(report.stages.users).toMatchObject({ read: 40, imported: 39, rejected: 1, refused: 1 });
+    expect(report.stages.users).toMatchObject({ read: 40, imported: 39, rejected: 1, refused: 0, jobs: { failed: 0 } });
     const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number; record: { name: string } });
     expect(rejects).toHaveLength(1);
-    expect(rejects[0]).toMatchObject({ kind: 'refused', line: 15, record: { name: 'taken13' } });
+    expect(rejects[0]).toMatchObject({ kind: 'invalid', line: 15, record: { name: 'taken13' }, reasons: [{ field: 'name' }] });
     const names = new Set((await all(f.client.users.list({ pageSize: 100 }))).map((u) => u.name));
     for (let i = 0; i < 40; i++) if (i !== 13) expect(names.has(`iso${i}`)).toBe(true);
   });

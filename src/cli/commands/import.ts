@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { PipelineConfig } from '../../config/index.js';
+import { reportOf } from '../../pipeline/import/partial-report.js';
 import { runImport } from '../../pipeline/import/run-import.js';
 import { formatReportTable, type RunReport } from '../../pipeline/report.js';
 import { UsageError } from '../../shared/errors.js';
@@ -66,6 +67,12 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
     await writeTerminationLog(ctx.env, { command: 'import', pipeline: config.name, status: report.status, exitCode, runId: report.runId, totals: report.totals });
     return report;
   } catch (error) {
+    // A run that failed mid-way still says what it sent and imported before the failure.
+    const partial = reportOf(error);
+    if (partial) {
+      progress.stop();
+      ctx.stdout.write(options.json ? `${JSON.stringify(partial, null, 2)}\n` : formatReportTable(partial));
+    }
     const code = isChatportError(error) ? error.code : 'INTERNAL';
     await writeTerminationLog(ctx.env, {
       command: 'import', pipeline: config.name, status: code === 'INTERRUPTED' ? 'interrupted' : 'failed', exitCode: exitCodeFor(error),

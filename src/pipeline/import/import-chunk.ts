@@ -1,18 +1,27 @@
 import type { ChunkState } from '../state/run-state.js';
 import type { JournalEvent, PartPath, StageName } from '../state/events.js';
 import type { Int64 } from '../../shared/int64.js';
+import type { JobHealth } from './job-health.js';
 
 /**
  * Imports one chunk to the end, and finds the bad items of a FAILED job by itself.
  *
  * The platform says nothing about why an import job FAILED (decisions.md "Jobs"), and a file with one
  * invalid item applies nothing. So a FAILED part is split in halves that are sent again — safe, because
- * every item carries its idempotency key — recursively, until the failing items stand alone. A single item
- * that still FAILS after `singleItemAttempts` tries is refused (it becomes a reject); everything else is
- * imported. Halves go one after the other, so items keep their order (messages are applied in file order).
+ * every item carries its idempotency key — recursively, until the failing items stand alone. Halves go one
+ * after the other, so items keep their order (messages are applied in file order).
+ *
+ * Refusal only when conclusive: a job may also FAIL because the platform fails jobs indiscriminately for a
+ * while, and that says nothing about the items. An item is refused only when its single-item job FAILED
+ * `singleItemAttempts` times, then a job of the stage FINISHED (another chunk's job, since the item's first
+ * failure; or else a probe, an import with no items, sent to ask), and then its job FAILED once more. When
+ * the probe FAILS too, or when `JobHealth` sees a long row of FAILED jobs and the probe then FAILS, the run
+ * stops with PlatformFailingError (transient, exit 75) and nothing is refused.
  *
  * Resumable: the chunk's journal state says which parts FINISHED (skipped), which are in flight (polled
- * again, not re-sent) and which FAILED before (split at once).
+ * again, not re-sent) and which were split (their halves are sent). Tries are counted per attempt, so the
+ * FAILED jobs of an outage do not use up a resumed run's tries; an item refused in an earlier attempt is
+ * tried once more (what made the platform refuse it may have been fixed since).
  */
 export interface ChunkOps {
   /**
@@ -22,6 +31,10 @@ export interface ChunkOps {
   submit(lo: number, hi: number, part: PartPath): Promise<Int64>;
   /** Waits until the job is final. */
   wait(jobId: Int64): Promise<'FINISHED' | 'FAILED'>;
+  /** Sends an import with no items and waits for it: does the platform complete jobs at all? */
+  probe(): Promise<'FINISHED' | 'FAILED'>;
+  /** The stage's job outcomes so far, shared by its chunks. */
+  health: JobHealth;
   record(event: JournalEvent): Promise<void>;
   /** Called before each FAILED job is handled; throws when the run's budget of failed jobs is spent. */
   onFailedJob(info: { stage: StageName; seq: number; part: PartPath; jobId: Int64 }): void;
@@ -31,50 +44,81 @@ export interface ChunkOps {
 export interface ChunkPolicy {
   /** Tries of the whole chunk before it is split (covers a job that FAILED for a passing reason). Default 2. */
   wholeChunkAttempts: number;
-  /** Tries of a single item before it is refused. Default 3. */
+  /** Tries of a single item before the platform must show it works; one more try follows. Default 2. */
   singleItemAttempts: number;
 }
 
-export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { wholeChunkAttempts: 2, singleItemAttempts: 3 };
+export const DEFAULT_CHUNK_POLICY: ChunkPolicy = { wholeChunkAttempts: 2, singleItemAttempts: 2 };
 
 export interface ChunkOutcome {
   imported: number;
   refused: number[];
 }
 
+/** A chunk a resumed run must still work on: unfinished, or holding items an earlier attempt refused. */
+export function chunkNeedsWork(chunk: ChunkState): boolean {
+  return !chunk.done || chunk.refused.size > 0;
+}
+
 export async function importChunk(stage: StageName, chunk: ChunkState, ops: ChunkOps, policy: ChunkPolicy = DEFAULT_CHUNK_POLICY): Promise<ChunkOutcome> {
   const refused: number[] = [];
   let imported = 0;
+  // FAILED tries of each part in this attempt (the journal's counts include earlier attempts).
+  const tries = new Map<PartPath, number>();
+  const triesOf = (part: PartPath) => tries.get(part) ?? 0;
 
   const runPart = async (part: PartPath, lo: number, hi: number): Promise<void> => {
     if (chunk.finished.has(part)) {
+      if (hi - lo === 1 && chunk.refused.has(lo)) await withdrawRefusal(lo);
       imported += hi - lo;
       return;
     }
-    if (hi - lo === 1 && chunk.refused.has(lo)) {
-      refused.push(lo);
-      return;
-    }
-    const maxAttempts = hi - lo === 1 ? policy.singleItemAttempts : part === '' ? policy.wholeChunkAttempts : 1;
+    if (hi - lo === 1) return chunk.refused.has(lo) ? retryRefused(part, lo) : runSingle(part, lo);
+    const maxAttempts = part === '' ? policy.wholeChunkAttempts : 1;
     // A part whose children already started was split in an earlier attempt: go straight to them.
     const splitBefore = hasDescendants(chunk, part);
-    while (!splitBefore && (chunk.failures.get(part) ?? 0) < maxAttempts) {
-      const state = await sendAndWait(part, lo, hi);
-      if (state === 'FINISHED') {
+    while (!splitBefore && triesOf(part) < maxAttempts) {
+      if ((await sendAndWait(part, lo, hi)) === 'FINISHED') {
         imported += hi - lo;
         return;
       }
     }
-    if (hi - lo === 1) {
-      const attempts = chunk.failures.get(part) ?? 0;
-      chunk.refused.add(lo);
-      await ops.record({ t: 'item-refused', stage, seq: chunk.seq, index: lo, attempts });
-      refused.push(lo);
-      return;
-    }
     const mid = lo + Math.ceil((hi - lo) / 2);
     await runPart(`${part}0`, lo, mid);
     await runPart(`${part}1`, mid, hi);
+  };
+
+  /** One item alone: its tries, then proof that the platform completes jobs, then a last try. */
+  const runSingle = async (part: PartPath, index: number): Promise<void> => {
+    let finishedAtFirstFailure: number | undefined;
+    while (triesOf(part) < policy.singleItemAttempts) {
+      if ((await sendAndWait(part, index, index + 1)) === 'FINISHED') {
+        imported++;
+        return;
+      }
+      finishedAtFirstFailure ??= ops.health.finished;
+    }
+    if (finishedAtFirstFailure === undefined || ops.health.finished <= finishedAtFirstFailure) await ops.health.confirmWorking(stage, ops.probe);
+    if ((await sendAndWait(part, index, index + 1)) === 'FINISHED') {
+      imported++;
+      return;
+    }
+    chunk.refused.add(index);
+    await ops.record({ t: 'item-refused', stage, seq: chunk.seq, index, attempts: triesOf(part) });
+    refused.push(index);
+  };
+
+  /** An item an earlier attempt refused: tried once more. */
+  const retryRefused = async (part: PartPath, index: number): Promise<void> => {
+    if ((await sendAndWait(part, index, index + 1)) === 'FINISHED') {
+      await withdrawRefusal(index);
+      imported++;
+    } else refused.push(index);
+  };
+
+  const withdrawRefusal = async (index: number): Promise<void> => {
+    chunk.refused.delete(index);
+    await ops.record({ t: 'refusal-withdrawn', stage, seq: chunk.seq, index });
   };
 
   const sendAndWait = async (part: PartPath, lo: number, hi: number): Promise<'FINISHED' | 'FAILED'> => {
@@ -86,10 +130,18 @@ export async function importChunk(stage: StageName, chunk: ChunkState, ops: Chun
     }
     const state = await ops.wait(jobId);
     chunk.inFlight.delete(part);
+    ops.health.ended(state);
     if (state === 'FINISHED') chunk.finished.add(part);
-    else chunk.failures.set(part, (chunk.failures.get(part) ?? 0) + 1);
+    else {
+      chunk.failures.set(part, (chunk.failures.get(part) ?? 0) + 1);
+      tries.set(part, triesOf(part) + 1);
+    }
     await ops.record({ t: 'part-ended', stage, seq: chunk.seq, part, jobId, state, at: ops.now() });
-    if (state === 'FAILED') ops.onFailedJob({ stage, seq: chunk.seq, part, jobId });
+    if (state === 'FAILED') {
+      ops.onFailedJob({ stage, seq: chunk.seq, part, jobId });
+      // A long row of FAILED jobs: before splitting further, the platform must show it completes jobs.
+      if (ops.health.failingIndiscriminately) await ops.health.confirmWorking(stage, ops.probe);
+    }
     return state;
   };
 

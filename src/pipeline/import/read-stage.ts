@@ -1,9 +1,10 @@
-import { parseRecordBatches } from '../../formats/index.js';
+import { parseRecordBatches, type ParseRecordsOptions, type RecordPosition } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { readSlackStageBatches } from '../slack/index.js';
+import { inputReadFailure } from './input-errors.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -49,20 +50,27 @@ async function* readSourceBatches(
       read += n;
       deps.onInputBytes?.(read, total);
     });
-    const batches = parseRecordBatches(bytes, {
-      file: input.uri,
-      gzip: source.gzip,
-      csv: source.csv,
-      ...(source.format ? { format: source.format } : {}),
-    });
-    for await (const batch of batches) {
-      const out = new Array<Processed>(batch.length);
-      for (let i = 0; i < batch.length; i++) out[i] = process(batch[i]!);
-      yield out;
-      // Checked per batch so that a signal stops reading promptly; the generator's return closes the file.
-      if (deps.signal?.aborted) return;
+    const batches = parseRecordBatches(bytes, parseOptionsOf(stage, input.uri));
+    let last: RecordPosition | undefined;
+    try {
+      for await (const batch of batches) {
+        const out = new Array<Processed>(batch.length);
+        for (let i = 0; i < batch.length; i++) out[i] = process(batch[i]!);
+        last = batch[batch.length - 1]?.position ?? last;
+        yield out;
+        // Checked per batch so that a signal stops reading promptly; the generator's return closes the file.
+        if (deps.signal?.aborted) return;
+      }
+    } catch (error) {
+      throw inputReadFailure(stage, input.uri, last, error);
     }
   }
+}
+
+/** How one input object of a stage is parsed (the stage reader and the pre-flight read it alike). */
+export function parseOptionsOf(stage: StageConfig, file: string): ParseRecordsOptions {
+  const { source } = stage;
+  return { file, gzip: source.gzip, csv: source.csv, ...(source.format ? { format: source.format } : {}) };
 }
 
 /** Passes bytes through, telling how many went by; closing either end closes the other. */

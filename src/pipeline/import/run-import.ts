@@ -18,7 +18,10 @@ import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
+import { addFailedStageCounts, attachReport } from './partial-report.js';
+import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
+import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 import { verifyImportRun } from '../verify/index.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -96,7 +99,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   let channelIds: ChannelIdLookup | undefined;
   let status: RunStatus = mode === 'dry-run' ? 'dry-run' : 'succeeded';
   let failure: unknown;
+  const latest: Partial<Record<StageName, StageCounts>> = {};
+  const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal);
   try {
+    await preflightInputs(config, sources, signal);
     for (const stageConfig of config.stages) {
       const stage = stageConfig.stage;
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
@@ -105,10 +111,14 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
       stages[stage] = await runStage({
         config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
         logger: runLogger,
+        ...(await checks.forStage(stageConfig)),
         ...(uploader ? { uploader } : {}),
         ...(channelIds ? { channelIds } : {}),
         ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
-        onProgress: (s, c) => deps.onProgress?.(s, c),
+        onProgress: (s, c) => {
+          latest[s] = c;
+          deps.onProgress?.(s, c);
+        },
       });
       runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
@@ -116,6 +126,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   } catch (error) {
     failure = error;
     status = signal.aborted ? 'interrupted' : 'failed';
+    addFailedStageCounts(stages, latest);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
@@ -130,7 +141,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
     await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger: runLogger, signal, ...options.verify });
   if (failure !== undefined) {
     if (isChatportError(failure)) failure.details.report = report.runDir;
-    throw failure;
+    throw attachReport(failure, report);
   }
   return report;
 }

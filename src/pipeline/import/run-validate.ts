@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow } from '../../shared/async.js';
 import { createSilentLogger } from '../../shared/logger.js';
-import type { Reason } from '../../transform/index.js';
-import { reason } from '../../transform/types.js';
 import { sumTotals, type StageCounts } from '../report.js';
 import type { StageName } from '../state/events.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
+import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
+import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 
 export interface ValidationResult {
@@ -34,28 +34,17 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const state = foldRunState([]);
   const sources = sourceOptionsOf(config);
   const signal = options.signal ?? new AbortController().signal;
-  const hasUsers = config.stages.some((s) => s.stage === 'users');
   const hasChannels = config.stages.some((s) => s.stage === 'channels');
-  const usernames = new Set<string>();
+  const checks = new StageChecks(config, undefined);
   const channelKeys = new Set<string>();
   const stages: ValidationResult['stages'] = {};
   const rejectsFiles: ValidationResult['rejectsFiles'] = {};
   const journal = { append: async () => undefined, close: async () => undefined };
-
-  const knownUser = (field: string, name: unknown): Reason[] =>
-    hasUsers && typeof name === 'string' && !usernames.has(name) ? [reason(field, 'a username the users stage produces', name)] : [];
+  await preflightInputs(config, sources, signal);
 
   for (const stageConfig of config.stages) {
     const stage = stageConfig.stage;
-    const crossCheck = (item: Record<string, unknown>): Reason[] => {
-      if (stage === 'channels') {
-        const members = Array.isArray(item.members) ? item.members : [];
-        return [...members.flatMap((m, i) => knownUser(`members.${i}`, m)), ...knownUser('creator', item.creator)];
-      }
-      if (stage === 'members') return knownUser('username', item.username);
-      if (stage === 'messages') return knownUser('user', item.user);
-      return [];
-    };
+    const { crossCheck, onAccepted } = await checks.forStage(stageConfig);
     stages[stage] = await runStage({
       config, stage: stageConfig, runId, paths, state: state.stages[stage], journal, mode: 'validate', sources, signal,
       logger: createSilentLogger(), now: realNow, onProgress: () => undefined, crossCheck,
@@ -63,7 +52,7 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
       // channels stage the channels exist on the platform already and cannot be checked offline.
       channelIds: (key: string) => (!hasChannels || channelKeys.has(key) ? 1 : undefined),
       onAccepted: (item, sourceKey) => {
-        if (stage === 'users' && typeof item.name === 'string') usernames.add(item.name);
+        onAccepted(item, sourceKey);
         if (stage === 'channels') channelKeys.add(sourceKey);
       },
     });

@@ -11,7 +11,8 @@ import type { JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
 import type { ChunkState, StageState } from '../state/run-state.js';
-import { importChunk, type ChunkOps } from './import-chunk.js';
+import { chunkNeedsWork, importChunk, type ChunkOps } from './import-chunk.js';
+import { JobHealth } from './job-health.js';
 import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
@@ -66,6 +67,9 @@ export interface StageRunContext {
  */
 const OPEN_CHUNKS_BUDGET_BYTES = 8 * 1024 * 1024;
 
+/** The probe's file: an import with no items (see importChunk). */
+const EMPTY_IMPORT = Buffer.from('[]');
+
 /**
  * Runs one stage: reads its input, writes rejects, cuts chunks, uploads them (order kept per channel),
  * waits for their jobs and isolates refused items. Resumable from the journal: a rerun reads the input
@@ -83,6 +87,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const chunker = new Chunker<RecordPosition>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes, maxOpenBytes: OPEN_CHUNKS_BUDGET_BYTES });
   let chunkDirReady: Promise<unknown> | undefined;
   const scheduler = new OrderedScheduler(options.concurrency);
+  const health = new JobHealth();
   const adaptive = ctx.uploader ? new AdaptiveConcurrency(options.concurrency, ctx.uploader.rateLimited()) : undefined;
   const progress = () => {
     counts.durationMs = ctx.now() - started;
@@ -116,7 +121,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     // Chunk files are derived from the input, so they need no fsync: a resumed run checks the sha256 above
     // and writes every unfinished chunk again from the bytes it just rebuilt, so a file torn by a crash is
     // never uploaded.
-    if (!chunkState || (!chunkState.done && mode === 'import')) {
+    if (!chunkState || (chunkNeedsWork(chunkState) && mode === 'import')) {
       const file = chunkState?.file ?? ctx.paths.chunkFile(ctx.runId, stage, chunk.seq);
       await (chunkDirReady ??= mkdir(dirname(file), { recursive: true }));
       await writeFile(file, chunk.bytes);
@@ -140,7 +145,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     const whole = chunk.bytes;
     let items: Promise<string[]> | undefined;
     const loadItems = () => (items ??= readChunkItems(file));
-    if (chunkState.done) {
+    if (!chunkNeedsWork(chunkState)) {
       await settleOutcome(metas, loadItems, records - chunkState.refused.size, [...chunkState.refused].sort((a, b) => a - b));
       state.chunks.delete(chunk.seq);
       return;
@@ -150,6 +155,12 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     const uploader = ctx.uploader;
     const current = chunkState;
     const channelId = stage === 'members' ? (chunk.group as Int64) : undefined;
+    const wait = async (jobId: Int64) => {
+      const state = await uploader.wait(jobId);
+      if (state === 'FINISHED') counts.jobs.finished++;
+      else counts.jobs.failed++;
+      return state;
+    };
     const ops: ChunkOps = {
       submit: async (lo, hi, part) => {
         counts.jobs.submitted++;
@@ -158,12 +169,12 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         adaptConcurrency(uploader);
         return jobId;
       },
-      wait: async (jobId) => {
-        const state = await uploader.wait(jobId);
-        if (state === 'FINISHED') counts.jobs.finished++;
-        else counts.jobs.failed++;
-        return state;
+      wait,
+      probe: async () => {
+        counts.jobs.submitted++;
+        return wait(await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe'));
       },
+      health,
       record: (event) => ctx.journal.append(event),
       onFailedJob: (info) => uploader.onFailedJob(info),
       now: () => new Date(ctx.now()).toISOString(),

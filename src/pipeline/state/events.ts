@@ -19,6 +19,8 @@ export type JournalEvent =
   | { t: 'part-ended'; stage: StageName; seq: number; part: PartPath; jobId: Int64; state: 'FINISHED' | 'FAILED'; at: string }
   /** One item the platform refused even alone, after its retries: it becomes a reject. */
   | { t: 'item-refused'; stage: StageName; seq: number; index: number; attempts: number }
+  /** An item refused in an earlier attempt was tried again on resume, and its job FINISHED: it is imported. */
+  | { t: 'refusal-withdrawn'; stage: StageName; seq: number; index: number }
   /** Every item of the chunk is either imported or refused. */
   | { t: 'chunk-done'; stage: StageName; seq: number; imported: number; refused: number }
   | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number }

@@ -74,6 +74,9 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
       case 'item-refused':
         chunkOf(stage, e.seq).refused.add(e.index);
         break;
+      case 'refusal-withdrawn':
+        chunkOf(stage, e.seq).refused.delete(e.index);
+        break;
       case 'chunk-done':
         chunkOf(stage, e.seq).done = true;
         break;

@@ -1,0 +1,47 @@
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import { isUnparseable, parseRecordBatches, type SourceItem } from '../../formats/index.js';
+import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
+import { openSlackExport } from '../../sources/slack/index.js';
+import { inputReadFailure, unreadableInput } from './input-errors.js';
+import { parseOptionsOf } from './read-stage.js';
+
+/**
+ * Pre-flight: before the first upload, every stage's input exists, opens, and its first records parse, so
+ * that a missing messages file or a corrupt gzip is found before users, channels and members were sent.
+ * Steps, per stage: list every location (a path, glob or S3 prefix listing nothing is INPUT_MISSING, exit
+ * 66, naming the pattern), then open every object and parse its first batch (a bad gzip header, a file the
+ * format cannot read, or a first record that does not parse is DATA_INVALID, exit 65, naming file and
+ * line). Only the first batch of each object is read: the rest is found when the stage reads it.
+ */
+export async function preflightInputs(config: PipelineConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<void> {
+  const slackExports = new Set<string>();
+  for (const stage of config.stages) {
+    if (signal?.aborted) return;
+    if (stage.slack) slackExports.add(stage.slack.export);
+    else for (const input of await listStageInputs(stage, sources)) await checkFirstRecords(stage, input);
+  }
+  for (const path of slackExports) await (await openSlackExport(path)).close();
+}
+
+/** Every object the stage's locations name; each location must name at least one (the sources throw INPUT_MISSING). */
+async function listStageInputs(stage: StageConfig, sources: InputSourceOptions): Promise<InputObject[]> {
+  const inputs: InputObject[] = [];
+  for (const location of stage.source.paths) for await (const input of createInputSource(location, sources).listInputs()) inputs.push(input);
+  return inputs;
+}
+
+/** Opens one object and parses its first batch; the first record must be a record. */
+async function checkFirstRecords(stage: StageConfig, input: InputObject): Promise<void> {
+  const batches = parseRecordBatches(input.open(), parseOptionsOf(stage, input.uri));
+  let first: SourceItem | undefined;
+  try {
+    const next = await batches.next();
+    first = next.done ? undefined : next.value[0];
+  } catch (error) {
+    throw inputReadFailure(stage, input.uri, undefined, error);
+  } finally {
+    await batches.return?.(undefined).catch(() => undefined);
+  }
+  if (first && isUnparseable(first))
+    throw unreadableInput(stage, input.uri, { at: first.position }, `${first.unparseable.message} (expected ${first.unparseable.expected}); nothing was sent`);
+}

@@ -1,0 +1,109 @@
+import type { ChatportClient } from '../../api/index.js';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import { PIPELINE_PROPERTY, type Reason } from '../../transform/index.js';
+import { reason } from '../../transform/types.js';
+
+/** Names the platform holds, each marked true when this pipeline created the record (its `chatportPipeline` property). */
+type Holders = Map<string, boolean>;
+
+export interface StageCheckHooks {
+  crossCheck(item: Record<string, unknown>): Reason[];
+  onAccepted(item: Record<string, unknown>, sourceKey: string): void;
+}
+
+/**
+ * The checks a record passes before its stage uploads it, so that what `chatport validate` or one look at
+ * the platform can tell is rejected with its field and reason instead of costing FAILED jobs and a
+ * bisection (which stays for what only the platform can refuse):
+ * - a username or channel name already held on the platform by a record this pipeline did not create;
+ * - channel members and creators, member usernames and message authors that no user answers to: with a
+ *   client, users the platform holds (read after the users stage, so it holds what that stage imported);
+ *   offline (`validate`, a dry run), users the users stage produces.
+ * The platform is read in pages of 100 into one Map of names per kind, once per stage that needs it.
+ */
+export class StageChecks {
+  private readonly produced = new Set<string>();
+  private readonly hasUsersStage: boolean;
+  private users: Holders | undefined;
+  /** The users read last may have changed since: the users stage ran after them. */
+  private usersStale = true;
+
+  constructor(
+    private readonly config: PipelineConfig,
+    private readonly client: ChatportClient | undefined,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.hasUsersStage = config.stages.some((s) => s.stage === 'users');
+  }
+
+  /** The hooks for one stage's run; reads from the platform what the stage's checks need. */
+  async forStage(stageConfig: StageConfig): Promise<StageCheckHooks> {
+    const stage = stageConfig.stage;
+    if (this.client && stage !== 'users' && this.usersStale) await this.readUsers();
+    if (this.client && stage === 'users' && !stageConfig.slack) {
+      // Slack users do not carry the pipeline property yet, so a rerun would find its own users "taken".
+      await this.readUsers();
+      this.usersStale = true;
+    }
+    const channels = this.client && stage === 'channels' && !stageConfig.slack ? await this.readChannels() : undefined;
+    const known = (field: string, name: unknown): Reason[] => (typeof name !== 'string' || this.knows(name) ? [] : [this.unknownUser(field, name)]);
+    const crossCheck = (item: Record<string, unknown>): Reason[] => {
+      switch (stage) {
+        case 'users':
+          return takenName(this.users && !stageConfig.slack ? this.users : undefined, 'name', item.name, 'username', this.config.id);
+        case 'channels': {
+          const members = Array.isArray(item.members) ? item.members : [];
+          const name = item.type === 'DIRECT' ? undefined : item.name;
+          return [...members.flatMap((m, i) => known(`members.${i}`, m)), ...known('creator', item.creator), ...takenName(channels, 'name', name, 'channel name', this.config.id)];
+        }
+        case 'members':
+          return known('username', item.username);
+        case 'messages':
+          return known('user', item.user);
+      }
+    };
+    const onAccepted = (item: Record<string, unknown>) => {
+      if (stage === 'users' && typeof item.name === 'string') this.produced.add(item.name);
+    };
+    return { crossCheck, onAccepted };
+  }
+
+  private knows(name: string): boolean {
+    if (this.client) return this.users!.has(name);
+    return !this.hasUsersStage || this.produced.has(name);
+  }
+
+  private unknownUser(field: string, name: string): Reason {
+    const r = this.client
+      ? reason(field, 'a username the platform holds (imported by the users stage, or there before)', name)
+      : reason(field, 'a username the users stage produces', name);
+    r.message = this.client ? `${field}: no user '${name}' on the platform (the users stage did not import it, and it was not there before)` : r.message;
+    return r;
+  }
+
+  private async readUsers(): Promise<void> {
+    const users: Holders = new Map();
+    for await (const user of this.client!.users.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) })) users.set(user.name, isOurs(user.properties, this.config.id));
+    this.users = users;
+    this.usersStale = false;
+  }
+
+  private async readChannels(): Promise<Holders> {
+    const channels: Holders = new Map();
+    for await (const channel of this.client!.channels.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) }))
+      if (channel.type !== 'DIRECT') channels.set(channel.name, isOurs(channel.properties, this.config.id));
+    return channels;
+  }
+}
+
+function isOurs(properties: Record<string, unknown> | undefined, pipelineId: string): boolean {
+  return properties?.[PIPELINE_PROPERTY] === pipelineId;
+}
+
+/** A name the platform holds for a record this pipeline did not create: the platform would refuse the item. */
+function takenName(holders: Holders | undefined, field: string, name: unknown, what: string, pipelineId: string): Reason[] {
+  if (holders === undefined || typeof name !== 'string' || holders.get(name) !== false) return [];
+  const r = reason(field, `a ${what} not taken on the platform`, name);
+  r.message = `${field}: ${what} '${name}' is already taken on the platform by a record that pipeline ${pipelineId} did not create`;
+  return [r];
+}
