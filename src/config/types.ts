@@ -1,3 +1,4 @@
+import type { SourceEncoding } from '../formats/decode-text.js';
 import type { FormatName } from '../formats/types.js';
 import type { NestedMapping, SkipRule } from '../transform/mapping-spec.js';
 import type { StageKind } from '../transform/types.js';
@@ -21,13 +22,14 @@ export interface ResolvedSource {
   paths: string[];
   format?: FormatName;
   gzip: 'auto' | boolean;
+  /** The files' text encoding (`source.encoding`, or `source.csv.encoding` in older files). */
+  encoding: SourceEncoding;
   csv: {
     header: boolean;
     columns?: string[];
     delimiter: string;
     quote: string;
     bom: boolean;
-    encoding: BufferEncoding;
   };
 }
 

@@ -89,7 +89,8 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
     delimiter,
     quote,
     bom: options.bom ?? true,
-    encoding: options.encoding ?? 'utf8',
+    // The bytes are UTF-8 whatever the file's encoding was (TextNormalizer).
+    encoding: 'utf8',
     relax_column_count: true,
     skip_empty_lines: false,
     // Up to this many parsed rows wait in the parser; the next batch takes all of them.

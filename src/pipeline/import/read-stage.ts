@@ -52,6 +52,7 @@ async function* readSourceBatches(
     const batches = parseRecordBatches(bytes, {
       file: input.uri,
       gzip: source.gzip,
+      encoding: source.encoding,
       csv: source.csv,
       ...(source.format ? { format: source.format } : {}),
     });
