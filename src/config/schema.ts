@@ -3,6 +3,7 @@ import { ENCODING_ALIASES, SOURCE_ENCODINGS } from '../formats/decode-text.js';
 import { FORMATS } from '../formats/types.js';
 import type { MappingValue, NestedMapping } from '../transform/mapping-spec.js';
 import { VALUE_TYPES } from '../transform/mapping-spec.js';
+import { DUPLICATES_MODES } from '../transform/source-duplicates.js';
 
 /**
  * The pipeline file format (pipelines/*.yaml). Every field is described here; these descriptions become the
@@ -16,6 +17,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   chunkBytes: 1_048_576,
   concurrency: 4,
   lanes: 8,
+  duplicates: 'reject',
 } as const;
 
 const fieldRef = z
@@ -121,6 +123,13 @@ const stageOptions = z
         `Messages only: channels are spread over this many lanes (by channel id); a lane's chunks upload one after the other, which keeps every channel's messages in order, while lanes upload in parallel. At most min(lanes, concurrency) message jobs run at once. Changing it changes the chunks, so keep it for a resumed run. Default ${DEFAULT_STAGE_OPTIONS.lanes}.`,
       ),
     maxRejects: z.number().int().min(0).optional().describe('Stop the run when more records than this are rejected. Default: no limit.'),
+    duplicates: z
+      .enum(DUPLICATES_MODES)
+      .optional()
+      .describe(
+        'A source key seen again in the stage: with the same content (the same import item) it is always counted as a duplicate and not sent again. With other content: "reject" (default) rejects the later record, naming where the key was first seen; ' +
+          '"last-wins" imports the last record of each key, at its own place, and skips the earlier ones (counted in skipped, listed in the run folder\'s duplicates/). last-wins reads the stage\'s input twice (once to find each key\'s last record).',
+      ),
   })
   .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');
 

@@ -96,7 +96,11 @@ export class Chunker<M> {
    * OversizeItem when the item can never fit.
    */
   add(item: unknown, meta: M, group?: number | string): Chunk<M>[] | OversizeItem {
-    const json = JSON.stringify(item);
+    return this.addJson(JSON.stringify(item), meta, group);
+  }
+
+  /** `add` for an item the caller already serialized (with JSON.stringify), e.g. to fingerprint it. */
+  addJson(json: string, meta: M, group?: number | string): Chunk<M>[] | OversizeItem {
     const existing = this.open.get(group);
     let chunk = existing ?? this.newChunk(group);
     // Encoded in place after the separator's byte; UTF-8 takes at most 3 bytes per UTF-16 unit.
