@@ -65,6 +65,8 @@ export interface CsvFormatOptions {
   quote?: string;
   /** Strip a leading byte order mark. Default true. */
   bom?: boolean;
+  /** Told the column names once they are known (from the header, or the first row's width), even in a file with no rows. */
+  onColumns?: (columns: readonly string[]) => void;
 }
 
 export interface ParseRecordsOptions {

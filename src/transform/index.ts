@@ -2,7 +2,8 @@
 export { createStageProcessor } from './stage-processor.js';
 export type { StageProcessor, StageProcessorSpec, StageProcessorDeps, SourceInput } from './stage-processor.js';
 export { compileMapping, MappingError } from './compile-mapping.js';
-export type { CompiledMapping, CompileMappingOptions } from './compile-mapping.js';
+export type { CompiledMapping, CompileMappingOptions, MappedSourceField } from './compile-mapping.js';
+export { stageSourceFields, fieldRefName, valueAt, FieldPresence } from './source-fields.js';
 export { compileSkipRules, describeSkipRule } from './skip-rules.js';
 export type { SkipTest } from './skip-rules.js';
 export { parseTemplate } from './template.js';

@@ -12,7 +12,7 @@ afterAll(() => f.close());
 
 const readLines = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
-async function displayNames(prefix: string): Promise<Record<string, string>> {
+async function displayNames(prefix: string): Promise<Record<string, string | undefined>> {
   const users = await all(f.client.users.list());
   return Object.fromEntries(users.filter((u) => u.name.startsWith(prefix)).map((u) => [u.name, u.displayName]));
 }

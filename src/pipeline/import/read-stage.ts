@@ -1,4 +1,4 @@
-import { parseRecordBatches } from '../../formats/index.js';
+import { parseRecordBatches, type SourceItem } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
@@ -11,6 +11,8 @@ export interface ReadStageDeps {
   signal?: AbortSignal;
   /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
   onInputBytes?: (read: number, total: number | undefined) => void;
+  /** Shown every batch of source records as parsed, before mapping (e.g. to see which fields the input has). */
+  onSourceBatch?: (batch: readonly SourceItem[]) => void;
 }
 
 /**
@@ -57,6 +59,7 @@ async function* readSourceBatches(
       ...(source.format ? { format: source.format } : {}),
     });
     for await (const batch of batches) {
+      deps.onSourceBatch?.(batch);
       const out = new Array<Processed>(batch.length);
       for (let i = 0; i < batch.length; i++) out[i] = process(batch[i]!);
       yield out;

@@ -6,10 +6,11 @@ import { realNow } from '../../shared/async.js';
 import { createSilentLogger } from '../../shared/logger.js';
 import type { Reason } from '../../transform/index.js';
 import { reason } from '../../transform/types.js';
-import { sumTotals, type StageCounts } from '../report.js';
+import { sumTotals, type RunWarning, type StageCounts } from '../report.js';
 import type { StageName } from '../state/events.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
+import { checkMappedFields } from './check-mapped-fields.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { runStage } from './stage-runner.js';
 
@@ -19,6 +20,8 @@ export interface ValidationResult {
   durationMs: number;
   /** rejects.ndjson of every stage, in the validation's own folder. */
   rejectsFiles: Partial<Record<StageName, string>>;
+  /** Mapped fields absent from the first records, and fields no record of a stage had. */
+  warnings: RunWarning[];
 }
 
 /**
@@ -41,6 +44,8 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const stages: ValidationResult['stages'] = {};
   const rejectsFiles: ValidationResult['rejectsFiles'] = {};
   const journal = { append: async () => undefined, close: async () => undefined };
+  // A mapping naming a column the input does not have is refused here (ConfigError, exit 78).
+  const warnings = await checkMappedFields(config, sources, signal);
 
   const knownUser = (field: string, name: unknown): Reason[] =>
     hasUsers && typeof name === 'string' && !usernames.has(name) ? [reason(field, 'a username the users stage produces', name)] : [];
@@ -59,6 +64,8 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     stages[stage] = await runStage({
       config, stage: stageConfig, runId, paths, state: state.stages[stage], journal, mode: 'validate', sources, signal,
       logger: createSilentLogger(), now: realNow, onProgress: () => undefined, crossCheck,
+      // The whole stage's word on a field replaces the first records' one.
+      onWarning: (w) => warnings.splice(0, warnings.length, ...warnings.filter((e) => e.path !== w.path), w),
       // Any channel the channels stage accepted resolves to a placeholder id; others are rejected. Without a
       // channels stage the channels exist on the platform already and cannot be checked offline.
       channelIds: (key: string) => (!hasChannels || channelKeys.has(key) ? 1 : undefined),
@@ -69,5 +76,5 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     });
     rejectsFiles[stage] = paths.stageRejects(runId, stage);
   }
-  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles };
+  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles, warnings };
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logger.js';
 import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type RecordPosition } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import { emptyCounts, type StageCounts } from '../report.js';
+import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
 import type { JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
@@ -17,6 +17,7 @@ import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 import { openStageDuplicates } from './stage-duplicates.js';
+import { watchStageFields } from './stage-fields.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -55,6 +56,8 @@ export interface StageRunContext {
   onAccepted?(item: Record<string, unknown>, sourceKey: string): void;
   /** Extra checks of an accepted item (offline cross-references); reasons turn it into a reject. */
   crossCheck?(item: Record<string, unknown>): Reason[];
+  /** Told what the report should warn of (a mapped field no record had). */
+  onWarning?(warning: RunWarning): void;
 }
 
 /**
@@ -211,11 +214,13 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     if (!state.done || mode !== 'import') {
       const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
       const duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger);
+      const fields = watchStageFields(ctx.config, stageConfig);
       const onInputBytes = (read: number, total: number | undefined) => {
         counts.bytesRead = read;
         if (total !== undefined) counts.bytesTotal = total;
       };
-      for await (const batch of readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes })) {
+      const reading = { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+      for await (const batch of readStageBatches(ctx.config, stageConfig, reading)) {
         // Synchronous per record; awaits only for a reject line or a finished chunk (a few per thousand).
         for (const processed of batch) {
           const ordinal = ++counts.read;
@@ -244,6 +249,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
       for (const chunk of chunker.finish()) await handleChunk(chunk);
+      for (const warning of fields?.warnings(counts.read) ?? []) ctx.onWarning?.(warning);
       await scheduler.drain();
       if (mode === 'import') {
         await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates });
