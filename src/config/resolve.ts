@@ -1,6 +1,7 @@
 import { dirname, isAbsolute, resolve as resolvePath } from 'node:path';
 import { isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
 import type { Document, Node, Pair } from 'yaml';
+import { normalizeEncoding } from '../formats/decode-text.js';
 import { MappingError } from '../transform/compile-mapping.js';
 import { createStageProcessor } from '../transform/stage-processor.js';
 import { CHANNEL_REF_STAGES, STAGE_ORDER } from '../transform/stages.js';
@@ -81,11 +82,12 @@ function resolveStage(stage: StageKind, file: StageFile, top: PipelineFile, base
     /^[a-z][a-z0-9+.-]*:\/\//i.test(p) || isAbsolute(p) ? p : resolvePath(baseDir, p),
   );
   const options = { ...DEFAULT_STAGE_OPTIONS, ...dropUndefined(top.options ?? {}), ...dropUndefined(file.options ?? {}) };
-  const csv = { ...file.source.csv, encoding: file.source.csv.encoding as BufferEncoding };
+  const { encoding: csvEncoding, ...csv } = file.source.csv;
   if (csv.columns === undefined) delete csv.columns;
+  const encoding = normalizeEncoding(file.source.encoding ?? csvEncoding ?? 'utf-8')!;
   const config: StageConfig = {
     stage,
-    source: { paths, gzip: file.source.gzip, csv },
+    source: { paths, gzip: file.source.gzip, encoding, csv },
     key: file.key,
     mapping: file.mapping,
     skip: file.skip,
@@ -113,6 +115,9 @@ function checkStage(stage: StageKind, file: StageFile, name: string, errors: Con
     const path = `${base}.${String(error.details.path)}`;
     errors.push({ path, message: `${base}.${error.message}` });
   }
+  const { encoding, csv } = file.source;
+  if (encoding !== undefined && csv.encoding !== undefined && normalizeEncoding(encoding) !== normalizeEncoding(csv.encoding))
+    errors.push({ path: `${base}.source.csv.encoding`, message: `${base}.source.csv.encoding: says ${csv.encoding} but source.encoding says ${encoding}; give only source.encoding`, expected: 'one encoding' });
   for (const field of REQUIRED_MAPPED[stage])
     if (!Object.hasOwn(file.mapping, field))
       errors.push({ path: `${base}.mapping.${field}`, message: `${base}.mapping.${field}: required: every ${stage} item needs ${field}`, expected: `a mapping for ${field}` });

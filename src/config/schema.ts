@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { ENCODING_ALIASES, SOURCE_ENCODINGS } from '../formats/decode-text.js';
 import { FORMATS } from '../formats/types.js';
 import type { MappingValue, NestedMapping } from '../transform/mapping-spec.js';
 import { VALUE_TYPES } from '../transform/mapping-spec.js';
+import { DUPLICATES_MODES } from '../transform/source-duplicates.js';
 
 /**
  * The pipeline file format (pipelines/*.yaml). Every field is described here; these descriptions become the
@@ -15,6 +17,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   chunkBytes: 1_048_576,
   concurrency: 4,
   lanes: 8,
+  duplicates: 'reject',
 } as const;
 
 const fieldRef = z
@@ -72,7 +75,13 @@ const skipRule = z
   })
   .describe('A rule that skips matching records (counted as skipped). Exactly one test besides `field`.');
 
-const encodings = ['utf8', 'utf-8', 'utf16le', 'utf-16le', 'latin1', 'ascii'] as const;
+const encodings = [...SOURCE_ENCODINGS, ...Object.keys(ENCODING_ALIASES)] as [string, ...string[]];
+const encoding = z
+  .enum(encodings)
+  .describe(
+    'Text encoding of the source files: utf-8 (default; a byte order mark is removed, and a UTF-16 byte order mark switches to UTF-16), latin1 (ISO-8859-1), windows-1252, utf-16le, utf-16be, or utf-16 (byte order from the byte order mark). ' +
+      'Aliases: utf8, ascii (read as utf-8), iso-8859-1, cp1252, utf16le, utf16be, utf16. A record holding bytes the encoding cannot read is rejected, naming the field and the byte.',
+  );
 
 const csvOptions = z
   .strictObject({
@@ -81,7 +90,7 @@ const csvOptions = z
     delimiter: z.string().min(1).default(',').describe('Field delimiter. Default ",".'),
     quote: z.string().length(1).default('"').describe('Quote character. Default \'"\'.'),
     bom: z.boolean().default(true).describe('Strip a leading byte order mark. Default true.'),
-    encoding: z.enum(encodings).default('utf8').describe('Text encoding. Default utf8.'),
+    encoding: encoding.optional().describe('The same as the source\'s `encoding` (kept for older files); give one of them.'),
   })
   .describe('CSV reading options.');
 
@@ -94,6 +103,7 @@ const sourceSchema = z
       ),
     format: z.enum(FORMATS).optional().describe('csv, ndjson or json (one JSON array). Sniffed from the first bytes when absent.'),
     gzip: z.union([z.literal('auto'), z.boolean()]).default('auto').describe('"auto" (default): decompress when the bytes start with the gzip magic number.'),
+    encoding: encoding.optional(),
     csv: csvOptions.prefault({}),
   })
   .describe('Where a stage\'s records come from.');
@@ -113,6 +123,13 @@ const stageOptions = z
         `Messages only: channels are spread over this many lanes (by channel id); a lane's chunks upload one after the other, which keeps every channel's messages in order, while lanes upload in parallel. At most min(lanes, concurrency) message jobs run at once. Changing it changes the chunks, so keep it for a resumed run. Default ${DEFAULT_STAGE_OPTIONS.lanes}.`,
       ),
     maxRejects: z.number().int().min(0).optional().describe('Stop the run when more records than this are rejected. Default: no limit.'),
+    duplicates: z
+      .enum(DUPLICATES_MODES)
+      .optional()
+      .describe(
+        'A source key seen again in the stage: with the same content (the same import item) it is always counted as a duplicate and not sent again. With other content: "reject" (default) rejects the later record, naming where the key was first seen; ' +
+          '"last-wins" imports the last record of each key, at its own place, and skips the earlier ones (counted in skipped, listed in the run folder\'s duplicates/). last-wins reads the stage\'s input twice (once to find each key\'s last record).',
+      ),
   })
   .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');
 

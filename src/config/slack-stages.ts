@@ -31,7 +31,7 @@ export function slackStages(slack: SlackSourceConfig, top: PipelineFile): StageC
   return STAGE_ORDER.map((stage) => ({
     stage,
     slack,
-    source: { paths: [slack.export], gzip: false, csv: { header: true, delimiter: ',', quote: '"', bom: true, encoding: 'utf8' } },
+    source: { paths: [slack.export], gzip: false, encoding: 'utf-8', csv: { header: true, delimiter: ',', quote: '"', bom: true } },
     key: SLACK_SOURCE_KEY,
     mapping: {},
     skip: [],

@@ -1,5 +1,7 @@
+import type { SourceEncoding } from '../formats/decode-text.js';
 import type { FormatName } from '../formats/types.js';
 import type { NestedMapping, SkipRule } from '../transform/mapping-spec.js';
+import type { DuplicatesMode } from '../transform/source-duplicates.js';
 import type { StageKind } from '../transform/types.js';
 
 /** A stage's options after defaults and the top-level options were applied. */
@@ -11,6 +13,8 @@ export interface ResolvedStageOptions {
   lanes: number;
   /** Absent: no limit. */
   maxRejects?: number;
+  /** A key seen again with other content: reject the later record, or let the last one win. */
+  duplicates: DuplicatesMode;
 }
 
 export interface ResolvedSource {
@@ -21,13 +25,14 @@ export interface ResolvedSource {
   paths: string[];
   format?: FormatName;
   gzip: 'auto' | boolean;
+  /** The files' text encoding (`source.encoding`, or `source.csv.encoding` in older files). */
+  encoding: SourceEncoding;
   csv: {
     header: boolean;
     columns?: string[];
     delimiter: string;
     quote: string;
     bom: boolean;
-    encoding: BufferEncoding;
   };
 }
 

@@ -89,7 +89,8 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
     delimiter,
     quote,
     bom: options.bom ?? true,
-    encoding: options.encoding ?? 'utf8',
+    // The bytes are UTF-8 whatever the file's encoding was (TextNormalizer).
+    encoding: 'utf8',
     relax_column_count: true,
     skip_empty_lines: false,
     // Up to this many parsed rows wait in the parser; the next batch takes all of them.
@@ -103,6 +104,7 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
   let index = 0;
   let columns: string[] | undefined = header ? undefined : options.columns;
   let build: RowBuilder | undefined = columns && compileRowBuilder(columns);
+  if (columns) options.onColumns?.(columns);
   try {
     for await (const batch of readBatches<string[] | CsvBreak>(rows)) {
       const out: SourceItem[] = [];
@@ -120,6 +122,7 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
           columns = options.columns ?? (header ? fields : fields.map((_, i) => String(i + 1)));
           assertUniqueColumns(columns, file, line);
           build = compileRowBuilder(columns);
+          options.onColumns?.(columns);
           if (header) continue;
         }
         if (fields.length !== columns.length) {

@@ -9,3 +9,5 @@ export { peekBytes } from './peek.js';
 export { FormatError } from './errors.js';
 export { FORMATS, RAW_TEXT_LIMIT, isUnparseable } from './types.js';
 export type { RecordPosition, SourceRecord, UnparseableRecord, SourceItem, FormatName, CsvFormatOptions, ParseRecordsOptions } from './types.js';
+export { SOURCE_ENCODINGS, ENCODING_ALIASES, normalizeEncoding, TextNormalizer } from './decode-text.js';
+export type { SourceEncoding } from './decode-text.js';

@@ -4,9 +4,11 @@ import { createGunzip } from 'node:zlib';
 import { parseCsvBatches } from './csv.js';
 import { parseJsonArrayBatches } from './json-array.js';
 import { parseNdjsonBatches } from './ndjson.js';
+import { TextNormalizer } from './decode-text.js';
 import { peekBytes } from './peek.js';
 import { isGzip, sniffFormat, SNIFF_BYTES } from './sniff.js';
-import type { ParseRecordsOptions, SourceItem } from './types.js';
+import type { FormatName, ParseRecordsOptions, SourceItem } from './types.js';
+import { rejectUnreadableText } from './unreadable-text.js';
 
 /**
  * Bytes of one source object → its records, in order, each with its position, in batches (whatever the
@@ -67,12 +69,21 @@ async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: 
     stream = pipeline(stream, createGunzip(), () => {
       // Errors surface through the iterator of the last stream.
     });
+  // Bytes become UTF-8 here, before sniffing and parsing; bytes the encoding cannot read are marked.
+  const text = new TextNormalizer(options.encoding ?? 'utf-8', options.file);
+  stream = pipeline(stream, text, () => {
+    // Errors surface through the iterator of the last stream.
+  });
   let format = options.format;
   if (format === undefined) {
     const sniffed = await peekBytes(stream, SNIFF_BYTES);
     format = sniffFormat(sniffed.head);
     stream = sniffed.stream;
   }
+  return rejectingUnreadable(parserFor(format, stream, options), text);
+}
+
+function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOptions): AsyncGenerator<SourceItem[]> {
   switch (format) {
     case 'csv':
       return parseCsvBatches(stream, options.file, options.csv);
@@ -80,5 +91,16 @@ async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: 
       return parseNdjsonBatches(stream, options.file);
     case 'json':
       return parseJsonArrayBatches(stream, options.file);
+  }
+}
+
+/**
+ * Once the file had a byte its encoding cannot read, every record from there on is searched for the marks
+ * (cheap next to parsing, and only in such files); the records holding one are rejected by name.
+ */
+async function* rejectingUnreadable(batches: AsyncGenerator<SourceItem[]>, text: TextNormalizer): AsyncGenerator<SourceItem[]> {
+  for await (const batch of batches) {
+    if (text.invalidBytes === 0) yield batch;
+    else yield batch.map((item) => rejectUnreadableText(item, text.encodingName));
   }
 }

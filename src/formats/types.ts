@@ -1,3 +1,5 @@
+import type { SourceEncoding } from './decode-text.js';
+
 /**
  * What the format adapters produce. Records are data, not exceptions: a line that cannot be parsed is an
  * `UnparseableRecord` in the same stream, at its position, so the run can reject it and go on.
@@ -27,6 +29,8 @@ export interface UnparseableRecord {
     expected: string;
     /** The raw text of the record (at most `RAW_TEXT_LIMIT` characters), or the JSON value that was not an object. */
     raw: unknown;
+    /** The source field at fault, when one is (a field holding bytes the encoding cannot read). */
+    field?: string;
   };
   position: RecordPosition;
 }
@@ -61,8 +65,8 @@ export interface CsvFormatOptions {
   quote?: string;
   /** Strip a leading byte order mark. Default true. */
   bom?: boolean;
-  /** Text encoding of the file (a Node Buffer encoding). Default "utf8". */
-  encoding?: BufferEncoding;
+  /** Told the column names once they are known (from the header, or the first row's width), even in a file with no rows. */
+  onColumns?: (columns: readonly string[]) => void;
 }
 
 export interface ParseRecordsOptions {
@@ -72,6 +76,8 @@ export interface ParseRecordsOptions {
   format?: FormatName;
   /** "auto" (default) decompresses when the bytes start with the gzip magic number; true/false force it. */
   gzip?: 'auto' | boolean;
+  /** The file's text encoding. Default UTF-8 (a UTF-16 byte order mark switches to UTF-16). */
+  encoding?: SourceEncoding;
   /** CSV options (ignored for other formats). */
   csv?: CsvFormatOptions;
 }

@@ -38,6 +38,16 @@ export interface StageCounts {
   uploadConcurrency?: { configured: number; lowest: number; current: number };
 }
 
+/** A problem worth telling that did not stop the run (a mapped field no record had). */
+export interface RunWarning {
+  stage: StageName;
+  /** Where in the pipeline file (`stages.users.mapping.properties.dept`). */
+  path: string;
+  /** The source field concerned. */
+  field: string;
+  message: string;
+}
+
 export type RunStatus = 'succeeded' | 'completed-with-rejects' | 'failed' | 'interrupted' | 'dry-run';
 
 export interface RunReport {
@@ -53,6 +63,8 @@ export interface RunReport {
   totals: Pick<StageCounts, 'read' | 'imported' | 'updated' | 'duplicates' | 'rejected' | 'refused' | 'skipped' | 'changed' | 'pending'> & { balanced: boolean };
   runDir: string;
   rejectsFile?: string;
+  /** Present when there is any. */
+  warnings?: RunWarning[];
   error?: { code: string; message: string };
   /** `import --verify`: what the platform holds against the source, after the stages (docs/verify.md). */
   verification?: VerificationSummary;
@@ -96,6 +108,8 @@ export function formatReportTable(report: RunReport): string {
     const c = counts.uploadConcurrency;
     if (c) tail.push(`${stage}: the platform rate-limited uploads; concurrency went down to ${c.lowest} of ${c.configured} (${c.current} at the end)`);
   }
+  for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
+  if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);
   if (report.error) tail.push(`stopped by ${report.error.code}: ${report.error.message}`);
   if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);

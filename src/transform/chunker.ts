@@ -99,7 +99,11 @@ export class Chunker<M> {
    * OversizeItem when the item can never fit.
    */
   add(item: unknown, meta: M, group?: Int64 | string): Chunk<M>[] | OversizeItem {
-    const json = stringifyJson(item);
+    return this.addJson(stringifyJson(item), meta, group);
+  }
+
+  /** `add` for an item the caller already serialized (with stringifyJson), e.g. to fingerprint it. */
+  addJson(json: string, meta: M, group?: Int64 | string): Chunk<M>[] | OversizeItem {
     const existing = this.open.get(group);
     let chunk = existing ?? this.newChunk(group);
     // Encoded in place after the separator's byte; UTF-8 takes at most 3 bytes per UTF-16 unit.

@@ -14,6 +14,14 @@ export interface CompiledMapping {
   map(record: Record<string, unknown>, reasons: Reason[]): Record<string, unknown>;
   /** The generated source, for tests and debugging. */
   code: string;
+  /** Every source field the mapping reads, with the mapping path that reads it (`properties.dept`), in mapping order. */
+  sourceFields: MappedSourceField[];
+}
+
+/** A source field a mapping reads, and where in the mapping (`displayName`, `properties.dept`). */
+export interface MappedSourceField {
+  path: string;
+  field: FieldRef;
 }
 
 export interface CompileMappingOptions {
@@ -76,6 +84,7 @@ const RUNTIME = { BAD, COERCERS, templateText, splitText, coerceEach };
  */
 export function compileMapping(mapping: NestedMapping, options: CompileMappingOptions = {}): CompiledMapping {
   const constants: unknown[] = [];
+  const sourceFields: MappedSourceField[] = [];
   const implied = options.impliedTypes ?? {};
   let objects = 0;
   const lit = (s: string) => JSON.stringify(s);
@@ -93,6 +102,7 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
   function fieldRule(rule: FieldRule, path: string): string {
     const type = rule.type ?? (rule.split === undefined ? implied[path] : undefined);
     const source = refName(rule.field);
+    sourceFields.push({ path, field: rule.field });
     let code = `v = ${access(rule.field)};\n`;
     if (rule.trim) code += `if (typeof v === "string") v = v.trim();\n`;
     code += `if ${missing('v')} v = ${rule.default === undefined ? 'undefined' : constant(rule.default)};\nelse {\n`;
@@ -111,6 +121,7 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
       throw new MappingError(`template of ${path}: ${(error as Error).message}`, path);
     }
     const fields = parts.flatMap((p) => ('field' in p ? [p.field] : []));
+    for (const field of fields) sourceFields.push({ path, field });
     const names = fields.map((_, i) => `t${i}`);
     let code = `{\n${fields.map((f, i) => `const ${names[i]} = ${access(f)};\n`).join('')}`;
     const allMissing = names.length === 0 ? 'false' : names.map(missing).join(' && ');
@@ -153,5 +164,5 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     b: typeof BAD,
     r: typeof RUNTIME,
   ) => CompiledMapping['map'];
-  return { map: factory(constants, COERCERS, BAD, RUNTIME), code };
+  return { map: factory(constants, COERCERS, BAD, RUNTIME), code, sourceFields };
 }

@@ -2,7 +2,8 @@
 export { createStageProcessor } from './stage-processor.js';
 export type { StageProcessor, StageProcessorSpec, StageProcessorDeps, SourceInput } from './stage-processor.js';
 export { compileMapping, MappingError } from './compile-mapping.js';
-export type { CompiledMapping, CompileMappingOptions } from './compile-mapping.js';
+export type { CompiledMapping, CompileMappingOptions, MappedSourceField } from './compile-mapping.js';
+export { stageSourceFields, fieldRefName, valueAt, FieldPresence } from './source-fields.js';
 export { compileSkipRules, describeSkipRule } from './skip-rules.js';
 export type { SkipTest } from './skip-rules.js';
 export { parseTemplate } from './template.js';
@@ -19,3 +20,7 @@ export { STAGE_ORDER, STAGE_NEEDS, CHANNEL_REF_STAGES, CHANNEL_KEY_PROPERTY, PIP
 export { VALUE_TYPES } from './mapping-spec.js';
 export type { MappingValue, NestedMapping, FieldRule, TemplateRule, ConstRule, SkipRule, FieldRef, ValueType } from './mapping-spec.js';
 export type { Accepted, Rejected, Skipped, Processed, Reason, RecordPosition, StageKind } from './types.js';
+export { KeyTable, keyFingerprint, textHash } from './key-table.js';
+export { PositionIndex, describePosition } from './position-index.js';
+export { SourceDuplicates, DUPLICATES_MODES } from './source-duplicates.js';
+export type { DuplicatesMode, DuplicateLine, DuplicateVerdict } from './source-duplicates.js';

@@ -1,20 +1,13 @@
 import { MappingError } from './compile-mapping.js';
-import type { FieldRef, SkipRule } from './mapping-spec.js';
+import type { SkipRule } from './mapping-spec.js';
+import { valueAt } from './source-fields.js';
 
 /** Returns the index of the first skip rule the record matches, or -1. */
 export type SkipTest = (record: Record<string, unknown>) => number;
 
 const OPERATORS = ['equals', 'notEquals', 'in', 'notIn', 'matches', 'empty'] as const;
 
-function read(record: Record<string, unknown>, ref: FieldRef): unknown {
-  if (typeof ref === 'string') return record[ref];
-  let v: unknown = record;
-  for (const k of ref) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string, unknown>)[k];
-  }
-  return v;
-}
+const read = valueAt;
 
 const isMissing = (v: unknown) => v === undefined || v === null || v === '';
 /** Rules compare text, so YAML's `equals: 1` matches CSV's "1" as well as JSON's 1. */

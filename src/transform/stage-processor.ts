@@ -38,7 +38,7 @@ export interface StageProcessorDeps {
 /** What the formats produce for one record (structurally the same as src/formats' SourceItem). */
 export type SourceInput =
   | { record: Record<string, unknown>; position: RecordPosition }
-  | { unparseable: { message: string; expected: string; raw: unknown }; position: RecordPosition };
+  | { unparseable: { message: string; expected: string; raw: unknown; field?: string }; position: RecordPosition };
 
 export type StageProcessor = (input: SourceInput) => Processed;
 
@@ -84,7 +84,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
       return {
         kind: 'rejected',
         position,
-        reasons: [{ field: '', expected: u.expected, found: typeof u.raw === 'string' ? 'unreadable text' : describeFound(u.raw), message: u.message }],
+        reasons: [{ field: '', expected: u.expected, found: typeof u.raw === 'string' ? 'unreadable text' : describeFound(u.raw), message: u.message, ...(u.field === undefined ? {} : { sourceField: u.field }) }],
         raw: u.raw,
       };
     }

@@ -56,11 +56,12 @@ describe('resolvePipelineConfig', () => {
       paths: ['s3://bucket/users/', '/abs/users.ndjson'],
       format: 'ndjson',
       gzip: 'auto',
-      csv: { header: true, delimiter: ',', quote: '"', bom: true, encoding: 'utf8' },
+      encoding: 'utf-8',
+      csv: { header: true, delimiter: ',', quote: '"', bom: true },
     });
     expect(messages!.source.paths).toEqual([join('/work/pipes', 'data/messages.csv.gz')]);
-    expect(users!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 4, lanes: 8 });
-    expect(messages!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 8, lanes: 8 });
+    expect(users!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 4, lanes: 8, duplicates: 'reject' });
+    expect(messages!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 8, lanes: 8, duplicates: 'reject' });
     expect(messages!.channel).toBe('channel');
     expect(users!.skip).toEqual([]);
   });

@@ -40,7 +40,7 @@ describe('CSV', () => {
   });
 
   it('reads latin1 when told the encoding', async () => {
-    const items = await parseAll([Buffer.from('name\nJosé\n', 'latin1')], { format: 'csv', csv: { encoding: 'latin1' } });
+    const items = await parseAll([Buffer.from('name\nJosé\n', 'latin1')], { format: 'csv', encoding: 'latin1' });
     expect(items[0]).toMatchObject({ record: { name: 'José' } });
   });
 

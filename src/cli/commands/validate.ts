@@ -22,6 +22,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
       else {
         ctx.stdout.write(`validation of ${config.name} (offline: nothing sent; "pending" = would be imported)\n`);
         ctx.stdout.write(formatStageTable(result.stages, result.totals, result.durationMs));
+        for (const w of result.warnings) ctx.stdout.write(`warning: ${w.message}\n`);
         for (const [stage, file] of Object.entries(result.rejectsFiles)) {
           const lines = await readFirstLines(file, Number(options.show) || 10);
           if (lines.length === 0) continue;

@@ -1,4 +1,4 @@
-import { parseRecordBatches, type ParseRecordsOptions, type RecordPosition } from '../../formats/index.js';
+import { parseRecordBatches, type ParseRecordsOptions, type RecordPosition, type SourceItem } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
@@ -12,6 +12,8 @@ export interface ReadStageDeps {
   signal?: AbortSignal;
   /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
   onInputBytes?: (read: number, total: number | undefined) => void;
+  /** Shown every batch of source records as parsed, before mapping (e.g. to see which fields the input has). */
+  onSourceBatch?: (batch: readonly SourceItem[]) => void;
 }
 
 /**
@@ -54,6 +56,7 @@ async function* readSourceBatches(
     let last: RecordPosition | undefined;
     try {
       for await (const batch of batches) {
+        deps.onSourceBatch?.(batch);
         const out = new Array<Processed>(batch.length);
         for (let i = 0; i < batch.length; i++) out[i] = process(batch[i]!);
         last = batch[batch.length - 1]?.position ?? last;
@@ -70,7 +73,7 @@ async function* readSourceBatches(
 /** How one input object of a stage is parsed (the stage reader and the pre-flight read it alike). */
 export function parseOptionsOf(stage: StageConfig, file: string): ParseRecordsOptions {
   const { source } = stage;
-  return { file, gzip: source.gzip, csv: source.csv, ...(source.format ? { format: source.format } : {}) };
+  return { file, gzip: source.gzip, encoding: source.encoding, csv: source.csv, ...(source.format ? { format: source.format } : {}) };
 }
 
 /** Passes bytes through, telling how many went by; closing either end closes the other. */

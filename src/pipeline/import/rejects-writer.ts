@@ -19,10 +19,10 @@ export interface RejectLine {
 }
 
 /**
- * Appends reject lines to one stage's file, with backpressure. The file is truncated when opened: every
+ * Appends reject lines (or other NDJSON lines: the duplicates file) to one stage's file, with backpressure. The file is truncated when opened: every
  * read of a stage's input (first run or resume) writes its rejects anew, so none is listed twice.
  */
-export class RejectsWriter {
+export class RejectsWriter<L extends object = RejectLine> {
   count = 0;
 
   private constructor(
@@ -30,12 +30,12 @@ export class RejectsWriter {
     private readonly stream: WriteStream,
   ) {}
 
-  static async open(path: string): Promise<RejectsWriter> {
+  static async open<L extends object = RejectLine>(path: string): Promise<RejectsWriter<L>> {
     await mkdir(dirname(path), { recursive: true });
-    return new RejectsWriter(path, createWriteStream(path, { flags: 'w' }));
+    return new RejectsWriter<L>(path, createWriteStream(path, { flags: 'w' }));
   }
 
-  async write(line: RejectLine): Promise<void> {
+  async write(line: L): Promise<void> {
     this.count++;
     if (!this.stream.write(`${stringifyJson(line)}\n`)) await once(this.stream, 'drain');
   }

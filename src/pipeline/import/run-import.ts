@@ -9,7 +9,7 @@ import { isChatportError } from '../../shared/errors.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { redactValue } from '../../shared/secrets.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
-import { sumTotals, type RunReport, type RunStatus, type StageCounts } from '../report.js';
+import { sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { JournalEvent, StageName } from '../state/events.js';
 import { openJournal, readJournal } from '../state/journal.js';
@@ -17,6 +17,7 @@ import { acquireLock } from '../state/lock.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
+import { checkMappedFields } from './check-mapped-fields.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
 import { addFailedStageCounts, attachReport } from './partial-report.js';
 import { preflightInputs } from './preflight.js';
@@ -70,6 +71,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const signal = deps.signal ?? new AbortController().signal;
   if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
 
+  // Refused before anything is sent: a missing or unreadable input (exit 66 / 65), then a mapping that
+  // names a column the input does not have (exit 78).
+  await preflightInputs(config, sourceOptionsOf(config), signal);
+  for (const warning of await checkMappedFields(config, sourceOptionsOf(config), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
   const paths = new RunPaths(options.stateDir ?? config.state);
   const lock = await acquireLock(paths.lock);
   const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
@@ -95,6 +100,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
     mode === 'import' ? createClientUploader(deps.client!, { signal, uploadSignal: uploads.signal, logger: runLogger }, options.uploader) : undefined;
 
   const stages: Partial<Record<StageName, StageCounts>> = {};
+  const warnings: RunWarning[] = [];
   const sources = sourceOptionsOf(config);
   let channelIds: ChannelIdLookup | undefined;
   let status: RunStatus = mode === 'dry-run' ? 'dry-run' : 'succeeded';
@@ -102,7 +108,6 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const latest: Partial<Record<StageName, StageCounts>> = {};
   const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal);
   try {
-    await preflightInputs(config, sources, signal);
     for (const stageConfig of config.stages) {
       const stage = stageConfig.stage;
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
@@ -119,6 +124,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
           latest[s] = c;
           deps.onProgress?.(s, c);
         },
+        onWarning: (w) => {
+          warnings.push(w);
+          runLogger.warn({ stage: w.stage, path: w.path, field: w.field }, w.message);
+        },
       });
       runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
@@ -131,7 +140,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
     signal.removeEventListener('abort', onAbort);
   }
 
-  const report = await writeRunOutputs({ config, paths, runId, attempt, status, stages, startedAt, endedAt: now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
+  const report = await writeRunOutputs({ config, paths, runId, attempt, status, stages, warnings, startedAt, endedAt: now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
   if (mode === 'import' && (status === 'succeeded' || status === 'completed-with-rejects'))
     await journal.append({ t: 'run-ended', runId, status, at: report.endedAt });
   await journal.close();
@@ -174,7 +183,7 @@ async function channelLookup(
 
 async function writeRunOutputs(input: {
   config: PipelineConfig; paths: RunPaths; runId: string; attempt: number; status: RunStatus;
-  stages: Partial<Record<StageName, StageCounts>>; startedAt: number; endedAt: number; failure: unknown; apiVersion: string | undefined;
+  stages: Partial<Record<StageName, StageCounts>>; warnings: RunWarning[]; startedAt: number; endedAt: number; failure: unknown; apiVersion: string | undefined;
 }): Promise<RunReport> {
   const { paths, runId } = input;
   const runDir = paths.runDir(runId);
@@ -186,6 +195,7 @@ async function writeRunOutputs(input: {
     startedAt: iso(input.startedAt), endedAt: iso(input.endedAt), durationMs: input.endedAt - input.startedAt,
     stages: input.stages, totals: sumTotals(input.stages), runDir, rejectsFile,
     ...(input.apiVersion ? { apiVersion: input.apiVersion } : {}),
+    ...(input.warnings.length > 0 ? { warnings: input.warnings } : {}),
   };
   if (input.failure !== undefined) {
     const f = input.failure as { code?: string; message?: string };

@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow } from '../../shared/async.js';
 import { createSilentLogger } from '../../shared/logger.js';
-import { sumTotals, type StageCounts } from '../report.js';
+import { sumTotals, type RunWarning, type StageCounts } from '../report.js';
 import type { StageName } from '../state/events.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
+import { checkMappedFields } from './check-mapped-fields.js';
 import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { StageChecks } from './stage-checks.js';
@@ -19,6 +20,8 @@ export interface ValidationResult {
   durationMs: number;
   /** rejects.ndjson of every stage, in the validation's own folder. */
   rejectsFiles: Partial<Record<StageName, string>>;
+  /** Mapped fields absent from the first records, and fields no record of a stage had. */
+  warnings: RunWarning[];
 }
 
 /**
@@ -41,6 +44,8 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const rejectsFiles: ValidationResult['rejectsFiles'] = {};
   const journal = { append: async () => undefined, close: async () => undefined };
   await preflightInputs(config, sources, signal);
+  // A mapping naming a column the input does not have is refused here (ConfigError, exit 78).
+  const warnings = await checkMappedFields(config, sources, signal);
 
   for (const stageConfig of config.stages) {
     const stage = stageConfig.stage;
@@ -48,6 +53,8 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     stages[stage] = await runStage({
       config, stage: stageConfig, runId, paths, state: state.stages[stage], journal, mode: 'validate', sources, signal,
       logger: createSilentLogger(), now: realNow, onProgress: () => undefined, crossCheck,
+      // The whole stage's word on a field replaces the first records' one.
+      onWarning: (w) => warnings.splice(0, warnings.length, ...warnings.filter((e) => e.path !== w.path), w),
       // Any channel the channels stage accepted resolves to a placeholder id; others are rejected. Without a
       // channels stage the channels exist on the platform already and cannot be checked offline.
       channelIds: (key: string) => (!hasChannels || channelKeys.has(key) ? 1 : undefined),
@@ -58,5 +65,5 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     });
     rejectsFiles[stage] = paths.stageRejects(runId, stage);
   }
-  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles };
+  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles, warnings };
 }

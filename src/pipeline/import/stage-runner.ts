@@ -3,10 +3,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type Reason, type RecordPosition } from '../../transform/index.js';
+import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type RecordPosition } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import { emptyCounts, type StageCounts } from '../report.js';
+import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
 import type { JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
@@ -19,6 +19,8 @@ import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 import { int64Mod, type Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
+import { openStageDuplicates } from './stage-duplicates.js';
+import { watchStageFields } from './stage-fields.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -57,6 +59,8 @@ export interface StageRunContext {
   onAccepted?(item: Record<string, unknown>, sourceKey: string): void;
   /** Extra checks of an accepted item (offline cross-references); reasons turn it into a reject. */
   crossCheck?(item: Record<string, unknown>): Reason[];
+  /** Told what the report should warn of (a mapped field no record had). */
+  onWarning?(warning: RunWarning): void;
 }
 
 /**
@@ -81,6 +85,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const counts = emptyCounts();
   const started = ctx.now();
   const rejects = await RejectsWriter.open(ctx.paths.stageRejects(ctx.runId, stage));
+  let duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
   const options = stageConfig.options;
   const maxRejects = ctx.maxRejects ?? options.maxRejects;
   const lanes = options.lanes;
@@ -103,6 +108,14 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         code: 'REJECT_LIMIT_EXCEEDED',
         details: { stage, maxRejects, rejectsFile: rejects.path },
       });
+  };
+
+  /** A key seen again: a duplicate or superseded record is counted and listed, a conflicting one rejected. */
+  const settleDuplicate = async (verdict: DuplicateVerdict, processed: Accepted) => {
+    if (verdict.kind === 'conflict') return reject('invalid', [stage, 'invalid', processed.position, [verdict.reason], processed.item]);
+    counts[verdict.kind === 'duplicate' ? 'duplicates' : 'skipped']++;
+    duplicateLog ??= await RejectsWriter.open<DuplicateLine & { stage: StageName }>(ctx.paths.stageDuplicates(ctx.runId, stage));
+    await duplicateLog.write({ stage, ...verdict.line });
   };
 
   const handleChunk = async (chunk: Chunk<RecordPosition>) => {
@@ -212,14 +225,20 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
 
   try {
     if (!state.done || mode !== 'import') {
+      const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
+      const duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger);
+      const fields = watchStageFields(ctx.config, stageConfig);
       const onInputBytes = (read: number, total: number | undefined) => {
         counts.bytesRead = read;
         if (total !== undefined) counts.bytesTotal = total;
       };
-      for await (const batch of readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes })) {
+      const reading = { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+      for await (const batch of readStageBatches(ctx.config, stageConfig, reading)) {
         // Synchronous per record; awaits only for a reject line or a finished chunk (a few per thousand).
         for (const processed of batch) {
-          if (++counts.read % 10_000 === 0) progress();
+          const ordinal = ++counts.read;
+          if (ordinal % 10_000 === 0) progress();
+          duplicates.note(ordinal, processed.position);
           if (processed.kind === 'skipped') counts.skipped++;
           else if (processed.kind === 'rejected') await reject('invalid', [stage, 'invalid', processed.position, processed.reasons, processed.raw]);
           else {
@@ -228,8 +247,14 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
               await reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
               continue;
             }
+            const json = stringifyJson(processed.item);
+            const verdict = duplicates.check(ordinal, processed, json);
+            if (verdict !== undefined) {
+              await settleDuplicate(verdict, processed);
+              continue;
+            }
             ctx.onAccepted?.(processed.item, processed.sourceKey);
-            const result = chunker.add(processed.item, processed.position, groupOf(stage, processed, lanes));
+            const result = chunker.addJson(json, processed.position, groupOf(stage, processed, lanes));
             if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
             else for (const chunk of result) await handleChunk(chunk);
           }
@@ -237,9 +262,10 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       }
       if (ctx.signal.aborted) throw ctx.signal.reason;
       for (const chunk of chunker.finish()) await handleChunk(chunk);
+      for (const warning of fields?.warnings(counts.read) ?? []) ctx.onWarning?.(warning);
       await scheduler.drain();
       if (mode === 'import') {
-        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped });
+        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates });
         await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
         state.done = true;
       }
@@ -252,6 +278,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     throw error;
   } finally {
     await rejects.close();
+    await duplicateLog?.close();
     progress();
   }
   return counts;
@@ -259,14 +286,14 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
 
 /** A stage finished in an earlier attempt: its counts come from the journal, its rejects file is kept. */
 function countsFromJournal(state: StageState): Partial<StageCounts> {
-  const input = state.input ?? { chunks: 0, read: 0, rejected: 0, skipped: 0 };
+  const input = state.input ?? { chunks: 0, read: 0, rejected: 0, skipped: 0, duplicates: 0 };
   let imported = 0;
   let refused = 0;
   for (const chunk of state.chunks.values()) {
     refused += chunk.refused.size;
     imported += chunk.records - chunk.refused.size;
   }
-  return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, imported, chunks: input.chunks };
+  return { read: input.read, skipped: input.skipped, duplicates: input.duplicates, rejected: input.rejected + refused, refused, imported, chunks: input.chunks };
 }
 
 /**

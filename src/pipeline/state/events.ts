@@ -23,7 +23,8 @@ export type JournalEvent =
   | { t: 'refusal-withdrawn'; stage: StageName; seq: number; index: number }
   /** Every item of the chunk is either imported or refused. */
   | { t: 'chunk-done'; stage: StageName; seq: number; imported: number; refused: number }
-  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number }
+  /** `duplicates` is absent in journals written before it was counted. */
+  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number; duplicates?: number }
   | { t: 'stage-done'; stage: StageName; at: string }
   /** `abandoned`: an unfinished run given up with `--restart`. */
   | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed' | 'abandoned'; at: string };

@@ -9,6 +9,7 @@ import type { StageName } from './events.js';
  *   <state>/runs/<runId>/chunks/<stage>/<seq>.json   the JSON array files uploaded
  *   <state>/runs/<runId>/rejects/<stage>.ndjson      rejected records of one stage
  *   <state>/runs/<runId>/rejects.ndjson         all rejects of the run, written at the end
+ *   <state>/runs/<runId>/duplicates/<stage>.ndjson   records not sent because another has their key
  *   <state>/runs/<runId>/channel-ids.json       channel source key → platform id, after the channels stage
  *   <state>/runs/<runId>/report.json            the run report
  */
@@ -29,6 +30,10 @@ export class RunPaths {
   }
   stageRejects(runId: string, stage: StageName): string {
     return join(this.runDir(runId), 'rejects', `${stage}.ndjson`);
+  }
+  /** Records not sent because another record has their key (see SourceDuplicates). */
+  stageDuplicates(runId: string, stage: StageName): string {
+    return join(this.runDir(runId), 'duplicates', `${stage}.ndjson`);
   }
   rejects(runId: string): string {
     return join(this.runDir(runId), 'rejects.ndjson');

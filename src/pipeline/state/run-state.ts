@@ -20,7 +20,7 @@ export interface ChunkState {
 
 export interface StageState {
   chunks: Map<number, ChunkState>;
-  input?: { chunks: number; read: number; rejected: number; skipped: number };
+  input?: { chunks: number; read: number; rejected: number; skipped: number; duplicates: number };
   done: boolean;
 }
 
@@ -81,7 +81,7 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
         chunkOf(stage, e.seq).done = true;
         break;
       case 'stage-input-read':
-        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped };
+        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, duplicates: e.duplicates ?? 0 };
         break;
       case 'stage-done':
         stage.done = true;

@@ -1,0 +1,71 @@
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
+const run = promisify(execFile);
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, CHATPORT_LOG_LEVEL: 'warn', ...f.env };
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const API = 'api: { url: "${CHAT_API_URL}", clientId: "${CHAT_CLIENT_ID}", clientSecret: "${CHAT_CLIENT_SECRET}" }\n';
+
+describe('mappings checked against the data', () => {
+  it('validate and import refuse (exit 78, nothing sent) a mapping naming columns the CSV files do not have', async () => {
+    const dir = join(f.dir, 'csv');
+    const a = await writeInput(dir, 'users-a.csv', 'id,username,first,last_name,department\nu1,alice,Alice,Smith,Sales\n');
+    const b = await writeInput(dir, 'users-b.csv', 'id,username,first,last_name\nu2,bob,Bob,Jones\n');
+    const { path } = await writePipeline(
+      dir,
+      `name: columns\n${API}stages:\n  users:\n    source: { path: "users-*.csv" }\n    key: id\n    mapping:\n      name: username\n      displayName: { template: "{first} {lastname}" }\n      isGuest: { const: false }\n      properties: { dept: departmnt }\n`,
+      f.env,
+    );
+    for (const command of ['validate', 'import']) {
+      const result = await cli([command, path]);
+      expect(result.code, result.stderr).toBe(78);
+      const text = result.stderr + result.stdout;
+      expect(text).toContain(`stages.users.mapping.displayName: names the column "lastname", which ${a} does not have (its columns: id, username, first, last_name, department); did you mean "last_name"?`);
+      expect(text).toContain(`stages.users.mapping.properties.dept: names the column "departmnt", which ${a} does not have (its columns: id, username, first, last_name, department); did you mean "department"?`);
+      expect(text).toContain(`stages.users.mapping.properties.dept: names the column "departmnt", which ${b} does not have (its columns: id, username, first, last_name)`);
+    }
+    expect(await all(f.client.users.list())).toEqual([]);
+  });
+
+  it('NDJSON: a mapped field no record has is a warning, and the report names it at the stage\'s end', async () => {
+    const dir = join(f.dir, 'ndjson');
+    await writeInput(dir, 'users.ndjson', '{"id":"u1","username":"nd-alice","display":"Alice"}\n{"id":"u2","username":"nd-bob","display":"Bob","team":"x"}\n');
+    const { config } = await writePipeline(
+      dir,
+      'name: fields\nstages:\n  users:\n    source: { path: users.ndjson }\n    key: id\n    mapping: { name: username, displayName: display, isGuest: { const: false }, properties: { dept: department, team: team } }\n',
+    );
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.status).toBe('succeeded');
+    const written = JSON.parse(await readFile(join(report.runDir, 'report.json'), 'utf8')) as RunReport;
+    expect(written.warnings).toEqual([
+      {
+        stage: 'users', path: 'stages.users.mapping.properties.dept', field: 'department',
+        message: 'stages.users.mapping.properties.dept: none of the 2 records of the users stage had the field "department"; what it maps to stayed empty',
+      },
+    ]);
+    expect(formatReportTable(written)).toContain('warning: stages.users.mapping.properties.dept: none of the 2 records');
+  });
+});
