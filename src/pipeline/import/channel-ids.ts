@@ -1,7 +1,9 @@
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import { ChatportError } from '../../shared/errors.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../transform/index.js';
+import type { Channel } from '../../wire/resources.js';
 import { readStageRecords } from './read-stage.js';
 
 /** What the channels stage produces, read back from its input: every source key, and DIRECT member sets. */
@@ -11,7 +13,7 @@ export interface ChannelKeys {
   directByMembers: Map<string, string>;
 }
 
-const membersKey = (members: readonly string[]) => [...members].sort().join('\u0000');
+export const membersKey = (members: readonly string[]) => [...members].sort().join('\u0000');
 
 /** Reads the channels stage's input again (channels are few) and collects the keys it accepts. */
 export async function collectChannelKeys(config: PipelineConfig, stage: StageConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<ChannelKeys> {
@@ -26,23 +28,65 @@ export async function collectChannelKeys(config: PipelineConfig, stage: StageCon
 }
 
 /**
- * Channel source key → platform id. Import jobs return no ids (decisions.md), so after the channels stage
- * the pipeline lists the platform's channels: channels it created carry their source key in
- * `properties.chatportKey`; a DIRECT channel that already existed for the same members (the platform keeps
- * one per member set) is found by its members.
+ * This pipeline's channels on the platform by source key: those carrying `chatportPipeline = <id>`
+ * (decisions.md's properties filter). Two with the same key is an error (IDENTITY_AMBIGUOUS), never "the
+ * last one wins": messages must not be sent to a channel chatport cannot tell apart.
  */
-export async function resolveChannelIds(client: ChatportClient, expected: ChannelKeys | undefined, signal?: AbortSignal): Promise<Map<string, number>> {
+export async function listPipelineChannels(client: ChatportClient, pipelineId: string, signal?: AbortSignal): Promise<Map<string, Channel>> {
+  const byKey = new Map<string, Channel>();
+  const filter = { pageSize: 100, properties: { [PIPELINE_PROPERTY]: pipelineId }, ...(signal ? { signal } : {}) };
+  for await (const channel of client.channels.list(filter)) {
+    // The filter is the platform's; a record that does not carry the id is not this pipeline's, whatever it answered.
+    if (channel.properties?.[PIPELINE_PROPERTY] !== pipelineId) continue;
+    const key = channel.properties[CHANNEL_KEY_PROPERTY];
+    if (typeof key !== 'string') continue;
+    const other = byKey.get(key);
+    if (other !== undefined) throw ambiguous('channel', pipelineId, key, [other.id, channel.id]);
+    byKey.set(key, channel);
+  }
+  return byKey;
+}
+
+export function ambiguous(kind: 'channel' | 'user', pipelineId: string, key: string, ids: number[]): ChatportError {
+  return new ChatportError(
+    `two ${kind}s on the platform carry pipeline "${pipelineId}" and source key ${JSON.stringify(key)} (ids ${ids.join(' and ')}); chatport cannot tell which is this pipeline's. Delete or re-key one of them (properties.${CHANNEL_KEY_PROPERTY}), then run again`,
+    { code: 'IDENTITY_AMBIGUOUS', details: { kind, pipeline: pipelineId, key, ids } },
+  );
+}
+
+/** Who holds the DIRECT channel of a member set, when it is not one of this pipeline's. */
+export type DirectHolder = { kind: 'none' } | { kind: 'unmarked'; id: number } | { kind: 'foreign'; id: number; pipeline: string };
+
+/**
+ * The platform keeps one DIRECT channel per member set, so a DIRECT item whose members already have one is
+ * that channel. It is usable when it carries no chatport properties (made outside chatport) or this
+ * pipeline's; one made by another pipeline is that pipeline's record: never shared (docs/identity.md).
+ */
+export async function findDirectHolder(client: ChatportClient, pipelineId: string, members: readonly string[], signal?: AbortSignal): Promise<DirectHolder> {
+  const wanted = membersKey(members);
+  const filter = { type: 'DIRECT' as const, members, pageSize: 100, ...(signal ? { signal } : {}) };
+  for await (const channel of client.channels.list(filter)) {
+    if (!channel.members || membersKey(channel.members.map((m) => m.name)) !== wanted) continue;
+    const owner = channel.properties?.[PIPELINE_PROPERTY];
+    if (owner === undefined || owner === pipelineId) return { kind: 'unmarked', id: channel.id };
+    return { kind: 'foreign', id: channel.id, pipeline: String(owner) };
+  }
+  return { kind: 'none' };
+}
+
+/**
+ * Channel source key → platform id. Import jobs return no ids (decisions.md), so after the channels stage
+ * the pipeline lists its own channels (by `chatportPipeline`) and maps their `chatportKey`; a DIRECT
+ * channel that already existed for the same members is found by its members, unless another pipeline
+ * made it (then the key stays unresolved and its members and messages are rejected).
+ */
+export async function resolveChannelIds(client: ChatportClient, pipelineId: string, expected: ChannelKeys | undefined, signal?: AbortSignal): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
-  for await (const channel of client.channels.list({ pageSize: 100, ...(signal ? { signal } : {}) })) {
-    const key = channel.properties?.[CHANNEL_KEY_PROPERTY];
-    if (typeof key === 'string') {
-      ids.set(key, channel.id);
-      continue;
-    }
-    if (channel.type === 'DIRECT' && expected && channel.members) {
-      const byMembers = expected.directByMembers.get(membersKey(channel.members.map((m) => m.name)));
-      if (byMembers !== undefined && !ids.has(byMembers)) ids.set(byMembers, channel.id);
-    }
+  for (const [key, channel] of await listPipelineChannels(client, pipelineId, signal)) ids.set(key, channel.id);
+  for (const [members, key] of expected?.directByMembers ?? []) {
+    if (ids.has(key)) continue;
+    const holder = await findDirectHolder(client, pipelineId, members.split('\u0000'), signal);
+    if (holder.kind === 'unmarked') ids.set(key, holder.id);
   }
   return ids;
 }

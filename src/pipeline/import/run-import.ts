@@ -16,6 +16,7 @@ import { openJournal, readJournal } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
+import { claimStateFolder } from '../state/state-owner.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
 import { sourceOptionsOf } from './read-stage.js';
@@ -65,6 +66,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const paths = new RunPaths(options.stateDir ?? config.state);
   const lock = await acquireLock(paths.lock);
   const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
+  await claimStateFolder(paths.stateDir, config, events).catch(async (error: unknown) => {
+    await lock.release();
+    throw error;
+  });
   const state = foldRunState(events);
   const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
   const resuming = unfinished && options.restart !== true;
@@ -149,7 +154,7 @@ async function channelLookup(
     // Nothing was created: any channel the channels stage accepts stands for a placeholder id.
     return (key: string) => (expected?.keys.has(key) ? 1 : undefined);
   }
-  const ids = await resolveChannelIds(client!, expected, signal);
+  const ids = await resolveChannelIds(client!, config.id, expected, signal);
   await writeFileAtomic(file, JSON.stringify(Object.fromEntries(ids), null, 1));
   return ids;
 }
