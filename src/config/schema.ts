@@ -15,6 +15,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   chunkBytes: 1_048_576,
   concurrency: 4,
   lanes: 8,
+  mode: 'insert',
 } as const;
 
 const fieldRef = z
@@ -113,6 +114,12 @@ const stageOptions = z
         `Messages only: channels are spread over this many lanes (by channel id); a lane's chunks upload one after the other, which keeps every channel's messages in order, while lanes upload in parallel. At most min(lanes, concurrency) message jobs run at once. Changing it changes the chunks, so keep it for a resumed run. Default ${DEFAULT_STAGE_OPTIONS.lanes}.`,
       ),
     maxRejects: z.number().int().min(0).optional().describe('Stop the run when more records than this are rejected. Default: no limit.'),
+    mode: z
+      .enum(['insert', 'upsert'])
+      .optional()
+      .describe(
+        'Users and channels this pipeline imported before are compared with the source (name, displayName, isGuest, properties). "insert" (default): a record whose content changed is left as the platform holds it, reported as changed (not applied) and listed in the run folder\'s changed/<stage>.ndjson. "upsert": it is updated with a merge patch and counted as updated. Messages and members are never updated (docs/identity.md).',
+      ),
   })
   .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');
 

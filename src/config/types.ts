@@ -11,6 +11,8 @@ export interface ResolvedStageOptions {
   lanes: number;
   /** Absent: no limit. */
   maxRejects?: number;
+  /** Users and channels held with other content: `insert` reports them changed, `upsert` patches them. */
+  mode: 'insert' | 'upsert';
 }
 
 export interface ResolvedSource {

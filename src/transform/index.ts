@@ -19,3 +19,4 @@ export { STAGE_ORDER, STAGE_NEEDS, CHANNEL_REF_STAGES, CHANNEL_KEY_PROPERTY, PIP
 export { VALUE_TYPES } from './mapping-spec.js';
 export type { MappingValue, NestedMapping, FieldRule, TemplateRule, ConstRule, SkipRule, FieldRef, ValueType } from './mapping-spec.js';
 export type { Accepted, Rejected, Skipped, Processed, Reason, RecordPosition, StageKind } from './types.js';
+export { compareWithPlatform, mergePatchBetween, canonicalEqual, COMPARED_FIELDS, type ComparedStage, type Comparison, type FieldDifference } from './compare-existing.js';

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
@@ -103,7 +104,12 @@ ${users ? `  users:
     expect((await runImport({ config: a.config, stateDir: join(dir, 'state-a') }, { client: f.client })).status).toBe('succeeded');
     const b = await writePipeline(dir, dmPipeline('dm-b', 'b.csv', false));
     const report = await runImport({ config: b.config, stateDir: join(dir, 'state-b') }, { client: f.client });
+    // The DIRECT item is rejected, naming the pipeline that owns the channel; so is its message.
+    expect(report.stages.channels).toMatchObject({ read: 1, imported: 0, rejected: 1 });
     expect(report.stages.messages).toMatchObject({ read: 1, imported: 0, rejected: 1 });
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; line: number; reasons: Array<{ field: string; message: string }> });
+    expect(rejects.map((r) => [r.stage, r.line, r.reasons[0]!.field])).toEqual([['channels', 2, 'members'], ['messages', 2, 'channelId']]);
+    expect(rejects[0]!.reasons[0]!.message).toContain('belongs to pipeline "dm-a"');
 
     const dms = (await all(f.client.channels.list({ type: 'DIRECT', members: ['dm-ann', 'dm-bob'] }))).filter((c) => c.members?.length === 2);
     expect(dms).toHaveLength(1);

@@ -19,6 +19,7 @@ import { foldRunState } from '../state/run-state.js';
 import { claimStateFolder } from '../state/state-owner.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
+import { openHeldRecords } from './held-records.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { runStage } from './stage-runner.js';
 
@@ -102,14 +103,17 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
         channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
       runLogger.info({ stage }, 'stage starting');
+      const held = mode === 'import' && !run.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger: runLogger }) : undefined;
       stages[stage] = await runStage({
         config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
         logger: runLogger,
         ...(uploader ? { uploader } : {}),
         ...(channelIds ? { channelIds } : {}),
+        ...(held ? { held } : {}),
         ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
         onProgress: (s, c) => deps.onProgress?.(s, c),
       });
+      held?.close();
       runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
     if (mode === 'import' && sumTotals(stages).rejected > 0) status = 'completed-with-rejects';

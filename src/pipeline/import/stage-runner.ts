@@ -11,6 +11,7 @@ import type { JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
 import type { ChunkState, StageState } from '../state/run-state.js';
+import { countHeld, countsOfUnsent, type HeldRecords } from './held-records.js';
 import { importChunk, type ChunkOps } from './import-chunk.js';
 import { AdaptiveConcurrency } from './adaptive-concurrency.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
@@ -54,6 +55,8 @@ export interface StageRunContext {
   onAccepted?(item: Record<string, unknown>, sourceKey: string): void;
   /** Extra checks of an accepted item (offline cross-references); reasons turn it into a reject. */
   crossCheck?(item: Record<string, unknown>): Reason[];
+  /** Users and channels: what the platform already holds of this pipeline (held-records.ts). */
+  held?: HeldRecords;
 }
 
 /**
@@ -215,6 +218,15 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
               await reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
               continue;
             }
+            const held = ctx.held ? await ctx.held.settle(processed) : undefined;
+            if (held?.kind === 'conflict') {
+              await reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item]);
+              continue;
+            }
+            if (held && held.kind !== 'send') {
+              countHeld(counts, held.kind);
+              continue;
+            }
             ctx.onAccepted?.(processed.item, processed.sourceKey);
             const result = chunker.add(processed.item, processed.position, groupOf(stage, processed, lanes));
             if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
@@ -226,7 +238,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       for (const chunk of chunker.finish()) await handleChunk(chunk);
       await scheduler.drain();
       if (mode === 'import') {
-        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped });
+        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent() });
         await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
         state.done = true;
       }
@@ -253,7 +265,7 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
     refused += chunk.refused.size;
     imported += chunk.records - chunk.refused.size;
   }
-  return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, imported, chunks: input.chunks };
+  return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported) };
 }
 
 /**

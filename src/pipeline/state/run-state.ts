@@ -1,4 +1,4 @@
-import type { JournalEvent, PartPath, StageName } from './events.js';
+import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
 
 export interface ChunkState {
   seq: number;
@@ -19,7 +19,7 @@ export interface ChunkState {
 
 export interface StageState {
   chunks: Map<number, ChunkState>;
-  input?: { chunks: number; read: number; rejected: number; skipped: number };
+  input?: { chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts;
   done: boolean;
 }
 
@@ -77,7 +77,7 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
         chunkOf(stage, e.seq).done = true;
         break;
       case 'stage-input-read':
-        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped };
+        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, ...unsentOf(e) };
         break;
       case 'stage-done':
         stage.done = true;
