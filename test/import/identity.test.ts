@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
-import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../src/transform/index.js';
+import { CHANNEL_KEY_PROPERTY, idempotencyKeyFor, PIPELINE_PROPERTY } from '../../src/transform/index.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -115,5 +115,28 @@ ${users ? `  users:
     expect(dms).toHaveLength(1);
     const bodies = (await all(f.client.channels.messages(dms[0]!.id))).sort((x, y) => x.id - y.id).map((m) => m.body);
     expect(bodies).toEqual(['from a 0', 'from a 1']);
+  });
+
+  it('takes over the channels it made before channels carried the pipeline id (same key and name), and no other', async () => {
+    const legacy = await pipelineFolder('id-legacy', 'leg-', 6);
+    // As an older chatport left them: users without properties, channels with the bare key only. A third
+    // channel with key c1 but another name belongs to some other import: it is not this pipeline's.
+    await runImport({ config: { ...legacy.config, stages: legacy.config.stages.filter((s) => s.stage === 'users') }, stateDir: join(legacy.dir, 'state-users') }, { client: f.client });
+    const members = ['leg-user0', 'leg-user1'];
+    const old = [
+      { type: 'PUBLIC', name: 'leg-chan-0', members, properties: { [CHANNEL_KEY_PROPERTY]: 'c0' }, idempotencyKey: idempotencyKeyFor('id-legacy', 'channels', 'c0') },
+      { type: 'PUBLIC', name: 'leg-other', members, properties: { [CHANNEL_KEY_PROPERTY]: 'c1' }, idempotencyKey: 'someone-else-c1' },
+    ];
+    const job = await f.client.imports.upload('channels', { bytes: Buffer.from(JSON.stringify(old)) });
+    expect((await f.client.jobs.wait(job.id, { initialIntervalMs: 20 })).state).toBe('FINISHED');
+
+    const report = await runImport({ config: legacy.config, stateDir: join(legacy.dir, 'state') }, { client: f.client });
+    expect(report.status).toBe('succeeded');
+    expect(await bodiesOf('leg-chan-0')).toEqual(['leg-message 0', 'leg-message 2', 'leg-message 4']);
+    expect(await bodiesOf('leg-chan-1')).toEqual(['leg-message 1', 'leg-message 3', 'leg-message 5']);
+    expect(await bodiesOf('leg-other')).toEqual([]);
+    const byName = new Map((await all(f.client.channels.list({ pageSize: 100 }))).map((c) => [c.name, c.properties]));
+    expect(byName.get('leg-chan-0')).toEqual({ [CHANNEL_KEY_PROPERTY]: 'c0', [PIPELINE_PROPERTY]: 'id-legacy' });
+    expect(byName.get('leg-other')).toEqual({ [CHANNEL_KEY_PROPERTY]: 'c1' });
   });
 });

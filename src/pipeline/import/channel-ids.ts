@@ -11,18 +11,21 @@ export interface ChannelKeys {
   keys: Set<string>;
   /** Sorted member names joined by NUL → source key, for DIRECT channels. */
   directByMembers: Map<string, string>;
+  /** Source key → name, for named (PUBLIC and PRIVATE) channels. */
+  names: Map<string, string>;
 }
 
 export const membersKey = (members: readonly string[]) => [...members].sort().join('\u0000');
 
 /** Reads the channels stage's input again (channels are few) and collects the keys it accepts. */
 export async function collectChannelKeys(config: PipelineConfig, stage: StageConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<ChannelKeys> {
-  const result: ChannelKeys = { keys: new Set(), directByMembers: new Map() };
+  const result: ChannelKeys = { keys: new Set(), directByMembers: new Map(), names: new Map() };
   for await (const p of readStageRecords(config, stage, { sources, ...(signal ? { signal } : {}) })) {
     if (p.kind !== 'accepted') continue;
     result.keys.add(p.sourceKey);
-    const item = p.item as { type?: string; members?: string[] };
+    const item = p.item as { type?: string; members?: string[]; name?: string };
     if (item.type === 'DIRECT' && Array.isArray(item.members)) result.directByMembers.set(membersKey(item.members), p.sourceKey);
+    else if (typeof item.name === 'string') result.names.set(p.sourceKey, item.name);
   }
   return result;
 }
@@ -89,4 +92,19 @@ export async function resolveChannelIds(client: ChatportClient, pipelineId: stri
     if (holder.kind === 'unmarked') ids.set(key, holder.id);
   }
   return ids;
+}
+
+/**
+ * A channel chatport made before channels carried the pipeline's id (only `chatportKey`): it is this
+ * pipeline's when it has the key and the very name this pipeline's item asks for (names are unique on
+ * the platform). It is marked with the id, so that from now on it is found like the others. A channel of
+ * another pipeline always carries that pipeline's id, so it is never taken.
+ */
+export async function adoptUnmarkedChannel(client: ChatportClient, pipelineId: string, key: string, name: string, signal?: AbortSignal): Promise<Channel | undefined> {
+  const filter = { pageSize: 100, properties: { [CHANNEL_KEY_PROPERTY]: key }, ...(signal ? { signal } : {}) };
+  for await (const channel of client.channels.list(filter)) {
+    if (channel.name !== name || channel.properties?.[CHANNEL_KEY_PROPERTY] !== key || channel.properties[PIPELINE_PROPERTY] !== undefined) continue;
+    return client.channels.update(channel.id, { properties: { [PIPELINE_PROPERTY]: pipelineId } }, signal ? { signal } : {});
+  }
+  return undefined;
 }

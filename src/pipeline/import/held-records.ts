@@ -9,7 +9,7 @@ import type { StageCounts } from '../report.js';
 import type { UnsentCounts } from '../state/events.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { RunPaths } from '../state/run-paths.js';
-import { ambiguous, collectChannelKeys, findDirectHolder, listPipelineChannels } from './channel-ids.js';
+import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, listPipelineChannels } from './channel-ids.js';
 
 /** What becomes of an accepted user or channel once compared with the platform's copy. */
 export type HeldOutcome =
@@ -169,8 +169,13 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
   const records: Snapshot['records'] = {};
   for (const [key, channel] of await listPipelineChannels(client, config.id, signal)) records[key] = { id: channel.id, fields: fieldsOf('channels', channel) };
   const foreignDirect: Snapshot['foreignDirect'] = {};
-  // Only DIRECT items not found among this pipeline's channels are looked up by members.
-  const { directByMembers } = await collectChannelKeys(config, stage, sources, signal);
+  // Only items not found among this pipeline's channels are looked up: DIRECT ones by members, named ones by name.
+  const { directByMembers, names } = await collectChannelKeys(config, stage, sources, signal);
+  for (const [key, name] of names) {
+    if (records[key]) continue;
+    const adopted = await adoptUnmarkedChannel(client, config.id, key, name, signal);
+    if (adopted) records[key] = { id: adopted.id, fields: fieldsOf('channels', adopted) };
+  }
   for (const [members, key] of directByMembers) {
     if (records[key]) continue;
     const holder = await findDirectHolder(client, config.id, members.split('\u0000'), signal);
