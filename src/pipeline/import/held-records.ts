@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isClientRequestError, type ChatportClient } from '../../api/index.js';
+import { isClientRequestError, isNotFoundError, type ChatportClient } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { InputSourceOptions } from '../../sources/index.js';
@@ -79,8 +79,8 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       tally.updated++;
       return { kind: 'updated' };
     } catch (error) {
-      // A 4xx (a new name already taken, say) is this record's problem; anything else stops the run.
-      if (!isClientRequestError(error)) throw error;
+      // A 4xx (a new name already taken, the record deleted meanwhile) is this record's problem; anything else stops the run.
+      if (!isClientRequestError(error) && !isNotFoundError(error)) throw error;
       const message = `the platform refused the update of ${stage === 'users' ? 'user' : 'channel'} ${id}: ${error.message}`;
       return { kind: 'conflict', reasons: [{ field: Object.keys(patch).join(', '), expected: 'an update the platform accepts', found: 'a refused merge patch', message }] };
     }

@@ -218,7 +218,9 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
               await reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
               continue;
             }
-            const held = ctx.held ? await ctx.held.settle(processed) : undefined;
+            // Awaited only when it is a promise (a patch or a changed-list line): a microtask per record costs.
+            let held = ctx.held?.settle(processed);
+            if (held instanceof Promise) held = await held;
             if (held?.kind === 'conflict') {
               await reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item]);
               continue;
