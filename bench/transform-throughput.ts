@@ -67,7 +67,7 @@ async function full(data: Buffer): Promise<number> {
   const channelIds = new Map(Array.from({ length: CHANNELS }, (_, i) => [`c${i}`, i + 1] as [string, number]));
   const process = createStageProcessor(
     {
-      pipelineName: 'bench',
+      pipelineId: 'bench',
       stage: 'messages',
       key: 'id',
       channel: 'channel',

@@ -103,11 +103,11 @@ function dropUndefined<T extends object>(value: T): Partial<T> {
 }
 
 /** Checks a stage beyond its shape: the mapping compiles, required item fields are mapped, the channel field. */
-function checkStage(stage: StageKind, file: StageFile, name: string, errors: ConfigIssue[]): void {
+function checkStage(stage: StageKind, file: StageFile, pipelineId: string, errors: ConfigIssue[]): void {
   const base = `stages.${stage}`;
   try {
     createStageProcessor(
-      { pipelineName: name, stage, key: file.key, mapping: file.mapping, skip: file.skip, ...(file.channel === undefined ? {} : { channel: file.channel }) },
+      { pipelineId, stage, key: file.key, mapping: file.mapping, skip: file.skip, ...(file.channel === undefined ? {} : { channel: file.channel }) },
       { channelIds: () => 1 },
     );
   } catch (error) {
@@ -181,7 +181,7 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   const defined = STAGE_ORDER.filter((s) => fileStages[s] !== undefined);
   if (file.slack !== undefined) checkSlack(file, errors);
   else if (defined.length === 0) errors.push(withPlace({ path: 'stages', message: 'stages: define at least one of users, channels, members, messages (or write a slack block)', expected: 'a stage' }));
-  for (const stage of defined) checkStage(stage, fileStages[stage]!, file.name, errors);
+  for (const stage of defined) checkStage(stage, fileStages[stage]!, file.id ?? file.name, errors);
   if (errors.length > 0) return { ok: false, errors: errors.map(withPlace), warnings };
 
   if (file.api && !interpolated.has('api.clientSecret'))

@@ -18,6 +18,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   concurrency: 4,
   lanes: 8,
   duplicates: 'reject',
+  mode: 'insert',
 } as const;
 
 const fieldRef = z
@@ -129,6 +130,12 @@ const stageOptions = z
       .describe(
         'A source key seen again in the stage: with the same content (the same import item) it is always counted as a duplicate and not sent again. With other content: "reject" (default) rejects the later record, naming where the key was first seen; ' +
           '"last-wins" imports the last record of each key, at its own place, and skips the earlier ones (counted in skipped, listed in the run folder\'s duplicates/). last-wins reads the stage\'s input twice (once to find each key\'s last record).',
+      ),
+    mode: z
+      .enum(['insert', 'upsert'])
+      .optional()
+      .describe(
+        'Users and channels this pipeline imported before are compared with the source (name, displayName, isGuest, properties). "insert" (default): a record whose content changed is left as the platform holds it, reported as changed (not applied) and listed in the run folder\'s changed/<stage>.ndjson. "upsert": it is updated with a merge patch and counted as updated. Messages and members are never updated (docs/identity.md).',
       ),
   })
   .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');

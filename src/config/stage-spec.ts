@@ -3,7 +3,7 @@ import type { PipelineConfig, StageConfig } from './types.js';
 
 /** The spec createStageProcessor takes, for one stage of a resolved pipeline. */
 export function stageProcessorSpec(config: PipelineConfig, stage: StageConfig): StageProcessorSpec {
-  const spec: StageProcessorSpec = { pipelineName: config.name, pipelineId: config.id, stage: stage.stage, key: stage.key, mapping: stage.mapping, skip: stage.skip };
+  const spec: StageProcessorSpec = { pipelineId: config.id, stage: stage.stage, key: stage.key, mapping: stage.mapping, skip: stage.skip };
   if (stage.channel !== undefined) spec.channel = stage.channel;
   return spec;
 }

@@ -15,6 +15,8 @@ export interface ResolvedStageOptions {
   maxRejects?: number;
   /** A key seen again with other content: reject the later record, or let the last one win. */
   duplicates: DuplicatesMode;
+  /** Users and channels held with other content: `insert` reports them changed, `upsert` patches them. */
+  mode: 'insert' | 'upsert';
 }
 
 export interface ResolvedSource {

@@ -31,9 +31,9 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** Error code prefixes → exit code. The one place where failures become process results. */
 const byCode: ReadonlyArray<[RegExp, ExitCode]> = [
   [/^USAGE$/, ExitCode.USAGE],
-  [/^CONFIG_/, ExitCode.CONFIG],
+  [/^(CONFIG_|STATE_FOREIGN$)/, ExitCode.CONFIG],
   [/^INPUT_MISSING$/, ExitCode.INPUT_MISSING],
-  [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED)$/, ExitCode.DATA_INVALID],
+  [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED|IDENTITY_AMBIGUOUS)$/, ExitCode.DATA_INVALID],
   [/^API_(UNAUTHORIZED|FORBIDDEN)$/, ExitCode.AUTH],
   [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS)$/, ExitCode.TEMPORARY],
   [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE)$/, ExitCode.UNAVAILABLE],

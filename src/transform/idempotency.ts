@@ -6,13 +6,13 @@ export const IDEMPOTENCY_KEY_PREFIX = 'cp1-';
 
 /**
  * The idempotency key of one record: `cp1-` + the first 32 hex digits (128 bits) of
- * sha256(JSON.stringify([pipelineName, stage, sourceKey])). JSON of an array separates the parts
- * unambiguously (no separator character can be forged by a name). Same pipeline name, stage and source key
+ * sha256(JSON.stringify([pipelineId, stage, sourceKey])). JSON of an array separates the parts
+ * unambiguously (no separator character can be forged by a name). Same pipeline id, stage and source key
  * → same key, in every run and on every machine; keys are unique across stages and pipelines, which
  * matters because the platform keeps one key space for the whole application (decisions.md).
  */
-export function idempotencyKeyFor(pipelineName: string, stage: StageKind, sourceKey: string): string {
-  return idempotencyKeysOf(pipelineName, stage)(sourceKey);
+export function idempotencyKeyFor(pipelineId: string, stage: StageKind, sourceKey: string): string {
+  return idempotencyKeysOf(pipelineId, stage)(sourceKey);
 }
 
 /**
@@ -20,8 +20,8 @@ export function idempotencyKeyFor(pipelineName: string, stage: StageKind, source
  * two parts is made once (`[a,b,c]` is `[` + the JSON of each, joined by commas, + `]`, so the hashed
  * text is the same).
  */
-export function idempotencyKeysOf(pipelineName: string, stage: StageKind): (sourceKey: string) => string {
-  const head = `[${JSON.stringify(pipelineName)},${JSON.stringify(stage)},`;
+export function idempotencyKeysOf(pipelineId: string, stage: StageKind): (sourceKey: string) => string {
+  const head = `[${JSON.stringify(pipelineId)},${JSON.stringify(stage)},`;
   // crypto.hash (one shot) costs a fifth of createHash().update().digest() per record.
   return (sourceKey) => IDEMPOTENCY_KEY_PREFIX + hash('sha256', `${head}${JSON.stringify(sourceKey)}]`, 'hex').slice(0, 32);
 }

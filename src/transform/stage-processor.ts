@@ -4,7 +4,7 @@ import { compileMapping, MappingError } from './compile-mapping.js';
 import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
-import { CHANNEL_KEY_PROPERTY, CHANNEL_REF_STAGES, DERIVED_FIELDS, IMPLIED_TYPES, PIPELINE_PROPERTY } from './stages.js';
+import { CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
 import { describeFound, reason } from './types.js';
 import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
@@ -12,10 +12,8 @@ import type { Int64 } from '../shared/int64.js';
 
 /** Everything the pipeline file says about how one stage's records become items. */
 export interface StageProcessorSpec {
-  /** The pipeline's name: part of every idempotency key. */
-  pipelineName: string;
-  /** The pipeline's identity: users and channels carry it in `properties.chatportPipeline`. */
-  pipelineId?: string;
+  /** The pipeline's id (its identity on the platform): part of every idempotency key and identity property. */
+  pipelineId: string;
   stage: StageKind;
   /** The source field that identifies a record, or several (a composite key). */
   key: string | string[];
@@ -51,10 +49,15 @@ export type StageProcessor = (input: SourceInput) => Processed;
  * `skip.1.matches`, `channel`) when the spec cannot work; src/config calls this to check pipeline files.
  */
 export function createStageProcessor(spec: StageProcessorSpec, deps: StageProcessorDeps = {}): StageProcessor {
-  const { stage, pipelineName } = spec;
+  const { stage, pipelineId } = spec;
   for (const field of DERIVED_FIELDS[stage])
     if (Object.hasOwn(spec.mapping, field))
       throw new MappingError(`mapping.${field}: chatport sets ${field} itself${field === 'channelId' ? ' from the stage\'s "channel" field' : ''}; remove it from the mapping`, `mapping.${field}`);
+  const mappedProperties = spec.mapping.properties;
+  if (IDENTITY_STAGES.includes(stage) && typeof mappedProperties === 'object' && mappedProperties !== null)
+    for (const name of IDENTITY_PROPERTIES)
+      if (Object.hasOwn(mappedProperties, name))
+        throw new MappingError(`mapping.properties.${name}: chatport sets ${name} itself (docs/identity.md); remove it from the mapping`, `mapping.properties.${name}`);
   const needsChannel = CHANNEL_REF_STAGES.includes(stage);
   if (needsChannel && spec.channel === undefined) throw new MappingError(`channel: the ${stage} stage needs "channel", the source field naming the record's channel by its key`, 'channel');
   if (!needsChannel && spec.channel !== undefined) throw new MappingError(`channel: only members and messages name a channel`, 'channel');
@@ -75,7 +78,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   const keyName = keyFields.join(', ');
   const validate = FAST_VALIDATORS[stage];
   const channelField = spec.channel ?? '';
-  const keyFor = idempotencyKeysOf(pipelineName, stage);
+  const keyFor = idempotencyKeysOf(pipelineId, stage);
 
   return (input) => {
     const { position } = input;
@@ -97,10 +100,10 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     if (sourceKey === undefined) reasons.push(reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
     const item = mapping.map(record, reasons);
 
-    if (stage === 'users' && item.properties === undefined) item.properties = {};
-    if (stage === 'users' && spec.pipelineId !== undefined) item.properties = withProperties(item.properties, { [PIPELINE_PROPERTY]: spec.pipelineId });
-    if (stage === 'channels' && sourceKey !== undefined)
-      item.properties = withProperties(item.properties, { [CHANNEL_KEY_PROPERTY]: sourceKey, ...(spec.pipelineId !== undefined ? { [PIPELINE_PROPERTY]: spec.pipelineId } : {}) });
+    if (IDENTITY_STAGES.includes(stage)) {
+      if (sourceKey !== undefined) item.properties = withIdentityProperties(item.properties, pipelineId, sourceKey);
+      else if (item.properties === undefined) item.properties = {};
+    }
     let channelKey: string | undefined;
     let channelId: Int64 | undefined;
     if (needsChannel) {
@@ -126,8 +129,3 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   };
 }
 
-/** A fresh properties object with `added` (the mapping may share one object, a constant, between records); a non-object is left for the validator. */
-function withProperties(props: unknown, added: Record<string, string>): unknown {
-  if (props === undefined) return { ...added };
-  return props !== null && typeof props === 'object' && !Array.isArray(props) ? { ...props, ...added } : props;
-}

@@ -20,13 +20,31 @@ export const STAGE_NEEDS: Readonly<Record<StageKind, readonly StageKind[]>> = {
 export const CHANNEL_REF_STAGES: readonly StageKind[] = ['members', 'messages'];
 
 /**
- * The property under which every channel item carries its source key, so that after the channels stage
- * the pipeline can find each channel's id (`GET /channels?properties={"chatportKey": "<key>"}`).
+ * The property under which every user and channel item carries its source key, so that after the channels
+ * stage the pipeline can find each channel's id, and before a stage compare what the platform holds
+ * (docs/identity.md). Always read together with PIPELINE_PROPERTY: source keys of two pipelines may be equal.
  */
 export const CHANNEL_KEY_PROPERTY = 'chatportKey';
 
 /** The property under which users and channels chatport creates carry the pipeline's `id`. */
 export const PIPELINE_PROPERTY = 'chatportPipeline';
+
+/** The stages whose items carry the identity properties. */
+export const IDENTITY_STAGES: readonly StageKind[] = ['users', 'channels'];
+
+export const IDENTITY_PROPERTIES: readonly string[] = [PIPELINE_PROPERTY, CHANNEL_KEY_PROPERTY];
+
+/**
+ * A user's or channel's properties with chatport's two identity properties set (they win over the mapping,
+ * which the config check keeps from naming them). A fresh object: the mapping may share one between
+ * records. Properties that are not an object are left as they are, for the validator to reject.
+ */
+export function withIdentityProperties(properties: unknown, pipelineId: string, sourceKey: string): unknown {
+  const identity = { [PIPELINE_PROPERTY]: pipelineId, [CHANNEL_KEY_PROPERTY]: sourceKey };
+  if (properties === undefined) return identity;
+  if (properties !== null && typeof properties === 'object' && !Array.isArray(properties)) return { ...properties, ...identity };
+  return properties;
+}
 
 /** Coercions applied when a mapping names no type, because the import schema allows only that type there. */
 export const IMPLIED_TYPES: Readonly<Record<StageKind, Readonly<Record<string, ValueType>>>> = {

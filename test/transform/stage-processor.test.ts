@@ -35,7 +35,7 @@ describe('idempotency keys', () => {
 
 describe('createStageProcessor', () => {
   const users: StageProcessorSpec = {
-    pipelineName: 'demo',
+    pipelineId: 'demo',
     stage: 'users',
     key: 'id',
     mapping: { name: 'login', displayName: { template: '{first} {last}' }, isGuest: 'guest', properties: { joined: { field: 'joined', type: 'date' } } },
@@ -47,15 +47,24 @@ describe('createStageProcessor', () => {
     const result = process({ record: { id: 'u1', login: 'ann', first: 'Ann', last: 'Lee', guest: 'no', joined: '2024-01-02' }, position: at(2) });
     expect(result).toEqual({
       kind: 'accepted',
-      item: { name: 'ann', displayName: 'Ann Lee', isGuest: false, properties: { joined: '2024-01-02T00:00:00.000Z' }, idempotencyKey: idempotencyKeyFor('demo', 'users', 'u1') },
+      item: {
+        name: 'ann', displayName: 'Ann Lee', isGuest: false,
+        properties: { joined: '2024-01-02T00:00:00.000Z', chatportPipeline: 'demo', chatportKey: 'u1' },
+        idempotencyKey: idempotencyKeyFor('demo', 'users', 'u1'),
+      },
       position: at(2),
       sourceKey: 'u1',
     });
   });
 
-  it('gives users an empty properties object when the mapping has none', () => {
+  it('gives users the identity properties (pipeline id, source key) when the mapping has none', () => {
     const result = process({ record: { id: 'u1', login: 'ann', first: 'Ann', guest: 'yes' }, position: at(2) });
-    expect(result.kind === 'accepted' && result.item.properties).toEqual({});
+    expect(result.kind === 'accepted' && result.item.properties).toEqual({ chatportPipeline: 'demo', chatportKey: 'u1' });
+  });
+
+  it('refuses a mapping that sets the identity properties itself', () => {
+    for (const name of ['chatportKey', 'chatportPipeline'])
+      expect(() => createStageProcessor({ ...users, mapping: { ...users.mapping, properties: { [name]: 'login' } } })).toThrow(`mapping.properties.${name}: chatport sets ${name} itself`);
   });
 
   it('rejects with every reason, once per field, with the position and the raw record', () => {
@@ -78,24 +87,24 @@ describe('createStageProcessor', () => {
     expect(result).toMatchObject({ kind: 'rejected', raw: 'a,b,c', reasons: [{ field: '', expected: '2 fields', message: 'expected 2 fields, found 3' }] });
   });
 
-  it('puts the source key into channel properties, without touching a shared constant', () => {
+  it('puts the pipeline id and source key into channel properties, without touching a shared constant', () => {
     const shared = { origin: 'x' };
-    const channels = createStageProcessor({ pipelineName: 'demo', stage: 'channels', key: 'k', mapping: { type: { const: 'DIRECT' }, members: { field: 'm', split: '|' }, properties: { const: shared } } });
+    const channels = createStageProcessor({ pipelineId: 'demo', stage: 'channels', key: 'k', mapping: { type: { const: 'DIRECT' }, members: { field: 'm', split: '|' }, properties: { const: shared } } });
     const result = channels({ record: { k: 'd1', m: 'a|b' }, position: at(2) });
-    expect(result.kind === 'accepted' && result.item.properties).toEqual({ origin: 'x', chatportKey: 'd1' });
+    expect(result.kind === 'accepted' && result.item.properties).toEqual({ origin: 'x', chatportPipeline: 'demo', chatportKey: 'd1' });
     expect(shared).toEqual({ origin: 'x' });
   });
 
   it('resolves the channel of messages into channelId, and of members beside the item', () => {
     const ids = new Map([['c1', 41]]);
-    const messages = createStageProcessor({ pipelineName: 'demo', stage: 'messages', key: 'id', channel: 'ch', mapping: { type: { const: 'TEXT' }, body: 'text', user: 'from' } }, { channelIds: ids });
+    const messages = createStageProcessor({ pipelineId: 'demo', stage: 'messages', key: 'id', channel: 'ch', mapping: { type: { const: 'TEXT' }, body: 'text', user: 'from' } }, { channelIds: ids });
     const ok = messages({ record: { id: 'm1', ch: 'c1', text: 'hi', from: 'ann' }, position: at(2) });
     expect(ok).toMatchObject({ kind: 'accepted', channelKey: 'c1', channelId: 41, item: { type: 'TEXT', body: 'hi', user: 'ann', channelId: 41 } });
     const unknown = messages({ record: { id: 'm2', ch: 'c9', text: 'hi', from: 'ann' }, position: at(3) });
     expect(unknown.kind === 'rejected' && unknown.reasons).toEqual([
       expect.objectContaining({ field: 'channelId', sourceField: 'ch', found: '"c9"', expected: 'the key of a channel that the channels stage imported' }),
     ]);
-    const members = createStageProcessor({ pipelineName: 'demo', stage: 'members', key: ['ch', 'u'], channel: 'ch', mapping: { username: 'u' } }, { channelIds: (k) => (k === 'c1' ? 7 : undefined) });
+    const members = createStageProcessor({ pipelineId: 'demo', stage: 'members', key: ['ch', 'u'], channel: 'ch', mapping: { username: 'u' } }, { channelIds: (k) => (k === 'c1' ? 7 : undefined) });
     const member = members({ record: { ch: 'c1', u: 'ann' }, position: at(2) });
     expect(member).toMatchObject({ kind: 'accepted', channelId: 7, sourceKey: '["c1","ann"]', item: { username: 'ann' } });
     expect(member.kind === 'accepted' && Object.keys(member.item)).toEqual(['username', 'idempotencyKey']);

@@ -1,5 +1,6 @@
 import { Channel, Message, User, cursorPage, offsetPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
+import { createMergePatchBody } from '../http/body.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -22,6 +23,8 @@ export interface ChannelFilter extends ListOptions {
 export interface ChannelsResource {
   list(filter?: ChannelFilter): AsyncIterable<Channel>;
   get(id: Int64, options?: { signal?: AbortSignal }): Promise<Channel>;
+  /** PATCH /channels/{id} with a JSON merge patch (`null` removes a field); answers the updated channel. */
+  update(id: Int64, patch: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<Channel>;
   /** Members of a group channel, page by page. */
   members(id: Int64, options?: ListOptions): AsyncIterable<User>;
   /** Messages of one channel (cursor pages). */
@@ -46,6 +49,15 @@ export function createChannelsResource(transport: Transport): ChannelsResource {
     get: (id, options = {}) =>
       transport.sendJson(
         { operation: `get channel ${id}`, method: 'GET', path: `/channels/${checkId('channel', id)}`, scopes: ['read:channel'], retry: 'idempotent', ...withSignal(options.signal) },
+        Channel,
+      ),
+    update: (id, patch, options = {}) =>
+      transport.sendJson(
+        // A merge patch sent twice leaves the same record: safe to repeat.
+        {
+          operation: `update channel ${id}`, method: 'PATCH', path: `/channels/${checkId('channel', id)}`, body: createMergePatchBody(patch),
+          scopes: ['read:channel', 'update:channel'], retry: 'idempotent', ...withSignal(options.signal),
+        },
         Channel,
       ),
     members(id, options = {}) {

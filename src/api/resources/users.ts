@@ -1,6 +1,7 @@
 import { User, offsetPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
 import { isNotFoundError } from '../errors/guards.js';
+import { createMergePatchBody } from '../http/body.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -20,6 +21,8 @@ export interface UsersResource {
   /** HEAD /users?name=…: true when the username exists, false on 404. */
   exists(name: string, options?: { signal?: AbortSignal }): Promise<boolean>;
   get(id: Int64, options?: { signal?: AbortSignal }): Promise<User>;
+  /** PATCH /users/{id} with a JSON merge patch (`null` removes a field); answers the updated user. */
+  update(id: Int64, patch: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<User>;
 }
 
 export function createUsersResource(transport: Transport): UsersResource {
@@ -54,5 +57,11 @@ export function createUsersResource(transport: Transport): UsersResource {
     },
     get: (id, options = {}) =>
       transport.sendJson({ operation: `get user ${id}`, method: 'GET', path: `/users/${checkId('user', id)}`, scopes: SCOPES, retry: 'idempotent', ...withSignal(options.signal) }, User),
+    update: (id, patch, options = {}) =>
+      transport.sendJson(
+        // A merge patch sent twice leaves the same record: safe to repeat.
+        { operation: `update user ${id}`, method: 'PATCH', path: `/users/${checkId('user', id)}`, body: createMergePatchBody(patch), scopes: [...SCOPES, 'update:user'], retry: 'idempotent', ...withSignal(options.signal) },
+        User,
+      ),
   };
 }

@@ -16,11 +16,13 @@ import { openJournal, readJournal } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
+import { claimStateFolder } from '../state/state-owner.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { checkMappedFields } from './check-mapped-fields.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
 import { addFailedStageCounts, attachReport } from './partial-report.js';
 import { preflightInputs } from './preflight.js';
+import { openHeldRecords } from './held-records.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
@@ -78,6 +80,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const paths = new RunPaths(options.stateDir ?? config.state);
   const lock = await acquireLock(paths.lock);
   const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
+  await claimStateFolder(paths.stateDir, config, events).catch(async (error: unknown) => {
+    await lock.release();
+    throw error;
+  });
   const state = foldRunState(events);
   const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
   const resuming = unfinished && options.restart !== true;
@@ -113,12 +119,14 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
         channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
       runLogger.info({ stage }, 'stage starting');
+      const held = mode === 'import' && !run.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger: runLogger }) : undefined;
       stages[stage] = await runStage({
         config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
         logger: runLogger,
         ...(await checks.forStage(stageConfig)),
         ...(uploader ? { uploader } : {}),
         ...(channelIds ? { channelIds } : {}),
+        ...(held ? { held } : {}),
         ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
         onProgress: (s, c) => {
           latest[s] = c;
@@ -129,6 +137,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
           runLogger.warn({ stage: w.stage, path: w.path, field: w.field }, w.message);
         },
       });
+      held?.close();
       runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
     if (mode === 'import' && sumTotals(stages).rejected > 0) status = 'completed-with-rejects';
@@ -176,7 +185,7 @@ async function channelLookup(
     // Nothing was created: any channel the channels stage accepts stands for a placeholder id.
     return (key: string) => (expected?.keys.has(key) ? 1 : undefined);
   }
-  const ids = await resolveChannelIds(client!, expected, signal);
+  const ids = await resolveChannelIds(client!, config.id, expected, signal);
   await writeFileAtomic(file, stringifyJson(Object.fromEntries(ids), 1));
   return ids;
 }

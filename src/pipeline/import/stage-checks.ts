@@ -40,17 +40,16 @@ export class StageChecks {
   async forStage(stageConfig: StageConfig): Promise<StageCheckHooks> {
     const stage = stageConfig.stage;
     if (this.client && stage !== 'users' && this.usersStale) await this.readUsers();
-    if (this.client && stage === 'users' && !stageConfig.slack) {
-      // Slack users do not carry the pipeline property yet, so a rerun would find its own users "taken".
+    if (this.client && stage === 'users') {
       await this.readUsers();
       this.usersStale = true;
     }
-    const channels = this.client && stage === 'channels' && !stageConfig.slack ? await this.readChannels() : undefined;
+    const channels = this.client && stage === 'channels' ? await this.readChannels() : undefined;
     const known = (field: string, name: unknown): Reason[] => (typeof name !== 'string' || this.knows(name) ? [] : [this.unknownUser(field, name)]);
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
-          return takenName(this.users && !stageConfig.slack ? this.users : undefined, 'name', item.name, 'username', this.config.id);
+          return takenName(this.users, 'name', item.name, 'username', this.config.id);
         case 'channels': {
           const members = Array.isArray(item.members) ? item.members : [];
           const name = item.type === 'DIRECT' ? undefined : item.name;

@@ -11,6 +11,7 @@ import type { JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
 import type { ChunkState, StageState } from '../state/run-state.js';
+import { countHeld, countsOfUnsent, type HeldRecords } from './held-records.js';
 import { chunkNeedsWork, importChunk, type ChunkOps } from './import-chunk.js';
 import { JobHealth } from './job-health.js';
 import { AdaptiveConcurrency } from './adaptive-concurrency.js';
@@ -61,6 +62,8 @@ export interface StageRunContext {
   crossCheck?(item: Record<string, unknown>): Reason[];
   /** Told what the report should warn of (a mapped field no record had). */
   onWarning?(warning: RunWarning): void;
+  /** Users and channels: what the platform already holds of this pipeline (held-records.ts). */
+  held?: HeldRecords;
 }
 
 /**
@@ -253,6 +256,17 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
               await settleDuplicate(verdict, processed);
               continue;
             }
+            // Awaited only when it is a promise (a patch or a changed-list line): a microtask per record costs.
+            let held = ctx.held?.settle(processed);
+            if (held instanceof Promise) held = await held;
+            if (held?.kind === 'conflict') {
+              await reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item]);
+              continue;
+            }
+            if (held && held.kind !== 'send') {
+              countHeld(counts, held.kind);
+              continue;
+            }
             ctx.onAccepted?.(processed.item, processed.sourceKey);
             const result = chunker.addJson(json, processed.position, groupOf(stage, processed, lanes));
             if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
@@ -265,7 +279,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       for (const warning of fields?.warnings(counts.read) ?? []) ctx.onWarning?.(warning);
       await scheduler.drain();
       if (mode === 'import') {
-        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates });
+        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent() });
         await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
         state.done = true;
       }
@@ -293,7 +307,7 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
     refused += chunk.refused.size;
     imported += chunk.records - chunk.refused.size;
   }
-  return { read: input.read, skipped: input.skipped, duplicates: input.duplicates, rejected: input.rejected + refused, refused, imported, chunks: input.chunks };
+  return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported) };
 }
 
 /**

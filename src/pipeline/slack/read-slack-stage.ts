@@ -1,6 +1,6 @@
 import type { PipelineConfig, SlackSourceConfig, StageConfig } from '../../config/index.js';
 import { openSlackExport, type SlackExport } from '../../sources/slack/index.js';
-import { CHANNEL_KEY_PROPERTY, idempotencyKeysOf, type ChannelIdLookup, type Processed, type StageKind } from '../../transform/index.js';
+import { idempotencyKeysOf, withIdentityProperties, type ChannelIdLookup, type Processed, type StageKind } from '../../transform/index.js';
 import {
   createSlackMappingContext,
   createSlackMessageMapper,
@@ -33,18 +33,18 @@ export interface SlackStageDeps {
 export async function* readSlackStageBatches(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed[]> {
   const first = await slackFirstPassFor(config, slack, deps.signal);
   const keys = new SourceKeys();
-  // One key maker per kind: the pipeline name and kind are serialized once, not for every item.
+  // One key maker per kind: the pipeline id and kind are serialized once, not for every item.
   const keyMakers = new Map<StageKind, (sourceKey: string) => string>();
   const context = createSlackMappingContext(first.directory, {
     keyFor: (kind, sourceKey) => {
       let make = keyMakers.get(kind);
-      if (make === undefined) keyMakers.set(kind, (make = idempotencyKeysOf(config.name, kind)));
+      if (make === undefined) keyMakers.set(kind, (make = idempotencyKeysOf(config.id, kind)));
       return make(keys.note(sourceKey));
     },
     systemMessages: slack.systemMessages,
     ...(slack.maxTrackedThreadRoots === undefined ? {} : { maxTrackedThreadRoots: slack.maxTrackedThreadRoots }),
   });
-  const reader = { origin: slack.export, first, context, keys };
+  const reader = { origin: slack.export, first, context, keys, pipelineId: config.id };
   switch (stage.stage) {
     case 'users':
       yield* inBatches(readUsers(reader));
@@ -89,6 +89,7 @@ interface Reader {
   first: SlackFirstPass;
   context: SlackMappingContext;
   keys: SourceKeys;
+  pipelineId: string;
 }
 
 /**
@@ -123,7 +124,7 @@ function lookupOf(deps: SlackStageDeps, stage: string): ChannelIdLookup {
   return deps.channelIds;
 }
 
-function* readUsers({ origin, first, context, keys }: Reader): Generator<Processed> {
+function* readUsers({ origin, first, context, keys, pipelineId }: Reader): Generator<Processed> {
   const rejected = first.directory.rejected.filter((r) => r.stage === 'users');
   const rejectedIndexes = new Set(rejected.map((r) => r.position.index));
   for (const r of rejected) yield rejectedRecord(origin, r);
@@ -137,7 +138,10 @@ function* readUsers({ origin, first, context, keys }: Reader): Generator<Process
       while (rejectedIndexes.has(index)) index++;
       position = positionIn(origin, { file: first.usersFile, index: index++ });
     } else position = positionIn(origin, placeholderPosition(user.placeholder.firstSeenIn));
-    yield acceptItem('users', item as Record<string, unknown>, position, keys.take());
+    const sourceKey = keys.take();
+    // Found again before a later run's users stage by these properties, as for every pipeline (docs/identity.md).
+    item.properties = withIdentityProperties(item.properties, pipelineId, sourceKey) as typeof item.properties;
+    yield acceptItem('users', item as Record<string, unknown>, position, sourceKey);
   }
 }
 
@@ -147,14 +151,14 @@ function placeholderPosition(firstSeenIn: string): { file: string; index: number
   return at < 0 ? { file: firstSeenIn, index: 0 } : { file: firstSeenIn.slice(0, at), index: Number(firstSeenIn.slice(at + 1)) || 0 };
 }
 
-function* readChannels({ origin, first, context, keys }: Reader): Generator<Processed> {
+function* readChannels({ origin, first, context, keys, pipelineId }: Reader): Generator<Processed> {
   for (const r of first.directory.rejected) if (r.stage === 'channels') yield rejectedRecord(origin, r);
   for (const channel of first.directory.channels.values()) {
     keys.reset();
     const item = mapSlackChannel(channel, context);
     const sourceKey = keys.take();
     // Found again after the import by this property (channel-ids.ts), as for every pipeline.
-    item.properties = { ...item.properties, [CHANNEL_KEY_PROPERTY]: sourceKey };
+    item.properties = withIdentityProperties(item.properties, pipelineId, sourceKey) as typeof item.properties;
     yield acceptItem('channels', item as Record<string, unknown>, positionIn(origin, channel.position), sourceKey);
   }
 }

@@ -23,8 +23,28 @@ export type JournalEvent =
   | { t: 'refusal-withdrawn'; stage: StageName; seq: number; index: number }
   /** Every item of the chunk is either imported or refused. */
   | { t: 'chunk-done'; stage: StageName; seq: number; imported: number; refused: number }
-  /** `duplicates` is absent in journals written before it was counted. */
-  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number; duplicates?: number }
+  /**
+   * The input was read to its end. `held`: imported without being sent (the platform held them identically),
+   * `updated` (patched), `changed` (of skipped), `duplicates`; absent in journals of older versions.
+   */
+  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts
   | { t: 'stage-done'; stage: StageName; at: string }
   /** `abandoned`: an unfinished run given up with `--restart`. */
   | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed' | 'abandoned'; at: string };
+
+/** Counts of records a stage settled without sending them (see stage-input-read). */
+export interface UnsentCounts {
+  held?: number;
+  updated?: number;
+  changed?: number;
+  duplicates?: number;
+}
+
+const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates'] as const;
+
+/** The UnsentCounts an event carries (older journals carry none). */
+export function unsentOf(e: UnsentCounts): UnsentCounts {
+  const out: UnsentCounts = {};
+  for (const key of UNSENT_KEYS) if (e[key] !== undefined) out[key] = e[key];
+  return out;
+}

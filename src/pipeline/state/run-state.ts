@@ -1,4 +1,4 @@
-import type { JournalEvent, PartPath, StageName } from './events.js';
+import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
 import type { Int64 } from '../../shared/int64.js';
 
 export interface ChunkState {
@@ -20,7 +20,7 @@ export interface ChunkState {
 
 export interface StageState {
   chunks: Map<number, ChunkState>;
-  input?: { chunks: number; read: number; rejected: number; skipped: number; duplicates: number };
+  input?: { chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts;
   done: boolean;
 }
 
@@ -81,7 +81,7 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
         chunkOf(stage, e.seq).done = true;
         break;
       case 'stage-input-read':
-        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, duplicates: e.duplicates ?? 0 };
+        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, ...unsentOf(e) };
         break;
       case 'stage-done':
         stage.done = true;

@@ -1,0 +1,187 @@
+import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { isClientRequestError, isNotFoundError, type ChatportClient } from '../../api/index.js';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { Logger } from '../../shared/logger.js';
+import type { Int64 } from '../../shared/int64.js';
+import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
+import type { InputSourceOptions } from '../../sources/index.js';
+import { CHANNEL_KEY_PROPERTY, COMPARED_FIELDS, compareWithPlatform, PIPELINE_PROPERTY, type Accepted, type ComparedStage, type Comparison, type Reason } from '../../transform/index.js';
+import type { StageCounts } from '../report.js';
+import type { UnsentCounts } from '../state/events.js';
+import { writeFileAtomic } from '../state/atomic-file.js';
+import type { RunPaths } from '../state/run-paths.js';
+import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, listPipelineChannels } from './channel-ids.js';
+
+/** What becomes of an accepted user or channel once compared with the platform's copy. */
+export type HeldOutcome =
+  | { kind: 'send' }
+  /** The platform holds it with the same content: imported, nothing sent. */
+  | { kind: 'held' }
+  /** It held other content and `mode: upsert` patched it. */
+  | { kind: 'updated' }
+  /** It holds other content, left as it is (`mode: insert`): "changed, not applied". */
+  | { kind: 'changed' }
+  /** It cannot be this pipeline's record (a DIRECT channel of another pipeline), or the platform refused the update. */
+  | { kind: 'conflict'; reasons: Reason[] };
+
+export interface HeldRecords {
+  settle(record: Accepted): HeldOutcome | Promise<HeldOutcome>;
+  /** Logs how many changes were not applied, when there were more than the warnings named. */
+  close(): void;
+  /** What settle decided so far, for the journal (a finished stage's counts come from it on resume). */
+  unsent(): Required<Pick<UnsentCounts, 'held' | 'updated' | 'changed'>>;
+}
+
+/**
+ * What the platform held for this pipeline when the stage first started, by source key. Kept in the run
+ * folder: a resumed stage compares with the same snapshot, so it rebuilds the same chunks (records its
+ * first attempt created are not taken for "held" the second time).
+ */
+interface Snapshot {
+  records: Record<string, { id: Int64; fields: Record<string, unknown> }>;
+  /** DIRECT channel items whose members already have a DIRECT channel that another pipeline made. */
+  foreignDirect: Record<string, { id: Int64; pipeline: string }>;
+}
+
+export interface HeldRecordsInput {
+  client: ChatportClient;
+  config: PipelineConfig;
+  stage: StageConfig;
+  paths: RunPaths;
+  runId: string;
+  sources: InputSourceOptions;
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/** Warnings named one by one before the rest are only counted. */
+const WARN_EACH = 10;
+
+/**
+ * Users and channels: reads what the platform holds for this pipeline (its `chatportPipeline` property) and
+ * decides per record whether to send, count it as held, patch it (`mode: upsert`) or report it changed.
+ * Every difference is listed in `<run>/changed/<stage>.ndjson`. Undefined for the other stages.
+ */
+export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldRecords | undefined> {
+  const stage = input.stage.stage;
+  if (stage !== 'users' && stage !== 'channels') return undefined;
+  const snapshot = await loadSnapshot(input, stage);
+  // Written anew by every read of the stage's input (first attempt or resume), so no change is listed twice.
+  const changesFile = join(input.paths.runDir(input.runId), 'changed', `${stage}.ndjson`);
+  await mkdir(dirname(changesFile), { recursive: true });
+  await writeFile(changesFile, '');
+  const upsert = input.stage.options.mode === 'upsert';
+  const tally = { held: 0, updated: 0, changed: 0 };
+
+  const update = async (id: Int64, patch: Record<string, unknown>): Promise<HeldOutcome> => {
+    const resource = stage === 'users' ? input.client.users : input.client.channels;
+    try {
+      await resource.update(id, patch, { signal: input.signal });
+      tally.updated++;
+      return { kind: 'updated' };
+    } catch (error) {
+      // A 4xx (a new name already taken, the record deleted meanwhile) is this record's problem; anything else stops the run.
+      if (!isClientRequestError(error) && !isNotFoundError(error)) throw error;
+      const message = `the platform refused the update of ${stage === 'users' ? 'user' : 'channel'} ${id}: ${error.message}`;
+      return { kind: 'conflict', reasons: [{ field: Object.keys(patch).join(', '), expected: 'an update the platform accepts', found: 'a refused merge patch', message }] };
+    }
+  };
+
+  const settleChanged = async (record: Accepted, held: Snapshot['records'][string], comparison: Comparison): Promise<HeldOutcome> => {
+    const { position, sourceKey } = record;
+    const line = { stage, sourceKey, id: held.id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied: upsert, differences: comparison.differences };
+    await appendFile(changesFile, `${stringifyJson(line)}\n`);
+    if (upsert) return update(held.id, comparison.patch);
+    if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field) }, 'changed, not applied; set mode: upsert to apply');
+    return { kind: 'changed' };
+  };
+
+  return {
+    settle(record) {
+      const foreign = snapshot.foreignDirect[record.sourceKey];
+      if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
+      const held = snapshot.records[record.sourceKey];
+      if (!held) return { kind: 'send' };
+      const comparison = compareWithPlatform(stage, record.item, held.fields);
+      if (comparison.differences.length > 0) return settleChanged(record, held, comparison);
+      tally.held++;
+      return { kind: 'held' };
+    },
+    close() {
+      if (tally.changed > WARN_EACH)
+        input.logger.warn({ stage, changed: tally.changed, file: changesFile }, `${tally.changed} ${stage} changed, not applied (all in ${changesFile}); set mode: upsert to apply`);
+    },
+    unsent: () => ({ ...tally }),
+  };
+}
+
+/** Counts an outcome other than `send` and `conflict` (those are chunked or rejected by the stage). */
+export function countHeld(counts: StageCounts, kind: 'held' | 'updated' | 'changed'): void {
+  if (kind === 'changed') {
+    counts.skipped++;
+    counts.changed++;
+    return;
+  }
+  counts.imported++;
+  if (kind === 'updated') counts.updated++;
+}
+
+/** A finished stage's counts of records settled without a chunk, from its stage-input-read event. */
+export function countsOfUnsent(input: UnsentCounts, importedByChunks: number): Pick<StageCounts, 'imported' | 'updated' | 'changed' | 'duplicates'> {
+  const updated = input.updated ?? 0;
+  return { imported: importedByChunks + (input.held ?? 0) + updated, updated, changed: input.changed ?? 0, duplicates: input.duplicates ?? 0 };
+}
+
+function foreignDirectReason(foreign: { id: Int64; pipeline: string }): Reason {
+  return {
+    field: 'members',
+    expected: 'members whose DIRECT channel is not another pipeline\'s',
+    found: `DIRECT channel ${foreign.id} of pipeline "${foreign.pipeline}"`,
+    message: `members: the platform keeps one DIRECT channel per member set, and channel ${foreign.id} for these members belongs to pipeline "${foreign.pipeline}"; its messages are not merged into it (docs/identity.md)`,
+  };
+}
+
+async function loadSnapshot(input: HeldRecordsInput, stage: ComparedStage): Promise<Snapshot> {
+  const file = join(input.paths.runDir(input.runId), 'held', `${stage}.json`);
+  const saved = await readFile(file, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);
+  if (saved) return saved;
+  const snapshot = stage === 'users' ? await usersSnapshot(input) : await channelsSnapshot(input);
+  await writeFileAtomic(file, stringifyJson(snapshot));
+  return snapshot;
+}
+
+function fieldsOf(stage: ComparedStage, record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(COMPARED_FIELDS[stage].filter((f) => record[f] !== undefined).map((f) => [f, record[f]]));
+}
+
+async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Promise<Snapshot> {
+  const records: Snapshot['records'] = {};
+  for await (const user of client.users.list({ pageSize: 100, properties: { [PIPELINE_PROPERTY]: config.id }, signal })) {
+    const key = user.properties?.[CHANNEL_KEY_PROPERTY];
+    if (user.properties?.[PIPELINE_PROPERTY] !== config.id || typeof key !== 'string') continue;
+    const other = records[key];
+    if (other) throw ambiguous('user', config.id, key, [other.id, user.id]);
+    records[key] = { id: user.id, fields: fieldsOf('users', user) };
+  }
+  return { records, foreignDirect: {} };
+}
+
+async function channelsSnapshot({ client, config, stage, sources, signal }: HeldRecordsInput): Promise<Snapshot> {
+  const records: Snapshot['records'] = {};
+  for (const [key, channel] of await listPipelineChannels(client, config.id, signal)) records[key] = { id: channel.id, fields: fieldsOf('channels', channel) };
+  const foreignDirect: Snapshot['foreignDirect'] = {};
+  // Only items not found among this pipeline's channels are looked up: DIRECT ones by members, named ones by name.
+  const { directByMembers, names } = await collectChannelKeys(config, stage, sources, signal);
+  for (const [key, name] of names) {
+    if (records[key]) continue;
+    const adopted = await adoptUnmarkedChannel(client, config.id, key, name, signal);
+    if (adopted) records[key] = { id: adopted.id, fields: fieldsOf('channels', adopted) };
+  }
+  for (const [members, key] of directByMembers) {
+    if (records[key]) continue;
+    const holder = await findDirectHolder(client, config.id, members.split('\u0000'), signal);
+    if (holder.kind === 'foreign') foreignDirect[key] = { id: holder.id, pipeline: holder.pipeline };
+  }
+  return { records, foreignDirect };
+}

@@ -1,0 +1,88 @@
+import { IDENTITY_PROPERTIES } from './stages.js';
+
+/** The stages whose records chatport compares with the platform's copy (the API patches users and channels). */
+export type ComparedStage = 'users' | 'channels';
+
+/** The item fields compared per stage: those a merge patch can set. Members, type and pictures are not. */
+export const COMPARED_FIELDS: Readonly<Record<ComparedStage, readonly string[]>> = {
+  users: ['name', 'displayName', 'isGuest', 'properties'],
+  channels: ['name', 'displayName', 'properties'],
+};
+
+/** One field whose source value differs from what the platform holds (`platform` undefined: absent there). */
+export interface FieldDifference {
+  field: string;
+  platform: unknown;
+  source: unknown;
+}
+
+export interface Comparison {
+  differences: FieldDifference[];
+  /** The JSON merge patch that makes the platform's record hold the source's values (empty when equal). */
+  patch: Record<string, unknown>;
+}
+
+/**
+ * Compares an accepted item with the platform's copy of the same record. Only fields the item carries are
+ * compared (a channel without displayName gets the platform's default). Properties are compared without
+ * chatport's identity properties, canonically (key order does not matter); the patch removes properties
+ * the source no longer has. Pure.
+ */
+export function compareWithPlatform(stage: ComparedStage, item: Record<string, unknown>, held: Record<string, unknown>): Comparison {
+  const differences: FieldDifference[] = [];
+  const patch: Record<string, unknown> = {};
+  for (const field of COMPARED_FIELDS[stage]) {
+    if (!Object.hasOwn(item, field)) continue;
+    if (field === 'properties') {
+      const source = withoutIdentity(item.properties);
+      const platform = withoutIdentity(held.properties ?? {});
+      const propertiesPatch = mergePatchBetween(platform, source);
+      if (Object.keys(propertiesPatch).length > 0) {
+        differences.push({ field, platform, source });
+        patch.properties = propertiesPatch;
+      }
+      continue;
+    }
+    if (!canonicalEqual(item[field], held[field])) {
+      differences.push({ field, platform: held[field], source: item[field] });
+      patch[field] = item[field];
+    }
+  }
+  return { differences, patch };
+}
+
+/** The merge patch (RFC 7396) that turns `current` into `target`: changed keys, `null` for removed ones. */
+export function mergePatchBetween(current: Record<string, unknown>, target: Record<string, unknown>): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(target)) {
+    const was = current[key];
+    if (isPlainObject(value) && isPlainObject(was)) {
+      const inner = mergePatchBetween(was, value);
+      if (Object.keys(inner).length > 0) patch[key] = inner;
+    } else if (!canonicalEqual(value, was)) patch[key] = value;
+  }
+  for (const key of Object.keys(current)) if (!Object.hasOwn(target, key)) patch[key] = null;
+  return patch;
+}
+
+/** Deep equality of JSON values, independent of object key order. */
+export function canonicalEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => canonicalEqual(v, b[i]));
+  if (isPlainObject(a) && isPlainObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && canonicalEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+function withoutIdentity(properties: unknown): Record<string, unknown> {
+  if (!isPlainObject(properties)) return {};
+  const out = { ...properties };
+  for (const name of IDENTITY_PROPERTIES) delete out[name];
+  return out;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,84 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+const pipeline = (mode: string) => `name: upd
+options: { chunkRecords: 10, concurrency: 1, mode: ${mode} }
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping: { name: username, displayName: display, isGuest: { const: false }, properties: { team: team } }
+  channels:
+    source: { path: channels.csv }
+    key: key
+    mapping: { type: { const: PUBLIC }, name: name, displayName: title, members: { field: members, split: "|" } }
+  messages:
+    source: { path: messages.csv }
+    key: id
+    channel: channel
+    mapping: { type: { const: TEXT }, body: text, user: author }
+`;
+
+const users = (ann: string) => `id,username,display,team\nu0,upd-ann,${ann},red\nu1,upd-bob,Bob,blue\n`;
+const channels = (general: string) => `key,name,title,members\nc0,upd-general,${general},upd-ann|upd-bob\nc1,upd-random,Random,upd-ann|upd-bob\n`;
+const messages = `id,channel,author,text\n${Array.from({ length: 40 }, (_, i) => `m${i},c${i % 2},upd-${i % 3 ? 'ann' : 'bob'},text ${i}`).join('\n')}\n`;
+
+async function platformNames() {
+  const ann = (await all(f.client.users.list({ name: 'upd-ann' })))[0]!;
+  const general = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === 'upd-general')!;
+  return { ann: ann.displayName, general: general.displayName, annTeam: ann.properties?.team };
+}
+
+describe('records changed in the source since they were imported', () => {
+  it('insert mode reports them changed and leaves the platform as it was; upsert mode patches them and counts them updated, also when resumed', async () => {
+    const dir = join(f.dir, 'updates');
+    await writeInput(dir, 'users.csv', users('Ann'));
+    await writeInput(dir, 'channels.csv', channels('General'));
+    await writeInput(dir, 'messages.csv', messages);
+    const state = join(dir, 'state');
+    const insert = await writePipeline(dir, pipeline('insert'));
+    expect((await runImport({ config: insert.config, stateDir: state }, { client: f.client })).status).toBe('succeeded');
+
+    await writeInput(dir, 'users.csv', users('Ann Lee'));
+    await writeInput(dir, 'channels.csv', channels('General talk'));
+    const changed = await runImport({ config: insert.config, stateDir: state, restart: true }, { client: f.client });
+    expect(changed.status).toBe('succeeded');
+    expect(changed.stages.users).toMatchObject({ read: 2, imported: 1, skipped: 1, changed: 1, updated: 0, jobs: { submitted: 0 } });
+    expect(changed.stages.channels).toMatchObject({ read: 2, imported: 1, skipped: 1, changed: 1, updated: 0, jobs: { submitted: 0 } });
+    expect(changed.totals).toMatchObject({ changed: 2, updated: 0, balanced: true });
+    expect(await platformNames()).toEqual({ ann: 'Ann', general: 'General', annTeam: 'red' });
+    const listed = JSON.parse((await readFile(join(changed.runDir, 'changed', 'users.ndjson'), 'utf8')).trim()) as Record<string, unknown>;
+    expect(listed).toMatchObject({ stage: 'users', sourceKey: 'u0', line: 2, applied: false, differences: [{ field: 'displayName', platform: 'Ann', source: 'Ann Lee' }] });
+    expect(listed.file).toContain('users.csv');
+
+    // Upsert, interrupted in the messages stage and resumed: the counts of users and channels come from the journal.
+    const upsert = await writePipeline(dir, pipeline('upsert'));
+    const stop = new AbortController();
+    const interrupted = await runImport({ config: upsert.config, stateDir: state, restart: true }, {
+      client: f.client, signal: stop.signal,
+      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 1) stop.abort(new Error('stop')); },
+    }).then(() => undefined, (e: unknown) => e);
+    expect(interrupted).toBeInstanceOf(Error);
+    expect(await platformNames()).toEqual({ ann: 'Ann Lee', general: 'General talk', annTeam: 'red' });
+    const resumed = await runImport({ config: upsert.config, stateDir: state }, { client: f.client });
+    expect(resumed).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(resumed.stages.users).toMatchObject({ read: 2, imported: 2, updated: 1, changed: 0 });
+    expect(resumed.stages.channels).toMatchObject({ read: 2, imported: 2, updated: 1, changed: 0 });
+    expect(resumed.totals).toMatchObject({ read: 44, imported: 44, updated: 2, changed: 0, balanced: true });
+
+    // A property dropped from the source is removed on the platform by the merge patch.
+    await writeInput(dir, 'users.csv', users('Ann Lee').replace(',red\n', ',\n'));
+    const dropped = await runImport({ config: upsert.config, stateDir: state }, { client: f.client });
+    expect(dropped.stages.users).toMatchObject({ updated: 1 });
+    expect(await platformNames()).toEqual({ ann: 'Ann Lee', general: 'General talk', annTeam: undefined });
+  });
+});
