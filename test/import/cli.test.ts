@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { all, startImportFixture, writeInput, type ImportFixture } from './support.js';
+import { all, startImportFixture, runCli, chatportEnv, writeInput, type ImportFixture } from './support.js';
 
-const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
 const EXAMPLE = join(import.meta.dirname, '../../pipelines/csv-example.yaml');
-const run = promisify(execFile);
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -15,21 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-/** Runs the CLI; resolves with the exit code and output whatever the code. */
-async function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  const fullEnv = {
-    ...process.env, CHATPORT_LOG_LEVEL: 'warn',
-    CHATPORT_API_URL: f.sandbox.url, CHATPORT_CLIENT_ID: f.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: f.sandbox.credentials.clientSecret,
-    ...env,
-  };
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env: fullEnv });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[], env: Record<string, string> = {}) => runCli(args, { ...chatportEnv(f), ...env });
 
 describe('chatport import, validate, status, schema', () => {
   it('validate checks offline, prints each problem at its file:line and exits 65', async () => {

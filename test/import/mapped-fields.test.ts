@@ -1,14 +1,10 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
-import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, startImportFixture, runCli, writeInput, writePipeline, type ImportFixture } from './support.js';
 
-const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
-const run = promisify(execFile);
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -16,16 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { ...process.env, CHATPORT_LOG_LEVEL: 'warn', ...f.env };
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[]) => runCli(args, f.env);
 
 const API = 'api: { url: "${CHAT_API_URL}", clientId: "${CHAT_CLIENT_ID}", clientSecret: "${CHAT_CLIENT_SECRET}" }\n';
 

@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,4 +71,25 @@ export function generateCsvs(counts: { users: number; channels: number; messages
 /** A pipeline over generateCsvs' files (no api block: the client comes from the environment). */
 export function generatedPipeline(name: string, options = 'chunkRecords: 50\n  concurrency: 3'): string {
   return generatedPipelineYaml({ name, options });
+}
+
+const CLI_ENTRY = join(import.meta.dirname, '../../src/cli/main.ts');
+
+/**
+ * Runs the CLI (from the TypeScript sources) with the fixture's sandbox as the platform; resolves with the
+ * exit code and output whatever the code. `env` is added to the process environment.
+ */
+export async function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], { env: { ...process.env, CHATPORT_LOG_LEVEL: 'warn', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+/** The environment variables the CHATPORT_* pipeline files read, pointing at the fixture's sandbox. */
+export function chatportEnv(f: ImportFixture): Record<string, string> {
+  return { CHATPORT_API_URL: f.sandbox.url, CHATPORT_CLIENT_ID: f.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: f.sandbox.credentials.clientSecret };
 }

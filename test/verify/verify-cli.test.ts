@@ -1,13 +1,9 @@
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { all, startImportFixture, type ImportFixture } from '../import/support.js';
+import { all, startImportFixture, runCli, chatportEnv, type ImportFixture } from '../import/support.js';
 
-const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
 const EXAMPLE = join(import.meta.dirname, '../../pipelines/csv-example.yaml');
-const run = promisify(execFile);
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -15,19 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = {
-    ...process.env, CHATPORT_LOG_LEVEL: 'warn',
-    CHATPORT_API_URL: f.sandbox.url, CHATPORT_CLIENT_ID: f.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: f.sandbox.credentials.clientSecret,
-  };
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', CLI, ...args], { env });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (args: string[]) => runCli(args, chatportEnv(f));
 
 describe('chatport verify and import --verify', () => {
   it('import verifies by default (the rejected rows are not expected), verify says exact, then names a deleted message with exit 65', async () => {
