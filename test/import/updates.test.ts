@@ -82,3 +82,30 @@ describe('records changed in the source since they were imported', () => {
     expect(await platformNames()).toEqual({ ann: 'Ann Lee', general: 'General talk', annTeam: undefined });
   });
 });
+
+describe('a message corrected in the source after it was imported', () => {
+  it('is not reported as imported: the run\'s verification names it as changed, with its key and line, and the platform keeps the old body', async () => {
+    const dir = join(f.dir, 'corrected');
+    const pipe = (name: string) => pipeline('insert').replace('name: upd', `name: ${name}`).replaceAll('upd-', 'cor-');
+    await writeInput(dir, 'users.csv', users('Ann').replaceAll('upd-', 'cor-'));
+    await writeInput(dir, 'channels.csv', channels('General').replaceAll('upd-', 'cor-'));
+    await writeInput(dir, 'messages.csv', messages.replaceAll('upd-', 'cor-'));
+    const { config } = await writePipeline(dir, pipe('cor'));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.verification?.status).toBe('exact');
+
+    // m7 (line 9) gets a corrected body; the same key makes the platform skip it on the re-run.
+    await writeInput(dir, 'messages.csv', messages.replaceAll('upd-', 'cor-').replace('m7,c1,cor-ann,text 7\n', 'm7,c1,cor-ann,text 7 (corrected)\n'));
+    const rerun = await runImport({ config, stateDir: state, restart: true, verify: {} }, { client: f.client });
+    expect(rerun.verification?.status).toBe('differences');
+    const differences = (await readFile(join(rerun.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(differences).toHaveLength(1);
+    expect(differences[0]).toMatchObject({ stage: 'messages', kind: 'changed', sourceKey: 'm7', position: { line: 9 }, fields: ['body'] });
+    expect(String((differences[0]!.position as { file: string }).file)).toContain('messages.csv');
+    const random = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === 'cor-random')!;
+    const bodies = (await all(f.client.channels.messages(random.id, { pageSize: 100 }))).map((m) => m.body);
+    expect(bodies).toContain('text 7');
+    expect(bodies).not.toContain('text 7 (corrected)');
+  });
+});
