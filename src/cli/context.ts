@@ -11,4 +11,6 @@ export interface CliContext {
   setExitCode(code: number): void;
   /** Resolves when SIGINT/SIGTERM arrives; commands that run long pass `signal` down. */
   signal: AbortSignal;
+  /** The clock of date words (`yesterday`) and incremental windows; default Date.now (tests inject one). */
+  now?: () => number;
 }

@@ -24,6 +24,7 @@ export function importWork(
   channelId?: number,
   ids?: WireIds,
   refuses: (key: string | undefined) => boolean = () => false,
+  clock: () => number = Date.now,
 ): JobWork {
   return (control) =>
     control.exclusive(async () => {
@@ -44,7 +45,7 @@ export function importWork(
         const chunk = valid.slice(i, i + CHUNK);
         await control.throttle(chunk.length);
         if (control.signal.aborted) return false;
-        const now = Date.now();
+        const now = clock();
         for (const v of chunk) applyItem(store, v, now, channelId);
         flush();
         if (i + CHUNK < valid.length) await yieldToLoop();

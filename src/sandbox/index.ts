@@ -61,6 +61,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   registerSecret(clientSecret);
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? SANDBOX_DEFAULTS.tokenLifetimeSeconds;
   const random = options.random ?? Math.random;
+  const clock = options.clock ?? Date.now;
 
   const store = new Store({ id: 1, name: 'sandbox', key: randomBytes(16).toString('hex'), properties: {}, createdTime: Date.now() });
   let persistence: Persistence | undefined;
@@ -69,7 +70,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     ({ persistence, loaded } = await openPersistence(options.dataDir, store, logger));
     failInterruptedJobs(store, logger);
   }
-  if (options.seed && !loaded) await applySeed(store, options.seed);
+  if (options.seed && !loaded) await applySeed(store, options.seed, clock);
   persistence?.flush();
 
   const exportsDir = options.dataDir ? join(options.dataDir, 'exports') : mkdtempSync(join(tmpdir(), 'chatport-sandbox-'));
@@ -89,6 +90,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     baseUrl: () => baseUrl,
     flush: () => persistence?.flush(),
     tokenLifetimeSeconds,
+    clock,
   };
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,

@@ -95,6 +95,11 @@ export interface SandboxOptions {
   idBase?: bigint;
   /** How long an analytics export download URL lives, seconds; default 900. */
   exportUrlTtlSeconds?: number;
+  /**
+   * The sandbox's clock; default Date.now. It stamps the `createdTime` of imported and seeded records, so
+   * tests can put messages on given days (date-filtered exports) without waiting on the real clock.
+   */
+  clock?: () => number;
   /** Random source for fault probabilities; default Math.random. Inject for deterministic tests. */
   random?: () => number;
   logger?: Logger;

@@ -54,7 +54,7 @@ export function resolveSeedPath(seed: string): string {
   return fileURLToPath(new URL(`../../fixtures/sandbox/${seed}.json`, import.meta.url));
 }
 
-export async function applySeed(store: Store, seed: string): Promise<void> {
+export async function applySeed(store: Store, seed: string, clock: () => number = Date.now): Promise<void> {
   const path = resolveSeedPath(seed);
   let text: string;
   try {
@@ -68,7 +68,7 @@ export async function applySeed(store: Store, seed: string): Promise<void> {
     throw new ConfigError(`sandbox seed ${path}: at ${issue.path.join('.')}: ${issue.message}`, { path, field: issue.path.join('.') });
   }
   const seedData = parsed.data;
-  const now = Date.now();
+  const now = clock();
   const userId = (name: string, where: string) => {
     const id = store.usersByName.get(name);
     if (id === undefined) throw new ConfigError(`sandbox seed ${path}: ${where} names unknown user '${name}'`, { path });

@@ -31,4 +31,6 @@ export interface Destination {
   /** The root as the user gave it, e.g. `/data/out` or `s3://bucket/prefix`. */
   readonly root: string;
   beginPublication(partition: Partition, runId: string): Promise<Publication>;
+  /** The published manifest of a dataset and date, as text; undefined when that date holds none. */
+  readManifest(partition: Partition): Promise<string | undefined>;
 }

@@ -22,11 +22,10 @@ import type { S3DestinationOptions } from './s3-destination.js';
 export function createDestination(target: string, s3: S3DestinationOptions = {}): Destination {
   if (!isS3Url(target)) return createLocalDestination(target);
   let destination: Promise<Destination> | undefined;
+  const load = () => (destination ??= import('./s3-destination.js').then((m) => m.createS3Destination(target, s3)));
   return {
     root: target,
-    async beginPublication(partition, runId) {
-      destination ??= import('./s3-destination.js').then((m) => m.createS3Destination(target, s3));
-      return (await destination).beginPublication(partition, runId);
-    },
+    beginPublication: async (partition, runId) => (await load()).beginPublication(partition, runId),
+    readManifest: async (partition) => (await load()).readManifest(partition),
   };
 }

@@ -10,7 +10,7 @@
  * dataset and date. One writer per dataset and date at a time (the CronJob uses concurrencyPolicy Forbid).
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -107,5 +107,14 @@ export function createLocalDestination(rootDir: string): Destination {
     };
   }
 
-  return { root, beginPublication };
+  async function readManifest(partition: Partition): Promise<string | undefined> {
+    try {
+      return await readFile(join(root, manifestPath(validatePartition(partition))), 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  return { root, beginPublication, readManifest };
 }

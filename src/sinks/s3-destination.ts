@@ -10,7 +10,7 @@
  * its `_SUCCESS` back, so a failed run leaves the previous night's output published as it was.
  */
 import {
-  DeleteObjectsCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
+  DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { Readable } from 'node:stream';
@@ -51,13 +51,17 @@ async function deleteKeys(client: S3Client, bucket: string, keys: readonly strin
   }
 }
 
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
+}
+
 async function exists(client: S3Client, bucket: string, key: string): Promise<boolean> {
   try {
     await client.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
     return true;
   } catch (error) {
-    const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-    if (e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404) return false;
+    if (isNotFound(error)) return false;
     throw error;
   }
 }
@@ -153,5 +157,15 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     };
   }
 
-  return { root: rootUrl, beginPublication };
+  async function readManifest(partition: Partition): Promise<string | undefined> {
+    try {
+      const answer = await getClient().send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(manifestPath(validatePartition(partition))) }));
+      return await answer.Body?.transformToString('utf8');
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  return { root: rootUrl, beginPublication, readManifest };
 }

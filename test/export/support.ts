@@ -30,8 +30,12 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 /** Bodies that CSV must quote (comma, quote, newline) and non-ASCII text. */
 const BODIES = ['plain text', 'with, a comma', 'a "quoted" word', 'two\nlines', 'émoji 🎉 ünïcode', 'x'.repeat(300)];
 
+/** The sandbox's clock in export tests: every record is created on this UTC day (the tests' DATE). */
+export const BED_DAY = '2026-11-21';
+export const BED_NOW = Date.parse(`${BED_DAY}T12:00:00Z`);
+
 export async function startExportBed(options: SandboxOptions = {}, counts = { users: 25, messages: 60 }): Promise<ExportBed> {
-  const sandbox = await startSandbox({ seed: 'demo', ...options });
+  const sandbox = await startSandbox({ seed: 'demo', clock: () => BED_NOW, ...options });
   const client = createClient(
     { apiUrl: sandbox.url, auth: { kind: 'client-credentials', tokenUrl: sandbox.tokenUrl, ...sandbox.credentials }, retry: 'rapid' },
     { logger: createSilentLogger() },

@@ -2,7 +2,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { ulid } from 'ulid';
 import { createClient } from '../../api/index.js';
 import {
-  EXPORT_DATASETS, formatExportReport, readExportPipelineFile, resolveExportDate, runExport,
+  EXPORT_DATASETS, daysOf, formatExportReport, readExportPipelineFile, runExport,
   type DatasetReport, type ExportDataset, type ExportPipelineFile, type RunExportOptions,
 } from '../../pipeline/export/index.js';
 import { ConfigError, UsageError } from '../../shared/errors.js';
@@ -12,6 +12,7 @@ import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
 import { failureSummary, successSummary } from './export-termination-log.js';
+import { rememberWindow, resolveRunWindow } from './export-window.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 
@@ -39,8 +40,8 @@ function datasetsOf(value: string | undefined, file: ExportPipelineFile | undefi
   throw new UsageError(`unknown dataset "${given}": expected messages, users or all`, { dataset: given });
 }
 
-/** Flags win over the pipeline file; the date also comes from CHATPORT_EXPORT_DATE (a scheduler's logical date). */
-function exportOptionsOf(dataset: string | undefined, flags: Record<string, unknown>, file: ExportPipelineFile | undefined, ctx: CliContext): RunExportOptions {
+/** Flags win over the pipeline file. The days to export come from export-window.ts. */
+function exportOptionsOf(dataset: string | undefined, flags: Record<string, unknown>, file: ExportPipelineFile | undefined, ctx: CliContext): Omit<RunExportOptions, 'date' | 'window'> {
   const to = (flags.to as string | undefined) ?? file?.to;
   if (!to) throw new UsageError('--to <dir | s3://bucket/prefix> is required (or a pipeline file with "to")');
   const env = ctx.env;
@@ -60,7 +61,6 @@ function exportOptionsOf(dataset: string | undefined, flags: Record<string, unkn
     datasets: datasetsOf(dataset, file),
     to,
     format: ((flags.format as OutputFormat | undefined) ?? file?.format ?? 'parquet'),
-    date: resolveExportDate((flags.date as string | undefined) ?? env.CHATPORT_EXPORT_DATE ?? file?.date, Date.now()),
     // Made here, not in runExport, so that a failure summary can name the run too.
     runId: runId ?? ulid(),
     timestampUnit: (flags.timestampUnit as 'ms' | 'us' | undefined) ?? file?.timestampUnit ?? 'us',
@@ -88,7 +88,8 @@ function exportOptionsOf(dataset: string | undefined, flags: Record<string, unkn
 
 /**
  * `chatport export messages|users|all --to <dir | s3://bucket/prefix> --format parquet|ndjson|csv`:
- * the nightly analytics export (docs/export.md). Exit codes: 0 done, 2 done with rejected rows, 3 an
+ * the nightly analytics export (docs/export.md). Exit codes: 0 done, 2 done with rejected rows, 99
+ * (--incremental) no day due, 3 an
  * export job FAILED (nothing published), 65 too many rejects, 69/75 the service or a deadline, 78
  * configuration, 143/130 stopped by a signal (nothing more published).
  */
@@ -101,7 +102,11 @@ export function registerExport(program: Command, ctx: CliContext): void {
   )
     .option('--to <target>', 'output root: a directory or s3://bucket/prefix')
     .addOption(new Option('--format <format>', 'output format (default: parquet)').choices(OUTPUT_FORMATS))
-    .option('--date <date>', 'logical date YYYY-MM-DD, an ISO timestamp, today or yesterday, UTC (default: $CHATPORT_EXPORT_DATE, else today)')
+    .option('--date <date>', 'export the messages of this UTC day: YYYY-MM-DD, an ISO timestamp, today or yesterday (default: $CHATPORT_EXPORT_DATE, else today)')
+    .option('--since <date>', 'export the whole UTC days [since, until), one dt= partition per day (YYYY-MM-DD or an ISO midnight)')
+    .option('--until <date>', 'end of the window, excluded (default: today 00:00Z, so whole days up to yesterday)')
+    .option('--incremental', `export the days due since the last run (state in --state); exit ${ExitCode.NOTHING_TO_DO} when none is due`)
+    .option('--state <dir>', 'incremental state folder (default: .chatport/export-<pipeline name or dataset>)')
     .option('--run-id <id>', 'run id in file names (default: a new ULID)')
     .option('--pipeline <file>', 'read the settings from an export pipeline file; flags win')
     .option('--s3-endpoint <url>', 'S3-compatible endpoint (default: $AWS_ENDPOINT_URL_S3 or $AWS_ENDPOINT_URL, else AWS)')
@@ -118,8 +123,17 @@ export function registerExport(program: Command, ctx: CliContext): void {
       let context: { runId?: string; date?: string } = {};
       try {
         const file = flags.pipeline ? await readExportPipelineFile(flags.pipeline as string, ctx.env) : undefined;
-        const options = exportOptionsOf(dataset, flags, file, ctx);
-        context = { date: options.date, ...(options.runId ? { runId: options.runId } : {}) };
+        const now = ctx.now ?? Date.now;
+        const base = exportOptionsOf(dataset, flags, file, ctx);
+        const scope = { to: base.to, format: base.format, datasets: base.datasets };
+        const run = await resolveRunWindow(dataset, flags, file, ctx.env, scope, now());
+        if (run.kind === 'nothing-to-do') {
+          ctx.stdout.write(flags.json ? `${JSON.stringify({ status: 'nothing-to-do', message: run.message })}\n` : `${run.message}\n`);
+          ctx.setExitCode(ExitCode.NOTHING_TO_DO);
+          return;
+        }
+        const options: RunExportOptions = { ...base, window: run.window };
+        context = { date: daysOf(run.window).at(-1)!, ...(options.runId ? { runId: options.runId } : {}) };
         const fileApi = file?.api;
         const clientFlags = clientFlagsOf(flags);
         const config = resolveClientConfig(
@@ -135,6 +149,8 @@ export function registerExport(program: Command, ctx: CliContext): void {
         const client = createClient(config, { logger: ctx.logger });
         try {
           const report = await runExport({ ...options, onDatasetPublished: (d) => published.push(d) }, { client, logger: ctx.logger });
+          // Published (rejected rows would be rejected again): the window is done either way.
+          await rememberWindow(run, scope, report.runId, now());
           const exitCode = report.totals.rowsRejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
           ctx.stdout.write(flags.json ? `${stringifyJson(report)}\n` : formatExportReport(report));
           await writeTerminationLog(ctx.env, successSummary(report, exitCode));

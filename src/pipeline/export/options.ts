@@ -10,6 +10,7 @@ import { isS3Url } from '../../shared/s3-location.js';
 import { MANIFESTS_FOLDER, OUTPUT_FORMATS, validatePartition, validateRunId, type Destination, type OutputFormat, type ParquetOptions, type GzipTextOptions, type S3DestinationOptions } from '../../sinks/index.js';
 import type { TimestampUnit } from './column-plan.js';
 import type { DownloadOptions } from './download.js';
+import { DAY_MS, checkWindow, lastDayOf, windowOfDate, type ExportWindow } from './export-window.js';
 import type { DatasetReport } from './report.js';
 import { EXPORT_DATASETS, type ExportDataset } from './schemas.js';
 
@@ -19,8 +20,13 @@ export interface RunExportOptions {
   /** A local directory or `s3://bucket/prefix`. */
   to: string;
   format: OutputFormat;
-  /** The logical date, `YYYY-MM-DD` (UTC): the partition `dt=…` the output replaces. */
-  date: string;
+  /**
+   * The logical date, `YYYY-MM-DD` (UTC): messages created that UTC day go to `dt=…`, users (a snapshot,
+   * as of the run) are labelled with it. Give `date` or `window`, not both.
+   */
+  date?: string;
+  /** Whole UTC days [since, until): one `dt=…` partition per day; users labelled with the last day. */
+  window?: ExportWindow;
   /** Part of every file name; default a new ULID. */
   runId?: string;
   /** Unit of the TIMESTAMP columns: `ms` or `us` (never nanoseconds). Default `us`. */
@@ -58,8 +64,11 @@ export interface RunExportDeps {
   sleep?: Sleep;
 }
 
-export interface NormalizedExportOptions extends Required<Pick<RunExportOptions, 'to' | 'format' | 'date' | 'runId' | 'timestampUnit' | 'rejectsDir' | 'maxRejects'>> {
+export interface NormalizedExportOptions extends Required<Pick<RunExportOptions, 'to' | 'format' | 'runId' | 'timestampUnit' | 'rejectsDir' | 'maxRejects'>> {
   datasets: ExportDataset[];
+  window: ExportWindow;
+  /** The window's last day: the users snapshot's and the rejects file's label. */
+  date: string;
   maxFileBytes: number | undefined;
   parquet: ParquetOptions | undefined;
   text: GzipTextOptions | undefined;
@@ -72,7 +81,7 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
   if (datasets.length === 0) throw new UsageError('no dataset to export: name messages, users or all');
   for (const d of datasets) if (!(EXPORT_DATASETS as readonly string[]).includes(d)) throw new UsageError(`unknown dataset "${d}": expected messages, users or all`, { dataset: d });
   if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) throw new UsageError(`unknown format "${options.format}": expected ${OUTPUT_FORMATS.join(', ')}`, { format: options.format });
-  validatePartition({ dataset: datasets[0]!, date: options.date });
+  const window = windowOf(options);
   const runId = validateRunId(options.runId ?? ulid());
   const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? join(tmpdir(), 'chatport-export', '_rejects') : join(resolve(options.to), '_rejects'));
   // Engines scan a table's whole prefix: rejects inside <to>/<dataset>/ would be read as data.
@@ -83,7 +92,8 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
     datasets,
     to: options.to,
     format: options.format,
-    date: options.date,
+    window,
+    date: lastDayOf(window),
     runId,
     timestampUnit: options.timestampUnit ?? 'us',
     rejectsDir,
@@ -94,6 +104,16 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
     job: { pollIntervalMs: options.job?.pollIntervalMs ?? 1_000, timeoutMs: options.job?.timeoutMs ?? 3_600_000 },
     download: options.download ?? {},
   };
+}
+
+function windowOf(options: RunExportOptions): ExportWindow {
+  if ((options.date === undefined) === (options.window === undefined)) throw new UsageError('give an export either a date or a window (not both)');
+  if (options.window) {
+    for (const ms of [options.window.sinceMs, options.window.untilMs])
+      if (!Number.isInteger(ms) || ms % DAY_MS !== 0) throw new UsageError(`an export window starts and ends at a UTC midnight; got ${new Date(ms).toISOString()}`);
+    return checkWindow(options.window);
+  }
+  return windowOfDate(validatePartition({ dataset: 'messages', date: options.date! }).date);
 }
 
 export function normalizeExportDeps(deps: RunExportDeps): Required<Omit<RunExportDeps, 'destination'>> & Pick<RunExportDeps, 'destination'> {

@@ -27,6 +27,13 @@ export const ExportPipelineFile = z.strictObject({
   format: z.enum(OUTPUT_FORMATS).default('parquet'),
   /** YYYY-MM-DD, an ISO timestamp, `today` or `yesterday` (UTC); `--date` wins. Default today. */
   date: optionalText,
+  /** A window of whole UTC days [since, until) instead of one date; `--since/--until` win. */
+  since: optionalText,
+  until: optionalText,
+  /** Export the days due since the last run (the state folder remembers it); `--incremental` sets it too. */
+  incremental: z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : blankToUndefined(v)), z.boolean().optional()),
+  /** The incremental state folder; default `.chatport/export-<name>`. */
+  state: optionalText,
   runId: optionalText,
   timestampUnit: z.enum(['ms', 'us']).default('us'),
   maxFileBytes: z.preprocess(blankToUndefined, positiveInt.optional()),

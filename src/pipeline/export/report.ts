@@ -8,10 +8,12 @@ export interface DatasetReport {
   dataset: string;
   jobId: Int64;
   jobType: string;
-  /** Records in the export; always rowsWritten + rowsRejected. */
+  /** Records in the export; always rowsWritten + rowsRejected + rowsOutsideWindow. */
   rowsRead: number;
   rowsWritten: number;
   rowsRejected: number;
+  /** Rows of days outside the run's window: read, typed, not written (0 for a snapshot such as users). */
+  rowsOutsideWindow: number;
   /** Columns the schema does not know, kept as strings. */
   unknownColumns: UnknownColumn[];
   /** Declared columns the export lacked, written as nulls. */
@@ -19,8 +21,8 @@ export interface DatasetReport {
   files: Array<{ name: string; url: string; rows: number; bytes: number; sha256: string }>;
   bytesWritten: number;
   download: { bytes: number; totalBytes: number | null; resumes: number; origin: string };
-  manifestUrl: string;
-  successUrl: string;
+  /** One per UTC day written (`dt=…`), oldest first; a snapshot has one, labelled with the window's last day. */
+  partitions: PartitionReport[];
   /** Local NDJSON file of the rejected rows, when any were rejected. */
   rejectsFile: string | null;
   durations: {
@@ -31,12 +33,23 @@ export interface DatasetReport {
   };
 }
 
+export interface PartitionReport {
+  date: string;
+  rowsWritten: number;
+  files: number;
+  manifestUrl: string;
+  successUrl: string;
+}
+
 export type ExportStatus = 'succeeded' | 'completed-with-rejects';
 
 export interface ExportReport {
   runId: string;
   status: ExportStatus;
+  /** The window's last day (the label of snapshots); for `--date D`, D. */
   date: string;
+  /** [since, until) in UTC and the days (partitions) it covers. */
+  window: { since: string; until: string; days: string[] };
   to: string;
   format: OutputFormat;
   apiVersion: string | null;
@@ -44,19 +57,24 @@ export interface ExportReport {
   endedAt: string;
   durationMs: number;
   datasets: DatasetReport[];
-  totals: { rowsRead: number; rowsWritten: number; rowsRejected: number; files: number; bytesWritten: number; balanced: boolean };
+  totals: { rowsRead: number; rowsWritten: number; rowsRejected: number; rowsOutsideWindow: number; files: number; bytesWritten: number; balanced: boolean };
 }
 
 export function totalsOf(datasets: readonly DatasetReport[]): ExportReport['totals'] {
-  const t = { rowsRead: 0, rowsWritten: 0, rowsRejected: 0, files: 0, bytesWritten: 0 };
+  const t = { rowsRead: 0, rowsWritten: 0, rowsRejected: 0, rowsOutsideWindow: 0, files: 0, bytesWritten: 0 };
   for (const d of datasets) {
     t.rowsRead += d.rowsRead;
     t.rowsWritten += d.rowsWritten;
     t.rowsRejected += d.rowsRejected;
+    t.rowsOutsideWindow += d.rowsOutsideWindow;
     t.files += d.files.length;
     t.bytesWritten += d.bytesWritten;
   }
-  return { ...t, balanced: datasets.every((d) => d.rowsRead === d.rowsWritten + d.rowsRejected) };
+  return { ...t, balanced: datasets.every(isBalanced) };
+}
+
+export function isBalanced(d: DatasetReport): boolean {
+  return d.rowsRead === d.rowsWritten + d.rowsRejected + d.rowsOutsideWindow;
 }
 
 function formatBytes(bytes: number): string {
@@ -66,28 +84,34 @@ function formatBytes(bytes: number): string {
   return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 }
 
+function windowText(window: ExportReport['window']): string {
+  const days = window.days;
+  return days.length === 1 ? days[0]! : `${days[0]} … ${days[days.length - 1]} (${days.length} days, [${window.since}, ${window.until}))`;
+}
+
 /** The table people read at the end of a run. */
 export function formatExportReport(report: ExportReport): string {
-  const header = ['dataset', 'job', 'read', 'written', 'rejected', 'files', 'size', 'resumes', 'job wait', 'transfer'];
+  const header = ['dataset', 'job', 'read', 'written', 'rejected', 'outside', 'files', 'size', 'resumes', 'job wait', 'transfer'];
   const rows = report.datasets.map((d) => [
-    d.dataset, String(d.jobId), String(d.rowsRead), String(d.rowsWritten), String(d.rowsRejected), String(d.files.length),
+    d.dataset, String(d.jobId), String(d.rowsRead), String(d.rowsWritten), String(d.rowsRejected), String(d.rowsOutsideWindow), String(d.files.length),
     formatBytes(d.bytesWritten), String(d.download.resumes), formatDuration(d.durations.jobWaitMs), formatDuration(d.durations.transferMs),
   ]);
   const t = report.totals;
-  rows.push(['total', '', String(t.rowsRead), String(t.rowsWritten), String(t.rowsRejected), String(t.files), formatBytes(t.bytesWritten), '', '', formatDuration(report.durationMs)]);
+  rows.push(['total', '', String(t.rowsRead), String(t.rowsWritten), String(t.rowsRejected), String(t.rowsOutsideWindow), String(t.files), formatBytes(t.bytesWritten), '', '', formatDuration(report.durationMs)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const out = [
-    `export ${report.runId} for ${report.date} → ${report.to} (${report.format}): ${report.status}`,
+    `export ${report.runId} for ${windowText(report.window)} → ${report.to} (${report.format}): ${report.status}`,
     line(header),
     ...rows.map(line),
-    t.balanced ? 'every row accounted for: read = written + rejected' : 'ACCOUNTING MISMATCH: read ≠ written + rejected',
+    t.balanced ? 'every row accounted for: read = written + rejected + outside the window' : 'ACCOUNTING MISMATCH: read ≠ written + rejected + outside the window',
   ];
   for (const d of report.datasets) {
     if (d.unknownColumns.length > 0) out.push(`${d.dataset}: columns not in the schema, kept as strings: ${d.unknownColumns.map((c) => c.source).join(', ')}`);
     if (d.missingColumns.length > 0) out.push(`${d.dataset}: declared columns missing from the export, written as nulls: ${d.missingColumns.join(', ')}`);
     if (d.rejectsFile) out.push(`${d.dataset}: rejects in ${d.rejectsFile}`);
-    out.push(`${d.dataset}: manifest ${d.manifestUrl}`);
+    if (d.rowsOutsideWindow > 0) out.push(`${d.dataset}: outside the window (other days, not written): ${d.rowsOutsideWindow}`);
+    for (const p of d.partitions) out.push(`${d.dataset} dt=${p.date}: ${p.rowsWritten} rows, manifest ${p.manifestUrl}`);
   }
   if (report.apiVersion) out.push(`server API version ${report.apiVersion}`);
   return `${out.join('\n')}\n`;

@@ -2,9 +2,11 @@
  * The nightly analytics export, end to end:
  *   1. start the export job of every dataset, then wait for all of them; a FAILED job ends the run
  *      (JOB_FAILED, exit 3) before anything is published;
+ *   0. refuse (exit 78) when a partition it would write already holds another format (format-guard.ts);
  *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range), parse it
  *      (format sniffed), type every row against the declared schema (rejects to a file outside the data
- *      folder), write and publish through src/sinks (data, manifest, `_SUCCESS` last);
+ *      folder), keep the rows of the window's UTC days (event data; snapshots are written whole), write and
+ *      publish each day through src/sinks (data, manifest, `_SUCCESS` last);
  *   3. return the report.
  * Each dataset and date is published as a whole or not at all; a dataset published before a later one
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
@@ -12,13 +14,16 @@
 import { JobFailedError, type Job } from '../../api/index.js';
 import { parseRecordBatches } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
-import { createDestination, writeExport, type Destination } from '../../sinks/index.js';
+import { createDestination, writeExport, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
+import { partitionByDay, type DayRows } from './day-partitions.js';
+import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
+import { refuseOtherFormat } from './format-guard.js';
 import { openExportDownload } from './download.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
 import { RejectsFile, rejectsPathFor } from './rejects-file.js';
-import { totalsOf, type DatasetReport, type ExportReport } from './report.js';
+import { isBalanced, totalsOf, type DatasetReport, type ExportReport, type PartitionReport } from './report.js';
 import { DATASET_SCHEMAS, type ExportDataset } from './schemas.js';
-import { openTypedRows } from './typed-rows.js';
+import { openTypedRows, type RowWindow } from './typed-rows.js';
 
 type Deps = ReturnType<typeof normalizeExportDeps>;
 
@@ -34,10 +39,11 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
   const logger = deps.logger.child({ runId: opts.runId });
   const startedAtMs = deps.now();
   const signal = options.signal;
-  logger.info({ datasets: opts.datasets, date: opts.date, to: opts.to, format: opts.format }, 'export run started');
+  logger.info({ datasets: opts.datasets, window: describeWindow(opts.window), to: opts.to, format: opts.format }, 'export run started');
   try {
     signal?.throwIfAborted();
     const destination = deps.destination ?? createDestination(opts.to, options.s3);
+    await refuseOtherFormat(destination, partitionsOf(opts), opts.format);
     const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
     const datasets: DatasetReport[] = [];
     for (const f of finished) {
@@ -52,6 +58,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
       runId: opts.runId,
       status: totals.rowsRejected > 0 ? 'completed-with-rejects' : 'succeeded',
       date: opts.date,
+      window: describeWindow(opts.window),
       to: opts.to,
       format: opts.format,
       apiVersion: deps.client.serverInfo.apiVersion ?? null,
@@ -116,71 +123,68 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   if (!job.file && !job._links?.file)
     throw new InputMissingError(`${name} is FINISHED but names no file (neither "file" nor "_links.file"); start the export again`, { dataset, jobId: job.id });
 
+  const schema = DATASET_SCHEMAS[dataset];
   const download = openExportDownload(deps.client, job, { ...opts.download, ...(signal ? { signal } : {}), sleep: deps.sleep, logger, name });
   const items = parseRecordBatches(download.stream, { file: name });
   const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
   let rejectsFile: string | undefined;
   try {
     const typed = await openTypedRows(items, {
-      schema: DATASET_SCHEMAS[dataset],
+      schema,
       timestampUnit: opts.timestampUnit,
       rejects,
       maxRejects: opts.maxRejects,
       source: name,
       stamp: { dataset, date: opts.date, runId: opts.runId },
+      ...(schema.dayColumn ? { window: rowWindowOf(schema.dayColumn, opts.window) } : {}),
       ...(signal ? { signal } : {}),
     });
     if (typed.plan.unknownColumns.length > 0) logger.warn({ columns: typed.plan.unknownColumns }, 'export has columns the schema does not know; kept as strings');
     if (typed.plan.missingColumns.length > 0) logger.warn({ columns: typed.plan.missingColumns }, 'export lacks declared columns; written as nulls');
-    const apiVersion = deps.client.serverInfo.apiVersion;
-    const result = await writeExport(typed.rows, {
-      dataset,
-      date: opts.date,
-      runId: opts.runId,
-      format: opts.format,
-      schema: typed.plan.schema,
-      destination,
-      jobId: String(job.id),
-      ...(apiVersion ? { apiVersion } : {}),
-      ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
-      ...(opts.parquet ? { parquet: opts.parquet } : {}),
-      ...(opts.text ? { text: opts.text } : {}),
-      details: () => ({
-        jobType: job.type,
-        timestampUnit: opts.timestampUnit,
-        rowsRead: typed.counts.read,
-        rowsRejected: typed.counts.rejected,
-        rejectsFile: rejects.count > 0 ? rejects.path : null,
-        unknownColumns: typed.plan.unknownColumns,
-        missingColumns: typed.plan.missingColumns,
-        download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
-      }),
-      now: deps.now,
-      // The sink names the dataset itself.
-      logger: deps.logger.child({ jobId: job.id }),
+    const details = () => ({
+      jobType: job.type,
+      timestampUnit: opts.timestampUnit,
+      // The run's figures, for its whole window (rowCount is this partition's).
+      window: describeWindow(opts.window),
+      partitionedBy: schema.dayColumn ?? null,
+      snapshotAt: schema.dayColumn ? null : new Date(startedAtMs).toISOString(),
+      rowsRead: typed.counts.read,
+      rowsRejected: typed.counts.rejected,
+      rowsOutsideWindow: typed.counts.outside,
+      rejectsFile: rejects.count > 0 ? rejects.path : null,
+      unknownColumns: typed.plan.unknownColumns,
+      missingColumns: typed.plan.missingColumns,
+      download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
     });
+    const days = schema.dayColumn ? partitionByDay(typed.rows, schema.dayColumn, daysOf(opts.window)) : snapshot(opts.date, typed.rows);
+    const partitions: PartitionReport[] = [];
+    const files: DatasetReport['files'] = [];
+    for await (const day of days) {
+      const result = await writeExport(day.rows, writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, details));
+      partitions.push({ date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl });
+      files.push(...result.manifest.files);
+    }
     rejectsFile = await rejects.close();
-    const m = result.manifest;
     const report: DatasetReport = {
       dataset,
       jobId: job.id,
       jobType: job.type,
       rowsRead: typed.counts.read,
-      rowsWritten: m.rowCount,
+      rowsWritten: partitions.reduce((sum, p) => sum + p.rowsWritten, 0),
       rowsRejected: typed.counts.rejected,
+      rowsOutsideWindow: typed.counts.outside,
       unknownColumns: typed.plan.unknownColumns,
       missingColumns: typed.plan.missingColumns,
-      files: m.files,
-      bytesWritten: m.totalBytes,
+      files,
+      bytesWritten: files.reduce((sum, f) => sum + f.bytes, 0),
       download: { bytes: download.stats.bytes, totalBytes: download.stats.totalBytes ?? null, resumes: download.stats.resumes, origin: originOf(job) },
-      manifestUrl: result.manifestUrl,
-      successUrl: result.successUrl,
+      partitions,
       rejectsFile: rejectsFile ?? null,
       durations: { jobWaitMs: finished.waitMs, transferMs: deps.now() - startedAtMs },
     };
-    if (report.rowsRead !== report.rowsWritten + report.rowsRejected)
+    if (!isBalanced(report))
       // A mismatch is a bug, never a rounding (conventions.md); the output is published, so say it loudly.
-      logger.error({ rowsRead: report.rowsRead, rowsWritten: report.rowsWritten, rowsRejected: report.rowsRejected }, 'row accounting mismatch');
+      logger.error({ rowsRead: report.rowsRead, rowsWritten: report.rowsWritten, rowsRejected: report.rowsRejected, rowsOutsideWindow: report.rowsOutsideWindow }, 'row accounting mismatch');
     return report;
   } catch (error) {
     if (error instanceof ChatportError && error.code === 'SINK_ROW_INVALID') logger.error({ err: error.toJSON() }, 'a typed row did not fit the sink schema (a bug in the row typer)');
@@ -189,6 +193,43 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     await items.return?.();
     if (!rejectsFile) await rejects.close().catch(() => undefined);
   }
+}
+
+/** A snapshot (users) is one partition, labelled with the window's last day. */
+async function* snapshot(date: string, rows: AsyncIterable<Row>): AsyncGenerator<DayRows> {
+  yield { date, rows };
+}
+
+function rowWindowOf(column: string, window: ExportWindow): RowWindow {
+  return { column, sinceUs: BigInt(window.sinceMs) * 1000n, untilUs: BigInt(window.untilMs) * 1000n };
+}
+
+function writeOptions(
+  dataset: ExportDataset, date: string, schema: TableSchema, jobId: string, destination: Destination, opts: NormalizedExportOptions, deps: Deps, details: () => Record<string, unknown>,
+): WriteExportOptions {
+  const apiVersion = deps.client.serverInfo.apiVersion;
+  return {
+    dataset,
+    date,
+    runId: opts.runId,
+    format: opts.format,
+    schema,
+    destination,
+    jobId,
+    ...(apiVersion ? { apiVersion } : {}),
+    ...(opts.maxFileBytes ? { maxFileBytes: opts.maxFileBytes } : {}),
+    ...(opts.parquet ? { parquet: opts.parquet } : {}),
+    ...(opts.text ? { text: opts.text } : {}),
+    details,
+    now: deps.now,
+    // The sink names the dataset itself.
+    logger: deps.logger.child({ jobId }),
+  };
+}
+
+/** Every partition the run will write, per dataset: the window's days for event data, the label for snapshots. */
+function partitionsOf(opts: NormalizedExportOptions): Partition[] {
+  return opts.datasets.flatMap((dataset) => (DATASET_SCHEMAS[dataset].dayColumn ? daysOf(opts.window) : [opts.date]).map((date) => ({ dataset, date })));
 }
 
 /** The origin of the export file link: enough to tell where it came from, without its signature. */

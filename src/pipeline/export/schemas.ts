@@ -26,6 +26,11 @@ export interface DeclaredColumn {
 export interface DatasetSchema {
   readonly dataset: ExportKind;
   readonly columns: readonly DeclaredColumn[];
+  /**
+   * The output timestamp column whose UTC day places a row in its partition (event data: only rows of the
+   * run's window are written). Absent: the dataset is a snapshot, written whole, labelled with a date.
+   */
+  readonly dayColumn?: string;
 }
 
 export const EXPORT_DATASETS = ['messages', 'users'] as const satisfies readonly ExportKind[];
@@ -33,6 +38,8 @@ export type ExportDataset = (typeof EXPORT_DATASETS)[number];
 
 export const MESSAGES_SCHEMA: DatasetSchema = {
   dataset: 'messages',
+  // A message belongs to the day it was created; a later edit does not move it (docs/export.md).
+  dayColumn: 'created_time',
   columns: [
     { name: 'id', source: 'id', type: 'int64', nullable: false },
     { name: 'type', source: 'type', type: 'string' },

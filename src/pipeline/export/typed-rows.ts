@@ -1,12 +1,12 @@
 /**
  * Parsed export records → typed rows for the sinks. Rows that cannot be typed (and records the format
- * could not read) go to the rejects file and are counted, so that for every dataset
- * rows read = rows written + rows rejected.
+ * could not read) go to the rejects file and are counted; rows whose day lies outside the run's window are
+ * counted and left out, so that for every dataset rows read = rows written + rows rejected + rows outside.
  */
 import { isUnparseable, type SourceItem, type SourceRecord } from '../../formats/index.js';
 import { ChatportError } from '../../shared/errors.js';
 import type { Row } from '../../sinks/index.js';
-import { planColumns, typeRecord, type ColumnPlan, type TimestampUnit } from './column-plan.js';
+import { planColumns, typeRecord, type ColumnPlan, type RejectReason, type TimestampUnit } from './column-plan.js';
 import { positionOf, type RejectsFile } from './rejects-file.js';
 import type { DatasetSchema } from './schemas.js';
 
@@ -14,6 +14,15 @@ export interface RowCounts {
   /** Records the export held (typed or not). */
   read: number;
   rejected: number;
+  /** Typed rows whose timestamp lies outside the window (not written, not rejected). */
+  outside: number;
+}
+
+/** Keep only rows whose `column` (typed: epoch microseconds) lies in [sinceUs, untilUs). */
+export interface RowWindow {
+  column: string;
+  sinceUs: bigint;
+  untilUs: bigint;
 }
 
 export interface TypedRowsOptions {
@@ -26,6 +35,8 @@ export interface TypedRowsOptions {
   source: string;
   /** Stamped on every reject line. */
   stamp: { dataset: string; date: string; runId: string };
+  /** Event data: rows outside it are counted, not written; a row without the timestamp is rejected. */
+  window?: RowWindow;
   signal?: AbortSignal;
 }
 
@@ -35,13 +46,18 @@ export interface TypedRows {
   counts: RowCounts;
 }
 
+/** Without its timestamp a row of event data belongs to no day, so no partition can hold it. */
+function undated(column: string): RejectReason {
+  return { column, field: column, value: null, expected: `a timestamp: ${column} places the row in its day (dt=…)` };
+}
+
 /**
  * Reads up to the first readable record to fix the output schema (Parquet needs it before any row), then
  * hands out the typed rows lazily: nothing more is read than the writer asks for.
  */
 export async function openTypedRows(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions): Promise<TypedRows> {
-  const counts: RowCounts = { read: 0, rejected: 0 };
-  const { rejects, signal } = options;
+  const counts: RowCounts = { read: 0, rejected: 0, outside: 0 };
+  const { rejects, signal, window } = options;
 
   const reject = async (line: Parameters<RejectsFile['write']>[0]) => {
     counts.rejected++;
@@ -89,8 +105,14 @@ export async function openTypedRows(batches: AsyncIterator<SourceItem[]>, option
             continue;
           }
           const typed = typeRecord(plan, item.record);
-          if (typed.ok) yield typed.row;
-          else await reject({ ...options.stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record });
+          if (!typed.ok) await reject({ ...options.stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record });
+          else if (!window) yield typed.row;
+          else {
+            const time = typed.row[window.column];
+            if (typeof time !== 'bigint') await reject({ ...options.stamp, ...positionOf(item.position), kind: 'untyped', reasons: [undated(window.column)], record: item.record });
+            else if (time < window.sinceUs || time >= window.untilUs) counts.outside++;
+            else yield typed.row;
+          }
         }
         const step = await batches.next();
         if (step.done) return;
