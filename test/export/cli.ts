@@ -25,7 +25,7 @@ function sink(): { stream: Writable; text: () => string } {
   };
 }
 
-export async function runCli(args: string[], env: Record<string, string>, signal: AbortSignal = new AbortController().signal): Promise<CliResult> {
+export async function runCli(args: string[], env: Record<string, string>, signal: AbortSignal = new AbortController().signal, now?: () => number): Promise<CliResult> {
   const out = sink();
   const err = sink();
   let exitCode: number = ExitCode.OK;
@@ -37,6 +37,7 @@ export async function runCli(args: string[], env: Record<string, string>, signal
     env,
     logger: createSilentLogger(),
     signal,
+    ...(now ? { now } : {}),
     setExitCode: (code) => {
       exitCode = code;
     },
