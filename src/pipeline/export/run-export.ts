@@ -1,8 +1,8 @@
 /**
  * The nightly analytics export, end to end:
+ *   0. refuse (exit 78) when a partition it would write already holds another format (format-guard.ts);
  *   1. start the export job of every dataset, then wait for all of them; a FAILED job ends the run
  *      (JOB_FAILED, exit 3) before anything is published;
- *   0. refuse (exit 78) when a partition it would write already holds another format (format-guard.ts);
  *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range), parse it
  *      (format sniffed), type every row against the declared schema (rejects to a file outside the data
  *      folder), keep the rows of the window's UTC days (event data; snapshots are written whole), write and
