@@ -10,6 +10,7 @@ import { createClient } from '../../src/api/index.js';
 import { runExport } from '../../src/pipeline/export/index.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
+import { captureLogs } from '../api/support.js';
 import { runCli, startPassThroughProxy } from './cli.js';
 import { listFiles, readDataset } from './read-output.js';
 import { expectedMessageRows, pick, startExportBed, type ExportBed } from './support.js';
@@ -99,6 +100,25 @@ it('a resume after the signed link expired reads the job again for a fresh link'
     await proxy.close();
     await small.close();
   }
+});
+
+it('the nightly export repeats a start that met a 503, a 500 and a reset, and names the job it used', async () => {
+  const logs = captureLogs();
+  bed.sandbox.setFaults([
+    { method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 503 }, times: 1 },
+    { method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 500 }, times: 1 },
+    { method: 'POST', path: '/analytics/**', fault: { kind: 'drop', when: 'after-processing' }, times: 1 },
+  ]);
+  bed.sandbox.clearRequests();
+  const report = await runExport(
+    { datasets: ['users'], to: bed.tempDir(), format: 'csv', date: DATE, job: { pollIntervalMs: 5 } },
+    { client: bed.client, logger: logs.logger },
+  );
+  expect(bed.sandbox.requests().filter((r) => r.path === '/analytics/users').map((r) => r.status)).toEqual([503, 500, undefined, 202]);
+  expect(report.datasets[0]).toMatchObject({ rowsRead: bed.users.length, rowsWritten: bed.users.length });
+  const warning = logs.lines.map((l) => JSON.parse(l) as { msg: string; jobId?: number; failedAttempts?: unknown[] }).find((l) => l.msg.includes('needed 4 attempts'));
+  expect(warning).toMatchObject({ jobId: report.datasets[0]!.jobId });
+  expect(warning!.failedAttempts).toHaveLength(3);
 });
 
 it('a FAILED export job exits 3 (JOB_FAILED), publishes nothing and leaves the previous output as it was', async () => {

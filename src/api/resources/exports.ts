@@ -1,6 +1,6 @@
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { Job } from '../../wire/resources.js';
-import type { Transport } from '../core/transport.js';
+import type { CallSpec, Transport } from '../core/transport.js';
 import { ApiError } from '../errors/api-error.js';
 import { isForbiddenError, isUnauthorizedError } from '../errors/guards.js';
 import { resolveLink } from '../hal/links.js';
@@ -25,10 +25,11 @@ export interface ExportDownload {
 
 export interface ExportsResource {
   /**
-   * Starts an analytics export (202, a job). Repeated only when the request never reached the server:
-   * a repeat after that could start a second export.
+   * Starts an analytics export (202, a job), repeated after a 5xx, a reset or a timeout like any
+   * idempotent call: a repeat may start a second export job, which is harmless (the job whose answer
+   * arrived is returned; the other runs to its end unread). `onRetry` tells the caller it happened.
    */
-  start(kind: ExportKind, options?: { signal?: AbortSignal }): Promise<Job>;
+  start(kind: ExportKind, options?: { signal?: AbortSignal; onRetry?: CallSpec['onRetry'] }): Promise<Job>;
   /**
    * Opens the data of a finished export job (`file`, or `_links.file`), streamed. The bearer token is
    * sent only when the file is on the API's own origin. `offsetBytes` resumes a cut download with Range.
@@ -40,7 +41,15 @@ export function createExportsResource(transport: Transport): ExportsResource {
   return {
     start(kind, options = {}) {
       return transport.sendJson(
-        { operation: `start the ${kind} analytics export`, method: 'POST', path: `/analytics/${kind}`, scopes: [EXPORT_SCOPE[kind]], retry: 'unsent-only', ...withSignal(options.signal) },
+        {
+          operation: `start the ${kind} analytics export`,
+          method: 'POST',
+          path: `/analytics/${kind}`,
+          scopes: [EXPORT_SCOPE[kind]],
+          retry: 'idempotent',
+          ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+          ...withSignal(options.signal),
+        },
         Job,
       );
     },

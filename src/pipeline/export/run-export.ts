@@ -14,6 +14,7 @@ import { parseRecordBatches } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
 import { createDestination, writeExport, type Destination } from '../../sinks/index.js';
 import { openExportDownload } from './download.js';
+import { startExportJob } from './start-export.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
 import { RejectsFile, rejectsPathFor } from './rejects-file.js';
 import { totalsOf, type DatasetReport, type ExportReport } from './report.js';
@@ -78,8 +79,7 @@ async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, si
   try {
     const started: Array<{ dataset: ExportDataset; job: Job; at: number }> = [];
     for (const dataset of opts.datasets) {
-      const job = await deps.client.exports.start(dataset, { signal: controller.signal });
-      deps.logger.info({ dataset, jobId: job.id, jobType: job.type }, 'export job started');
+      const job = await startExportJob(dataset, deps, controller.signal);
       started.push({ dataset, job, at: deps.now() });
     }
     return await Promise.all(
