@@ -97,4 +97,13 @@ describe('importChunk', () => {
     const finishedBefore = events.slice(0, submittedBefore * 2 + 1).filter((e) => e.t === 'part-ended' && e.state === 'FINISHED');
     for (const f of finishedBefore) expect(parts.filter((p) => p === (f as { part: string }).part)).toHaveLength(1);
   });
+
+  it('a job sent just now that the platform does not know stops the chunk instead of sending it again and again', async () => {
+    const events: JournalEvent[] = [written];
+    const platform = fakePlatform(new Set());
+    const chunk = foldRunState(events).stages.users.chunks.get(0)!;
+    const ops: ChunkOps = { ...setup(events, platform), wait: async () => 'GONE' };
+    await expect(importChunk('users', chunk, ops)).rejects.toMatchObject({ code: 'API_UNAVAILABLE', details: { jobId: 1 } });
+    expect(events.filter((e) => e.t === 'part-submitted')).toHaveLength(1);
+  });
 });

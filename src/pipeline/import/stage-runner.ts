@@ -24,7 +24,7 @@ export interface ChunkUploader {
    * `channelId` is set for members.
    */
   submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: number | undefined, part: string): Promise<number>;
-  wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
+  wait(jobId: number): Promise<'FINISHED' | 'FAILED' | 'GONE'>;
   /** 429 answers the platform gave so far (a running count); uploads slow down when it grows. */
   rateLimited(): number;
   /** Throws when the run's budget of FAILED jobs is spent. */
