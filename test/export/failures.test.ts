@@ -2,7 +2,7 @@
  * What goes wrong at night: a download cut midway, an export job that FAILS, a stop signal. The CLI is
  * driven through the real commander program (the command function), with the sandbox behind it.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -72,6 +72,52 @@ it('a download cut midway continues with a Range request, and the file link on a
   } finally {
     await client.close();
     await proxy.close();
+  }
+});
+
+it('a file that changed (same size) between a cut and the resume is downloaded again from byte 0, never spliced', async () => {
+  const dataDir = bed.tempDir();
+  const small = await startExportBed({ dataDir }, { users: 3, messages: 2 });
+  try {
+    small.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
+    small.sandbox.clearRequests();
+    let changedName = '';
+    let originalName = '';
+    // The pause before the resume is where the platform replaces the file: same size, another version.
+    const sleep = async () => {
+      if (changedName) return;
+      const dir = join(dataDir, 'exports');
+      const file = join(dir, readdirSync(dir).find((n) => /^users-\d+\.csv$/.test(n))!);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const fields = lines[1]!.split(',');
+      originalName = fields[1]!;
+      changedName = originalName.toUpperCase();
+      expect(changedName).not.toBe(fields[1]);
+      lines[1] = [fields[0], changedName, ...fields.slice(2)].join(',');
+      const before = statSync(file).size;
+      writeFileSync(file, lines.join('\n'));
+      expect(statSync(file).size).toBe(before);
+    };
+    const root = small.tempDir();
+    const report = await runExport(
+      { datasets: ['users'], to: root, format: 'csv', date: DATE, job: { pollIntervalMs: 5 }, download: { resumeDelayMs: 1 } },
+      { client: small.client, sleep },
+    );
+    const downloads = small.sandbox.requests().filter((r) => r.path.startsWith('/_exports/'));
+    // Cut; the resume names the first version (If-Range) and gets the new one whole (200); then from byte 0.
+    expect(downloads.map((r) => [r.status, r.headers.range === undefined, r.headers['if-range'] === undefined])).toEqual([
+      [undefined, true, true],
+      [200, false, false],
+      [200, true, true],
+    ]);
+    expect(downloads[1]!.headers['if-range']).toMatch(/^"/);
+    const rows = await readDataset(root, 'users', DATE);
+    expect(rows).toHaveLength(small.users.length);
+    expect(report.datasets[0]).toMatchObject({ rowsRead: small.users.length, rowsWritten: small.users.length });
+    expect(rows.map((r) => r.name)).toContain(changedName);
+    expect(rows.map((r) => r.name)).not.toContain(originalName);
+  } finally {
+    await small.close();
   }
 });
 

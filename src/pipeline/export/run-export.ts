@@ -2,9 +2,10 @@
  * The nightly analytics export, end to end:
  *   1. start the export job of every dataset, then wait for all of them; a FAILED job ends the run
  *      (JOB_FAILED, exit 3) before anything is published;
- *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range), parse it
- *      (format sniffed), type every row against the declared schema (rejects to a file outside the data
- *      folder), write and publish through src/sinks (data, manifest, `_SUCCESS` last);
+ *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range and If-Range,
+ *      started over when the file changed midway), parse it (format sniffed), type every row against the
+ *      declared schema (rejects to a file outside the data folder), write and publish through src/sinks
+ *      (data, manifest, `_SUCCESS` last);
  *   3. return the report.
  * Each dataset and date is published as a whole or not at all; a dataset published before a later one
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
@@ -13,7 +14,7 @@ import { JobFailedError, type Job } from '../../api/index.js';
 import { parseRecordBatches } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
 import { createDestination, writeExport, type Destination } from '../../sinks/index.js';
-import { openExportDownload } from './download.js';
+import { exportFromZeroOnChange, openExportDownload } from './download.js';
 import { startExportJob } from './start-export.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
 import { RejectsFile, rejectsPathFor } from './rejects-file.js';
@@ -43,7 +44,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     const datasets: DatasetReport[] = [];
     for (const f of finished) {
       signal?.throwIfAborted();
-      const report = await exportDataset(f, destination, opts, { ...deps, logger }, signal);
+      const report = await exportFromZeroOnChange(() => exportDataset(f, destination, opts, { ...deps, logger }, signal), logger);
       datasets.push(report);
       options.onDatasetPublished?.(report);
     }
