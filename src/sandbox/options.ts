@@ -99,6 +99,10 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   receivedAt: number;
   status?: number;
+  /** When the answer's head was written (absent when the connection was dropped first). */
+  answeredAt?: number;
+  /** The Retry-After the answer carried: the window in which the client must not send (tests check it). */
+  retryAfter?: string;
 }
 
 export interface SandboxHandle {
