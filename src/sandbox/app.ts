@@ -18,4 +18,6 @@ export interface SandboxApp {
   /** Writes journaled changes to disk (a no-op in memory-only mode). */
   flush(): void;
   tokenLifetimeSeconds: number;
+  /** The clock of lifetimes and rate-limit windows (options.ts `clock`). */
+  clock: () => number;
 }

@@ -60,6 +60,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   registerSecret(clientSecret);
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? SANDBOX_DEFAULTS.tokenLifetimeSeconds;
   const random = options.random ?? Math.random;
+  const clock = options.clock ?? Date.now;
 
   const store = new Store({ id: 1, name: 'sandbox', key: randomBytes(16).toString('hex'), properties: {}, createdTime: Date.now() });
   let persistence: Persistence | undefined;
@@ -74,18 +75,19 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const exportsDir = options.dataDir ? join(options.dataDir, 'exports') : mkdtempSync(join(tmpdir(), 'chatport-sandbox-'));
   mkdirSync(exportsDir, { recursive: true });
   let baseUrl = '';
-  const tokens = new TokenStore(clientId, clientSecret, tokenLifetimeSeconds);
+  const tokens = new TokenStore(clientId, clientSecret, tokenLifetimeSeconds, clock);
   const jobs = new JobEngine(store, { ...options.jobs }, options.capacity ?? {}, random, logger);
   const app: SandboxApp = {
     store,
     render: new Renderer(store, () => baseUrl),
     tokens,
     jobs,
-    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl),
+    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl, clock),
     logger,
     baseUrl: () => baseUrl,
     flush: () => persistence?.flush(),
     tokenLifetimeSeconds,
+    clock,
   };
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,

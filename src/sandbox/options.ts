@@ -85,6 +85,11 @@ export interface SandboxOptions {
   capacity?: SandboxCapacity;
   /** How long an analytics export download URL lives, seconds; default 900. */
   exportUrlTtlSeconds?: number;
+  /**
+   * Clock of token and download-link lifetimes and of rate-limit windows; default Date.now. Tests inject
+   * one to expire a token or end a window without waiting on (or racing) the real clock.
+   */
+  clock?: () => number;
   /** Random source for fault probabilities; default Math.random. Inject for deterministic tests. */
   random?: () => number;
   logger?: Logger;

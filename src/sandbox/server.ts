@@ -90,7 +90,7 @@ export function createRequestHandler(parts: ServerParts): (req: IncomingMessage,
       ctx.path = ctx.path.slice(REDIRECT_PREFIX.length);
       redirected = true;
     }
-    const outcome = faults.decide(ctx.method, ctx.path, app.tokens.clientOf(ctx.req), redirected);
+    const outcome = faults.decide(ctx.method, ctx.path, app.tokens.clientOf(ctx.req), redirected, app.clock());
     if (outcome.delayMs > 0) await realSleep(outcome.delayMs);
     const decision = outcome.decision;
     if (decision?.kind === 'answer') throw decision.error;

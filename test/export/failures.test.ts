@@ -122,7 +122,9 @@ it('a file that changed (same size) between a cut and the resume is downloaded a
 });
 
 it('a resume after the signed link expired reads the job again for a fresh link', async () => {
-  const small = await startExportBed({ exportUrlTtlSeconds: 1 }, { users: 2, messages: 2 });
+  // The sandbox's clock moves only with the resume's pause: the link expires then, and only then.
+  let clockMs = Date.now();
+  const small = await startExportBed({ exportUrlTtlSeconds: 1, clock: () => clockMs }, { users: 2, messages: 2 });
   const proxy = await startPassThroughProxy(new URL(small.sandbox.url).port);
   const client = createClient(
     { apiUrl: proxy.url, auth: { kind: 'client-credentials', tokenUrl: `${proxy.url}/oauth/token`, ...small.sandbox.credentials }, retry: 'rapid' },
@@ -132,9 +134,10 @@ it('a resume after the signed link expired reads the job again for a fresh link'
     small.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
     small.sandbox.clearRequests();
     // The resume waits past the link's one-second life.
+    const sleep = async (ms: number) => void (clockMs += ms);
     const report = await runExport(
       { datasets: ['users'], to: small.tempDir(), format: 'csv', date: DATE, job: { pollIntervalMs: 5 }, download: { resumeDelayMs: 1100 } },
-      { client },
+      { client, sleep },
     );
     expect(report.datasets[0]).toMatchObject({ rowsRead: small.users.length, rowsWritten: small.users.length, download: { resumes: 1 } });
     const downloads = small.sandbox.requests().filter((r) => r.path.startsWith('/_exports/'));

@@ -3,8 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISO, startTestSandbox, toReply, type TestSandbox } from './helpers.js';
 
 let t: TestSandbox;
+/** The sandbox's clock: links expire only when a test moves it, never because the machine was slow. */
+let clockMs = Date.now();
 beforeAll(async () => {
-  t = await startTestSandbox({ seed: 'demo', exportUrlTtlSeconds: 0.3 });
+  t = await startTestSandbox({ seed: 'demo', exportUrlTtlSeconds: 0.3, clock: () => clockMs });
 });
 afterAll(() => t.close());
 
@@ -134,7 +136,7 @@ describe('analytics exports (decisions.md)', () => {
   it('refuses an unknown token (404) and an expired link (403); reading the job again gives a fresh link', async () => {
     const job = await finishedExport('/analytics/users');
     expect((await download(job.file.replace(/_exports\/[^/]+/, '_exports/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'))).status).toBe(404);
-    await new Promise((r) => setTimeout(r, 350));
+    clockMs += 350;
     const expired = await toReply(await fetch(job.file));
     expect(expired.status).toBe(403);
     expect(expired.json).toEqual({ error: 'access_denied', error_description: 'the download link has expired' });

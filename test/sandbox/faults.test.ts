@@ -43,15 +43,24 @@ describe('status faults', () => {
 
 describe('rate limiting', () => {
   it('answers 429 with Retry-After in seconds once the budget is spent, until the window ends', async () => {
-    t.sandbox.setFaults([{ fault: { kind: 'rateLimit', budget: 2, windowMs: 150 } }]);
-    expect((await t.call('/application')).status).toBe(200);
-    expect((await t.call('/application')).status).toBe(200);
-    const limited = await t.call('/application');
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toBe('1');
-    expect(limited.json).toEqual({ error: 'TooManyRequests', message: expect.any(String), timestamp: expect.stringMatching(ISO) });
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await t.call('/application')).status).toBe(200);
+    // The window runs on the sandbox's clock, moved by the test: no real 150 ms to race.
+    let clockMs = Date.now();
+    const s = await startTestSandbox({ clock: () => clockMs });
+    try {
+      s.sandbox.setFaults([{ fault: { kind: 'rateLimit', budget: 2, windowMs: 150 } }]);
+      expect((await s.call('/application')).status).toBe(200);
+      expect((await s.call('/application')).status).toBe(200);
+      const limited = await s.call('/application');
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('1');
+      expect(limited.json).toEqual({ error: 'TooManyRequests', message: expect.any(String), timestamp: expect.stringMatching(ISO) });
+      clockMs += 149;
+      expect((await s.call('/application')).status).toBe(429);
+      clockMs += 1;
+      expect((await s.call('/application')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 
   it('can give Retry-After as an HTTP date', async () => {
