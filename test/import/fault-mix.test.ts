@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type ChatportClient } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { FaultRule, RecordedRequest } from '../../src/sandbox/options.js';
-import { seededRandom } from '../helpers/seeded-random.js';
+import { seededRandom } from '../../src/shared/seeded-random.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 const SEED = 17;

@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FaultEngine } from '../../src/sandbox/faults.js';
+import { seededRandom } from '../../src/shared/seeded-random.js';
 import { ISO, startTestSandbox, type TestSandbox } from './helpers.js';
 
 /** A scripted random source: fault probabilities become deterministic. */
@@ -187,5 +189,17 @@ describe('faults set at start, and job behaviour', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('seeded fault rolls', () => {
+  it('repeat the same decisions for the same seed (a rehearsal can be replayed), and others for another seed', () => {
+    const decisions = (seed: number) => {
+      const engine = new FaultEngine([{ fault: { kind: 'status', status: 503 }, probability: 0.3 }], seededRandom(seed));
+      return Array.from({ length: 60 }, () => engine.decide('GET', '/application', 'c', false, 0).decision?.kind ?? 'pass');
+    };
+    expect(decisions(7)).toEqual(decisions(7));
+    expect(decisions(7)).not.toEqual(decisions(8));
+    expect(decisions(7).filter((d) => d === 'answer').length).toBeGreaterThan(5);
   });
 });

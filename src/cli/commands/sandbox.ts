@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command} from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../shared/errors.js';
+import { seededRandom } from '../../shared/seeded-random.js';
 import { parseFaultSpec, startSandbox, type FaultRule } from '../../sandbox/index.js';
 import type { CliContext } from '../context.js';
 
@@ -62,6 +63,7 @@ interface SandboxFlags {
   itemsPerSecond?: number;
   concurrentJobs?: number;
   exportUrlTtl?: number;
+  faultSeed?: number;
 }
 
 /** `chatport sandbox`: the local Management API for people; stays up until SIGINT/SIGTERM. */
@@ -84,6 +86,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--items-per-second <n>', 'import items processed per second across all jobs (default unlimited)', integer('--items-per-second', 1))
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
+    .option('--fault-seed <n>', 'seed of fault rolls and failing jobs (default random): the same draws on every start', integer('--fault-seed', 0))
     .addHelpText('after', FAULT_HELP)
     .action(async (flags: SandboxFlags) => {
       let faults: FaultRule[];
@@ -105,6 +108,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
         jobs: { minDurationMs: flags.jobMinDuration, failProbability: flags.jobFailProbability },
         capacity: { itemsPerSecond: flags.itemsPerSecond, concurrentJobs: flags.concurrentJobs },
         exportUrlTtlSeconds: flags.exportUrlTtl,
+        ...(flags.faultSeed === undefined ? {} : { random: seededRandom(flags.faultSeed) }),
         logger: ctx.logger,
       });
       // For people at a terminal: the secret is shown once, here, on stdout (logs never carry it).

@@ -1,6 +1,6 @@
 /**
  * A seeded source of numbers in [0, 1) (mulberry32): fault rolls and jitter that repeat run after run, so a
- * failing fault-mix test can be replayed with the same draws.
+ * rehearsal (`chatport sandbox --fault-seed`) or a failing fault-mix test can be replayed with the same draws.
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
