@@ -27,12 +27,13 @@ export class TokenStore {
     readonly clientId: string,
     private readonly clientSecret: string,
     private readonly defaultLifetimeSeconds: number,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   issue(scopes: readonly string[] = ALL_SCOPES, lifetimeSeconds = this.defaultLifetimeSeconds): string {
     this.sweep();
     const token = randomBytes(24).toString('base64url');
-    this.tokens.set(token, { clientId: this.clientId, scopes: new Set(scopes), expiresAt: Date.now() + lifetimeSeconds * 1000 });
+    this.tokens.set(token, { clientId: this.clientId, scopes: new Set(scopes), expiresAt: this.clock() + lifetimeSeconds * 1000 });
     return token;
   }
 
@@ -41,7 +42,7 @@ export class TokenStore {
     const header = req.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     const info = match ? this.tokens.get(match[1]!) : undefined;
-    if (!info || info.expiresAt <= Date.now()) throw unauthorized();
+    if (!info || info.expiresAt <= this.clock()) throw unauthorized();
     return info;
   }
 
@@ -61,7 +62,7 @@ export class TokenStore {
   /** Tokens live until they expire; drop the expired ones now and then so the map stays small. */
   private sweep(): void {
     if (this.tokens.size < 1000) return;
-    const now = Date.now();
+    const now = this.clock();
     for (const [token, info] of this.tokens) if (info.expiresAt <= now) this.tokens.delete(token);
   }
 }

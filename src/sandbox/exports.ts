@@ -38,6 +38,7 @@ export class Exports {
     private readonly ttlSeconds: number,
     private readonly base: () => string,
     private readonly ids: WireIds,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   work(kind: ExportKind, store: Store): JobWork {
@@ -70,7 +71,7 @@ export class Exports {
 
   /** A download URL for a finished export's file (minted or reused). */
   urlFor(file: string): string {
-    const now = Date.now();
+    const now = this.clock();
     const current = this.latest.get(file);
     const grant = current === undefined ? undefined : this.grants.get(current);
     let token = current;
@@ -86,7 +87,7 @@ export class Exports {
   resolve(token: string, name: string): string | 'expired' | undefined {
     const grant = this.grants.get(token);
     if (!grant || grant.file !== name) return undefined;
-    if (grant.expiresAt <= Date.now()) return 'expired';
+    if (grant.expiresAt <= this.clock()) return 'expired';
     const path = join(this.dir, grant.file);
     return existsSync(path) ? path : undefined;
   }

@@ -69,7 +69,9 @@ function send(ctx: Ctx, status: number, headers: Record<string, string>, body: B
   }
   const all = { ...commonHeaders(ctx.apiVersion), ...headers };
   if (body !== undefined) all['content-length'] = String(body.length);
-  ctx.res.writeHead(status, all);
+  // Set one by one (not through writeHead) so the recorder can read what was sent, e.g. Retry-After.
+  for (const [name, value] of Object.entries(all)) ctx.res.setHeader(name, value);
+  ctx.res.writeHead(status);
   if (body === undefined || ctx.method === 'HEAD') {
     ctx.res.end();
     return;

@@ -76,7 +76,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const exportsDir = options.dataDir ? join(options.dataDir, 'exports') : mkdtempSync(join(tmpdir(), 'chatport-sandbox-'));
   mkdirSync(exportsDir, { recursive: true });
   let baseUrl = '';
-  const tokens = new TokenStore(clientId, clientSecret, tokenLifetimeSeconds);
+  const tokens = new TokenStore(clientId, clientSecret, tokenLifetimeSeconds, clock);
   const jobs = new JobEngine(store, { ...options.jobs }, options.capacity ?? {}, random, logger);
   const ids = new WireIds(options.idBase);
   const app: SandboxApp = {
@@ -85,7 +85,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     render: new Renderer(store, () => baseUrl, ids),
     tokens,
     jobs,
-    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl, ids),
+    exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl, ids, clock),
     logger,
     baseUrl: () => baseUrl,
     flush: () => persistence?.flush(),

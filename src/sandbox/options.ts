@@ -96,8 +96,9 @@ export interface SandboxOptions {
   /** How long an analytics export download URL lives, seconds; default 900. */
   exportUrlTtlSeconds?: number;
   /**
-   * The sandbox's clock; default Date.now. It stamps the `createdTime` of imported and seeded records, so
-   * tests can put messages on given days (date-filtered exports) without waiting on the real clock.
+   * The sandbox's clock; default Date.now. It stamps the `createdTime` of imported and seeded records and
+   * times token and download-link lifetimes and rate-limit windows, so tests can put messages on given days
+   * and expire a token or end a window without waiting on (or racing) the real clock.
    */
   clock?: () => number;
   /** Random source for fault probabilities; default Math.random. Inject for deterministic tests. */
@@ -114,6 +115,10 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   receivedAt: number;
   status?: number;
+  /** When the answer's head was written (absent when the connection was dropped first). */
+  answeredAt?: number;
+  /** The Retry-After the answer carried: the window in which the client must not send (tests check it). */
+  retryAfter?: string;
 }
 
 export interface SandboxHandle {

@@ -6,7 +6,8 @@
  * already one op, and replaying ops through `Store.apply` is the same code path as running. A journal of
  * those ops gives durability per change for the price of an append; no native module, no schema to keep
  * in step. Why NDJSON and not one JSON document: a million messages would not fit one V8 string, and a
- * torn last line (power cut mid-append) is simply skipped on load.
+ * torn last line of the journal (power cut mid-append) is dropped on load; damage anywhere else stops the
+ * start with the file, line and byte offset.
  *
  * Layout: `<dir>/state.ndjson` (snapshot, replaced only by temp file + fsync + rename, so it is always
  * whole) and `<dir>/journal.ndjson` (ops since that snapshot). On open and on close the journal is folded
@@ -15,6 +16,7 @@
 import { createReadStream, existsSync, mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ChatportError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
 import type { Store, StoreOp } from './store.js';
 
@@ -36,7 +38,7 @@ export async function openPersistence(dir: string, store: Store, logger: Logger)
   let loaded = false;
   for (const path of [snapshotPath, journalPath]) {
     if (!existsSync(path)) continue;
-    const count = await replay(path, store, logger);
+    const count = await replay(path, store, logger, { tornLastLineAllowed: path === journalPath });
     loaded ||= count > 0;
   }
   let pending: string[] = [];
@@ -62,25 +64,45 @@ export async function openPersistence(dir: string, store: Store, logger: Logger)
   return { persistence, loaded };
 }
 
-async function replay(path: string, store: Store, logger: Logger): Promise<number> {
+/**
+ * Applies every op of one file. Only the journal's last line may be torn (a crash mid-append), and only
+ * it is dropped; a bad line anywhere else, or anywhere in the snapshot (written whole, then renamed), is
+ * damage: the sandbox refuses to start, naming the file, line and byte offset, rather than lose a change.
+ */
+async function replay(path: string, store: Store, logger: Logger, options: { tornLastLineAllowed: boolean }): Promise<number> {
   const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
   let count = 0;
   let lineNo = 0;
+  let offset = 0;
+  let unreadable: { line: number; offset: number; cause: unknown } | undefined;
   for await (const line of lines) {
     lineNo++;
+    const lineOffset = offset;
+    offset += Buffer.byteLength(line) + 1;
     if (line.trim() === '') continue;
+    // A bad line followed by another line was not the last one: not a torn append.
+    if (unreadable) throw damaged(path, unreadable);
     let op: StoreOp;
     try {
       op = JSON.parse(line) as StoreOp;
-    } catch {
-      // Only a torn final append can be half-written; anything after it would be lost anyway.
-      logger.warn({ file: path, line: lineNo }, 'sandbox state: skipping an unreadable line (torn write?)');
+    } catch (cause) {
+      unreadable = { line: lineNo, offset: lineOffset, cause };
       continue;
     }
     store.apply(op);
     count++;
   }
+  if (unreadable && !options.tornLastLineAllowed) throw damaged(path, unreadable);
+  if (unreadable) logger.warn({ file: path, line: unreadable.line, byteOffset: unreadable.offset }, 'sandbox state: dropping a torn last line (a crash mid-append)');
   return count;
+}
+
+function damaged(path: string, at: { line: number; offset: number; cause: unknown }): ChatportError {
+  return new ChatportError(
+    `sandbox state ${path} is damaged at line ${at.line} (byte ${at.offset}): not a JSON op, and not a torn last line; ` +
+      'repair or remove that line, or move the --data folder aside to start empty',
+    { code: 'DATA_INVALID', details: { file: path, line: at.line, byteOffset: at.offset }, cause: at.cause },
+  );
 }
 
 function writeSnapshot(path: string, store: Store): void {

@@ -28,8 +28,16 @@ function recordRequest(req: IncomingMessage, res: ServerResponse, url: URL, reco
   }
   const entry: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.search.slice(1), headers, receivedAt: Date.now() };
   recorded.push(entry);
+  // The answer's time is when its head is written: a client may read it before 'finish' runs here.
+  const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
+  res.writeHead = ((...args: unknown[]) => {
+    entry.answeredAt = Date.now();
+    return writeHead(...args);
+  }) as typeof res.writeHead;
   res.on('finish', () => {
     entry.status = res.statusCode;
+    const retryAfter = res.getHeader('retry-after');
+    if (retryAfter !== undefined) entry.retryAfter = String(retryAfter);
   });
 }
 
@@ -83,7 +91,7 @@ export function createRequestHandler(parts: ServerParts): (req: IncomingMessage,
       ctx.path = ctx.path.slice(REDIRECT_PREFIX.length);
       redirected = true;
     }
-    const outcome = faults.decide(ctx.method, ctx.path, app.tokens.clientOf(ctx.req), redirected);
+    const outcome = faults.decide(ctx.method, ctx.path, app.tokens.clientOf(ctx.req), redirected, app.clock());
     if (outcome.delayMs > 0) await realSleep(outcome.delayMs);
     const decision = outcome.decision;
     if (decision?.kind === 'answer') throw decision.error;

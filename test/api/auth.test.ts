@@ -1,6 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createClient, isForbiddenError, isServerError, isUnauthorizedError } from '../../src/api/index.js';
-import { realSleep } from '../../src/shared/async.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { startApiTestBed, type ApiTestBed } from './support.js';
@@ -21,31 +20,36 @@ function tokensSeen(): string[] {
 
 describe('client credentials', () => {
   it('renews a token that expires mid-run before it is refused', async () => {
-    // Renewal comes a tenth of the lifetime early: 200 ms of slack on a busy machine.
-    bed = await startApiTestBed({ tokenLifetimeSeconds: 2 });
+    // One clock for the sandbox and the client, moved by the test: renewal comes a tenth of the 2 s
+    // lifetime early, and no real time passes, so a busy machine cannot move a request past an expiry.
+    let clockMs = Date.now();
+    const clock = () => clockMs;
+    bed = await startApiTestBed({ tokenLifetimeSeconds: 2, clock });
     tokenProxy = await startOtherOrigin({ forwardTo: bed.sandbox.url });
-    const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: `${tokenProxy.url}/oauth/token`, ...bed.sandbox.credentials } });
-    const started = Date.now();
-    while (Date.now() - started < 2600) {
+    const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: `${tokenProxy.url}/oauth/token`, ...bed.sandbox.credentials } }, { now: clock });
+    const start = clockMs;
+    for (const atMs of [0, 1000, 1700, 1850, 1990, 2500, 3700, 3900]) {
+      clockMs = start + atMs;
       await client.application.get();
-      await realSleep(100);
     }
     const requests = bed.sandbox.requests();
-    expect(requests.filter((r) => r.path === '/application').every((r) => r.status === 200)).toBe(true);
-    expect(tokenProxy.received.length).toBeGreaterThanOrEqual(2);
+    expect(requests.filter((r) => r.path === '/application').map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    // Fetched at 0, renewed at 1.85 s (within 0.2 s of 2 s) and at 3.7 s (within 0.2 s of 3.85 s).
+    expect(tokenProxy.received).toHaveLength(3);
     expect(tokenProxy.received.every((r) => r.headers.authorization?.startsWith('Basic '))).toBe(true);
     expect(tokenProxy.received[0]!.body.toString()).toBe('grant_type=client_credentials');
     bed.logs.expectNoSecrets([...bed.secrets(), ...tokensSeen()]);
   });
 
   it('fetches a new token once when the API answers 401', async () => {
-    bed = await startApiTestBed({ tokenLifetimeSeconds: 1 });
+    let sandboxClockMs = Date.now();
+    bed = await startApiTestBed({ tokenLifetimeSeconds: 1, clock: () => sandboxClockMs });
     tokenProxy = await startOtherOrigin({ forwardTo: bed.sandbox.url });
-    // A clock that stands still: the client believes its token is fresh; the server knows better.
+    // A client clock that stands still: it believes its token is fresh; the server's clock moves on.
     const frozen = Date.now();
     const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: `${tokenProxy.url}/oauth/token`, ...bed.sandbox.credentials } }, { now: () => frozen });
     await client.application.get();
-    await realSleep(1100);
+    sandboxClockMs += 1100;
     await client.application.get();
     expect(bed.sandbox.requests().filter((r) => r.path === '/application').map((r) => r.status)).toEqual([200, 401, 200]);
     expect(tokenProxy.received).toHaveLength(2);
@@ -95,11 +99,12 @@ describe('scopes and static tokens', () => {
   });
 
   it('a static token that expires is reported, not renewed', async () => {
-    bed = await startApiTestBed();
+    let clockMs = Date.now();
+    bed = await startApiTestBed({ clock: () => clockMs });
     const token = bed.sandbox.issueToken({ lifetimeSeconds: 1 });
     const client = createClient({ apiUrl: bed.sandbox.url, auth: { kind: 'static', accessToken: token }, retry: 'rapid' }, { logger: bed.logs.logger });
     await client.application.get();
-    await realSleep(1100);
+    clockMs += 1100;
     const error = await client.application.get().catch((e: unknown) => e);
     await client.close();
     expect(isUnauthorizedError(error)).toBe(true);

@@ -40,7 +40,8 @@ async function finishedUsersExport(): Promise<Job> {
 
 describe('jobs', () => {
   it('waits with a growing interval until a final state', async () => {
-    bed.sandbox.setJobOptions({ minDurationMs: 400 });
+    // Long enough that five polls fit before the job ends, however slow each round trip on a busy machine.
+    bed.sandbox.setJobOptions({ minDurationMs: 1500 });
     const pauses: number[] = [];
     const client = bed.newClient({}, { sleep: (ms, signal) => (pauses.push(ms), realSleep(ms, signal)) });
     const file = writeUsersFile(5, 'waited');

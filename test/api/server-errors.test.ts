@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, isNetworkError, isServerError } from '../../src/api/index.js';
+import { all } from '../import/support.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import { startApiTestBed, type ApiTestBed } from './support.js';
 
@@ -41,16 +42,39 @@ describe('server errors', () => {
     expect(exitCodeFor(error)).toBe(ExitCode.UNAVAILABLE);
     expect((error as Error).message).toContain('get the application (GET /application)');
     expect((error as { details: { attempts: number } }).details.attempts).toBe(5);
+    expect((error as Error).message).toContain('gave up after 5 attempts');
     expect(bed.sandbox.requests()).toHaveLength(5);
   });
 
-  it('never repeats an analytics export POST that reached the server', async () => {
+  it('repeats an export start that met a 503, a 500 and a reset after the job was made; uses the job whose answer arrived', async () => {
+    bed.sandbox.setFaults([
+      { method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 503 }, times: 1 },
+      { method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 500 }, times: 1 },
+      { method: 'POST', path: '/analytics/**', fault: { kind: 'drop', when: 'after-processing' }, times: 1 },
+    ]);
+    const retries: Array<{ attempt: number; code: string }> = [];
+    const job = await bed.client.exports.start('messages', { onRetry: ({ attempt, error }) => retries.push({ attempt, code: error.code }) });
+    expect(retries).toEqual([
+      { attempt: 1, code: 'API_SERVER' },
+      { attempt: 2, code: 'API_SERVER' },
+      { attempt: 3, code: 'API_NETWORK' },
+    ]);
+    const starts = bed.sandbox.requests().filter((r) => r.path === '/analytics/messages');
+    expect(starts.map((r) => r.status)).toEqual([503, 500, undefined, 202]);
+    // The reset came after the platform made a job: two export jobs exist, the answered one is used.
+    const exportJobs = await all(bed.client.jobs.list());
+    expect(exportJobs.filter((j) => j.type === 'MESSAGE_ANALYTICS_EXPORT').map((j) => j.id)).toHaveLength(2);
+    expect((await bed.client.jobs.wait(job.id, { initialIntervalMs: 5 })).state).toBe('FINISHED');
+  });
+
+  it('gives up on an export start after the policy attempts, saying how many were made (exit 69)', async () => {
     bed.sandbox.setFaults([{ method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 503 } }]);
-    expect(isServerError(await bed.client.exports.start('messages').catch((e: unknown) => e))).toBe(true);
-    bed.sandbox.setFaults([{ method: 'POST', path: '/analytics/**', fault: { kind: 'drop', when: 'after-processing' }, times: 1 }]);
-    const dropped = await bed.client.exports.start('messages').catch((e: unknown) => e);
-    expect(isNetworkError(dropped) && dropped.reachedServer).toBe(true);
-    expect(bed.sandbox.requests().filter((r) => r.path === '/analytics/messages')).toHaveLength(2);
+    const error = await bed.client.exports.start('messages').catch((e: unknown) => e);
+    expect(isServerError(error)).toBe(true);
+    expect(exitCodeFor(error)).toBe(ExitCode.UNAVAILABLE);
+    expect((error as Error).message).toMatch(/gave up after 5 attempts in \d+\.\d s\)$/);
+    expect((error as { details: { attempts: number } }).details.attempts).toBe(5);
+    expect(bed.sandbox.requests().filter((r) => r.path === '/analytics/messages')).toHaveLength(5);
   });
 
   it('repeats an export POST whose connection was never made', async () => {

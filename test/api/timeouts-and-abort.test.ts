@@ -5,6 +5,11 @@ import { startApiTestBed, type ApiTestBed } from './support.js';
 
 let bed: ApiTestBed;
 
+/** Waits for a condition the test observes, with no deadline but the test's own. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 5));
+}
+
 beforeEach(async () => {
   bed = await startApiTestBed();
 });
@@ -18,7 +23,8 @@ describe('timeouts and cancellation', () => {
   it('a response that is too slow is a timeout, retried, then successful', async () => {
     const client = bed.newClient({ connection: { headersTimeoutMs: 300 } });
     await client.auth.check();
-    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'delay', ms: 1500 }, times: 1 }]);
+    // Far longer than the timeout, so a loaded machine cannot let the answer win the race.
+    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'delay', ms: 10_000 }, times: 1 }]);
     expect((await client.application.get()).id).toBeTypeOf('number');
     expect(bed.sandbox.requests().filter((r) => r.path === '/application')).toHaveLength(2);
     expect(bed.logs.lines.some((l) => l.includes('"code":"API_TIMEOUT"'))).toBe(true);
@@ -26,7 +32,7 @@ describe('timeouts and cancellation', () => {
 
   it('a timeout that lasts is API_TIMEOUT (exit 75)', async () => {
     const client = bed.newClient({ connection: { headersTimeoutMs: 200 }, retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
-    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'delay', ms: 1000 } }]);
+    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'delay', ms: 10_000 } }]);
     await client.auth.check();
     const error = await client.application.get().catch((e: unknown) => e);
     expect(isTimeoutError(error) && error.phase).toBe('headers');
@@ -35,12 +41,15 @@ describe('timeouts and cancellation', () => {
 
   it('an aborted call rejects with the signal reason and is not repeated', async () => {
     await bed.client.auth.check();
-    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'delay', ms: 1000 } }]);
+    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'delay', ms: 10_000 } }]);
     bed.sandbox.clearRequests();
     const controller = new AbortController();
     const reason = new Error('stopped by the caller');
-    setTimeout(() => controller.abort(reason), 100);
-    await expect(bed.client.application.get({ signal: controller.signal })).rejects.toBe(reason);
+    const call = bed.client.application.get({ signal: controller.signal });
+    // Abort once the request is at the server (and its answer 10 s away), not after a guessed delay.
+    await until(() => bed.sandbox.requests().length === 1);
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
     expect(bed.sandbox.requests()).toHaveLength(1);
   });
 
@@ -49,8 +58,12 @@ describe('timeouts and cancellation', () => {
     bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'status', status: 429, retryAfter: { seconds: 10 } }, times: 1 }]);
     const controller = new AbortController();
     const reason = new Error('interrupted');
+    bed.sandbox.clearRequests();
     const call = bed.client.application.get({ signal: controller.signal });
-    setTimeout(() => controller.abort(reason), 200);
+    // Abort once the 429 was answered: the call is then waiting behind the 10-second pause.
+    await until(() => bed.sandbox.requests().some((r) => r.status === 429));
+    controller.abort(reason);
     await expect(call).rejects.toBe(reason);
+    expect(bed.sandbox.requests()).toHaveLength(1);
   });
 });

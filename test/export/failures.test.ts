@@ -3,7 +3,7 @@
  * driven through the real commander program (the command function), with the sandbox behind it.
  */
 import { compareInt64 } from '../../src/shared/int64.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { createClient } from '../../src/api/index.js';
 import { runExport } from '../../src/pipeline/export/index.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
+import { captureLogs } from '../api/support.js';
 import { runCli, startPassThroughProxy } from './cli.js';
 import { listFiles, readDataset } from './read-output.js';
 import { expectedMessageRows, pick, startExportBed, type ExportBed } from './support.js';
@@ -75,8 +76,56 @@ it('a download cut midway continues with a Range request, and the file link on a
   }
 });
 
+it('a file that changed (same size) between a cut and the resume is downloaded again from byte 0, never spliced', async () => {
+  const dataDir = bed.tempDir();
+  const small = await startExportBed({ dataDir }, { users: 3, messages: 2 });
+  try {
+    small.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
+    small.sandbox.clearRequests();
+    let changedName = '';
+    let originalName = '';
+    // The pause before the resume is where the platform replaces the file: same size, another version.
+    const sleep = async () => {
+      if (changedName) return;
+      const dir = join(dataDir, 'exports');
+      const file = join(dir, readdirSync(dir).find((n) => /^users-\d+\.csv$/.test(n))!);
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const fields = lines[1]!.split(',');
+      originalName = fields[1]!;
+      changedName = originalName.toUpperCase();
+      expect(changedName).not.toBe(fields[1]);
+      lines[1] = [fields[0], changedName, ...fields.slice(2)].join(',');
+      const before = statSync(file).size;
+      writeFileSync(file, lines.join('\n'));
+      expect(statSync(file).size).toBe(before);
+    };
+    const root = small.tempDir();
+    const report = await runExport(
+      { datasets: ['users'], to: root, format: 'csv', date: DATE, job: { pollIntervalMs: 5 }, download: { resumeDelayMs: 1 } },
+      { client: small.client, sleep },
+    );
+    const downloads = small.sandbox.requests().filter((r) => r.path.startsWith('/_exports/'));
+    // Cut; the resume names the first version (If-Range) and gets the new one whole (200); then from byte 0.
+    expect(downloads.map((r) => [r.status, r.headers.range === undefined, r.headers['if-range'] === undefined])).toEqual([
+      [undefined, true, true],
+      [200, false, false],
+      [200, true, true],
+    ]);
+    expect(downloads[1]!.headers['if-range']).toMatch(/^"/);
+    const rows = await readDataset(root, 'users', DATE);
+    expect(rows).toHaveLength(small.users.length);
+    expect(report.datasets[0]).toMatchObject({ rowsRead: small.users.length, rowsWritten: small.users.length });
+    expect(rows.map((r) => r.name)).toContain(changedName);
+    expect(rows.map((r) => r.name)).not.toContain(originalName);
+  } finally {
+    await small.close();
+  }
+});
+
 it('a resume after the signed link expired reads the job again for a fresh link', async () => {
-  const small = await startExportBed({ exportUrlTtlSeconds: 1 }, { users: 2, messages: 2 });
+  // The sandbox's clock moves only with the resume's pause: the link expires then, and only then.
+  let clockMs = Date.now();
+  const small = await startExportBed({ exportUrlTtlSeconds: 1, clock: () => clockMs }, { users: 2, messages: 2 });
   const proxy = await startPassThroughProxy(new URL(small.sandbox.url).port);
   const client = createClient(
     { apiUrl: proxy.url, auth: { kind: 'client-credentials', tokenUrl: `${proxy.url}/oauth/token`, ...small.sandbox.credentials }, retry: 'rapid' },
@@ -86,9 +135,10 @@ it('a resume after the signed link expired reads the job again for a fresh link'
     small.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
     small.sandbox.clearRequests();
     // The resume waits past the link's one-second life.
+    const sleep = async (ms: number) => void (clockMs += ms);
     const report = await runExport(
       { datasets: ['users'], to: small.tempDir(), format: 'csv', date: DATE, job: { pollIntervalMs: 5 }, download: { resumeDelayMs: 1100 } },
-      { client },
+      { client, sleep },
     );
     expect(report.datasets[0]).toMatchObject({ rowsRead: small.users.length, rowsWritten: small.users.length, download: { resumes: 1 } });
     const downloads = small.sandbox.requests().filter((r) => r.path.startsWith('/_exports/'));
@@ -100,6 +150,25 @@ it('a resume after the signed link expired reads the job again for a fresh link'
     await proxy.close();
     await small.close();
   }
+});
+
+it('the nightly export repeats a start that met a 503, a 500 and a reset, and names the job it used', async () => {
+  const logs = captureLogs();
+  bed.sandbox.setFaults([
+    { method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 503 }, times: 1 },
+    { method: 'POST', path: '/analytics/**', fault: { kind: 'status', status: 500 }, times: 1 },
+    { method: 'POST', path: '/analytics/**', fault: { kind: 'drop', when: 'after-processing' }, times: 1 },
+  ]);
+  bed.sandbox.clearRequests();
+  const report = await runExport(
+    { datasets: ['users'], to: bed.tempDir(), format: 'csv', date: DATE, job: { pollIntervalMs: 5 } },
+    { client: bed.client, logger: logs.logger },
+  );
+  expect(bed.sandbox.requests().filter((r) => r.path === '/analytics/users').map((r) => r.status)).toEqual([503, 500, undefined, 202]);
+  expect(report.datasets[0]).toMatchObject({ rowsRead: bed.users.length, rowsWritten: bed.users.length });
+  const warning = logs.lines.map((l) => JSON.parse(l) as { msg: string; jobId?: number; failedAttempts?: unknown[] }).find((l) => l.msg.includes('needed 4 attempts'));
+  expect(warning).toMatchObject({ jobId: report.datasets[0]!.jobId });
+  expect(warning!.failedAttempts).toHaveLength(3);
 });
 
 it('a FAILED export job exits 3 (JOB_FAILED), publishes nothing and leaves the previous output as it was', async () => {

@@ -179,4 +179,13 @@ describe('importChunk', () => {
     expect(platform.applied.has('k4')).toBe(true);
     expect(foldRunState(events).stages.users.chunks.get(0)!.refused.size).toBe(0);
   });
+
+  it('a job sent just now that the platform does not know stops the chunk instead of sending it again and again', async () => {
+    const events: JournalEvent[] = [written];
+    const platform = fakePlatform(new Set());
+    const chunk = foldRunState(events).stages.users.chunks.get(0)!;
+    const ops: ChunkOps = { ...setup(events, platform), wait: async () => 'GONE' };
+    await expect(importChunk('users', chunk, ops)).rejects.toMatchObject({ code: 'API_UNAVAILABLE', details: { jobId: 1 } });
+    expect(events.filter((e) => e.t === 'part-submitted')).toHaveLength(1);
+  });
 });

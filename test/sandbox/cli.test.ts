@@ -54,7 +54,7 @@ describe('chatport sandbox', () => {
   it('documents its options and fault syntax in --help', async () => {
     const cli = runCli(['sandbox', '--help']);
     expect(await cli.exited).toBe(0);
-    for (const flag of ['--port', '--host', '--seed', '--data', '--client-id', '--client-secret', '--token-lifetime', '--fault', '--faults', '--items-per-second', '--concurrent-jobs'])
+    for (const flag of ['--port', '--host', '--seed', '--data', '--client-id', '--client-secret', '--token-lifetime', '--fault', '--faults', '--items-per-second', '--concurrent-jobs', '--fault-seed'])
       expect(cli.text().stdout).toContain(flag);
     expect(cli.text().stdout).toContain('POST /imports/**=status:503@0.2');
   });

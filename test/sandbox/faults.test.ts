@@ -1,4 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { FaultEngine } from '../../src/sandbox/faults.js';
+import { seededRandom } from '../../src/shared/seeded-random.js';
 import { ISO, startTestSandbox, type TestSandbox } from './helpers.js';
 
 /** A scripted random source: fault probabilities become deterministic. */
@@ -43,15 +45,24 @@ describe('status faults', () => {
 
 describe('rate limiting', () => {
   it('answers 429 with Retry-After in seconds once the budget is spent, until the window ends', async () => {
-    t.sandbox.setFaults([{ fault: { kind: 'rateLimit', budget: 2, windowMs: 150 } }]);
-    expect((await t.call('/application')).status).toBe(200);
-    expect((await t.call('/application')).status).toBe(200);
-    const limited = await t.call('/application');
-    expect(limited.status).toBe(429);
-    expect(limited.headers.get('retry-after')).toBe('1');
-    expect(limited.json).toEqual({ error: 'TooManyRequests', message: expect.any(String), timestamp: expect.stringMatching(ISO) });
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await t.call('/application')).status).toBe(200);
+    // The window runs on the sandbox's clock, moved by the test: no real 150 ms to race.
+    let clockMs = Date.now();
+    const s = await startTestSandbox({ clock: () => clockMs });
+    try {
+      s.sandbox.setFaults([{ fault: { kind: 'rateLimit', budget: 2, windowMs: 150 } }]);
+      expect((await s.call('/application')).status).toBe(200);
+      expect((await s.call('/application')).status).toBe(200);
+      const limited = await s.call('/application');
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBe('1');
+      expect(limited.json).toEqual({ error: 'TooManyRequests', message: expect.any(String), timestamp: expect.stringMatching(ISO) });
+      clockMs += 149;
+      expect((await s.call('/application')).status).toBe(429);
+      clockMs += 1;
+      expect((await s.call('/application')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
   });
 
   it('can give Retry-After as an HTTP date', async () => {
@@ -178,5 +189,17 @@ describe('faults set at start, and job behaviour', () => {
     } finally {
       await s.close();
     }
+  });
+});
+
+describe('seeded fault rolls', () => {
+  it('repeat the same decisions for the same seed (a rehearsal can be replayed), and others for another seed', () => {
+    const decisions = (seed: number) => {
+      const engine = new FaultEngine([{ fault: { kind: 'status', status: 503 }, probability: 0.3 }], seededRandom(seed));
+      return Array.from({ length: 60 }, () => engine.decide('GET', '/application', 'c', false, 0).decision?.kind ?? 'pass');
+    };
+    expect(decisions(7)).toEqual(decisions(7));
+    expect(decisions(7)).not.toEqual(decisions(8));
+    expect(decisions(7).filter((d) => d === 'answer').length).toBeGreaterThan(5);
   });
 });

@@ -1,7 +1,8 @@
-import { appendFileSync, cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import { startTestSandbox, type TestSandbox } from './helpers.js';
 
 const dirs: string[] = [];
@@ -66,6 +67,34 @@ describe('--data keeps state across restarts', () => {
     expect((await b.call('/users?name=journaled')).json._embedded.users).toHaveLength(1);
     expect((await b.call('/users')).json.page.totalElements).toBe(5);
     expect(readdirSync(copy).filter((f) => f.includes('.tmp'))).toEqual([]);
+  });
+
+  it('refuses to start on a damaged line that is not the journal\'s last (file, line, byte offset), instead of dropping a change', async () => {
+    const dir = tempDir();
+    const a = await start(dir);
+    await a.call('/users', { method: 'POST', body: { name: 'kept', displayName: 'K', isGuest: false } });
+    const copy = tempDir();
+    cpSync(dir, copy, { recursive: true });
+    const journal = join(copy, 'journal.ndjson');
+    const before = readFileSync(journal, 'utf8');
+    expect(before.split('\n').filter(Boolean).length).toBeGreaterThan(0);
+    writeFileSync(journal, `${before}{"t":"user","v":{"id":99,"na\n{"t":"noop"}\n`);
+    const error = await start(copy).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({
+      code: 'DATA_INVALID',
+      details: { file: journal, line: before.split('\n').length, byteOffset: Buffer.byteLength(before) },
+    });
+    expect(exitCodeFor(error)).toBe(ExitCode.DATA_INVALID);
+    expect((error as Error).message).toContain(`${journal} is damaged at line ${before.split('\n').length} (byte ${Buffer.byteLength(before)})`);
+
+    // The snapshot is written whole and renamed: even its last line may not be bad.
+    const snapshotCopy = tempDir();
+    cpSync(dir, snapshotCopy, { recursive: true });
+    appendFileSync(join(snapshotCopy, 'state.ndjson'), '{"t":"user","v":{"id":99,"na');
+    await expect(start(snapshotCopy)).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: join(snapshotCopy, 'state.ndjson') } });
   });
 
   it('jobs a restart interrupted end FAILED', async () => {

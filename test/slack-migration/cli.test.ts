@@ -121,6 +121,7 @@ describe('chatport validate pipelines/slack.yaml', () => {
     const ran = await chatport(['validate', 'pipelines/slack.yaml'], { SLACK_EXPORT: damaged });
     expect(ran.code, ran.stderr).toBe(65);
     expect(ran.stdout).toMatch(/^users\s+21\s/m);
+    // read, imported, (updated), duplicates, rejected, (refused), skipped, (changed), pending
     expect(ran.stdout).toMatch(/^messages\s+305\s+0\s+0\s+0\s+2\s+0\s+2\s+0\s+301\s/m);
     expect(ran.stdout).toContain('messages: problems');
     expect(ran.stdout).toContain('general/2099-01-01.json record 0: general/2099-01-01.json: not valid JSON');

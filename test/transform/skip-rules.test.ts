@@ -24,12 +24,7 @@ describe('skip rules', () => {
   it('refuses a rule without exactly one test, or with a bad regular expression, naming the rule', () => {
     expect(() => compileSkipRules([{ field: 'a' }])).toThrow(/skip\.0/);
     expect(() => compileSkipRules([{ field: 'a', equals: 1 }, { field: 'a', equals: 1, in: [1] }])).toThrow(/skip\.1/);
-    try {
-      compileSkipRules([{ field: 'a', matches: '(' }]);
-      expect.unreachable();
-    } catch (error) {
-      expect(error).toBeInstanceOf(MappingError);
-      expect((error as MappingError).details.path).toBe('skip.0.matches');
-    }
+    expect(() => compileSkipRules([{ field: 'a', matches: '(' }])).toThrow(MappingError);
+    expect(() => compileSkipRules([{ field: 'a', matches: '(' }])).toThrow(expect.objectContaining({ details: expect.objectContaining({ path: 'skip.0.matches' }) }));
   });
 });

@@ -121,10 +121,8 @@ describe('createStageProcessor', () => {
     expect(bad({ stage: 'messages', mapping: { channelId: 'x' }, channel: 'c' })).toThrow(/mapping\.channelId/);
     expect(bad({ stage: 'members', mapping: { username: 'u' } })).toThrow(/channel/);
     expect(bad({ channel: 'c' })).toThrow(/only members and messages/);
-    try {
-      bad({ mapping: { properties: { x: { template: '{' } } } })();
-    } catch (error) {
-      expect((error as MappingError).details.path).toBe('mapping.properties.x');
-    }
+    expect(bad({ mapping: { properties: { x: { template: '{' } } } })).toThrow(
+      expect.objectContaining({ name: 'MappingError', details: expect.objectContaining({ path: 'mapping.properties.x' }) }),
+    );
   });
 });

@@ -19,7 +19,7 @@ const FAST_EXPORT = { exportWait: { pollIntervalMs: 20, timeoutMs: 120_000 } };
 /** One API call through the client's escape hatch (the operations verification itself never makes). */
 async function api(path: string, init: { method: 'DELETE' | 'POST' | 'PATCH'; body?: Record<string, unknown> }): Promise<{ status: number; json: Record<string, unknown> }> {
   const body = init.body === undefined ? undefined : init.method === 'PATCH' ? createMergePatchBody(init.body) : createJsonBody(init.body);
-  const response = await f.client.send({ operation: `${init.method} ${path}`, method: init.method, path, retry: 'unsent-only', ...(body ? { body } : {}) });
+  const response = await f.client.send({ operation: `${init.method} ${path}`, method: init.method, path, retry: 'never', ...(body ? { body } : {}) });
   const text = await response.body.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

@@ -3,7 +3,7 @@ import type { Now, Sleep } from '../../shared/async.js';
 import type { Logger } from '../../shared/logger.js';
 import { ACCEPT_HEADER, HEADER } from '../../wire/media.js';
 import type { TokenProvider } from '../auth/provider.js';
-import { type RequestSite, ResponseSchemaError } from '../errors/api-error.js';
+import { type ApiError, type RequestSite, ResponseSchemaError } from '../errors/api-error.js';
 import { createApiError } from '../errors/factory.js';
 import { isRateLimitedError, isServerError, isUnauthorizedError } from '../errors/guards.js';
 import type { RequestBody } from '../http/body.js';
@@ -14,6 +14,7 @@ import { headerValue, type HttpMethod, type HttpResponse } from '../http/types.j
 import { computeBackoffMs } from '../retry/backoff.js';
 import { isRetryable, type RetryMode } from '../retry/decide.js';
 import type { RateLimitGate } from '../retry/gate.js';
+import { markRetriesExhausted } from '../retry/exhausted.js';
 import type { RetryPolicy } from '../retry/policies.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import { buildApiUrl, appendQuery, type Query } from './url.js';
@@ -34,6 +35,8 @@ export interface CallSpec {
   scopes?: readonly string[];
   /** Which failures may be repeated; see RetryMode. */
   retry: RetryMode;
+  /** Called before each repeat, e.g. so a caller knows an earlier attempt may have taken effect. */
+  onRetry?: (info: { attempt: number; error: ApiError }) => void;
   /** Send the bearer token; default true. It never goes to another origin than the API's. */
   authenticate?: boolean;
   signal?: AbortSignal;
@@ -151,7 +154,8 @@ export class Transport {
         const attempts = failures + rateLimited;
         error.details.attempts = attempts;
         const outOfBudget = limited ? rateLimited > policy.maxRateLimitedRetries : failures >= policy.maxAttempts;
-        if (outOfBudget || now() - started + delayMs > policy.maxTotalMs) throw error;
+        if (outOfBudget || now() - started + delayMs > policy.maxTotalMs) throw markRetriesExhausted(error, attempts, now() - started);
+        spec.onRetry?.({ attempt: attempts, error });
         logger.warn(
           { operation: spec.operation, method: spec.method, code: error.code, status: error.status, attempt: attempts, delayMs, policy: policy.name },
           limited ? 'rate limited: pausing every request of this client' : 'request failed: retrying',

@@ -1,6 +1,6 @@
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import { Job } from '../../wire/resources.js';
-import type { Transport } from '../core/transport.js';
+import type { CallSpec, Transport } from '../core/transport.js';
 import { ApiError } from '../errors/api-error.js';
 import { isForbiddenError, isUnauthorizedError } from '../errors/guards.js';
 import { resolveLink } from '../hal/links.js';
@@ -16,7 +16,13 @@ export interface ExportDownload {
   stream: Readable;
   /** Where the bytes come from (may be another origin: a pre-signed storage URL). */
   url: URL;
+  /**
+   * Where `stream` starts: the offset asked for, or 0 when the object changed since `ifRange` (the
+   * server then sends all of the new object, and the caller must start over, not splice).
+   */
   offsetBytes: number;
+  /** The object's version: its ETag, else its Last-Modified date; send it back as `ifRange` to resume. */
+  validator: string | undefined;
   /** Whole size of the file when the server said (Content-Range or Content-Length). */
   totalBytes: number | undefined;
   contentType: string | undefined;
@@ -25,22 +31,32 @@ export interface ExportDownload {
 
 export interface ExportsResource {
   /**
-   * Starts an analytics export (202, a job). Repeated only when the request never reached the server:
-   * a repeat after that could start a second export.
+   * Starts an analytics export (202, a job), repeated after a 5xx, a reset or a timeout like any
+   * idempotent call: a repeat may start a second export job, which is harmless (the job whose answer
+   * arrived is returned; the other runs to its end unread). `onRetry` tells the caller it happened.
    */
-  start(kind: ExportKind, options?: { signal?: AbortSignal }): Promise<Job>;
+  start(kind: ExportKind, options?: { signal?: AbortSignal; onRetry?: CallSpec['onRetry'] }): Promise<Job>;
   /**
    * Opens the data of a finished export job (`file`, or `_links.file`), streamed. The bearer token is
-   * sent only when the file is on the API's own origin. `offsetBytes` resumes a cut download with Range.
+   * sent only when the file is on the API's own origin. `offsetBytes` resumes a cut download with Range;
+   * `ifRange` (the first answer's `validator`) makes that Range apply only to the same object (If-Range).
    */
-  download(jobOrUrl: Job | string | URL, options?: { offsetBytes?: number; signal?: AbortSignal }): Promise<ExportDownload>;
+  download(jobOrUrl: Job | string | URL, options?: { offsetBytes?: number; ifRange?: string; signal?: AbortSignal }): Promise<ExportDownload>;
 }
 
 export function createExportsResource(transport: Transport): ExportsResource {
   return {
     start(kind, options = {}) {
       return transport.sendJson(
-        { operation: `start the ${kind} analytics export`, method: 'POST', path: `/analytics/${kind}`, scopes: [EXPORT_SCOPE[kind]], retry: 'unsent-only', ...withSignal(options.signal) },
+        {
+          operation: `start the ${kind} analytics export`,
+          method: 'POST',
+          path: `/analytics/${kind}`,
+          scopes: [EXPORT_SCOPE[kind]],
+          retry: 'idempotent',
+          ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+          ...withSignal(options.signal),
+        },
         Job,
       );
     },
@@ -55,7 +71,7 @@ export function createExportsResource(transport: Transport): ExportsResource {
           operation: 'download the export file',
           method: 'GET',
           url,
-          headers: { accept: '*/*', ...(offsetBytes > 0 ? { range: `bytes=${offsetBytes}-` } : {}) },
+          headers: { accept: '*/*', ...rangeHeaders(offsetBytes, options.ifRange) },
           authenticate: !offOrigin,
           retry: 'idempotent',
           ...withSignal(options.signal),
@@ -80,14 +96,19 @@ export function createExportsResource(transport: Transport): ExportsResource {
       const contentRange = headerValue(headers, 'content-range');
       const length = Number(headerValue(headers, 'content-length') ?? NaN);
       const rangeTotal = contentRange ? Number(contentRange.split('/')[1]) : NaN;
-      // A server that ignores Range answers 200 with everything: skip to the offset ourselves.
-      const out = offsetBytes > 0 && response.status === 200 ? skipBytes(offsetBytes) : new PassThrough();
+      const validator = headerValue(headers, 'etag') ?? headerValue(headers, 'last-modified');
+      // 200 to a Range request: either the object changed since `ifRange` (start over from 0), or the
+      // server ignores Range and sent the same object whole (skip to the offset ourselves).
+      const changed = offsetBytes > 0 && response.status === 200 && options.ifRange !== undefined && validator !== options.ifRange;
+      const startsAt = changed ? 0 : offsetBytes;
+      const out = startsAt > 0 && response.status === 200 ? skipBytes(startsAt) : new PassThrough();
       relayWithApiErrors(response.body.stream, out, { operation: 'download the export file', method: 'GET', path: response.url.pathname }, response.url);
       return {
         stream: out,
         url: response.url,
-        offsetBytes,
-        totalBytes: Number.isFinite(rangeTotal) ? rangeTotal : Number.isFinite(length) ? length + (response.status === 206 ? offsetBytes : 0) : undefined,
+        offsetBytes: startsAt,
+        validator,
+        totalBytes: Number.isFinite(rangeTotal) ? rangeTotal : Number.isFinite(length) ? length + (response.status === 206 ? startsAt : 0) : undefined,
         contentType: headerValue(headers, 'content-type'),
         contentEncoding: headerValue(headers, 'content-encoding'),
       };
@@ -113,6 +134,12 @@ function relayWithApiErrors(body: Readable, out: Transform, site: { operation: s
     if (!body.readableEnded) body.destroy();
   });
   body.pipe(out);
+}
+
+/** Range from the offset, applied by the server only while the object is still `ifRange` (RFC 9110 §13.1.5). */
+function rangeHeaders(offsetBytes: number, ifRange: string | undefined): Record<string, string> {
+  if (offsetBytes <= 0) return {};
+  return { range: `bytes=${offsetBytes}-`, ...(ifRange ? { 'if-range': ifRange } : {}) };
 }
 
 function skipBytes(count: number): Transform {

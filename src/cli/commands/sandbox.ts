@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command} from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../shared/errors.js';
+import { seededRandom } from '../../shared/seeded-random.js';
 import { parseFaultSpec, startSandbox, type FaultRule } from '../../sandbox/index.js';
 import type { CliContext } from '../context.js';
 
@@ -73,6 +74,7 @@ interface SandboxFlags {
   concurrentJobs?: number;
   exportUrlTtl?: number;
   idBase?: bigint;
+  faultSeed?: number;
 }
 
 /** `chatport sandbox`: the local Management API for people; stays up until SIGINT/SIGTERM. */
@@ -96,6 +98,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
     .option('--id-base <n>', 'add n to every id on the wire, e.g. 9007199254741992 for ids beyond 2^53 (default 0)', idBase)
+    .option('--fault-seed <n>', 'seed of fault rolls and failing jobs (default random): the same draws on every start', integer('--fault-seed', 0))
     .addHelpText('after', FAULT_HELP)
     .action(async (flags: SandboxFlags) => {
       let faults: FaultRule[];
@@ -118,6 +121,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
         capacity: { itemsPerSecond: flags.itemsPerSecond, concurrentJobs: flags.concurrentJobs },
         exportUrlTtlSeconds: flags.exportUrlTtl,
         ...(flags.idBase !== undefined ? { idBase: flags.idBase } : {}),
+        ...(flags.faultSeed === undefined ? {} : { random: seededRandom(flags.faultSeed) }),
         logger: ctx.logger,
       });
       // For people at a terminal: the secret is shown once, here, on stdout (logs never carry it).

@@ -3,9 +3,12 @@
  * token to another origin), continued with a Range request when the connection breaks midway.
  *
  * Protocol facts the resume relies on:
- * - the client answers a server that ignores Range (200 with everything) by skipping bytes itself;
- * - the file's total size is compared on every resume: a file that changed size in between is never
- *   stitched together (the client does not expose ETags, so the size is the check available);
+ * - a resume sends `If-Range` with the first answer's ETag (or Last-Modified), so the server applies the
+ *   Range only to the same object; a changed object comes back whole (200) and the download fails with
+ *   EXPORT_FILE_CHANGED, which makes the dataset start over from byte 0 (`exportFromZeroOnChange`) — bytes
+ *   of two versions are never stitched together. The total size is compared too, for servers without
+ *   validators;
+ * - the client answers a server that ignores Range (200 with the same object) by skipping bytes itself;
  * - a pre-signed link that expired (API_EXPORT_URL_EXPIRED, or 403 on the API's own origin), typically
  *   between the first request and a resume, is replaced once by reading the job again, which hands out a
  *   fresh link.
@@ -42,32 +45,37 @@ export function openExportDownload(
   const signal = options.signal;
   let current = job;
 
-  const open = async (offset: number) => {
+  const open = async (offset: number, validator: string | undefined) => {
+    const request = { offsetBytes: offset, ...(validator ? { ifRange: validator } : {}), ...(signal ? { signal } : {}) };
     try {
-      return await client.exports.download(current, { offsetBytes: offset, ...(signal ? { signal } : {}) });
+      return await client.exports.download(current, request);
     } catch (error) {
       // Off the API's origin the client names an expired link API_EXPORT_URL_EXPIRED; on it, a plain 403.
       const code = (error as { code?: unknown }).code;
       if (code !== 'API_EXPORT_URL_EXPIRED' && code !== 'API_FORBIDDEN') throw error;
       options.logger.info({ jobId: job.id, offset }, 'export link expired; reading the job again for a fresh one');
       current = await client.jobs.get(job.id, signal ? { signal } : {});
-      return client.exports.download(current, { offsetBytes: offset, ...(signal ? { signal } : {}) });
+      return client.exports.download(current, request);
     }
   };
 
-  const fetchFrom = async (offset: number): Promise<FetchedBody> => {
+  const fetchFrom = async (offset: number, validator: string | undefined): Promise<FetchedBody> => {
     // A stop request is final here; the resumable reader would otherwise try again.
     if (signal?.aborted) throw new ChatportError(`download of ${options.name} stopped`, { code: 'DOWNLOAD_STOPPED', transient: false, cause: signal.reason });
-    const download = await open(offset);
+    const download = await open(offset, validator);
     if (offset === 0) stats.totalBytes = download.totalBytes;
-    else if (stats.totalBytes !== undefined && download.totalBytes !== undefined && download.totalBytes !== stats.totalBytes) {
-      download.stream.destroy();
-      throw new ChatportError(
-        `${options.name} changed while it was downloaded: it had ${stats.totalBytes} bytes, on resuming at byte ${offset} it has ${download.totalBytes}; start the export again`,
-        { code: 'EXPORT_FILE_CHANGED', transient: false, details: { jobId: job.id, offset, totalBytes: stats.totalBytes, nowBytes: download.totalBytes } },
-      );
+    else {
+      const sizeChanged = stats.totalBytes !== undefined && download.totalBytes !== undefined && download.totalBytes !== stats.totalBytes;
+      if (sizeChanged || download.offsetBytes !== offset) {
+        download.stream.destroy();
+        throw new ExportFileChangedError(options.name, { jobId: job.id, offset, totalBytes: stats.totalBytes, nowBytes: download.totalBytes, validator, nowValidator: download.validator });
+      }
     }
-    return { body: counted(download.stream, stats), ...(download.totalBytes === undefined ? {} : { totalBytes: download.totalBytes }) };
+    return {
+      body: counted(download.stream, stats),
+      ...(download.totalBytes === undefined ? {} : { totalBytes: download.totalBytes }),
+      ...(download.validator === undefined ? {} : { etag: download.validator }),
+    };
   };
 
   const stream = openResumableRead(fetchFrom, {
@@ -81,6 +89,35 @@ export function openExportDownload(
     },
   });
   return { stream, stats };
+}
+
+/** The export's object changed between the first answer and a resume: its bytes so far are of another version. */
+export class ExportFileChangedError extends ChatportError {
+  constructor(name: string, details: Record<string, unknown>) {
+    super(`${name} changed while it was downloaded (on resuming at byte ${String(details.offset)}); its bytes so far belong to another version`, {
+      code: 'EXPORT_FILE_CHANGED',
+      transient: false,
+      details,
+    });
+  }
+}
+
+/** How often one dataset starts over because its file changed midway, before the run gives up. */
+const MAX_CHANGED_RESTARTS = 2;
+
+/**
+ * Runs `exportOnce` (one dataset, download to publication) again from byte 0 when its download found the
+ * object changed: nothing of the dataset is published yet, so starting over discards the partial output.
+ */
+export async function exportFromZeroOnChange<T>(exportOnce: () => Promise<T>, logger: Logger): Promise<T> {
+  for (let restarts = 0; ; restarts++) {
+    try {
+      return await exportOnce();
+    } catch (error) {
+      if (!(error instanceof ExportFileChangedError) || restarts >= MAX_CHANGED_RESTARTS) throw error;
+      logger.warn({ details: error.details, restart: restarts + 1 }, 'export file changed during the download; starting it over from byte 0');
+    }
+  }
 }
 
 async function* counted(body: Readable, stats: DownloadStats): AsyncGenerator<Uint8Array> {

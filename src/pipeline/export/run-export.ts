@@ -3,10 +3,11 @@
  *   0. refuse (exit 78) when a partition it would write already holds another format (format-guard.ts);
  *   1. start the export job of every dataset, then wait for all of them; a FAILED job ends the run
  *      (JOB_FAILED, exit 3) before anything is published;
- *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range), parse it
- *      (format sniffed), type every row against the declared schema (rejects to a file outside the data
- *      folder), keep the rows of the window's UTC days (event data; snapshots are written whole), write and
- *      publish each day through src/sinks (data, manifest, `_SUCCESS` last);
+ *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range and If-Range,
+ *      started over when the file changed midway), parse it (format sniffed), type every row against the
+ *      declared schema (rejects to a file outside the data folder), keep the rows of the window's UTC days
+ *      (event data; snapshots are written whole), write and publish each day through src/sinks (data,
+ *      manifest, `_SUCCESS` last);
  *   3. return the report.
  * Each dataset and date is published as a whole or not at all; a dataset published before a later one
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
@@ -18,7 +19,8 @@ import { createDestination, writeExport, type Destination, type Partition, type 
 import { partitionByDay, type DayRows } from './day-partitions.js';
 import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
-import { openExportDownload } from './download.js';
+import { exportFromZeroOnChange, openExportDownload } from './download.js';
+import { startExportJob } from './start-export.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
 import { RejectsFile, rejectsPathFor } from './rejects-file.js';
 import { isBalanced, totalsOf, type DatasetReport, type ExportReport, type PartitionReport } from './report.js';
@@ -48,7 +50,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     const datasets: DatasetReport[] = [];
     for (const f of finished) {
       signal?.throwIfAborted();
-      const report = await exportDataset(f, destination, opts, { ...deps, logger }, signal);
+      const report = await exportFromZeroOnChange(() => exportDataset(f, destination, opts, { ...deps, logger }, signal), logger);
       datasets.push(report);
       options.onDatasetPublished?.(report);
     }
@@ -85,8 +87,7 @@ async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, si
   try {
     const started: Array<{ dataset: ExportDataset; job: Job; at: number }> = [];
     for (const dataset of opts.datasets) {
-      const job = await deps.client.exports.start(dataset, { signal: controller.signal });
-      deps.logger.info({ dataset, jobId: job.id, jobType: job.type }, 'export job started');
+      const job = await startExportJob(dataset, deps, controller.signal);
       started.push({ dataset, job, at: deps.now() });
     }
     return await Promise.all(

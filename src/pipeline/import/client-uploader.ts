@@ -1,4 +1,4 @@
-import type { ChatportClient } from '../../api/index.js';
+import { isNotFoundError, type ChatportClient } from '../../api/index.js';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { ChunkUploader } from './stage-runner.js';
@@ -35,12 +35,19 @@ export function createClientUploader(
       return job.id;
     },
     async wait(jobId) {
-      const job = await client.jobs.wait(jobId, {
-        signal: deps.signal,
-        initialIntervalMs: options.pollInitialMs ?? 250,
-        maxIntervalMs: options.pollMaxMs ?? 5_000,
-        timeoutMs: options.jobTimeoutMs ?? 3_600_000,
-      });
+      const job = await client.jobs
+        .wait(jobId, {
+          signal: deps.signal,
+          initialIntervalMs: options.pollInitialMs ?? 250,
+          maxIntervalMs: options.pollMaxMs ?? 5_000,
+          timeoutMs: options.jobTimeoutMs ?? 3_600_000,
+        })
+        .catch((error: unknown) => {
+          if (!isNotFoundError(error)) throw error;
+          deps.logger.warn({ jobId }, 'the platform does not know this import job (404); its part is sent again (idempotency keys make that safe)');
+          return 'GONE' as const;
+        });
+      if (job === 'GONE') return job;
       if (job.state === 'FINISHED' || job.state === 'FAILED') return job.state;
       throw new ChatportError(`job ${jobId} ended in an unknown state ${job.state}`, { code: 'API_RESPONSE_INVALID', details: { jobId, state: job.state } });
     },

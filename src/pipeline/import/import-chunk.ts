@@ -1,3 +1,4 @@
+import { ChatportError } from '../../shared/errors.js';
 import type { ChunkState } from '../state/run-state.js';
 import type { JournalEvent, PartPath, StageName } from '../state/events.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -29,8 +30,8 @@ export interface ChunkOps {
    * The caller holds the items (or the chunk file), so nothing is kept in memory here.
    */
   submit(lo: number, hi: number, part: PartPath): Promise<Int64>;
-  /** Waits until the job is final. */
-  wait(jobId: Int64): Promise<'FINISHED' | 'FAILED'>;
+  /** Waits until the job is final; `GONE` when the platform does not know the job (404). */
+  wait(jobId: Int64): Promise<'FINISHED' | 'FAILED' | 'GONE'>;
   /** Sends an import with no items and waits for it: does the platform complete jobs at all? */
   probe(): Promise<'FINISHED' | 'FAILED'>;
   /** The stage's job outcomes so far, shared by its chunks. */
@@ -121,14 +122,21 @@ export async function importChunk(stage: StageName, chunk: ChunkState, ops: Chun
     await ops.record({ t: 'refusal-withdrawn', stage, seq: chunk.seq, index });
   };
 
+  const submit = async (part: PartPath, lo: number, hi: number): Promise<Int64> => {
+    const jobId = await ops.submit(lo, hi, part);
+    chunk.inFlight.set(part, jobId);
+    await ops.record({ t: 'part-submitted', stage, seq: chunk.seq, part, jobId, at: ops.now() });
+    return jobId;
+  };
+
   const sendAndWait = async (part: PartPath, lo: number, hi: number): Promise<'FINISHED' | 'FAILED'> => {
-    let jobId = chunk.inFlight.get(part);
-    if (jobId === undefined) {
-      jobId = await ops.submit(lo, hi, part);
-      chunk.inFlight.set(part, jobId);
-      await ops.record({ t: 'part-submitted', stage, seq: chunk.seq, part, jobId, at: ops.now() });
-    }
-    const state = await ops.wait(jobId);
+    const journalled = chunk.inFlight.get(part);
+    let jobId = journalled ?? (await submit(part, lo, hi));
+    let state = await ops.wait(jobId);
+    // A job of an earlier run the platform no longer knows is forgotten and its part sent again: safe,
+    // as every item carries its idempotency key. A job sent just now that is unknown is not waited out.
+    if (state === 'GONE' && journalled !== undefined) state = await ops.wait((jobId = await submit(part, lo, hi)));
+    if (state === 'GONE') throw jobUnknown(stage, chunk.seq, part, jobId);
     chunk.inFlight.delete(part);
     ops.health.ended(state);
     if (state === 'FINISHED') chunk.finished.add(part);
@@ -150,6 +158,14 @@ export async function importChunk(stage: StageName, chunk: ChunkState, ops: Chun
   chunk.done = true;
   await ops.record({ t: 'chunk-done', stage, seq: chunk.seq, imported, refused: refused.length });
   return { imported, refused };
+}
+
+function jobUnknown(stage: StageName, seq: number, part: PartPath, jobId: Int64): ChatportError {
+  return new ChatportError(`import job ${jobId} (${stage} chunk ${seq}${part ? ` part ${part}` : ''}) was just created, yet the platform answers 404 for it`, {
+    code: 'API_UNAVAILABLE',
+    transient: true,
+    details: { stage, seq, part, jobId },
+  });
 }
 
 function hasDescendants(chunk: ChunkState, part: PartPath): boolean {

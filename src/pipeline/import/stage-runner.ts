@@ -30,7 +30,7 @@ export interface ChunkUploader {
    * `channelId` is set for members.
    */
   submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: Int64 | undefined, part: string): Promise<Int64>;
-  wait(jobId: Int64): Promise<'FINISHED' | 'FAILED'>;
+  wait(jobId: Int64): Promise<'FINISHED' | 'FAILED' | 'GONE'>;
   /** 429 answers the platform gave so far (a running count); uploads slow down when it grows. */
   rateLimited(): number;
   /** Throws when the run's budget of FAILED jobs is spent. */
@@ -174,7 +174,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     const wait = async (jobId: Int64) => {
       const state = await uploader.wait(jobId);
       if (state === 'FINISHED') counts.jobs.finished++;
-      else counts.jobs.failed++;
+      else if (state === 'FAILED') counts.jobs.failed++;
       return state;
     };
     const ops: ChunkOps = {
@@ -188,7 +188,9 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       wait,
       probe: async () => {
         counts.jobs.submitted++;
-        return wait(await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe'));
+        const state = await wait(await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe'));
+        // A probe the platform forgot at once proves nothing works: taken as FAILED (the run stops, retryable).
+        return state === 'GONE' ? 'FAILED' : state;
       },
       health,
       record: (event) => ctx.journal.append(event),

@@ -35,6 +35,18 @@ export function parseRange(header: string | undefined, size: number): { start: n
   return { start, end };
 }
 
+/**
+ * RFC 9110 §13.1.5: an If-Range holds when it names the current entity tag (strong comparison: a weak
+ * tag never holds) or exactly the current Last-Modified date. Absent, it holds.
+ */
+export function ifRangeHolds(header: string | string[] | undefined, etag: string, modified: Date): boolean {
+  if (header === undefined) return true;
+  const value = (Array.isArray(header) ? header.join(',') : header).trim();
+  if (value.startsWith('"') || value.startsWith('W/')) return value === etag;
+  const date = Date.parse(value);
+  return !Number.isNaN(date) && date === Math.floor(modified.getTime() / 1000) * 1000;
+}
+
 function acceptsGzip(header: string | undefined): boolean {
   return (header ?? '').split(',').some((part) => {
     const [coding, q] = part.trim().split(';');
@@ -44,7 +56,8 @@ function acceptsGzip(header: string | undefined): boolean {
 
 /**
  * GET/HEAD /_exports/<token>/<file>: no bearer token (a pre-signed URL). Range requests give 206 with
- * Content-Range, so an interrupted download resumes; `Accept-Encoding: gzip` gives the gzip
+ * Content-Range, so an interrupted download resumes (If-Range with the ETag or Last-Modified sent here
+ * keeps a resume to the same version); `Accept-Encoding: gzip` gives the gzip
  * representation (ranges then count its bytes, and its ETag differs).
  */
 async function download(ctx: Ctx, app: SandboxApp): Promise<void> {
@@ -54,17 +67,19 @@ async function download(ctx: Ctx, app: SandboxApp): Promise<void> {
   const gzip = acceptsGzip(ctx.req.headers['accept-encoding']);
   const path = gzip ? await app.exports.gzipped(found) : found;
   const stat = statSync(path);
+  const etag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}${gzip ? '-gz' : ''}"`;
   const headers: Record<string, string> = {
     ...commonHeaders(ctx.apiVersion),
     'content-type': 'text/csv; charset=utf-8',
     'content-disposition': `attachment; filename="${ctx.params.name}"`,
     'accept-ranges': 'bytes',
-    etag: `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}${gzip ? '-gz' : ''}"`,
+    etag,
     'last-modified': stat.mtime.toUTCString(),
     vary: 'Accept-Encoding',
     ...(gzip ? { 'content-encoding': 'gzip' } : {}),
   };
-  const range = parseRange(ctx.req.headers.range, stat.size);
+  // If-Range: the Range applies only to the version the client names; any other gets the whole file.
+  const range = ifRangeHolds(ctx.req.headers['if-range'], etag, stat.mtime) ? parseRange(ctx.req.headers.range, stat.size) : undefined;
   if (range === 'unsatisfiable') {
     throw new HttpError(416, { error: 'ClientError', message: `range not satisfiable; size is ${stat.size}`, timestamp: new Date().toISOString() }, {
       'content-range': `bytes */${stat.size}`,
