@@ -39,7 +39,8 @@ export function svgChart(spec: ChartSpec): string {
     parts.push(seriesShape(s, kind, color, { x, y, base: PAD.top + plotH, barWidth }));
     parts.push(`<rect x="${PAD.left + 8 + i * 170}" y="8" width="10" height="10" fill="${color}"/><text x="${PAD.left + 22 + i * 170}" y="17">${escapeHtml(s.label)}</text>`);
   });
-  const empty = spec.series.every((s) => s.points.length === 0) ? `<text x="${PAD.left + plotW / 2}" y="${PAD.top + plotH / 2}" text-anchor="middle" fill="#6b7280">nothing recorded</text>` : '';
+  const none = spec.series.every((s) => s.points.every((p) => p[1] === 0));
+  const empty = none ? `<text x="${PAD.left + plotW / 2}" y="${PAD.top + plotH / 2}" text-anchor="middle" fill="#6b7280">none in this run</text>` : '';
   return `<figure class="chart"><figcaption>${escapeHtml(spec.title)}</figcaption><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeHtml(spec.title)}" font-family="sans-serif" font-size="11" fill="#374151">${parts.join('')}${empty}</svg></figure>`;
 }
 

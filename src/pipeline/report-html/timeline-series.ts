@@ -49,7 +49,7 @@ export function timelineSeries(timeline: RunTimeline, buckets = 60): TimelineSer
   for (let i = 0; i < buckets; i++) {
     const until = timeline.start + (i + 1) * width * 1000;
     let peak = running;
-    while (next < changes.length && changes[next]![0] <= until) peak = Math.max(peak, (running += changes[next++]![1]));
+    while (next < changes.length && (changes[next]![0] < until || i === buckets - 1)) peak = Math.max(peak, (running += changes[next++]![1]));
     inFlightPoints.push([mids[i]!, peak]);
   }
   const limits = new Map<StageName, Array<[number, number]>>();
