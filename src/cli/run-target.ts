@@ -37,15 +37,14 @@ export function pickRun(ids: readonly string[], wanted: string, stateDir: string
 }
 
 /**
- * `chatport report` with no pipeline file: the newest run under ./.chatport/*\/runs/ that has a report.html,
- * or a run folder / report.html named directly.
+ * `chatport report` with no pipeline file: a run folder or report.html named directly, else the run under
+ * ./.chatport/*\/runs/ that `target` names (its id or the id's start), or the newest with a report.html.
  */
 export async function findReportFile(target: string | undefined, cwd: string, file: string): Promise<string | undefined> {
   if (target !== undefined) {
     const info = await stat(target).catch(() => undefined);
     if (info?.isDirectory()) return (await exists(join(target, file))) ? join(target, file) : undefined;
-    if (info?.isFile() && basename(target) === file) return target;
-    return undefined;
+    if (info?.isFile()) return basename(target) === file ? target : undefined;
   }
   const root = join(cwd, '.chatport');
   const candidates: Array<{ runId: string; path: string }> = [];
@@ -56,7 +55,9 @@ export async function findReportFile(target: string | undefined, cwd: string, fi
     }
   }
   candidates.sort((a, b) => a.runId.localeCompare(b.runId));
-  return candidates.at(-1)?.path;
+  if (target === undefined) return candidates.at(-1)?.path;
+  const named = candidates.filter((c) => c.runId.toUpperCase().startsWith(target.toUpperCase()));
+  return named.length === 1 ? named[0]!.path : undefined;
 }
 
 async function exists(path: string): Promise<boolean> {

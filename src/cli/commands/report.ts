@@ -16,14 +16,15 @@ export function registerReport(program: Command, ctx: CliContext): void {
   program
     .command('report')
     .description('print the path of a run\'s report.html (the latest run by default), or open it')
-    .argument('[args...]', '[pipeline file | run folder | report.html] [run id, or its start]')
+    .argument('[args...]', '[pipeline file | run folder | report.html | run id] [run id, or its start]')
     .option('--state <dir>', 'state folder (default: the pipeline file\'s)')
     .option('--open', 'open the page with xdg-open when there is one (a desktop); the path is printed either way')
     .addHelpText('after', `
-With no argument, the newest report under ./.chatport/.
+With no argument, the newest report under ./.chatport/; a run id alone is looked for there too.
 
 Examples:
   chatport report
+  chatport report 01J9ZC
   chatport report pipelines/csv-example.yaml --open
   chatport report --state .chatport/csv-example 01J9ZC`)
     .action(async (args: string[], options: { state?: string; open?: boolean }) => {
@@ -40,7 +41,7 @@ async function reportFileFor(args: string[], state: string | undefined, ctx: Cli
   if (state === undefined && (named === undefined || !/\.ya?ml$/i.test(named))) {
     const file = await findReportFile(named, process.cwd(), REPORT_HTML);
     if (file) return file;
-    throw new InputMissingError(named === undefined ? `no ${REPORT_HTML} under ./.chatport/ (name a pipeline file, --state, or a run folder)` : `no ${REPORT_HTML} at ${named}`, { target: named ?? '.chatport' });
+    throw new InputMissingError(named === undefined ? `no ${REPORT_HTML} under ./.chatport/ (name a pipeline file, --state, or a run folder)` : `no ${REPORT_HTML} at ${named}, nor a run of that id under ./.chatport/`, { target: named ?? '.chatport' });
   }
   const target = await runTarget(args, state, ctx);
   const runs = (await listRuns(target.stateDir)).filter((r) => r.status !== 'unknown' || target.runId !== undefined);
