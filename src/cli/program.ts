@@ -12,6 +12,8 @@ import { registerSchema } from './commands/schema.js';
 import { registerExport } from './commands/export.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVerify } from './commands/verify.js';
+import { registerRuns } from './commands/runs.js';
+import { registerReport } from './commands/report.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -25,6 +27,8 @@ export function createProgram(ctx: CliContext): Command {
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
   const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerVerify, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
+  commands.push(registerReport);
+  commands.push(registerRuns);
   for (const register of commands) register(program, ctx);
   return program;
 }

@@ -27,6 +27,7 @@ import { sourceOptionsOf } from './read-stage.js';
 import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 import { verifyImportRun } from '../verify/index.js';
+import { writeRunPage } from '../report-html/index.js';
 import type { Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 
@@ -155,8 +156,12 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   await journal.close();
   await lock.release();
   runLogger.info({ status, totals: report.totals }, 'run ended');
-  if (options.verify && mode === 'import' && failure === undefined)
-    await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger: runLogger, signal, ...options.verify });
+  try {
+    if (options.verify && mode === 'import' && failure === undefined)
+      await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger: runLogger, signal, ...options.verify });
+  } finally {
+    await writeRunPage(report, paths.journal, runLogger);
+  }
   if (failure !== undefined) {
     if (isChatportError(failure)) failure.details.report = report.runDir;
     throw attachReport(failure, report);

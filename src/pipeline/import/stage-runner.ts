@@ -182,7 +182,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
         const jobId = await uploader.submit(stage, body, channelId, part);
-        adaptConcurrency(uploader);
+        await adaptConcurrency(uploader);
         return jobId;
       },
       wait,
@@ -206,10 +206,15 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     });
   };
 
-  const adaptConcurrency = (uploader: ChunkUploader) => {
+  let rateLimitedBefore = ctx.uploader?.rateLimited() ?? 0;
+  const adaptConcurrency = async (uploader: ChunkUploader) => {
     if (!adaptive) return;
     const before = adaptive.value;
-    const now = adaptive.afterUpload(uploader.rateLimited());
+    const rateLimited = uploader.rateLimited();
+    const now = adaptive.afterUpload(rateLimited);
+    // For report.html's charts: written only when something changed, so a calm run adds no events.
+    if (now !== before || rateLimited !== rateLimitedBefore) await ctx.journal.append({ t: 'upload-pacing', stage, concurrency: now, rateLimited, at: new Date(ctx.now()).toISOString() });
+    rateLimitedBefore = rateLimited;
     if (now === before) return;
     scheduler.setConcurrency(now);
     counts.uploadConcurrency = { configured: adaptive.configured, lowest: adaptive.lowest, current: now };

@@ -29,6 +29,11 @@ export type JournalEvent =
    */
   | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts
   | { t: 'stage-done'; stage: StageName; at: string }
+  /**
+   * The stage's upload concurrency changed or the client met 429s since the last upload (`rateLimited`: the
+   * client's running count of 429 answers in this attempt). Only for report.html's charts; the fold ignores it.
+   */
+  | { t: 'upload-pacing'; stage: StageName; concurrency: number; rateLimited: number; at: string }
   /** `abandoned`: an unfinished run given up with `--restart`. */
   | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed' | 'abandoned'; at: string };
 

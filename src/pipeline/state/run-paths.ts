@@ -12,6 +12,7 @@ import type { StageName } from './events.js';
  *   <state>/runs/<runId>/duplicates/<stage>.ndjson   records not sent because another has their key
  *   <state>/runs/<runId>/channel-ids.json       channel source key → platform id, after the channels stage
  *   <state>/runs/<runId>/report.json            the run report
+ *   <state>/runs/<runId>/report.html            the run report as a page (src/pipeline/report-html)
  */
 export class RunPaths {
   constructor(readonly stateDir: string) {}

@@ -49,6 +49,7 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
       state.ended = false;
       continue;
     }
+    if (e.t === 'upload-pacing') continue;
     if (e.t === 'run-ended') {
       state.ended = true;
       continue;

@@ -1,0 +1,36 @@
+import { rm } from 'node:fs/promises';
+import { listRuns, type RunEntry } from './list-runs.js';
+
+export interface PruneOptions {
+  /** Keep this many of the newest finished runs. */
+  keep?: number;
+  /** Remove only finished runs that ended (or started) longer ago than this. */
+  olderThanMs?: number;
+  /** Milliseconds since the epoch; default now. */
+  now?: number;
+  /** List what would go, remove nothing. */
+  dryRun?: boolean;
+}
+
+export interface PruneResult {
+  removed: RunEntry[];
+  kept: RunEntry[];
+  bytesFreed: number;
+}
+
+/**
+ * Removes the folders of finished runs (chunks, rejects, reports), newest `keep` spared, and with
+ * `olderThanMs` only those that old. Never the unfinished run a resume needs, nor a folder of unknown
+ * state. The journal keeps its lines about removed runs (small; it is the resume's record).
+ */
+export async function pruneRuns(stateDir: string, options: PruneOptions): Promise<PruneResult> {
+  const runs = await listRuns(stateDir);
+  const now = options.now ?? Date.now();
+  const finishedNewestFirst = runs.filter((r) => r.finished).reverse();
+  const spared = new Set(finishedNewestFirst.slice(0, options.keep ?? 0).map((r) => r.runId));
+  const oldEnough = (r: RunEntry) => options.olderThanMs === undefined || now - Date.parse(r.endedAt ?? r.startedAt ?? new Date(now).toISOString()) > options.olderThanMs;
+  const removed = finishedNewestFirst.filter((r) => !spared.has(r.runId) && oldEnough(r)).reverse();
+  if (!options.dryRun) for (const run of removed) await rm(run.runDir, { recursive: true, force: true });
+  const gone = new Set(removed.map((r) => r.runId));
+  return { removed, kept: runs.filter((r) => !gone.has(r.runId)), bytesFreed: removed.reduce((n, r) => n + r.bytes, 0) };
+}
