@@ -12,6 +12,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerExport } from './commands/export.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVerify } from './commands/verify.js';
+import { adoptOldConnectionNames, oldNamesWarning } from './connection-env.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -24,6 +25,11 @@ export function createProgram(ctx: CliContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
+  // Before any command runs (not for --help): the wave-1 CHAT_* names still count, with one warning.
+  program.hook('preAction', () => {
+    const adopted = adoptOldConnectionNames(ctx.env);
+    if (adopted.length > 0) ctx.logger.warn({ renamed: adopted }, oldNamesWarning(adopted));
+  });
   const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerVerify, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   for (const register of commands) register(program, ctx);
   return program;
