@@ -13,6 +13,7 @@ import { registerExport } from './commands/export.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerVerify } from './commands/verify.js';
 import { adoptOldConnectionNames, oldNamesWarning } from './connection-env.js';
+import { addHelpExamples } from './help-examples.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -32,6 +33,7 @@ export function createProgram(ctx: CliContext): Command {
   });
   const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerVerify, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   for (const register of commands) register(program, ctx);
+  addHelpExamples(program);
   return program;
 }
 
