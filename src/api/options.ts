@@ -4,13 +4,13 @@ import type { ConnectionOptions } from './http/dispatcher.js';
 import type { RetryPolicy, RetryPolicyName } from './retry/policies.js';
 
 export type AuthOptions =
-  /** OAuth 2.0 client credentials (CHAT_TOKEN_URL, CHAT_CLIENT_ID, CHAT_CLIENT_SECRET). */
+  /** OAuth 2.0 client credentials (CHATPORT_TOKEN_URL, CHATPORT_CLIENT_ID, CHATPORT_CLIENT_SECRET). */
   | { kind: 'client-credentials'; tokenUrl: string; clientId: string; clientSecret: string }
-  /** A bearer token obtained elsewhere (CHAT_ACCESS_TOKEN); cannot be renewed. */
+  /** A bearer token obtained elsewhere (CHATPORT_ACCESS_TOKEN); cannot be renewed. */
   | { kind: 'static'; accessToken: string };
 
 export interface ClientOptions {
-  /** Base URL of the Management API (CHAT_API_URL), e.g. `https://chat.example.com/api`. Required. */
+  /** Base URL of the Management API (CHATPORT_API_URL), e.g. `https://chat.example.com/api`. Required. */
   apiUrl: string;
   /** Prefix before every path; default `''`; older revisions serve everything under `/v1`. */
   pathPrefix?: string;

@@ -4,14 +4,15 @@ import { ConfigError } from '../shared/errors.js';
 import { clientFlagsOf, resolveClientConfig } from './client-options.js';
 import type { CliContext } from './context.js';
 
-/** The API client of a pipeline command: flags first, then the pipeline's api block, then the CHAT_* environment. */
+/** The API client of a pipeline command: flags first, then the pipeline's api block, then the CHATPORT_* environment. */
 export function createPipelineClient(config: PipelineConfig, options: Record<string, unknown>, ctx: CliContext): ChatportClient {
   const flags = clientFlagsOf(options);
   const api = config.api;
   const clientConfig = resolveClientConfig(
     {
       apiUrl: flags.apiUrl ?? api?.url,
-      tokenUrl: flags.tokenUrl ?? (api?.url ? api.tokenUrl : undefined),
+      // The token URL goes with its API URL: --api-url alone never takes the file's token URL.
+      tokenUrl: flags.apiUrl !== undefined ? flags.tokenUrl : (flags.tokenUrl ?? (api?.url ? api.tokenUrl : undefined)),
       clientId: flags.clientId ?? api?.clientId,
       clientSecret: api?.clientSecret,
       pathPrefix: flags.pathPrefix ?? (api?.pathPrefix || undefined),

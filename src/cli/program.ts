@@ -14,6 +14,8 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerVerify } from './commands/verify.js';
 import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
+import { adoptOldConnectionNames, oldNamesWarning } from './connection-env.js';
+import { addHelpExamples } from './help-examples.js';
 
 /**
  * Builds the commander program. Each command lives in its own file under ./commands and registers
@@ -26,10 +28,16 @@ export function createProgram(ctx: CliContext): Command {
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
+  // Before any command runs (not for --help): the wave-1 CHAT_* names still count, with one warning.
+  program.hook('preAction', () => {
+    const adopted = adoptOldConnectionNames(ctx.env);
+    if (adopted.length > 0) ctx.logger.warn({ renamed: adopted }, oldNamesWarning(adopted));
+  });
   const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerVerify, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   commands.push(registerReport);
   commands.push(registerRuns);
   for (const register of commands) register(program, ctx);
+  addHelpExamples(program);
   return program;
 }
 

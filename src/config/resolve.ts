@@ -202,7 +202,8 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
     config.slack = resolveSlackSource(file.slack, baseDir);
     config.stages = slackStages(config.slack, file);
   }
-  if (file.api) config.api = { ...file.api, tokenUrl: file.api.tokenUrl ?? `${file.api.url.replace(/\/+$/, '')}/oauth/token` };
+  // As for the environment and --api-url: the token endpoint at the API's origin unless the file names one.
+  if (file.api) config.api = { ...file.api, tokenUrl: file.api.tokenUrl ?? new URL('/oauth/token', file.api.url).href };
   if (file.s3) {
     config.s3 = { forcePathStyle: file.s3.forcePathStyle };
     if (file.s3.region !== undefined) config.s3.region = file.s3.region;

@@ -178,12 +178,12 @@ export const slackSchema = z
 const apiSchema = z
   .strictObject({
     url: z.url().describe('Base URL of the Management API, e.g. ${CHATPORT_API_URL}.'),
-    tokenUrl: z.url().optional().describe('OAuth 2.0 token URL. Default: <url>/oauth/token.'),
+    tokenUrl: z.url().optional().describe('OAuth 2.0 token URL. Default: <origin of url>/oauth/token.'),
     clientId: z.string().min(1).describe('OAuth client id, e.g. ${CHATPORT_CLIENT_ID}.'),
     clientSecret: z.string().min(1).describe('OAuth client secret. Write ${CHATPORT_CLIENT_SECRET}, never the secret itself.'),
     pathPrefix: z.string().default('').describe('Prefix before every API path (older revisions serve under /v1). Default "".'),
   })
-  .describe('The platform to import into.');
+  .describe('The platform to import into. Without this block, the CHATPORT_* environment variables (and the --api-url, --token-url, --client-id flags) give it.');
 
 const s3Schema = z
   .strictObject({

@@ -108,7 +108,7 @@ describe('scopes and static tokens', () => {
     const error = await client.application.get().catch((e: unknown) => e);
     await client.close();
     expect(isUnauthorizedError(error)).toBe(true);
-    expect((error as Error).message).toMatch(/CHAT_ACCESS_TOKEN/);
+    expect((error as Error).message).toMatch(/CHATPORT_ACCESS_TOKEN/);
     expect(bed.sandbox.requests().filter((r) => r.path === '/application').map((r) => r.status)).toEqual([200, 401]);
     bed.logs.expectNoSecrets([...bed.secrets(), token]);
   });

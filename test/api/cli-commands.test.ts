@@ -26,7 +26,7 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<{ 
     version: '0.0.0-test',
     stdout,
     stderr: stdout,
-    env: { CHAT_API_URL: bed.sandbox.url, CHAT_CLIENT_ID: bed.sandbox.credentials.clientId, CHAT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret, ...env },
+    env: { CHATPORT_API_URL: bed.sandbox.url, CHATPORT_CLIENT_ID: bed.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret, ...env },
     logger: logs.logger,
     signal: new AbortController().signal,
     setExitCode: () => undefined,
@@ -56,15 +56,15 @@ describe('chatport ping', () => {
 
   it('with a token lacking read:application still checks the credentials', async () => {
     const token = bed.sandbox.issueToken({ scopes: ['read:job'] });
-    const { out, exit } = await run(['ping', '--json'], { CHAT_CLIENT_ID: '', CHAT_CLIENT_SECRET: '', CHAT_ACCESS_TOKEN: token });
+    const { out, exit } = await run(['ping', '--json'], { CHATPORT_CLIENT_ID: '', CHATPORT_CLIENT_SECRET: '', CHATPORT_ACCESS_TOKEN: token });
     expect(exit).toBe(0);
     expect(JSON.parse(out)).toMatchObject({ auth: 'static', scopes: null, application: null, apiVersion: '2.112.3' });
     logs.expectNoSecrets([token]);
   });
 
   it('exits 77 on refused credentials and 78 without configuration', async () => {
-    expect((await run(['ping'], { CHAT_CLIENT_SECRET: 'not-the-secret' })).exit).toBe(ExitCode.AUTH);
-    expect((await run(['ping'], { CHAT_API_URL: '' })).exit).toBe(ExitCode.CONFIG);
+    expect((await run(['ping'], { CHATPORT_CLIENT_SECRET: 'not-the-secret' })).exit).toBe(ExitCode.AUTH);
+    expect((await run(['ping'], { CHATPORT_API_URL: '' })).exit).toBe(ExitCode.CONFIG);
   });
 });
 
@@ -101,7 +101,7 @@ describe('chatport jobs', () => {
 
   it('a missing scope exits 77 and names the scope; a bad id is a usage error', async () => {
     const token = bed.sandbox.issueToken({ scopes: ['read:application'] });
-    const denied = await run(['jobs', 'get', String(jobId)], { CHAT_CLIENT_ID: '', CHAT_CLIENT_SECRET: '', CHAT_ACCESS_TOKEN: token });
+    const denied = await run(['jobs', 'get', String(jobId)], { CHATPORT_CLIENT_ID: '', CHATPORT_CLIENT_SECRET: '', CHATPORT_ACCESS_TOKEN: token });
     expect(denied.exit).toBe(ExitCode.AUTH);
     expect((denied.error as Error).message).toContain('read:job');
     expect((await run(['jobs', 'get', 'abc'])).exit).toBe(ExitCode.USAGE);
@@ -110,7 +110,7 @@ describe('chatport jobs', () => {
 
 describe('resolveClientConfig', () => {
   it('prefers flags, then the environment, and defaults the token URL to the API origin', () => {
-    const config = resolveClientConfig({ apiUrl: 'https://chat.example.com/api/', clientId: 'flag-id' }, { CHAT_API_URL: 'http://ignored', CHAT_CLIENT_ID: 'env-id', CHAT_CLIENT_SECRET: 'env-secret-value' });
+    const config = resolveClientConfig({ apiUrl: 'https://chat.example.com/api/', clientId: 'flag-id' }, { CHATPORT_API_URL: 'http://ignored', CHATPORT_CLIENT_ID: 'env-id', CHATPORT_CLIENT_SECRET: 'env-secret-value' });
     expect(config).toEqual({
       apiUrl: 'https://chat.example.com/api',
       auth: { kind: 'client-credentials', tokenUrl: 'https://chat.example.com/oauth/token', clientId: 'flag-id', clientSecret: 'env-secret-value' },
@@ -118,7 +118,7 @@ describe('resolveClientConfig', () => {
   });
 
   it('takes an access token and a path prefix', () => {
-    expect(resolveClientConfig({ pathPrefix: '/v1' }, { CHAT_API_URL: 'http://h:1', CHAT_ACCESS_TOKEN: 'tok-123456' })).toEqual({
+    expect(resolveClientConfig({ pathPrefix: '/v1' }, { CHATPORT_API_URL: 'http://h:1', CHATPORT_ACCESS_TOKEN: 'tok-123456' })).toEqual({
       apiUrl: 'http://h:1',
       pathPrefix: '/v1',
       auth: { kind: 'static', accessToken: 'tok-123456' },
@@ -127,11 +127,11 @@ describe('resolveClientConfig', () => {
 
   it('returns a ConfigError naming what to set', () => {
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{}, /CHAT_API_URL/],
-      [{ CHAT_API_URL: 'ftp://x' }, /not an http\(s\) URL/],
-      [{ CHAT_API_URL: 'http://h' }, /CHAT_CLIENT_ID and CHAT_CLIENT_SECRET.*CHAT_ACCESS_TOKEN/],
-      [{ CHAT_API_URL: 'http://h', CHAT_CLIENT_ID: 'id' }, /CHAT_CLIENT_SECRET is not/],
-      [{ CHAT_API_URL: 'http://h', CHAT_CLIENT_ID: 'id', CHAT_CLIENT_SECRET: 'secret-x', CHAT_TOKEN_URL: 'nope' }, /token URL/],
+      [{}, /CHATPORT_API_URL/],
+      [{ CHATPORT_API_URL: 'ftp://x' }, /not an http\(s\) URL/],
+      [{ CHATPORT_API_URL: 'http://h' }, /CHATPORT_CLIENT_ID and CHATPORT_CLIENT_SECRET.*CHATPORT_ACCESS_TOKEN/],
+      [{ CHATPORT_API_URL: 'http://h', CHATPORT_CLIENT_ID: 'id' }, /CHATPORT_CLIENT_SECRET is not/],
+      [{ CHATPORT_API_URL: 'http://h', CHATPORT_CLIENT_ID: 'id', CHATPORT_CLIENT_SECRET: 'secret-x', CHATPORT_TOKEN_URL: 'nope' }, /token URL/],
     ];
     for (const [env, message] of cases) {
       const result = resolveClientConfig({}, env);

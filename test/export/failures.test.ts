@@ -31,7 +31,7 @@ beforeEach(() => {
 });
 
 function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { CHAT_API_URL: bed.sandbox.url, CHAT_CLIENT_ID: bed.sandbox.credentials.clientId, CHAT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret, ...extra };
+  return { CHATPORT_API_URL: bed.sandbox.url, CHATPORT_CLIENT_ID: bed.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret, ...extra };
 }
 
 function terminationLog(dir: string): { path: string; read(): Record<string, unknown> } {

@@ -113,8 +113,8 @@ it('the CLI with --pipeline publishes to S3: the file gives the settings, env th
   const env = {
     API: bed.sandbox.url,
     S3_ENDPOINT: s3.endpoint,
-    CHAT_CLIENT_ID: bed.sandbox.credentials.clientId,
-    CHAT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret,
+    CHATPORT_CLIENT_ID: bed.sandbox.credentials.clientId,
+    CHATPORT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret,
     AWS_ACCESS_KEY_ID: s3.accessKeyId,
     AWS_SECRET_ACCESS_KEY: s3.secretAccessKey,
     CHATPORT_EXPORT_DATE: '2026-11-19T03:00:00Z',

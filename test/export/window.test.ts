@@ -52,7 +52,7 @@ beforeAll(async () => {
 afterAll(() => bed.close());
 
 const idsOf = (rows: Array<Record<string, unknown>>) => rows.map((r) => r.id as bigint).sort((a, b) => (a < b ? -1 : 1));
-const env = () => ({ CHAT_API_URL: bed.sandbox.url, CHAT_CLIENT_ID: bed.sandbox.credentials.clientId, CHAT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret });
+const env = () => ({ CHATPORT_API_URL: bed.sandbox.url, CHATPORT_CLIENT_ID: bed.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret });
 const totalMessages = () => [...idsByDay.values()].reduce((n, ids) => n + ids.length, 0);
 
 it('--date D writes only the messages created that UTC day; other days are counted as outside the window', async () => {

@@ -14,7 +14,7 @@ afterAll(() => f.close());
 
 const cli = (args: string[]) => runCli(args, f.env);
 
-const API = 'api: { url: "${CHAT_API_URL}", clientId: "${CHAT_CLIENT_ID}", clientSecret: "${CHAT_CLIENT_SECRET}" }\n';
+const API = 'api: { url: "${CHATPORT_API_URL}", clientId: "${CHATPORT_CLIENT_ID}", clientSecret: "${CHATPORT_CLIENT_SECRET}" }\n';
 
 describe('mappings checked against the data', () => {
   it('validate and import refuse (exit 78, nothing sent) a mapping naming columns the CSV files do not have', async () => {

@@ -24,7 +24,7 @@ export async function startImportFixture(options: SandboxOptions = {}): Promise<
     { apiUrl: sandbox.url, auth: { kind: 'client-credentials', tokenUrl: sandbox.tokenUrl, ...sandbox.credentials }, retry: 'rapid' },
   );
   const dir = await mkdtemp(join(tmpdir(), 'chatport-import-'));
-  const env = { CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: sandbox.credentials.clientId, CHAT_CLIENT_SECRET: sandbox.credentials.clientSecret };
+  const env = { CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: sandbox.credentials.clientSecret };
   return {
     sandbox, client, dir, env,
     async close() {

@@ -35,6 +35,7 @@ describe('chatport sandbox', () => {
     expect(tokenUrl).toBe(`${url}/oauth/token`);
     expect(cli.text().stdout).toMatch(/client id:\s+cli-client/);
     expect(cli.text().stdout).toMatch(/client secret:\s+cli-secret-value/);
+    expect(cli.text().stdout).toContain(`  export CHATPORT_API_URL='${url}'\n  export CHATPORT_CLIENT_ID='cli-client'\n  export CHATPORT_CLIENT_SECRET='cli-secret-value'\n`);
     const token = await fetch(tokenUrl, {
       method: 'POST',
       headers: { authorization: basic('cli-client', 'cli-secret-value'), 'content-type': 'application/x-www-form-urlencoded' },

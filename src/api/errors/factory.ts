@@ -52,7 +52,7 @@ export function createApiError(site: RequestSite, response: ErrorResponse, requi
 
   if (status === 401)
     return new UnauthorizedError(
-      `${where} was refused with 401${said}. The credentials are missing, wrong or expired: check CHAT_CLIENT_ID and CHAT_CLIENT_SECRET (or CHAT_ACCESS_TOKEN) and the token URL`,
+      `${where} was refused with 401${said}. The credentials are missing, wrong or expired: check CHATPORT_CLIENT_ID and CHATPORT_CLIENT_SECRET (or CHATPORT_ACCESS_TOKEN) and the token URL`,
       init,
     );
   if (status === 403) {

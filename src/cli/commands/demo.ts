@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { createClient } from '../../api/index.js';
 import { startSandbox } from '../../sandbox/index.js';
 import type { CliContext } from '../context.js';
+import { connectionEnvFor, withoutConnectionVariables } from '../connection-env.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { runImportCommand } from './import.js';
 import { slackPipelinePath } from './migrate.js';
@@ -33,12 +34,8 @@ export function registerDemo(program: Command, ctx: CliContext): void {
       const client = createClient({ apiUrl: sandbox.url, auth: { kind: 'client-credentials', tokenUrl: sandbox.tokenUrl, ...sandbox.credentials } });
       try {
         const state = options.state ?? (await mkdtemp(join(tmpdir(), 'chatport-demo-')));
-        const { clientId, clientSecret } = sandbox.credentials;
-        const env = {
-          ...ctx.env,
-          CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: clientId, CHATPORT_CLIENT_SECRET: clientSecret,
-          CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: clientId, CHAT_CLIENT_SECRET: clientSecret,
-        };
+        // The bundled pipelines read the connection from the environment: the sandbox's, none of the shell's.
+        const env = { ...withoutConnectionVariables(ctx.env), ...connectionEnvFor(sandbox) };
         ctx.stdout.write(`sandbox: ${sandbox.url}\n\n== import pipelines/csv-example.yaml (some rows are bad on purpose) ==\n`);
         const config = await loadPipelineFile(join(PIPELINES, 'csv-example.yaml'), env, ctx.logger);
         const report = await runImportCommand(config, { state: join(state, 'csv-example') }, { ...ctx, env });

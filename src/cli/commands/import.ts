@@ -41,7 +41,7 @@ export function addImportOptions(command: Command): Command {
 
 /**
  * Runs a resolved pipeline as the CLI does: client from flags, then the pipeline's api block, then the
- * CHAT_* environment; progress on stderr; the report on stdout; the exit code from the outcome.
+ * CHATPORT_* environment; progress on stderr; the report on stdout; the exit code from the outcome.
  */
 export async function runImportCommand(config: PipelineConfig, options: ImportCommandOptions, ctx: CliContext): Promise<RunReport> {
   const maxRejects = options.maxRejects === undefined ? undefined : Number(options.maxRejects);

@@ -52,7 +52,7 @@ export function registerPing(program: Command, ctx: CliContext): void {
         const scopes = token?.scopes ?? null;
         const result: PingResult = {
           ok: true,
-          apiUrl: String(options.apiUrl ?? ctx.env.CHAT_API_URL),
+          apiUrl: String(options.apiUrl ?? ctx.env.CHATPORT_API_URL),
           apiVersion: client.serverInfo.apiVersion ?? null,
           auth: client.auth.kind,
           scopes,
@@ -71,7 +71,7 @@ function formatPing(r: PingResult): string {
   const lines = [
     'ok: the API accepted the credentials',
     `  API:          ${r.apiUrl} (version ${r.apiVersion ?? 'not announced'})`,
-    `  credentials:  ${r.auth === 'static' ? 'access token (CHAT_ACCESS_TOKEN)' : `client credentials, token valid ${r.tokenLifetimeSeconds} s`}`,
+    `  credentials:  ${r.auth === 'static' ? 'access token (CHATPORT_ACCESS_TOKEN)' : `client credentials, token valid ${r.tokenLifetimeSeconds} s`}`,
     `  application:  ${r.application ? `${r.application.name} (id ${r.application.id})` : 'not readable (the token lacks read:application)'}`,
     `  scopes:       ${r.scopes ? r.scopes.join(' ') || '(none)' : 'unknown for an access token'}`,
   ];

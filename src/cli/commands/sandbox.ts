@@ -3,7 +3,8 @@ import type { Command} from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../shared/errors.js';
 import { seededRandom } from '../../shared/seeded-random.js';
-import { parseFaultSpec, startSandbox, type FaultRule } from '../../sandbox/index.js';
+import { parseFaultSpec, startSandbox, type FaultRule, type SandboxHandle } from '../../sandbox/index.js';
+import { connectionEnvFor, exportLines } from '../connection-env.js';
 import type { CliContext } from '../context.js';
 
 const FAULT_HELP = `
@@ -23,9 +24,13 @@ Ids beyond 2^53 (int64 as platforms with snowflake ids give them):
                                            base plus the sandbox's own number, so clients meet ids that a
                                            JavaScript number cannot hold; ids in paths and bodies are read back
 
-Example:
-  chatport sandbox --seed demo --port 8787
-  curl -s -u "$ID:$SECRET" -d grant_type=client_credentials http://127.0.0.1:8787/oauth/token
+Examples:
+  chatport sandbox                          # on 127.0.0.1:8787; prints the export lines to paste into another shell
+  chatport sandbox --print-env              # stdout: only those export lines (the rest goes to stderr)
+  chatport sandbox --print-env --port 0 > sandbox.env &     # in a script: a free port, then
+  until [ -s sandbox.env ]; do sleep 0.2; done; . ./sandbox.env   # wait for the lines and load them
+  chatport sandbox --seed demo --data .sandbox --client-id me --client-secret my-secret-1234
+  curl -s -u "$CHATPORT_CLIENT_ID:$CHATPORT_CLIENT_SECRET" -d grant_type=client_credentials "$CHATPORT_API_URL/oauth/token"
 `;
 
 function integer(name: string, min: number) {
@@ -75,6 +80,20 @@ interface SandboxFlags {
   exportUrlTtl?: number;
   idBase?: bigint;
   faultSeed?: number;
+  printEnv?: boolean;
+}
+
+/** What the sandbox prints about itself for people; the last line says how to stop it. */
+function describeSandbox(sandbox: SandboxHandle, flags: SandboxFlags, faultCount: number): string[] {
+  return [
+    `chatport sandbox listening`,
+    `  url:           ${sandbox.url}`,
+    `  token url:     ${sandbox.tokenUrl}`,
+    `  client id:     ${sandbox.credentials.clientId}`,
+    `  client secret: ${sandbox.credentials.clientSecret}`,
+    `  state:         ${flags.data ? `kept in ${flags.data}` : 'memory only'}${faultCount ? `; ${faultCount} fault rule(s)` : ''}`,
+    `Stop with Ctrl-C (SIGINT) or SIGTERM.`,
+  ];
 }
 
 /** `chatport sandbox`: the local Management API for people; stays up until SIGINT/SIGTERM. */
@@ -97,6 +116,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--items-per-second <n>', 'import items processed per second across all jobs (default unlimited)', integer('--items-per-second', 1))
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
+    .option('--print-env', 'print only the shell export lines (CHATPORT_API_URL, CHATPORT_CLIENT_ID, CHATPORT_CLIENT_SECRET) on stdout, once listening; the rest goes to stderr')
     .option('--id-base <n>', 'add n to every id on the wire, e.g. 9007199254741992 for ids beyond 2^53 (default 0)', idBase)
     .option('--fault-seed <n>', 'seed of fault rolls and failing jobs (default random): the same draws on every start', integer('--fault-seed', 0))
     .addHelpText('after', FAULT_HELP)
@@ -125,23 +145,19 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
         logger: ctx.logger,
       });
       // For people at a terminal: the secret is shown once, here, on stdout (logs never carry it).
-      ctx.stdout.write(
-        [
-          `chatport sandbox listening`,
-          `  url:           ${sandbox.url}`,
-          `  token url:     ${sandbox.tokenUrl}`,
-          `  client id:     ${sandbox.credentials.clientId}`,
-          `  client secret: ${sandbox.credentials.clientSecret}`,
-          `  state:         ${flags.data ? `kept in ${flags.data}` : 'memory only'}${faults.length ? `; ${faults.length} fault rule(s)` : ''}`,
-          `Stop with Ctrl-C (SIGINT) or SIGTERM.`,
-          '',
-        ].join('\n'),
-      );
+      const env = exportLines(connectionEnvFor(sandbox));
+      const about = describeSandbox(sandbox, flags, faults.length);
+      if (flags.printEnv) {
+        ctx.stderr.write(about.join('\n') + '\n');
+        ctx.stdout.write(env);
+      } else {
+        ctx.stdout.write([...about.slice(0, -1), 'Point chatport at it (paste into another shell):', env.replace(/^/gm, '  ').trimEnd(), about.at(-1), ''].join('\n'));
+      }
       await new Promise<void>((resolve) => {
         if (ctx.signal.aborted) return resolve();
         ctx.signal.addEventListener('abort', () => resolve(), { once: true });
       });
       await sandbox.close();
-      ctx.stdout.write('chatport sandbox stopped\n');
+      (flags.printEnv ? ctx.stderr : ctx.stdout).write('chatport sandbox stopped\n');
     });
 }

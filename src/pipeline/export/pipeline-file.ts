@@ -63,7 +63,7 @@ export const ExportPipelineFile = z.strictObject({
       timeoutSeconds: z.preprocess(blankToUndefined, z.coerce.number().positive().optional()),
     })
     .optional(),
-  /** Connection settings without secrets (those come from CHAT_CLIENT_SECRET / CHAT_ACCESS_TOKEN). */
+  /** Connection settings without secrets (those come from CHATPORT_CLIENT_SECRET / CHATPORT_ACCESS_TOKEN). */
   api: z.strictObject({ url: optionalText, tokenUrl: optionalText, clientId: optionalText, pathPrefix: optionalText }).optional(),
 });
 export type ExportPipelineFile = z.infer<typeof ExportPipelineFile>;
