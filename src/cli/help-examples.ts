@@ -32,7 +32,7 @@ const EXAMPLES: Record<string, string[]> = {
   ping: ['chatport ping                                   # with CHATPORT_API_URL, _CLIENT_ID, _CLIENT_SECRET set', 'chatport ping --api-url http://127.0.0.1:8787 --json'],
   jobs: ['chatport jobs list --running', 'chatport jobs get 42', 'chatport jobs wait 42 --timeout 600 && echo finished'],
   'runs list': ['chatport runs list crm.yaml                     # id, start, status, counts, size on disk', 'chatport runs list --state /data/chatport/crm --json'],
-  'runs show': ['chatport runs show crm.yaml                     # the latest run\'s report', 'chatport runs show crm.yaml 01JD2                # a run by (the start of) its id'],
+  'runs show': ['chatport runs show crm.yaml                     # the latest run\'s report', 'chatport runs show crm.yaml 01JD2               # a run by (the start of) its id'],
   'runs prune': ['chatport runs prune crm.yaml --keep 5           # the five newest finished runs stay', 'chatport runs prune crm.yaml --older-than 7d --dry-run'],
   'jobs list': ['chatport jobs list', 'chatport jobs list --running --json'],
   'jobs get': ['chatport jobs get 42', 'chatport jobs get 42 --json'],
