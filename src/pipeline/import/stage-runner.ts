@@ -12,7 +12,7 @@ import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
 import type { ChunkState, StageState } from '../state/run-state.js';
 import { importChunk, type ChunkOps } from './import-chunk.js';
-import { AdaptiveConcurrency } from './adaptive-concurrency.js';
+import { noteRateLimit } from './rate-limit-note.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
@@ -25,8 +25,10 @@ export interface ChunkUploader {
    */
   submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: number | undefined, part: string): Promise<number>;
   wait(jobId: number): Promise<'FINISHED' | 'FAILED'>;
-  /** 429 answers the platform gave so far (a running count); uploads slow down when it grows. */
+  /** 429 answers the platform gave so far (a running count), for the report. */
   rateLimited(): number;
+  /** Uploads per second the client paces this stage's route to, once the platform's rate limit was met. */
+  pacedPerSecond?(stage: StageName): number | undefined;
   /** Throws when the run's budget of FAILED jobs is spent. */
   onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: number }): void;
 }
@@ -81,7 +83,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const chunker = new Chunker<RecordPosition>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes, maxOpenBytes: OPEN_CHUNKS_BUDGET_BYTES });
   let chunkDirReady: Promise<unknown> | undefined;
   const scheduler = new OrderedScheduler(options.concurrency);
-  const adaptive = ctx.uploader ? new AdaptiveConcurrency(options.concurrency, ctx.uploader.rateLimited()) : undefined;
+  const rateLimitedBefore = ctx.uploader?.rateLimited() ?? 0;
   const progress = () => {
     counts.durationMs = ctx.now() - started;
     ctx.onProgress(stage, counts);
@@ -153,7 +155,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
         const jobId = await uploader.submit(stage, body, channelId, part);
-        adaptConcurrency(uploader);
+        noteRateLimit(counts, stage, uploader, rateLimitedBefore, ctx.logger);
         return jobId;
       },
       wait: async (jobId) => {
@@ -173,17 +175,6 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       // keeping it would make memory grow with the input (the journal has it for a resumed run).
       state.chunks.delete(current.seq);
     });
-  };
-
-  const adaptConcurrency = (uploader: ChunkUploader) => {
-    if (!adaptive) return;
-    const before = adaptive.value;
-    const now = adaptive.afterUpload(uploader.rateLimited());
-    if (now === before) return;
-    scheduler.setConcurrency(now);
-    counts.uploadConcurrency = { configured: adaptive.configured, lowest: adaptive.lowest, current: now };
-    if (now < before) ctx.logger.warn({ stage, concurrency: now, configured: adaptive.configured }, 'rate limited by the platform: fewer uploads at once');
-    else ctx.logger.info({ stage, concurrency: now, configured: adaptive.configured }, 'no rate limit lately: more uploads at once');
   };
 
   const settleOutcome = async (metas: RecordPosition[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {
