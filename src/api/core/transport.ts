@@ -157,7 +157,7 @@ export class Transport {
         const outOfBudget = limited ? rateLimited > policy.maxRateLimitedRetries : failures >= policy.maxAttempts;
         if (outOfBudget || now() - started + delayMs > policy.maxTotalMs) throw error;
         logger.warn(
-          { operation: spec.operation, method: spec.method, code: error.code, status: error.status, attempt: attempts, delayMs, policy: policy.name },
+          { operation: spec.operation, method: spec.method, code: error.code, status: error.status, attempt: attempts, delayMs, policy: policy.name, pacedPerSecond: this.serverInfo.pacedRoutes[route] },
           retryAfterMs !== undefined || limited ? `answered ${error.status}: pausing every request of this client` : 'request failed: retrying',
         );
         // One rule for Retry-After, whatever the status (429, 503): the whole client waits until then, and

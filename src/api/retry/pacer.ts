@@ -27,14 +27,15 @@ const MAX_PROBE_STEP = 0.5;
  *
  * A first 429 only pauses (the client-wide gate): one 429 may be a passing fault, and pacing on it would
  * slow the route for nothing. A second one, for a request sent after the first window opened, shows a
- * rate: the interval is the time from that opening to the end of the new wait, over the requests the
- * platform let through in between (`rate:1/1s` → 1 s; `rate:100/60s` → 0.6 s). From then on each request
- * goes one interval after the previous one, and after PROBE_EVERY paced successes the interval is tried a
- * step shorter (the step doubles after a few calm rounds, so a route slowed by chance recovers); a 429 on
- * a shorter interval goes back to the last good one and remembers the too-fast one, so probing closes in
- * on the limit and then stops until the bound is forgotten. A 429 at a pace that
- * was good backs off a little (a lot when it repeats: the limit tightened). Answers to requests sent before
- * the last lesson teach nothing: they were on the wire when it was learned.
+ * rate: the interval is the time from that opening to the end of the new wait (counted from when the
+ * limited request was sent), over the requests the platform let through in between (`rate:1/1s` → 1 s,
+ * `rate:100/60s` → 0.6 s). From then on each request goes one interval after the previous one, and after
+ * PROBE_EVERY paced successes the interval is tried a step shorter (the step doubles after a few calm
+ * rounds, so a route slowed by chance recovers); a 429 on a shorter interval goes back to the last good
+ * one and remembers the too-fast one, so probing closes in on the limit and then stops until the bound is
+ * forgotten. A 429 at a pace that was good backs off a little (more when it repeats within a round: the
+ * limit tightened). Answers to requests sent before the last lesson teach nothing: they were on the wire
+ * when it was learned.
  *
  * `RateLimit-*` / `X-RateLimit-*` headers, when sent, are obeyed directly: with nothing remaining, the
  * route's next request waits until the window resets.
@@ -82,16 +83,18 @@ export class RoutePacer {
     this.opensAt = now + retryAfterMs;
     this.passesSinceOpen = 0;
     if (this.intervalMs === 0) {
-      // The first lesson after a wait: the platform let `passes` through from the opening to this 429.
-      if (opensAt !== undefined) this.intervalMs = this.lastGoodMs = Math.max(1, (now + retryAfterMs - opensAt) / Math.max(1, passes));
+      // The first lesson after a wait: the platform let `passes` through from the opening until this
+      // request arrived (about when it was sent; its answer may come later, after its body), and then
+      // asked it to wait `retryAfterMs`.
+      if (opensAt !== undefined) this.intervalMs = this.lastGoodMs = Math.max(1, (ticket.sentAt + retryAfterMs - opensAt) / Math.max(1, passes));
     } else if (ticket.intervalMs < this.lastGoodMs) {
       this.tooFastMs = Math.max(this.tooFastMs, ticket.intervalMs);
       this.intervalMs = this.lastGoodMs;
     } else {
       // A good pace drew a 429: a window edge met jitter (step back a little), or, twice within a round,
-      // the limit tightened (step back more).
+      // the limit tightened (step back more; every 429 costs its wait, so small steps add up quickly).
       this.tooFastMs = ticket.intervalMs;
-      this.intervalMs = this.lastGoodMs = Math.max(this.intervalMs, ticket.intervalMs * (this.limitedThisRound ? 1.25 : 1.02));
+      this.intervalMs = this.lastGoodMs = Math.max(this.intervalMs, ticket.intervalMs * (this.limitedThisRound ? 1.05 : 1.02));
     }
     this.limitedThisRound = true;
     this.calmRounds = 0;
