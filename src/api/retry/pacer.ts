@@ -57,6 +57,8 @@ export class RoutePacer {
 
   take(now: number, waited: boolean): PaceTicket {
     const ticket = { sentAt: now, intervalMs: this.intervalMs, paced: waited && this.intervalMs > 0 };
+    // From the actual send, not the planned slot: a platform's window starts when a request arrives, so a
+    // request that went late must not pull the next one closer to it.
     if (this.intervalMs > 0) this.nextAtMs = Math.max(this.nextAtMs, now + this.intervalMs);
     return ticket;
   }
@@ -85,9 +87,12 @@ export class RoutePacer {
     if (this.intervalMs === 0) {
       // The first lesson after a wait: the platform let `passes` through from the opening until this
       // request arrived (about when it was sent; its answer may come later, after its body), and then
-      // asked it to wait `retryAfterMs`.
+      // asked it to wait `retryAfterMs`. Learning the pace is not a sign that it must slow down further.
       if (opensAt !== undefined) this.intervalMs = this.lastGoodMs = Math.max(1, (ticket.sentAt + retryAfterMs - opensAt) / Math.max(1, passes));
-    } else if (ticket.intervalMs < this.lastGoodMs) {
+      this.calmRounds = 0;
+      return;
+    }
+    if (ticket.intervalMs < this.lastGoodMs) {
       this.tooFastMs = Math.max(this.tooFastMs, ticket.intervalMs);
       this.intervalMs = this.lastGoodMs;
     } else {
