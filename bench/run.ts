@@ -14,6 +14,7 @@ const BENCHES: Record<string, { script: string; args: string[]; quickArgs: strin
   transform: { script: 'transform-throughput.ts', args: ['--rows', '200000'], quickArgs: ['--rows', '20000'] },
   import: { script: 'import-csv.ts', args: ['--messages', '1000000', '--messages', '5000000'], quickArgs: ['--messages', '50000'] },
   slack: { script: 'slack-import.ts', args: ['--messages', '1000000', '--messages', '2000000', '--runs', '3'], quickArgs: ['--messages', '20000'] },
+  pacing: { script: 'pacing.ts', args: ['--messages', '440000', '--runs', '3'], quickArgs: ['--messages', '40000', '--runs', '1'] },
   export: { script: 'export-parquet.ts', args: ['--rows', '1000000'], quickArgs: ['--rows', '50000'] },
   parquet: { script: 'parquet-writer.ts', args: [], quickArgs: ['--rows', '100000'] },
 };

@@ -17,6 +17,7 @@ import { createJobsResource, type JobsResource } from './resources/jobs.js';
 import { createMessagesResource, type MessagesResource } from './resources/messages.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
+import { Pacing } from './retry/pacing.js';
 import { resolveRetryPolicy } from './retry/policies.js';
 
 export interface ChatportClient {
@@ -56,7 +57,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
       userAgent: options.userAgent ?? 'chatport',
       policy: resolveRetryPolicy(options.retry),
     },
-    { dispatcher, gate: createRateLimitGate({ now, sleep }), sleep, now, random: deps.random ?? Math.random, logger },
+    { dispatcher, pacing: new Pacing(createRateLimitGate({ now, sleep }), { now, sleep }), sleep, now, random: deps.random ?? Math.random, logger },
   );
   const auth =
     options.auth.kind === 'static'

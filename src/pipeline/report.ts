@@ -34,8 +34,8 @@ export interface StageCounts {
   /** Input bytes read so far (compressed bytes for gzip), and the total when every object's size is known. */
   bytesRead: number;
   bytesTotal?: number;
-  /** Set once the platform's rate limit made the stage lower its upload concurrency (see AdaptiveConcurrency). */
-  uploadConcurrency?: { configured: number; lowest: number; current: number };
+  /** Set once the platform answered 429 during the stage: how often, and the upload rate the client settled on. */
+  rateLimit?: { answers: number; uploadsPerSecond?: number };
 }
 
 /** A problem worth telling that did not stop the run (a mapped field no record had). */
@@ -105,8 +105,8 @@ export function formatReportTable(report: RunReport): string {
   const out = [`run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`];
   const tail: string[] = [];
   for (const [stage, counts] of Object.entries(report.stages)) {
-    const c = counts.uploadConcurrency;
-    if (c) tail.push(`${stage}: the platform rate-limited uploads; concurrency went down to ${c.lowest} of ${c.configured} (${c.current} at the end)`);
+    const r = counts.rateLimit;
+    if (r) tail.push(`${stage}: the platform rate-limited requests ${r.answers} times${r.uploadsPerSecond ? `; uploads paced to ${r.uploadsPerSecond} per second` : ''}`);
   }
   for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
   if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);

@@ -6,7 +6,7 @@ import { KEY_KIND, newFileScope, validateItem, type ItemProblem, type ValidItem 
 import { directKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
 
-/** Items between yields to the event loop (and between throttle waits), so polls stay answered. */
+/** Items between yields to the event loop, so polls stay answered. */
 const CHUNK = 5000;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -14,6 +14,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /**
  * The work of an import job: validate every item (any problem → FAILED, nothing applied, reason
  * logged since the wire has none), then apply the valid ones in file order, skipping applied keys.
+ * The job engine runs it once the job's processing time has passed (capacity.ts), under its lock.
  */
 export function importWork(
   kind: ImportKind,
@@ -43,7 +44,6 @@ export function importWork(
       }
       for (let i = 0; i < valid.length; i += CHUNK) {
         const chunk = valid.slice(i, i + CHUNK);
-        await control.throttle(chunk.length);
         if (control.signal.aborted) return false;
         const now = clock();
         for (const v of chunk) applyItem(store, v, now, channelId);

@@ -4,7 +4,7 @@
  * Map: server.ts (per-request pipeline: record → /v1 redirect → faults → route → auth → handler → §7
  * errors) · router.ts · http.ts (headers of wire rule 9, Accept, JSON bodies) · auth.ts (tokens, scopes,
  * /oauth/token) · paging.ts (offset and cursor pages) · faults.ts + fault-spec.ts (rules, CLI syntax) ·
- * jobs.ts (job engine, capacity) · import-validate.ts + import-job.ts (imports) · exports.ts (CSV
+ * jobs.ts (job engine) + capacity.ts (the items-per-second line, docs/sandbox.md) · import-validate.ts + import-job.ts (imports) · exports.ts (CSV
  * exports, download grants) · store.ts (state, indexes, ops) · persistence.ts (snapshot + journal) ·
  * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group).
  * It imports only src/wire and src/shared (lint enforces it).

@@ -1,14 +1,13 @@
 import type { Logger } from '../shared/logger.js';
 import { realSleep } from '../shared/async.js';
+import { ProcessingLine } from './capacity.js';
 import type { SandboxCapacity, SandboxJobOptions } from './options.js';
 import type { JobRec, Store } from './store.js';
 
-/** What a job's work gets: cancellation, the shared capacity throttle and the apply lock. */
+/** What a job's work gets: cancellation and the apply lock. */
 export interface JobControl {
   jobId: number;
   signal: AbortSignal;
-  /** Waits so that items processed across all jobs stay within `capacity.itemsPerSecond`. */
-  throttle(items: number): Promise<void>;
   /**
    * Runs `fn` alone. Imports validate and apply inside it, so two jobs cannot both pass their
    * cross-checks (e.g. "name not taken") and then both apply.
@@ -25,17 +24,21 @@ interface Queued {
   job: JobRec;
   work: JobWork;
   stuck: boolean;
+  /** Import items: the job's share of the processing line (`capacity.itemsPerSecond`). */
+  items: number;
 }
 
 /**
- * Runs jobs in the background: PENDING (created, or waiting for a slot of `capacity.concurrentJobs`) →
- * RUNNING → FINISHED or FAILED, never ending before `minDurationMs` after creation. Options in force when
- * a job is created apply to it (so `stuck` affects jobs created from then on).
+ * Runs jobs in the background: PENDING (created, waiting for a slot of `capacity.concurrentJobs`, or
+ * waiting its turn on the processing line) → RUNNING → FINISHED or FAILED, never ending before
+ * `minDurationMs` after creation. With `capacity.itemsPerSecond`, an import job is RUNNING for its
+ * items' processing time on the shared line (capacity.ts), then validated and applied at once. Options
+ * in force when a job is created apply to it (so `stuck` affects jobs created from then on).
  */
 export class JobEngine {
   private queue: Queued[] = [];
   private running = 0;
-  private nextFreeAt = 0;
+  private readonly line: ProcessingLine | undefined;
   private lock: Promise<unknown> = Promise.resolve();
   private readonly controller = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
@@ -48,6 +51,7 @@ export class JobEngine {
     private readonly logger: Logger,
   ) {
     this.setOptions(options);
+    this.line = capacity.itemsPerSecond ? new ProcessingLine(capacity.itemsPerSecond) : undefined;
   }
 
   setOptions(options: SandboxJobOptions): void {
@@ -62,11 +66,14 @@ export class JobEngine {
     return key !== undefined && this.refused.has(key);
   }
 
-  /** Creates a PENDING job and schedules its work; the caller answers 202 with the record at once. */
-  submit(type: string, work: JobWork): JobRec {
+  /**
+   * Creates a PENDING job and schedules its work; the caller answers 202 with the record at once.
+   * `items`: an import's item count, which sets its processing time under `capacity.itemsPerSecond`.
+   */
+  submit(type: string, work: JobWork, items = 0): JobRec {
     const job: JobRec = { id: this.store.nextId('job'), type, state: 'PENDING', createdTime: Date.now() };
     this.store.change({ t: 'job', v: job });
-    this.queue.push({ job, work, stuck: this.options.stuck === true });
+    this.queue.push({ job, work, stuck: this.options.stuck === true, items });
     // Deferred so the 202 answer shows the job PENDING, as the description says new jobs are.
     setImmediate(() => this.pump());
     return job;
@@ -93,9 +100,13 @@ export class JobEngine {
     }
   }
 
-  private async run({ job, work, stuck }: Queued): Promise<void> {
+  private async run({ job, work, stuck, items }: Queued): Promise<void> {
     const signal = this.controller.signal;
-    this.update(job, { state: 'RUNNING' });
+    try {
+      await this.process(job, items, signal);
+    } catch {
+      return; // closing
+    }
     if (stuck) {
       // A job that never finishes: it keeps its slot until the sandbox closes.
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -120,6 +131,15 @@ export class JobEngine {
     this.update(job, { state: ok ? 'FINISHED' : 'FAILED', endedTime: Date.now() });
   }
 
+  /** Waits for the job's turn on the processing line (PENDING), then through its processing time (RUNNING). */
+  private async process(job: JobRec, items: number, signal: AbortSignal): Promise<void> {
+    if (!this.line || items === 0) return this.update(job, { state: 'RUNNING' });
+    const slot = this.line.reserve(items, Date.now());
+    if (slot.startAt > Date.now()) await realSleep(slot.startAt - Date.now(), signal);
+    this.update(job, { state: 'RUNNING' });
+    if (slot.endAt > Date.now()) await realSleep(slot.endAt - Date.now(), signal);
+  }
+
   private update(job: JobRec, change: Partial<JobRec>): void {
     Object.assign(job, change);
     this.store.change({ t: 'job', v: { ...job } });
@@ -131,14 +151,6 @@ export class JobEngine {
       jobId: job.id,
       signal,
       annotate: (change) => this.update(job, change),
-      throttle: async (items) => {
-        const rate = this.capacity.itemsPerSecond;
-        if (!rate || items <= 0) return;
-        const now = Date.now();
-        const startAt = Math.max(now, this.nextFreeAt);
-        this.nextFreeAt = startAt + (items / rate) * 1000;
-        if (this.nextFreeAt - now > 0) await realSleep(this.nextFreeAt - now, signal);
-      },
       exclusive: <T>(fn: () => Promise<T>) => {
         const result = this.lock.then(fn);
         this.lock = result.catch(() => undefined);

@@ -63,7 +63,7 @@ export interface SandboxJobOptions {
 }
 
 export interface SandboxCapacity {
-  /** Import items processed per second across all jobs; default unlimited. */
+  /** Import items processed per second overall, on one line shared by all jobs (docs/sandbox.md); default unlimited. */
   itemsPerSecond?: number;
   /** Import/export jobs running at once; others wait in PENDING. Default unlimited. */
   concurrentJobs?: number;

@@ -184,8 +184,8 @@ describe('faults set at start, and job behaviour', () => {
       const users = Array.from({ length: 20 }, (_, i) => ({ name: `p${i}`, displayName: 'P', isGuest: false, properties: {} }));
       const job = await s.waitJob((await s.upload('/imports/users', users)).json.id);
       expect(job.state).toBe('FINISHED');
-      // 20 items at 100 per second cannot be done in less than 200 ms.
-      expect(Date.parse(job.endedTime) - Date.parse(job.createdTime)).toBeGreaterThanOrEqual(190);
+      // 20 items at 100 per second take 200 ms; an idle platform credits at most BURST_MS (50 ms) of it.
+      expect(Date.parse(job.endedTime) - Date.parse(job.createdTime)).toBeGreaterThanOrEqual(150);
     } finally {
       await s.close();
     }

@@ -13,8 +13,9 @@ import { sendOnce } from '../http/send.js';
 import { headerValue, type HttpMethod, type HttpResponse } from '../http/types.js';
 import { computeBackoffMs } from '../retry/backoff.js';
 import { isRetryable, type RetryMode } from '../retry/decide.js';
-import type { RateLimitGate } from '../retry/gate.js';
 import { markRetriesExhausted } from '../retry/exhausted.js';
+import { routeClassOf } from '../retry/pacer.js';
+import type { Pacing, RouteTicket } from '../retry/pacing.js';
 import type { RetryPolicy } from '../retry/policies.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import { buildApiUrl, appendQuery, type Query } from './url.js';
@@ -46,8 +47,10 @@ export interface CallSpec {
 export interface ServerInfo {
   /** Last `x-api-version` the API origin sent. */
   apiVersion: string | undefined;
-  /** 429 answers met so far (each paused the whole client); callers watch it to slow down. */
+  /** 429 answers met so far (each paused the whole client). */
   rateLimited: number;
+  /** Requests per second of each route class the platform's rate limit made the client pace (see Pacing). */
+  pacedRoutes: Record<string, number>;
 }
 
 export interface TransportConfig {
@@ -60,7 +63,7 @@ export interface TransportConfig {
 
 export interface TransportDeps {
   dispatcher: Dispatcher;
-  gate: RateLimitGate;
+  pacing: Pacing;
   sleep: Sleep;
   now: Now;
   random: () => number;
@@ -72,7 +75,8 @@ const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
 
 /**
  * Every call goes through here: URL building, the bearer token, redirects, error mapping, retries under
- * the policy and the shared rate-limit gate, and the server's API version.
+ * the policy, pacing (the client-wide Retry-After gate and each route's learned rate), and the server's
+ * API version.
  */
 export class Transport {
   /**
@@ -80,7 +84,7 @@ export class Transport {
    * call's attempt; without this mark the outer loop would retry it again (5 × 5 requests).
    */
   private readonly finalErrors = new WeakSet<object>();
-  readonly serverInfo: ServerInfo = { apiVersion: undefined, rateLimited: 0 };
+  readonly serverInfo: ServerInfo = { apiVersion: undefined, rateLimited: 0, pacedRoutes: {} };
   readonly apiOrigin: string;
   private auth: TokenProvider | undefined;
 
@@ -124,14 +128,14 @@ export class Transport {
 
   private async executeWithRetries<T>(spec: CallSpec, consume: (response: HttpResponse) => Promise<T>): Promise<T> {
     const { policy } = this.config;
-    const { now, gate, logger } = this.deps;
+    const { now, pacing, logger } = this.deps;
     const started = now();
+    const route = routeClassOf(spec.method, this.requestUrl(spec), this.apiOrigin);
     let failures = 0;
     let rateLimited = 0;
     let renewedToken = false;
     for (;;) {
-      await gate.waitOpen(spec.signal);
-      const attempt = { token: undefined as string | undefined };
+      const attempt = { token: undefined as string | undefined, ticket: await pacing.waitTurn(route, spec.signal) };
       try {
         return await consume(await this.sendOnce(spec, attempt));
       } catch (error) {
@@ -150,6 +154,7 @@ export class Transport {
           this.serverInfo.rateLimited += 1;
         } else failures += 1;
         const retryAfterMs = limited || isServerError(error) ? error.retryAfterMs : undefined;
+        if (limited) this.serverInfo.pacedRoutes = pacing.describe();
         const delayMs = retryAfterMs ?? computeBackoffMs(limited ? rateLimited : failures, policy, this.deps.random);
         const attempts = failures + rateLimited;
         error.details.attempts = attempts;
@@ -157,10 +162,12 @@ export class Transport {
         if (outOfBudget || now() - started + delayMs > policy.maxTotalMs) throw markRetriesExhausted(error, attempts, now() - started);
         spec.onRetry?.({ attempt: attempts, error });
         logger.warn(
-          { operation: spec.operation, method: spec.method, code: error.code, status: error.status, attempt: attempts, delayMs, policy: policy.name },
-          limited ? 'rate limited: pausing every request of this client' : 'request failed: retrying',
+          { operation: spec.operation, method: spec.method, code: error.code, status: error.status, attempt: attempts, delayMs, policy: policy.name, pacedPerSecond: this.serverInfo.pacedRoutes[route] },
+          retryAfterMs !== undefined || limited ? `answered ${error.status}: pausing every request of this client` : 'request failed: retrying',
         );
-        if (limited) gate.pauseUntil(now() + delayMs);
+        // One rule for Retry-After, whatever the status (429, 503): the whole client waits until then, and
+        // this call's retry waits for the same opening (the loop's top), as does every other request.
+        if (retryAfterMs !== undefined || limited) pacing.gate.pauseUntil(now() + delayMs);
         else await this.deps.sleep(delayMs, spec.signal);
       }
     }
@@ -197,9 +204,14 @@ export class Transport {
     return { operation: spec.operation, method: spec.method, path: url.pathname };
   }
 
-  private async sendOnce(spec: CallSpec, attempt: { token: string | undefined }): Promise<HttpResponse> {
+  private requestUrl(spec: CallSpec): URL {
     const url = spec.url ? new URL(spec.url) : this.urlFor(spec.path ?? '/', undefined);
     if (spec.query) appendQuery(url, spec.query);
+    return url;
+  }
+
+  private async sendOnce(spec: CallSpec, attempt: { token: string | undefined; ticket: RouteTicket }): Promise<HttpResponse> {
+    const url = this.requestUrl(spec);
     const site = this.siteOf(spec, url);
     const headers: Record<string, string> = { accept: ACCEPT_HEADER, 'user-agent': this.config.userAgent };
     for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name.toLowerCase()] = value;
@@ -221,9 +233,10 @@ export class Transport {
       const version = headerValue(response.headers, HEADER.apiVersion);
       if (version) this.serverInfo.apiVersion = version;
     }
+    const retryAfterMs = response.status < 300 ? undefined : parseRetryAfter(response.headers[HEADER.retryAfter], this.deps.now());
+    this.deps.pacing.observe(attempt.ticket, response.status, response.headers, retryAfterMs);
     if (response.status < 300) return response;
     const bodyText = await readLimitedText(response);
-    const retryAfterMs = parseRetryAfter(response.headers[HEADER.retryAfter], this.deps.now());
     throw createApiError(
       { ...site, path: response.url.pathname },
       { status: response.status, bodyText, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },

@@ -19,6 +19,11 @@ export interface WaitForJobOptions {
   backoffFactor?: number;
   /** Give up (JOB_DEADLINE_EXCEEDED, naming the job) after this long; default 3 600 000 ms (1 h). */
   timeoutMs?: number;
+  /**
+   * Replaces the growing interval: milliseconds to wait before poll number `polls + 1` (0 before the
+   * first, which then waits too), e.g. fitted to the job's expected duration.
+   */
+  nextPollMs?: (polls: number) => number;
   /** Called with every polled state, e.g. to log progress. */
   onPoll?: (job: Job) => void;
   signal?: AbortSignal;
@@ -49,14 +54,18 @@ export function createJobsResource(transport: Transport, deps: { sleep: Sleep; n
       const { initialIntervalMs = 1_000, maxIntervalMs = 15_000, backoffFactor = 1.5, timeoutMs = 3_600_000 } = options;
       const started = deps.now();
       let interval = initialIntervalMs;
+      let polls = 0;
+      if (options.nextPollMs) await deps.sleep(Math.min(options.nextPollMs(0), timeoutMs), options.signal);
       for (;;) {
         const job = await get(id, withSignal(options.signal));
+        polls++;
         options.onPoll?.(job);
         if (FINAL_JOB_STATES.has(job.state)) return job;
         const waited = deps.now() - started;
         if (waited >= timeoutMs) throw new JobDeadlineError(id, { type: job.type, state: job.state, waitedMs: waited });
-        deps.logger.debug({ jobId: id, state: job.state, nextPollMs: interval }, 'job not finished yet');
-        await deps.sleep(Math.min(interval, timeoutMs - waited), options.signal);
+        const next = options.nextPollMs ? options.nextPollMs(polls) : interval;
+        deps.logger.debug({ jobId: id, state: job.state, nextPollMs: next }, 'job not finished yet');
+        await deps.sleep(Math.min(next, timeoutMs - waited), options.signal);
         interval = Math.min(maxIntervalMs, interval * backoffFactor);
       }
     },

@@ -113,7 +113,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--faults <file>', 'fault rules as a JSON array (src/sandbox/options.ts FaultRule)')
     .option('--job-min-duration <ms>', 'least time every job takes before it ends', integer('--job-min-duration', 0))
     .option('--job-fail-probability <p>', 'probability that an import job FAILS regardless of its items', ratio)
-    .option('--items-per-second <n>', 'import items processed per second across all jobs (default unlimited)', integer('--items-per-second', 1))
+    .option('--items-per-second <n>', 'import items processed per second overall, one job after the other, no credit for idle time beyond 50 ms (docs/sandbox.md; default unlimited)', integer('--items-per-second', 1))
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
     .option('--print-env', 'print only the shell export lines (CHATPORT_API_URL, CHATPORT_CLIENT_ID, CHATPORT_CLIENT_SECRET) on stdout, once listening; the rest goes to stderr')

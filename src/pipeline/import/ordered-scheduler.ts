@@ -18,11 +18,6 @@ export class OrderedScheduler {
     this.limit = pLimit(Math.max(1, concurrency));
   }
 
-  /** Changes how many chunks may run at once from now on (running ones finish). */
-  setConcurrency(concurrency: number): void {
-    this.limit.concurrency = Math.max(1, concurrency);
-  }
-
   schedule(orderKeys: readonly string[], task: () => Promise<void>): void {
     const deps = orderKeys.map((k) => this.lastByKey.get(k)).filter((p): p is Promise<unknown> => p !== undefined);
     const run = Promise.all(deps).then(() => this.limit(task));

@@ -14,7 +14,7 @@ import type { ChunkState, StageState } from '../state/run-state.js';
 import { countHeld, countsOfUnsent, type HeldRecords } from './held-records.js';
 import { chunkNeedsWork, importChunk, type ChunkOps } from './import-chunk.js';
 import { JobHealth } from './job-health.js';
-import { AdaptiveConcurrency } from './adaptive-concurrency.js';
+import { noteRateLimit } from './rate-limit-note.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
@@ -31,8 +31,10 @@ export interface ChunkUploader {
    */
   submit(stage: StageName, file: { path: string } | { bytes: Uint8Array }, channelId: Int64 | undefined, part: string): Promise<Int64>;
   wait(jobId: Int64): Promise<'FINISHED' | 'FAILED' | 'GONE'>;
-  /** 429 answers the platform gave so far (a running count); uploads slow down when it grows. */
+  /** 429 answers the platform gave so far (a running count); for the report. */
   rateLimited(): number;
+  /** Uploads per second the client paces this stage's route to, once the platform's rate limit was met. */
+  pacedPerSecond?(stage: StageName): number | undefined;
   /** Throws when the run's budget of FAILED jobs is spent. */
   onFailedJob(info: { stage: StageName; seq: number; part: string; jobId: Int64 }): void;
 }
@@ -96,7 +98,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   let chunkDirReady: Promise<unknown> | undefined;
   const scheduler = new OrderedScheduler(options.concurrency);
   const health = new JobHealth();
-  const adaptive = ctx.uploader ? new AdaptiveConcurrency(options.concurrency, ctx.uploader.rateLimited()) : undefined;
+  const rateLimitedBefore = ctx.uploader?.rateLimited() ?? 0;
   const progress = () => {
     counts.durationMs = ctx.now() - started;
     ctx.onProgress(stage, counts);
@@ -182,7 +184,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
         const jobId = await uploader.submit(stage, body, channelId, part);
-        await adaptConcurrency(uploader);
+        await notePacing(uploader);
         return jobId;
       },
       wait,
@@ -206,20 +208,14 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     });
   };
 
-  let rateLimitedBefore = ctx.uploader?.rateLimited() ?? 0;
-  const adaptConcurrency = async (uploader: ChunkUploader) => {
-    if (!adaptive) return;
-    const before = adaptive.value;
+  let rateLimitedNoted = rateLimitedBefore;
+  const notePacing = async (uploader: ChunkUploader) => {
+    noteRateLimit(counts, stage, uploader, rateLimitedBefore, ctx.logger);
     const rateLimited = uploader.rateLimited();
-    const now = adaptive.afterUpload(rateLimited);
-    // For report.html's charts: written only when something changed, so a calm run adds no events.
-    if (now !== before || rateLimited !== rateLimitedBefore) await ctx.journal.append({ t: 'upload-pacing', stage, concurrency: now, rateLimited, at: new Date(ctx.now()).toISOString() });
-    rateLimitedBefore = rateLimited;
-    if (now === before) return;
-    scheduler.setConcurrency(now);
-    counts.uploadConcurrency = { configured: adaptive.configured, lowest: adaptive.lowest, current: now };
-    if (now < before) ctx.logger.warn({ stage, concurrency: now, configured: adaptive.configured }, 'rate limited by the platform: fewer uploads at once');
-    else ctx.logger.info({ stage, concurrency: now, configured: adaptive.configured }, 'no rate limit lately: more uploads at once');
+    // For report.html's charts: written only when new 429s came, so a calm run adds no events.
+    if (rateLimited === rateLimitedNoted) return;
+    rateLimitedNoted = rateLimited;
+    await ctx.journal.append({ t: 'upload-pacing', stage, concurrency: options.concurrency, rateLimited, at: new Date(ctx.now()).toISOString() });
   };
 
   const settleOutcome = async (metas: RecordPosition[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {

@@ -45,8 +45,8 @@ function countsSection(r: RunReport): string {
   rows.push(countRow('total', r.totals, '', '', formatDuration(r.durationMs)));
   const equations = [...Object.entries(r.stages).map(([stage, c]) => equation(stage, c)), equation('total', r.totals)].join('');
   const notes = Object.entries(r.stages)
-    .filter(([, c]) => c.uploadConcurrency)
-    .map(([stage, c]) => `<li>${h(stage)}: the platform rate-limited uploads; concurrency went down to ${c.uploadConcurrency!.lowest} of ${c.uploadConcurrency!.configured} (${c.uploadConcurrency!.current} at the end)</li>`)
+    .filter(([, c]) => c.rateLimit)
+    .map(([stage, c]) => `<li>${h(stage)}: the platform rate-limited requests ${c.rateLimit!.answers} times${c.rateLimit!.uploadsPerSecond ? `; uploads paced to ${c.rateLimit!.uploadsPerSecond} per second` : ''}</li>`)
     .join('');
   const verdict = r.totals.balanced
     ? `<p class="ok" id="accounting">Every record accounted for: read = imported + duplicates + rejected + skipped${r.totals.pending ? ' + pending' : ''}.</p>`

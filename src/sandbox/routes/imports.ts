@@ -11,7 +11,7 @@ import { renderJob } from './jobs.js';
 /** Accepts the upload, answers 202 with a PENDING job at once; the job engine does the rest. */
 async function acceptImport(ctx: Ctx, app: SandboxApp, kind: ImportKind, channelId?: number): Promise<void> {
   const items = await readImportFile(ctx);
-  const job = app.jobs.submit(IMPORT_JOB_TYPE[kind], importWork(kind, items, app.store, app.logger, app.flush, channelId, app.ids, (key) => app.jobs.refuses(key), app.clock));
+  const job = app.jobs.submit(IMPORT_JOB_TYPE[kind], importWork(kind, items, app.store, app.logger, app.flush, channelId, app.ids, (key) => app.jobs.refuses(key), app.clock), items.length);
   sendJson(ctx, 202, renderJob(app, job));
 }
 
