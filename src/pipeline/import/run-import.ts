@@ -58,6 +58,8 @@ export interface ImportRunDeps {
   signal?: AbortSignal;
   now?: Now;
   onProgress?: (stage: StageName, counts: StageCounts) => void;
+  /** Called once the run folder is known, before the run's first log line (the CLI keeps its log there). */
+  onRunStarted?: (runDir: string) => void;
 }
 
 /**
@@ -95,6 +97,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   if (unfinished && !resuming) await journal.append({ t: 'run-ended', runId: state.runId!, status: 'abandoned', at: iso(now()) });
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });
+  deps.onRunStarted?.(paths.runDir(runId));
   if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt });
   runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
 

@@ -96,6 +96,8 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   let chunkDirReady: Promise<unknown> | undefined;
   const scheduler = new OrderedScheduler(options.concurrency);
   const health = new JobHealth();
+  /** Jobs this attempt submitted and has not yet waited for (see `wait`). */
+  const submittedHere = new Set<Int64>();
   const adaptive = ctx.uploader ? new AdaptiveConcurrency(options.concurrency, ctx.uploader.rateLimited()) : undefined;
   const progress = () => {
     counts.durationMs = ctx.now() - started;
@@ -172,6 +174,8 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     const current = chunkState;
     const channelId = stage === 'members' ? (chunk.group as Int64) : undefined;
     const wait = async (jobId: Int64) => {
+      // A job an earlier attempt submitted counts as submitted here too, so finished never exceeds submitted.
+      if (!submittedHere.delete(jobId)) counts.jobs.submitted++;
       const state = await uploader.wait(jobId);
       if (state === 'FINISHED') counts.jobs.finished++;
       else counts.jobs.failed++;
@@ -182,13 +186,16 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
         const jobId = await uploader.submit(stage, body, channelId, part);
+        submittedHere.add(jobId);
         adaptConcurrency(uploader);
         return jobId;
       },
       wait,
       probe: async () => {
+        const jobId = await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe');
+        submittedHere.add(jobId);
         counts.jobs.submitted++;
-        return wait(await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe'));
+        return wait(jobId);
       },
       health,
       record: (event) => ctx.journal.append(event),
