@@ -27,7 +27,7 @@ function messageOf(error: unknown): string {
   if (isSystemError(error)) {
     // `ENOSPC: no space left on device, write` → `cannot write /path: no space left on device (ENOSPC)`
     const why = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
-    return `cannot ${error.syscall} ${error.path ?? ''}: ${why} (${error.code})`.replace(/ {2}/, ' ');
+    return `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
   }
   return error instanceof Error ? error.message : String(error);
 }
