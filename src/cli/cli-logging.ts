@@ -33,7 +33,9 @@ export function terminalWidth(stream: NodeJS.WritableStream): number | undefined
 
 /** Lines kept in memory until the run folder is known; a command that never has one drops them. */
 const EARLY_LINES_LIMIT = 10_000;
+/** pino's numbers: warnings and errors are shown on a terminal; with --debug, every line. */
 const WARN = 40;
+const DEBUG = 20;
 
 class TerminalLogDestination {
   private early: string[] = [];
@@ -43,13 +45,13 @@ class TerminalLogDestination {
   /** While set, lines go to the file only (the failure the top level has already shown). */
   quiet = false;
 
-  constructor(private readonly terminal: NodeJS.WriteStream) {}
+  constructor(private readonly terminal: NodeJS.WriteStream, private readonly minLevel: number) {}
 
   write(line: string): void {
     if (this.file) this.file.write(line);
     else if (this.early.length < EARLY_LINES_LIMIT) this.early.push(line);
     if (this.quiet) return;
-    const notice = noticeLine(line, WARN);
+    const notice = noticeLine(line, this.minLevel);
     if (notice === undefined) return;
     if (this.noticeWriter) this.noticeWriter(notice);
     else this.terminal.write(`${notice}\n`);
@@ -91,7 +93,7 @@ export function createCliLogging(options: { terminal?: NodeJS.WriteStream; level
       close: async () => undefined,
     };
   }
-  const destination = new TerminalLogDestination(options.terminal);
+  const destination = new TerminalLogDestination(options.terminal, options.level === 'debug' ? DEBUG : WARN);
   // pino writes synchronously to an object with `write`, so the order of notices and progress holds.
   const logger = createLogger({ ...level, destination: destination as unknown as NodeJS.WritableStream });
   return {

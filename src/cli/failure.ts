@@ -23,6 +23,9 @@ const HINTS: Partial<Record<ExitCode, string>> = {
   [ExitCode.INTERNAL]: 'this is a bug in chatport; please report it with the lines above',
 };
 
+/** Error codes whose message already says what to do, or for which the exit code's hint would mislead. */
+const NO_HINT = new Set(['STATE_CORRUPT']);
+
 function messageOf(error: unknown): string {
   if (isSystemError(error)) {
     // `ENOSPC: no space left on device, write` → `cannot write /path: no space left on device (ENOSPC)`
@@ -40,7 +43,7 @@ export function describeFailure(error: unknown, options: { debug: boolean }): Fa
   const exitCode = exitCodeFor(error);
   const code = isChatportError(error) ? error.code : isSystemError(error) ? error.code : 'INTERNAL';
   const message = scrubSecrets(messageOf(error));
-  const hint = HINTS[exitCode];
+  const hint = NO_HINT.has(code) ? undefined : HINTS[exitCode];
   const showStack = options.debug || exitCode === ExitCode.INTERNAL;
   const stack = showStack && error instanceof Error && error.stack ? `\n${scrubSecrets(error.stack)}` : '';
   const prefix = exitCode === ExitCode.INTERNAL ? 'chatport: internal error: ' : 'chatport: ';

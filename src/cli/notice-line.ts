@@ -14,7 +14,7 @@ export function noticeLine(jsonLine: string, minLevel: number): string | undefin
   }
   const level = typeof entry.level === 'number' ? entry.level : levelNumber(String(entry.level));
   if (level < minLevel) return undefined;
-  const label = level >= 50 ? 'error' : 'warning';
+  const label = level >= 50 ? 'error' : level >= 40 ? 'warning' : level >= 30 ? 'info' : 'debug';
   const place = PLACE_FIELDS.filter((k) => entry[k] !== undefined && entry[k] !== '').map((k) => `${k} ${String(entry[k])}`);
   const err = entry.err as { message?: string } | undefined;
   const text = [String(entry.msg ?? ''), err?.message && err.message !== entry.msg ? `: ${err.message}` : ''].join('');
