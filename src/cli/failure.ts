@@ -8,8 +8,7 @@ export interface FailureOutput {
   exitCode: ExitCode;
   /** `chatport: <what failed, where> — <what to do>`, plus the stack when asked for or when it is a bug. */
   text: string;
-  /** `report`: what a failed import did before it stopped (the report it prints as a table without --json). */
-  json: { error: { code: string; message: string; exitCode: number; hint?: string; details?: Record<string, unknown> }; report?: unknown };
+  json: { error: { code: string; message: string; exitCode: number; hint?: string; details?: Record<string, unknown> } };
 }
 
 /** What to do, per exit code, when the message itself does not say it. */

@@ -42,10 +42,8 @@ async function main(argv: string[]): Promise<void> {
     if (error !== null) {
       const failure = describeFailure(error, { debug });
       exitCode = failure.exitCode;
-      if (wantsJson) {
-        const report = reportOf(error);
-        process.stdout.write(jsonText(report ? { ...failure, json: { ...failure.json, report } } : failure));
-      }
+      // A failed import printed its report, whose `error` says the same: stdout holds one JSON document.
+      if (wantsJson && !reportOf(error)) process.stdout.write(jsonText(failure));
       // Commander already printed its own message (and the help) for a command line it cannot understand.
       if (!commanderPrinted) {
         process.stderr.write(failure.text);

@@ -66,7 +66,8 @@ export interface RunReport {
   rejectsFile?: string;
   /** Present when there is any. */
   warnings?: RunWarning[];
-  error?: { code: string; message: string };
+  /** Why the run stopped; `exitCode` is the process's (src/shared/exit-codes.ts). */
+  error?: { code: string; message: string; exitCode?: number };
   /** `import --verify`: what the platform holds against the source, after the stages (docs/verify.md). */
   verification?: VerificationSummary;
 }
@@ -87,7 +88,7 @@ export function sumTotals(stages: Partial<Record<StageName, StageCounts>>): RunR
 
 /** Per-stage counts and the accounting line, as people read them, within `width` when given. Pure: returns text. */
 /** Columns a narrow terminal does without when every cell is 0. */
-const ZERO_BREAKDOWNS = new Set(['(updated)', 'duplicates', '(refused)', '(changed)', 'pending', 'skipped', 'rejected']);
+const DROPPABLE_WHEN_ZERO = new Set(['(updated)', 'duplicates', '(refused)', '(changed)', 'pending', 'skipped', 'rejected']);
 
 export function formatStageTable(stages: RunReport['stages'], totals: RunReport['totals'], durationMs: number, width?: number): string {
   const header = ['stage', 'read', 'imported', '(updated)', 'duplicates', 'rejected', '(refused)', 'skipped', '(changed)', 'pending', 'chunks', 'jobs', 'time'];
@@ -99,7 +100,7 @@ export function formatStageTable(stages: RunReport['stages'], totals: RunReport[
   const accounting = t.balanced
     ? `every record accounted for: read = imported + duplicates + rejected + skipped${t.pending ? ' + pending' : ''}`
     : 'ACCOUNTING MISMATCH: read ≠ imported + duplicates + rejected + skipped + pending';
-  return `${[...fitTable(header, rows, { width, droppableWhenZero: ZERO_BREAKDOWNS }), accounting].join('\n')}\n`;
+  return `${[...fitTable(header, rows, { width, droppableWhenZero: DROPPABLE_WHEN_ZERO }), accounting].join('\n')}\n`;
 }
 
 /** The report people read at the end of a run: a title, the stage table, where things are. Pure. */

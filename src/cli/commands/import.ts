@@ -75,8 +75,8 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   } catch (error) {
     // A run that failed mid-way still says what it sent and imported before the failure.
     const partial = reportOf(error);
-    // With --json, the top-level catch prints it inside the error object: stdout holds one JSON document.
-    if (partial && !options.json) {
+    // With --json this report is the error object: its `error` holds code, message and exitCode.
+    if (partial) {
       progress.stop();
       printReport(partial);
     }

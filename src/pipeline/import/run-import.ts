@@ -7,6 +7,7 @@ import type { PipelineConfig } from '../../config/index.js';
 import { realNow, type Now } from '../../shared/async.js';
 import { isChatportError } from '../../shared/errors.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import { exitCodeFor } from '../../shared/exit-codes.js';
 import { redactValue } from '../../shared/secrets.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
 import { sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
@@ -211,7 +212,7 @@ async function writeRunOutputs(input: {
   };
   if (input.failure !== undefined) {
     const f = input.failure as { code?: string; message?: string };
-    report.error = redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f) }) as RunReport['error'];
+    report.error = redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f), exitCode: exitCodeFor(input.failure) }) as RunReport['error'];
   }
   await writeFileAtomic(paths.report(runId), `${JSON.stringify(report, null, 2)}\n`);
   return report;
