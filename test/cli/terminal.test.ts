@@ -55,6 +55,8 @@ describe('the terminal during an import (tmux, 100 columns)', () => {
     expect(lines.filter((l) => /^run \w+ \(terminal, attempt 1\): /.test(l))).toHaveLength(1);
     expect(lines.filter((l) => l.startsWith('every record accounted for'))).toHaveLength(1);
     expect(lines.filter((l) => /^messages\s+300000\s+300000\s/.test(l))).toHaveLength(1);
+    // The live area was cleared before the report, not printed again below it.
+    expect(lines.filter((l) => l.includes('rec/s'))).toEqual([]);
     // The logs went to the run folder instead.
     const runDir = /^run directory: (.*)$/m.exec(screen)![1]!;
     const log = readFileSync(join(runDir, 'log.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
