@@ -1,20 +1,25 @@
 #!/usr/bin/env node
 import { readFileSync } from 'node:fs';
 import { createProgram, mapCommanderError } from './program.js';
-import { createLogger } from '../shared/logger.js';
-import { ExitCode, exitCodeFor } from '../shared/exit-codes.js';
+import { ExitCode } from '../shared/exit-codes.js';
 import { isChatportError } from '../shared/errors.js';
-import { scrubSecrets } from '../shared/secrets.js';
 import { installSignalHandlers } from './signals.js';
+import { describeFailure, jsonText } from './failure.js';
+import { createCliLogging } from './cli-logging.js';
+import { reportOf } from '../pipeline/import/partial-report.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 /**
- * The one top-level catch: every failure becomes a message on stderr and an exit code from
- * src/shared/exit-codes.ts. `process.exitCode` is set rather than calling `process.exit()`, so logs drain.
+ * The one top-level catch: every failure becomes one readable line on stderr (the `--json` error object on
+ * stdout as well) and an exit code from src/shared/exit-codes.ts. `process.exitCode` is set rather than
+ * calling `process.exit()`, so logs drain.
  */
 async function main(argv: string[]): Promise<void> {
-  const logger = createLogger();
+  const debug = argv.includes('--debug') || process.env.CHATPORT_LOG_LEVEL === 'debug';
+  const wantsJson = argv.includes('--json');
+  const logging = createCliLogging({ terminal: process.stderr.isTTY === true ? process.stderr : undefined, level: debug ? 'debug' : undefined });
+  const { logger } = logging;
   const signals = installSignalHandlers(logger);
   let exitCode: number = ExitCode.OK;
   const program = createProgram({
@@ -23,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
     stderr: process.stderr,
     env: process.env,
     logger,
+    logging,
     signal: signals.signal,
     setExitCode: (code) => {
       exitCode = code;
@@ -32,18 +38,21 @@ async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (raw) {
     const error = mapCommanderError(raw);
+    const commanderPrinted = isChatportError(error) && error.code === 'USAGE' && error.details.commanderCode !== undefined;
     if (error !== null) {
-      exitCode = exitCodeFor(error);
-      if (isChatportError(error)) {
-        // Commander already printed its own usage message.
-        if (error.code !== 'USAGE') process.stderr.write(`chatport: ${scrubSecrets(error.message)}\n`);
-        logger.error({ err: error.toJSON() }, 'run failed');
-      } else {
-        process.stderr.write(`chatport: internal error: ${scrubSecrets(String((error as Error)?.stack ?? error))}\n`);
+      const failure = describeFailure(error, { debug });
+      exitCode = failure.exitCode;
+      // A failed import printed its report, whose `error` says the same: stdout holds one JSON document.
+      if (wantsJson && !reportOf(error)) process.stdout.write(jsonText(failure));
+      // Commander already printed its own message (and the help) for a command line it cannot understand.
+      if (!commanderPrinted) {
+        process.stderr.write(failure.text);
+        logging.recordFailure(failure.json.error);
       }
     }
   } finally {
     signals.dispose();
+    await logging.close();
   }
   process.exitCode = exitCode;
 }

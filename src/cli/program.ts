@@ -25,6 +25,7 @@ export function createProgram(ctx: CliContext): Command {
   const program = new Command('chatport')
     .description('Bulk import and export for the Chat Platform Management API')
     .version(ctx.version, '-V, --version')
+    .option('--debug', 'log at debug level and print stack traces with errors (also CHATPORT_LOG_LEVEL=debug)')
     .showHelpAfterError()
     .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) })
     .exitOverride();
@@ -41,9 +42,14 @@ export function createProgram(ctx: CliContext): Command {
   return program;
 }
 
-/** Commander reports usage problems by throwing; turn those into our error, let help/version through. */
+/**
+ * Commander reports usage problems by throwing, after printing its own message; turn those into our
+ * error, let help/version through. A bare `chatport` (or `chatport jobs`) prints the help and exits 64,
+ * as git and npm print their usage and fail when given no command.
+ */
 export function mapCommanderError(error: unknown): unknown {
   if (!(error instanceof CommanderError)) return error;
   if (error.exitCode === 0) return null;
+  if (error.code === 'commander.help') return new UsageError('a command is needed (see the help above)', { commanderCode: error.code });
   return new UsageError(error.message.replace(/^error: /, ''), { commanderCode: error.code });
 }

@@ -1,61 +1,69 @@
 import { createLogUpdate } from 'log-update';
-import { formatDuration, type StageCounts } from '../pipeline/report.js';
+import type { StageCounts } from '../pipeline/report.js';
 import type { StageName } from '../pipeline/state/events.js';
 import type { Logger } from '../shared/logger.js';
+import { formatProgressLine, type StageView } from './progress-lines.js';
+
+const STAGE_ORDER: readonly StageName[] = ['users', 'channels', 'members', 'messages'];
 
 export interface ProgressReporter {
   onProgress(stage: StageName, counts: StageCounts): void;
+  /** Ends the display; on a terminal the live area is cleared (the final report replaces it). Idempotent. */
   stop(): void;
 }
 
-const fmt = (n: number) => n.toLocaleString('en-US');
-
-/** Share of the input read and the time left at the pace so far (reading is paced by uploads). */
-function share(c: StageCounts): string {
-  if (!c.bytesTotal) return '    ';
-  const done = Math.min(1, c.bytesRead / c.bytesTotal);
-  const elapsed = c.durationMs;
-  const eta = done > 0 && done < 1 && elapsed > 0 ? ` ETA ${formatDuration((elapsed * (1 - done)) / done)}` : '';
-  return `${(done * 100).toFixed(0).padStart(3)}%${eta}`;
-}
+/** Where readable log notices go while the live area is drawn (see CliLogging.setNoticeWriter). */
+export type NoticeSink = (write: ((line: string) => void) | undefined) => void;
 
 /**
- * Progress for people and for machines. On a TTY: a live block on stderr, one line per stage, redrawn at
- * most ten times a second. Otherwise: one pino `progress` line per stage at a steady interval (default
- * 10 s), so a scheduler's log shows the run moving without a flood.
+ * Progress for people and for machines. On a TTY: a live area on stderr, one line per stage that fits
+ * the terminal's width, redrawn in place at most ten times a second; log notices are printed above it.
+ * Otherwise: one pino `progress` line per stage at a steady interval (default 10 s), so a scheduler's log
+ * shows the run moving without a flood.
  */
-export function createProgressReporter(options: { stream: NodeJS.WriteStream; logger: Logger; intervalMs?: number; now?: () => number }): ProgressReporter {
+export function createProgressReporter(options: { stream: NodeJS.WriteStream; logger: Logger; intervalMs?: number; now?: () => number; notices?: NoticeSink }): ProgressReporter {
   const now = options.now ?? Date.now;
-  const latest = new Map<StageName, { counts: StageCounts; since: number }>();
-  const line = (stage: StageName, c: StageCounts, since: number) => {
-    const seconds = Math.max(0.001, (now() - since) / 1000);
-    const rate = Math.round(c.read / seconds);
-    return `${stage.padEnd(9)} ${share(c)} read ${fmt(c.read).padStart(11)}  rejected ${fmt(c.rejected).padStart(7)}  skipped ${fmt(c.skipped).padStart(7)}  imported ${fmt(c.imported).padStart(11)}  chunks ${fmt(c.chunks).padStart(6)}  jobs ${c.jobs.finished}/${c.jobs.submitted}${c.jobs.failed ? ` (${c.jobs.failed} failed)` : ''}  ${fmt(rate)} rec/s`;
+  const latest = new Map<StageName, StageCounts>();
+  const views = (): StageView[] => {
+    const started = STAGE_ORDER.filter((s) => latest.has(s));
+    // Stages run in order: one that a later stage follows has finished, and its figures are final.
+    return started.map((stage, i) => ({ stage, counts: latest.get(stage)!, done: i < started.length - 1 }));
   };
   const track = (stage: StageName, counts: StageCounts) => {
-    const seen = latest.get(stage);
-    latest.set(stage, { counts: { ...counts, jobs: { ...counts.jobs } }, since: seen?.since ?? now() });
+    latest.set(stage, { ...counts, jobs: { ...counts.jobs } });
   };
 
   if (options.stream.isTTY) {
-    const render = createLogUpdate(options.stream);
-    let last = 0;
+    const stream = options.stream;
+    const render = createLogUpdate(stream);
+    // One column spare: a line exactly as wide as the terminal leaves the cursor in its wrap state.
+    const frame = () => views().map((v) => formatProgressLine(v, Math.max(20, (stream.columns || 80) - 1))).join('\n');
+    let last = -Infinity;
+    let stopped = false;
+    options.notices?.((line) => {
+      render.clear();
+      stream.write(`${line}\n`);
+      render(frame());
+    });
     return {
       onProgress(stage, counts) {
         track(stage, counts);
-        if (now() - last < 100) return;
+        if (stopped || now() - last < 100) return;
         last = now();
-        render([...latest].map(([s, v]) => line(s, v.counts, v.since)).join('\n'));
+        render(frame());
       },
       stop() {
-        render([...latest].map(([s, v]) => line(s, v.counts, v.since)).join('\n'));
+        if (stopped) return;
+        stopped = true;
+        options.notices?.(undefined);
+        render.clear();
         render.done();
       },
     };
   }
 
   const timer = setInterval(() => {
-    for (const [stage, v] of latest) options.logger.info({ event: 'progress', stage, counts: v.counts }, line(stage, v.counts, v.since));
+    for (const v of views()) options.logger.info({ event: 'progress', stage: v.stage, counts: v.counts }, formatProgressLine(v));
   }, options.intervalMs ?? 10_000);
   timer.unref();
   return { onProgress: track, stop: () => clearInterval(timer) };

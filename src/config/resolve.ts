@@ -159,7 +159,13 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
     if (missing) missingPaths.push(issue.path);
     (missing && warnMissing ? warnings : errors).push(withPlace(issue));
   }, interpolated);
-  const input = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let input: unknown;
+  try {
+    input = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // yaml refuses alias chains that expand without bound ("billion laughs"); a file problem, not a bug.
+    return { ok: false, errors: [...errors, { path: '', message: `YAML: ${error instanceof Error ? error.message : String(error)}` }], warnings };
+  }
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     return { ok: false, errors: [...errors, { path: '', message: 'the file must be a mapping with name and stages' }], warnings };
 

@@ -1,3 +1,4 @@
+import { fitTable } from './fit-table.js';
 import type { StageName } from './state/events.js';
 import { formatVerification } from './verify/describe.js';
 import type { VerificationSummary } from './verify/types.js';
@@ -65,7 +66,8 @@ export interface RunReport {
   rejectsFile?: string;
   /** Present when there is any. */
   warnings?: RunWarning[];
-  error?: { code: string; message: string };
+  /** Why the run stopped; `exitCode` is the process's (src/shared/exit-codes.ts). */
+  error?: { code: string; message: string; exitCode?: number };
   /** `import --verify`: what the platform holds against the source, after the stages (docs/verify.md). */
   verification?: VerificationSummary;
 }
@@ -84,24 +86,25 @@ export function sumTotals(stages: Partial<Record<StageName, StageCounts>>): RunR
   return { ...t, balanced: isBalanced(t) };
 }
 
-/** Per-stage counts and the accounting line, as people read them. Pure: returns text. */
-export function formatStageTable(stages: RunReport['stages'], totals: RunReport['totals'], durationMs: number): string {
+/** Per-stage counts and the accounting line, as people read them, within `width` when given. Pure: returns text. */
+/** Columns a narrow terminal does without when every cell is 0. */
+const DROPPABLE_WHEN_ZERO = new Set(['(updated)', 'duplicates', '(refused)', '(changed)', 'pending', 'skipped', 'rejected']);
+
+export function formatStageTable(stages: RunReport['stages'], totals: RunReport['totals'], durationMs: number, width?: number): string {
   const header = ['stage', 'read', 'imported', '(updated)', 'duplicates', 'rejected', '(refused)', 'skipped', '(changed)', 'pending', 'chunks', 'jobs', 'time'];
   const counted = (c: Omit<RunReport['totals'], 'balanced'>) => [c.read, c.imported, c.updated, c.duplicates, c.rejected, c.refused, c.skipped, c.changed, c.pending].map(String);
   const rows: string[][] = [];
   for (const [stage, c] of Object.entries(stages)) rows.push([stage, ...counted(c), String(c.chunks), `${c.jobs.finished}/${c.jobs.submitted}`, formatDuration(c.durationMs)]);
   const t = totals;
   rows.push(['total', ...counted(t), '', '', formatDuration(durationMs)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   const accounting = t.balanced
     ? `every record accounted for: read = imported + duplicates + rejected + skipped${t.pending ? ' + pending' : ''}`
     : 'ACCOUNTING MISMATCH: read ≠ imported + duplicates + rejected + skipped + pending';
-  return `${[line(header), ...rows.map(line), accounting].join('\n')}\n`;
+  return `${[...fitTable(header, rows, { width, droppableWhenZero: DROPPABLE_WHEN_ZERO }), accounting].join('\n')}\n`;
 }
 
 /** The report people read at the end of a run: a title, the stage table, where things are. Pure. */
-export function formatReportTable(report: RunReport): string {
+export function formatReportTable(report: RunReport, width?: number): string {
   const out = [`run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`];
   const tail: string[] = [];
   for (const [stage, counts] of Object.entries(report.stages)) {
@@ -115,7 +118,7 @@ export function formatReportTable(report: RunReport): string {
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
   tail.push(`run directory: ${report.runDir}`);
   const verified = report.verification ? formatVerification(report.verification, []) : '';
-  return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs)}${verified}${tail.join('\n')}\n`;
+  return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs, width)}${verified}${tail.join('\n')}\n`;
 }
 
 export function formatDuration(ms: number): string {

@@ -1,9 +1,12 @@
 /**
  * Exit codes a scheduler can act on (sysexits-style; see README "Exit codes").
  * Kubernetes podFailurePolicy and AWS Batch evaluateOnExit key on these numbers, so they never change.
+ * 99 ("nothing to do") is not used: a run whose input the platform already holds still reads, checks and
+ * verifies everything, and succeeds (0); a scheduler must not skip what follows it.
  */
 export const ExitCode = {
   OK: 0,
+  /** An internal error: a bug in chatport. Nothing else exits 1. */
   INTERNAL: 1,
   /** The run finished, but some records were rejected (invalid or refused by the platform). */
   COMPLETED_WITH_REJECTS: 2,
@@ -12,15 +15,20 @@ export const ExitCode = {
   USAGE: 64,
   /** Invalid input data, or the reject threshold was exceeded. */
   DATA_INVALID: 65,
+  /** An input, a file or a platform resource asked for does not exist. */
   INPUT_MISSING: 66,
-  /** The service stayed unavailable after all retries. */
+  /** The service stayed unavailable after all retries, or does not speak the Management API. */
   UNAVAILABLE: 69,
+  /** A file or folder chatport must write (the state folder, an output) cannot be created. */
+  CANT_CREATE: 73,
+  /** Reading or writing local files failed (disk full, I/O error), or the run state is damaged. */
+  IO_ERROR: 74,
   /** Temporary failure: rate limited past the retry budget, a deadline passed, the platform failing every job. Safe to retry later. */
   TEMPORARY: 75,
   /** Authentication or authorization failed (401/403). */
   AUTH: 77,
   CONFIG: 78,
-  /** Nothing to do (Airflow's skip convention). */
+  /** `export --incremental` with no whole day due: nothing written (Airflow's skip convention). */
   NOTHING_TO_DO: 99,
   SIGINT: 130,
   SIGTERM: 143,
@@ -28,17 +36,37 @@ export const ExitCode = {
 
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
-/** Error code prefixes → exit code. The one place where failures become process results. */
+/** Error code → exit code. The one place where failures become process results. */
 const byCode: ReadonlyArray<[RegExp, ExitCode]> = [
   [/^USAGE$/, ExitCode.USAGE],
   [/^(CONFIG_|STATE_FOREIGN$)/, ExitCode.CONFIG],
-  [/^INPUT_MISSING$/, ExitCode.INPUT_MISSING],
-  [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED|IDENTITY_AMBIGUOUS)$/, ExitCode.DATA_INVALID],
-  [/^API_(UNAUTHORIZED|FORBIDDEN)$/, ExitCode.AUTH],
-  [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS)$/, ExitCode.TEMPORARY],
-  [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE)$/, ExitCode.UNAVAILABLE],
+  [/^(INPUT_MISSING|API_NOT_FOUND|SLACK_EXPORT_NOT_FOUND|SLACK_FILE_MISSING)$/, ExitCode.INPUT_MISSING],
+  [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED|IDENTITY_AMBIGUOUS|SINK_ROW_INVALID)$/, ExitCode.DATA_INVALID],
+  [/^SLACK_(ZIP_UNREADABLE|ZIP_PATH_ESCAPE|ZIP_BOMB|JSON_INVALID)$/, ExitCode.DATA_INVALID],
+  [/^(API_UNAUTHORIZED|API_FORBIDDEN|INPUT_FORBIDDEN)$/, ExitCode.AUTH],
+  [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS|INPUT_READ_FAILED|API_EXPORT_URL_EXPIRED|EXPORT_FILE_CHANGED)$/, ExitCode.TEMPORARY],
+  [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE|API_RESPONSE_INVALID|API_REDIRECT)$/, ExitCode.UNAVAILABLE],
+  [/^(OUTPUT_WRITE_FAILED|STATE_UNWRITABLE)$/, ExitCode.CANT_CREATE],
+  [/^STATE_CORRUPT$/, ExitCode.IO_ERROR],
   [/^JOB_FAILED$/, ExitCode.REMOTE_JOB_FAILED],
 ];
+
+/**
+ * Node's file system errors (they carry `syscall`): a path that cannot be created or written is CANTCREAT,
+ * a disk that is full or failing is IOERR, a path that does not exist is a missing input.
+ */
+const bySystemCode: Readonly<Record<string, ExitCode>> = {
+  EACCES: ExitCode.CANT_CREATE, EPERM: ExitCode.CANT_CREATE, EROFS: ExitCode.CANT_CREATE, ENOTDIR: ExitCode.CANT_CREATE,
+  EISDIR: ExitCode.CANT_CREATE, EEXIST: ExitCode.CANT_CREATE, ENAMETOOLONG: ExitCode.CANT_CREATE,
+  ENOSPC: ExitCode.IO_ERROR, EDQUOT: ExitCode.IO_ERROR, EIO: ExitCode.IO_ERROR, EFBIG: ExitCode.IO_ERROR,
+  EMFILE: ExitCode.IO_ERROR, ENFILE: ExitCode.IO_ERROR,
+  ENOENT: ExitCode.INPUT_MISSING,
+};
+
+/** A Node system error from a file operation (`ENOSPC: no space left on device, write`). */
+export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string; syscall: string } {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
 
 export function exitCodeFor(error: unknown): ExitCode {
   const code = (error as { code?: unknown } | undefined)?.code;
@@ -46,6 +74,7 @@ export function exitCodeFor(error: unknown): ExitCode {
     const signal = (error as { signal?: string }).signal;
     return signal === 'SIGINT' ? ExitCode.SIGINT : ExitCode.SIGTERM;
   }
+  if (isSystemError(error)) return bySystemCode[error.code] ?? ExitCode.INTERNAL;
   if (typeof code !== 'string') return ExitCode.INTERNAL;
   for (const [pattern, exit] of byCode) if (pattern.test(code)) return exit;
   return ExitCode.INTERNAL;

@@ -102,6 +102,7 @@ describe('a run that fails mid-stage reports what it sent', () => {
     expect(report).toEqual(printed);
     expect(report.status).toBe('failed');
     expect(report.error?.code).toBe('DATA_INVALID');
+    expect(report.error?.exitCode).toBe(65);
     expect(report.error?.message).toMatch(/messages\.ndjson\.gz after line \d+ \(\d+ records read\)/);
     const messages = report.stages.messages!;
     expect(messages.imported).toBeGreaterThanOrEqual(1000);

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import type { PipelineConfig } from '../../config/index.js';
 import { reportOf } from '../../pipeline/import/partial-report.js';
@@ -11,6 +12,7 @@ import { parseSampleFlag } from './verify.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { createProgressReporter } from '../progress.js';
+import { RUN_LOG_FILE, terminalWidth } from '../cli-logging.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
 import { isChatportError } from '../../shared/errors.js';
@@ -50,7 +52,8 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   const dryRun = options.dryRun === true;
   const sample = parseSampleFlag(options.sample);
   const client = dryRun ? undefined : createPipelineClient(config, options, ctx);
-  const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger });
+  const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger, ...(ctx.logging ? { notices: ctx.logging.setNoticeWriter } : {}) });
+  const printReport = (report: RunReport) => ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report, terminalWidth(ctx.stdout)));
   try {
     const report = await runImport(
       {
@@ -58,10 +61,13 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
         ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}),
         verify: options.verify === false ? false : { sample },
       },
-      { ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c) },
+      {
+        ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c),
+        onRunStarted: (runDir) => ctx.logging?.useRunLog(join(runDir, RUN_LOG_FILE)),
+      },
     );
     progress.stop();
-    ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report));
+    printReport(report);
     const exitCode = report.verification?.status === 'differences' ? ExitCode.DATA_INVALID : report.totals.rejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
     ctx.setExitCode(exitCode);
     await writeTerminationLog(ctx.env, { command: 'import', pipeline: config.name, status: report.status, exitCode, runId: report.runId, totals: report.totals });
@@ -69,9 +75,10 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   } catch (error) {
     // A run that failed mid-way still says what it sent and imported before the failure.
     const partial = reportOf(error);
+    // With --json this report is the error object: its `error` holds code, message and exitCode.
     if (partial) {
       progress.stop();
-      ctx.stdout.write(options.json ? `${JSON.stringify(partial, null, 2)}\n` : formatReportTable(partial));
+      printReport(partial);
     }
     const code = isChatportError(error) ? error.code : 'INTERNAL';
     await writeTerminationLog(ctx.env, {

@@ -7,6 +7,7 @@ import type { PipelineConfig } from '../../config/index.js';
 import { realNow, type Now } from '../../shared/async.js';
 import { isChatportError } from '../../shared/errors.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
+import { exitCodeFor } from '../../shared/exit-codes.js';
 import { redactValue } from '../../shared/secrets.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
 import { sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
@@ -59,6 +60,8 @@ export interface ImportRunDeps {
   signal?: AbortSignal;
   now?: Now;
   onProgress?: (stage: StageName, counts: StageCounts) => void;
+  /** Called once the run folder is known, before the run's first log line (the CLI keeps its log there). */
+  onRunStarted?: (runDir: string) => void;
 }
 
 /**
@@ -96,6 +99,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   if (unfinished && !resuming) await journal.append({ t: 'run-ended', runId: state.runId!, status: 'abandoned', at: iso(now()) });
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });
+  deps.onRunStarted?.(paths.runDir(runId));
   if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt });
   runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
 
@@ -213,7 +217,7 @@ async function writeRunOutputs(input: {
   };
   if (input.failure !== undefined) {
     const f = input.failure as { code?: string; message?: string };
-    report.error = redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f) }) as RunReport['error'];
+    report.error = redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f), exitCode: exitCodeFor(input.failure) }) as RunReport['error'];
   }
   await writeFileAtomic(paths.report(runId), `${JSON.stringify(report, null, 2)}\n`);
   return report;

@@ -99,6 +99,8 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const scheduler = new OrderedScheduler(options.concurrency);
   const health = new JobHealth();
   const rateLimitedBefore = ctx.uploader?.rateLimited() ?? 0;
+  /** Jobs this attempt submitted and has not yet waited for (see `wait`). */
+  const submittedHere = new Set<Int64>();
   const progress = () => {
     counts.durationMs = ctx.now() - started;
     ctx.onProgress(stage, counts);
@@ -174,6 +176,8 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     const current = chunkState;
     const channelId = stage === 'members' ? (chunk.group as Int64) : undefined;
     const wait = async (jobId: Int64) => {
+      // A job an earlier attempt submitted counts as submitted here too, so finished never exceeds submitted.
+      if (!submittedHere.delete(jobId)) counts.jobs.submitted++;
       const state = await uploader.wait(jobId);
       if (state === 'FINISHED') counts.jobs.finished++;
       else if (state === 'FAILED') counts.jobs.failed++;
@@ -184,13 +188,16 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         counts.jobs.submitted++;
         const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
         const jobId = await uploader.submit(stage, body, channelId, part);
+        submittedHere.add(jobId);
         await notePacing(uploader);
         return jobId;
       },
       wait,
       probe: async () => {
+        const jobId = await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe');
+        submittedHere.add(jobId);
         counts.jobs.submitted++;
-        const state = await wait(await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe'));
+        const state = await wait(jobId);
         // A probe the platform forgot at once proves nothing works: taken as FAILED (the run stops, retryable).
         return state === 'GONE' ? 'FAILED' : state;
       },

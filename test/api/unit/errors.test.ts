@@ -24,7 +24,7 @@ describe('createApiError', () => {
     const cases: Array<[number, new (...a: never[]) => ApiError, string, boolean, number]> = [
       [401, UnauthorizedError, 'API_UNAUTHORIZED', false, ExitCode.AUTH],
       [403, ForbiddenError, 'API_FORBIDDEN', false, ExitCode.AUTH],
-      [404, NotFoundError, 'API_NOT_FOUND', false, ExitCode.INTERNAL],
+      [404, NotFoundError, 'API_NOT_FOUND', false, ExitCode.INPUT_MISSING],
       [429, RateLimitedError, 'API_RATE_LIMITED', true, ExitCode.TEMPORARY],
       [500, ServerError, 'API_SERVER', true, ExitCode.UNAVAILABLE],
       [503, ServerError, 'API_SERVER', true, ExitCode.UNAVAILABLE],

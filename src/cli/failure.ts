@@ -1,0 +1,57 @@
+import { isChatportError } from '../shared/errors.js';
+import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
+import { stringifyJson } from '../shared/lossless-json.js';
+import { scrubSecrets } from '../shared/secrets.js';
+
+/** What the top-level catch says about a failure: one line for people, one object for `--json`. */
+export interface FailureOutput {
+  exitCode: ExitCode;
+  /** `chatport: <what failed, where> — <what to do>`, plus the stack when asked for or when it is a bug. */
+  text: string;
+  json: { error: { code: string; message: string; exitCode: number; hint?: string; details?: Record<string, unknown> } };
+}
+
+/** What to do, per exit code, when the message itself does not say it. */
+const HINTS: Partial<Record<ExitCode, string>> = {
+  [ExitCode.CANT_CREATE]: 'check that the folder exists, is a folder and is writable; --state chooses the state folder',
+  [ExitCode.IO_ERROR]: 'free space or repair the disk that holds it, then run the same command again',
+  [ExitCode.UNAVAILABLE]: 'check that --api-url names the Management API and that it is up; then run the same command again',
+  [ExitCode.TEMPORARY]: 'run the same command again later: it resumes',
+  [ExitCode.SIGINT]: 'state saved: run the same command again to resume',
+  [ExitCode.SIGTERM]: 'state saved: run the same command again to resume',
+  [ExitCode.INTERNAL]: 'this is a bug in chatport; please report it with the lines above',
+};
+
+/** Error codes whose message already says what to do, or for which the exit code's hint would mislead. */
+const NO_HINT = new Set(['STATE_CORRUPT']);
+
+function messageOf(error: unknown): string {
+  if (isSystemError(error)) {
+    // `ENOSPC: no space left on device, write` → `cannot write /path: no space left on device (ENOSPC)`
+    const why = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
+    return `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The failure as people and machines get it; the stack only for bugs or when `debug`. Print `json` with
+ * `jsonText`, which scrubs secrets from the details too.
+ */
+export function describeFailure(error: unknown, options: { debug: boolean }): FailureOutput {
+  const exitCode = exitCodeFor(error);
+  const code = isChatportError(error) ? error.code : isSystemError(error) ? error.code : 'INTERNAL';
+  const message = scrubSecrets(messageOf(error));
+  const hint = NO_HINT.has(code) ? undefined : HINTS[exitCode];
+  const showStack = options.debug || exitCode === ExitCode.INTERNAL;
+  const stack = showStack && error instanceof Error && error.stack ? `\n${scrubSecrets(error.stack)}` : '';
+  const prefix = exitCode === ExitCode.INTERNAL ? 'chatport: internal error: ' : 'chatport: ';
+  const text = `${prefix}${message}${hint ? ` — ${hint}` : ''}${stack}\n`;
+  const details = isChatportError(error) ? error.details : undefined;
+  return { exitCode, text, json: { error: { code, message, exitCode, ...(hint ? { hint } : {}), ...(details && Object.keys(details).length > 0 ? { details } : {}) } } };
+}
+
+/** The `--json` error object as one line of text, int64 ids exact, secrets scrubbed. */
+export function jsonText(output: FailureOutput): string {
+  return `${scrubSecrets(stringifyJson(output.json))}\n`;
+}
