@@ -118,7 +118,7 @@ const cases: Case[] = [
       return { args: ['import', await smallPipeline('locked'), '--state', state] };
     },
   },
-  { why: 'a wrong client secret', code: ExitCode.AUTH, setup: async () => ({ args: ['ping'], env: { CHAT_CLIENT_SECRET: 'wrong' } }) },
+  { why: 'a wrong client secret', code: ExitCode.AUTH, setup: async () => ({ args: ['ping'], env: { CHATPORT_CLIENT_SECRET: 'wrong' } }) },
   {
     why: 'a YAML alias bomb', code: ExitCode.CONFIG, says: /Excessive alias count/,
     setup: async () => {
@@ -130,7 +130,7 @@ const cases: Case[] = [
 ];
 
 function sandboxEnv(s: SandboxHandle): Record<string, string> {
-  return { CHAT_API_URL: s.url, CHAT_CLIENT_ID: s.credentials.clientId, CHAT_CLIENT_SECRET: s.credentials.clientSecret };
+  return { CHATPORT_API_URL: s.url, CHATPORT_CLIENT_ID: s.credentials.clientId, CHATPORT_CLIENT_SECRET: s.credentials.clientSecret };
 }
 
 
