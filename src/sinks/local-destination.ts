@@ -10,7 +10,7 @@
  * dataset and date. One writer per dataset and date at a time (the CronJob uses concurrencyPolicy Forbid).
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
 import type { Destination, Publication, PublishedUrls } from './destination.js';
 import { STAGING_FOLDER, SUCCESS_MARKER, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { readTextIfExists } from '../shared/read-if-exists.js';
 
 async function writeDurably(path: string, text: string): Promise<void> {
   await writeFile(path, text, { flush: true });
@@ -108,12 +109,7 @@ export function createLocalDestination(rootDir: string): Destination {
   }
 
   async function readManifest(partition: Partition): Promise<string | undefined> {
-    try {
-      return await readFile(join(root, manifestPath(validatePartition(partition))), 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    return readTextIfExists(join(root, manifestPath(validatePartition(partition))));
   }
 
   return { root, beginPublication, readManifest };

@@ -6,10 +6,11 @@
  * window was published, atomically (written aside, flushed, renamed), so a failed run is simply run
  * again over the same window (each day's partition is replaced, never doubled).
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatportError, ConfigError, UsageError } from '../../shared/errors.js';
 import { DAY_MS, describeWindow, utcDay, utcDayStart, type ExportWindow } from './export-window.js';
+import { readTextIfExists } from '../../shared/read-if-exists.js';
 
 export const STATE_FILE = 'export-state.json';
 
@@ -38,13 +39,8 @@ export function defaultStateDir(name: string): string {
 
 export async function readIncrementalState(dir: string): Promise<IncrementalState | undefined> {
   const path = join(dir, STATE_FILE);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readTextIfExists(path);
+  if (text === undefined) return undefined;
   try {
     const state = JSON.parse(text) as IncrementalState;
     if (state.version !== 1 || Number.isNaN(Date.parse(state.lastWindow.until))) throw new Error('not a version 1 state with lastWindow.until');

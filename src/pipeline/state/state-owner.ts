@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import { writeFileAtomic } from './atomic-file.js';
 import type { JournalEvent } from './events.js';
+import { readTextIfExists } from '../../shared/read-if-exists.js';
 
 /** `<state>/pipeline.json`: the pipeline a state folder belongs to (docs/identity.md). */
 export interface StateOwner {
@@ -38,13 +38,8 @@ export async function claimStateFolder(stateDir: string, pipeline: StateOwner, j
 }
 
 async function readOwner(file: string): Promise<StateOwner | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const text = await readTextIfExists(file);
+  if (text === undefined) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
