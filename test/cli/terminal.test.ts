@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCsvs, generatedPipeline, startImportFixture, writeInput, type ImportFixture } from '../import/support.js';
+import { generateCsvs, generatedPipeline, startImportFixture, type ImportFixture, writeCsvs } from '../import/support.js';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -35,7 +35,7 @@ async function waitFor(done: () => boolean, timeoutMs: number): Promise<void> {
 describe('the terminal during an import (tmux, 100 columns)', () => {
   it('shows no JSON line, no line wider than the terminal, and the final report exactly once', async () => {
     const csv = generateCsvs({ users: 20, channels: 10, messages: 300_000 });
-    for (const [name, text] of Object.entries(csv)) await writeInput(f.dir, `${name}.csv`, text);
+    await writeCsvs(f.dir, csv);
     const pipeline = join(f.dir, 'pipeline.yaml');
     await writeFile(pipeline, generatedPipeline('terminal', 'chunkRecords: 5000\n  concurrency: 4'));
     const exitFile = join(f.dir, 'exit-code');

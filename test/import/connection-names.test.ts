@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateCsvs, runCli, startImportFixture, writeInput, type ImportFixture } from './support.js';
+import { generateCsvs, runCli, startImportFixture, writeInput, type ImportFixture, writeCsvs } from './support.js';
 import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../pipelines/csv-example.yaml');
@@ -63,7 +63,7 @@ describe('connection settings: CHATPORT_* names, the CHAT_* names of wave 1, --a
 
   it("--api-url wins over a pipeline file's api block, token URL included", async () => {
     const csv = generateCsvs({ users: 2, channels: 1, messages: 3 }, 'apiflag-');
-    for (const [name, text] of Object.entries(csv)) await writeInput(join(f.dir, 'apiflag'), `${name}.csv`, text);
+    await writeCsvs(join(f.dir, 'apiflag'), csv);
     const api = `api:\n  url: ${deadUrl}\n  tokenUrl: ${deadUrl}/oauth/token\n  clientId: \${CHATPORT_CLIENT_ID}\n  clientSecret: \${CHATPORT_CLIENT_SECRET}\n`;
     const path = await writeInput(join(f.dir, 'apiflag'), 'pipeline.yaml', api + generatedPipelineYaml({ name: 'apiflag', options: 'chunkRecords: 50' }));
     const result = await runCli(['import', path, '--api-url', f.sandbox.url, '--state', join(f.dir, 'apiflag', 'state')], { ...cleared, ...credentials() });

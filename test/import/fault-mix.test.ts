@@ -12,7 +12,7 @@ import { createClient, type ChatportClient } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { FaultRule, RecordedRequest } from '../../src/sandbox/options.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 const SEED = 17;
 const FAULT_MIX: FaultRule[] = [
@@ -77,7 +77,7 @@ function requestsInsideWindows(requests: RecordedRequest[], windows: Window[]) {
 it('a migration through the fault mix ends with exact counts and never sends inside a Retry-After window', async () => {
   const dir = join(f.dir, 'fault-mix');
   const csv = generateCsvs({ users: 4, channels: 3, messages: 240 }, 'mix-');
-  for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+  await writeCsvs(dir, csv);
   const { config } = await writePipeline(dir, generatedPipeline('mix', 'chunkRecords: 15\n  concurrency: 3'));
   f.sandbox.setFaults(FAULT_MIX);
   f.sandbox.clearRequests();

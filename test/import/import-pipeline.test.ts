@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 import { resolvePipelineConfig } from '../../src/config/index.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 
@@ -50,7 +50,7 @@ describe('import pipeline against the sandbox', () => {
   it('keeps every channel\'s messages in source order across concurrent chunks, and a rerun adds nothing', async () => {
     const csv = generateCsvs({ users: 7, channels: 4, messages: 400 });
     const dir = join(f.dir, 'ordered');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { config } = await writePipeline(dir, generatedPipeline('ordered'));
     const first = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
     expect(first.status).toBe('succeeded');
@@ -70,7 +70,7 @@ describe('import pipeline against the sandbox', () => {
   it('cuts message chunks per lane: a chunk holds only channels of one lane, full, and channels stay in order', async () => {
     const csv = generateCsvs({ users: 5, channels: 6, messages: 600 }, 'lane-');
     const dir = join(f.dir, 'lanes');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { config } = await writePipeline(dir, generatedPipeline('lanes', 'chunkRecords: 200\n  concurrency: 2\n  lanes: 2'));
     const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
     expect(report.status).toBe('succeeded');
@@ -102,7 +102,7 @@ describe('import pipeline against the sandbox', () => {
   it('paces uploads while the platform rate-limits, and still imports every message once, in order', async () => {
     const csv = generateCsvs({ users: 4, channels: 6, messages: 240 }, 'rl-');
     const dir = join(f.dir, 'rate-limited');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { config } = await writePipeline(dir, generatedPipeline('rate-limited', 'chunkRecords: 20\n  concurrency: 4'));
     f.sandbox.setFaults([{ method: 'POST', path: '/imports/**', fault: { kind: 'rateLimit', budget: 3, windowMs: 1000 } }]);
     let report: RunReport;
@@ -150,7 +150,7 @@ describe('an unfinished run whose input changed', () => {
   it('stops with INPUT_CHANGED (exit 65) instead of mixing two inputs, and --restart starts a new run', async () => {
     const dir = join(f.dir, 'changed');
     const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'chg-');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { config } = await writePipeline(dir, generatedPipeline('changed', 'chunkRecords: 20\n  concurrency: 1'));
     const state = join(dir, 'state');
     // Interrupted midway through the messages, as by a signal.

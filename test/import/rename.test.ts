@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -24,7 +24,7 @@ describe('a pipeline renamed between runs', () => {
   it('is refused on its old state folder with the hint, continues with `id: <old>` and imports nothing twice; a fresh folder without the id adds no copy either', async () => {
     const dir = join(f.dir, 'rename');
     const csv = generateCsvs({ users: 2, channels: 2, messages: 12 }, 'ren-');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const state = join(dir, 'state');
     const before = await writePipeline(dir, generatedPipeline('ren-old'));
     expect((await runImport({ config: before.config, stateDir: state }, { client: f.client })).status).toBe('succeeded');

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
 
@@ -52,7 +52,7 @@ describe('resume after SIGKILL', () => {
   it('ends with exactly the source records, in order, after kills at four different points', async () => {
     const dir = join(f.dir, 'killed');
     const csv = generateCsvs({ users: 5, channels: 3, messages: 600 });
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { path } = await writePipeline(dir, generatedPipeline('killed', 'chunkRecords: 40\n  concurrency: 2'));
     const state = join(dir, 'state');
 
@@ -89,7 +89,7 @@ describe('resume after SIGKILL', () => {
   it('SIGTERM stops, saves state and exits 143; the next run finishes', async () => {
     const dir = join(f.dir, 'term');
     const csv = generateCsvs({ users: 3, channels: 2, messages: 300 }, 'term-');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { path } = await writePipeline(dir, generatedPipeline('term', 'chunkRecords: 30\n  concurrency: 2'));
     const state = join(dir, 'state');
     const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', path, '--state', state, '--json'], {
@@ -111,7 +111,7 @@ describe('resume after SIGKILL', () => {
   it('a second signal exits at once, without waiting for an upload under way; the next run still finishes', async () => {
     const dir = join(f.dir, 'twice');
     const csv = generateCsvs({ users: 3, channels: 2, messages: 300 }, 'twice-');
-    for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+    await writeCsvs(dir, csv);
     const { path } = await writePipeline(dir, generatedPipeline('twice', 'chunkRecords: 30\n  concurrency: 2'));
     const state = join(dir, 'state');
     // Message uploads hang on the server: the first signal's drain would wait for them, the second must not.

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
 import { captureLogs } from '../api/support.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -38,7 +38,7 @@ function inFlightMessageParts(events: JournalEvent[]): Set<string> {
 it('a journalled job that answers 404 is forgotten and its part sent again; the platform holds every message once, in order', async () => {
   const dir = join(f.dir, 'unknown-job');
   const csv = generateCsvs({ users: 3, channels: 2, messages: 240 }, 'gone-');
-  for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+  await writeCsvs(dir, csv);
   const { config } = await writePipeline(dir, generatedPipeline('gone', 'chunkRecords: 30\n  concurrency: 2'));
   const stateDir = join(dir, 'state');
   const journalPath = join(stateDir, 'journal.ndjson');

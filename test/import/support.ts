@@ -57,6 +57,11 @@ export async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
+/** Writes generated CSVs (generateCsvs) into `dir` as users.csv, channels.csv and messages.csv. */
+export async function writeCsvs(dir: string, csv: Record<string, string>): Promise<void> {
+  for (const [name, text] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, text);
+}
+
 /**
  * Users, channels and messages CSVs: `users` users, `channels` public channels everyone is in, `messages`
  * spread round-robin. Names start with `prefix` (default none), so tests sharing a sandbox do not collide.

@@ -6,7 +6,7 @@ import { createJsonBody, createMergePatchBody } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { formatReportTable } from '../../src/pipeline/report.js';
 import { runVerify, type Difference } from '../../src/pipeline/verify/index.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from '../import/support.js';
+import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture, writeCsvs } from '../import/support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -28,7 +28,7 @@ async function api(path: string, init: { method: 'DELETE' | 'POST' | 'PATCH'; bo
 async function importGenerated(name: string, counts: { users: number; channels: number; messages: number }) {
   const dir = join(f.dir, name);
   const csv = generateCsvs(counts, `${name}-`);
-  for (const [file, text] of Object.entries(csv)) await writeInput(dir, `${file}.csv`, text);
+  await writeCsvs(dir, csv);
   const { config } = await writePipeline(dir, generatedPipeline(name), f.env);
   const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
   expect(report.status).toBe('succeeded');
@@ -120,7 +120,7 @@ describe('verification against the sandbox', () => {
 
   it('import --verify puts the verification into report.json and the printed report', async () => {
     const dir = join(f.dir, 'withverify');
-    for (const [file, text] of Object.entries(generateCsvs({ users: 2, channels: 2, messages: 8 }, 'withverify-'))) await writeInput(dir, `${file}.csv`, text);
+    await writeCsvs(dir, generateCsvs({ users: 2, channels: 2, messages: 8 }, 'withverify-'));
     const { config } = await writePipeline(dir, generatedPipeline('withverify'), f.env);
     const report = await runImport({ config, stateDir: join(dir, 'state'), verify: { sample: 2 } }, { client: f.client });
     expect(report.verification).toMatchObject({ status: 'exact', stages: { messages: { expected: 8, verified: 8 } }, contentChecked: 2 });
