@@ -1,4 +1,5 @@
 import type { Logger } from '../shared/logger.js';
+import type { ChatEvents } from './chat-events.js';
 import type { TokenStore } from './auth.js';
 import type { Exports } from './exports.js';
 import type { JobEngine } from './jobs.js';
@@ -23,4 +24,6 @@ export interface SandboxApp {
   tokenLifetimeSeconds: number;
   /** The clock of lifetimes and rate-limit windows (options.ts `clock`). */
   clock: () => number;
+  /** Where events that chat functions react to are fired (chat-events.ts). */
+  chatEvents: ChatEvents;
 }

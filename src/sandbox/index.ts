@@ -19,6 +19,7 @@ import { createSilentLogger } from '../shared/logger.js';
 import { registerSecret } from '../shared/secrets.js';
 import type { SandboxApp } from './app.js';
 import { TokenStore } from './auth.js';
+import { NO_CHAT_EVENTS } from './chat-events.js';
 import { Exports } from './exports.js';
 import { FaultEngine } from './faults.js';
 import { JobEngine } from './jobs.js';
@@ -91,6 +92,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     flush: () => persistence?.flush(),
     tokenLifetimeSeconds,
     clock,
+    chatEvents: NO_CHAT_EVENTS,
   };
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
