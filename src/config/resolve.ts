@@ -108,7 +108,7 @@ function checkStage(stage: StageKind, file: StageFile, pipelineId: string, error
   try {
     createStageProcessor(
       { pipelineId, stage, key: file.key, mapping: file.mapping, skip: file.skip, ...(file.channel === undefined ? {} : { channel: file.channel }) },
-      { channelIds: () => 1 },
+      { channelIds: () => 1, userNames: (key) => key },
     );
   } catch (error) {
     if (!(error instanceof MappingError)) throw error;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENCODING_ALIASES, SOURCE_ENCODINGS } from '../formats/decode-text.js';
 import { FORMATS } from '../formats/types.js';
 import type { MappingValue, NestedMapping } from '../transform/mapping-spec.js';
-import { VALUE_TYPES } from '../transform/mapping-spec.js';
+import { UNICODE_FORMS, UNIQUE_POLICIES, VALUE_TYPES } from '../transform/mapping-spec.js';
 import { DUPLICATES_MODES } from '../transform/source-duplicates.js';
 
 /**
@@ -32,6 +32,22 @@ const valueType = z
       'date (ISO 8601 text, UTC when no zone is given, or epoch milliseconds; becomes ISO 8601 text); json (parse JSON text).',
   );
 
+const conditionShape = {
+  field: fieldRef,
+  equals: z.unknown().optional().describe('Holds when the value, as text, equals this.'),
+  notEquals: z.unknown().optional().describe('Holds when the value is missing or differs from this.'),
+  in: z.array(z.unknown()).optional().describe('Holds when the value is one of these.'),
+  notIn: z.array(z.unknown()).optional().describe('Holds when the value is missing or none of these.'),
+  matches: z.string().optional().describe('Holds when the text matches this regular expression (JavaScript syntax).'),
+  empty: z.boolean().optional().describe('true: holds when missing, null or empty text; false: when present.'),
+};
+
+const condition = z.strictObject(conditionShape).describe('A test on one source field: `field` and exactly one test. Values compare as text.');
+
+const when = z
+  .union([condition, z.array(condition).min(1)])
+  .describe('The entry applies only to records for which this condition (or every condition of the list) holds; for other records it has no value (no default applies).');
+
 const fieldRule = z
   .strictObject({
     field: fieldRef,
@@ -39,18 +55,32 @@ const fieldRule = z
     split: z.string().min(1).optional().describe('Split text at this separator into an array; items are trimmed, empty items dropped; `type` applies to each item.'),
     default: z.unknown().optional().describe('Used when the source value is missing, null or empty text. Taken as written, not coerced.'),
     trim: z.boolean().optional().describe('Trim whitespace around text before anything else. Default false.'),
+    unicode: z.enum(UNICODE_FORMS).optional().describe('Unicode normalisation of text (after trim): NFC, NFD, NFKC or NFKD.'),
+    case: z.enum(['lower', 'upper']).optional().describe('Case folding of text (after unicode).'),
+    asName: z.boolean().optional().describe('Make the text a name the platform accepts: NFC, lower case, letters, digits, ".", "_" and "-" (others become "-"), at most the name length. Text with nothing left is missing.'),
+    map: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe('Value map: the source value, as text, → the value to use, taken as written (e.g. {c: PUBLIC, p: PRIVATE, d: DIRECT}). A value with no entry takes `default`; without a default the record is rejected, naming the value and the keys.'),
+    unique: z
+      .enum(UNIQUE_POLICIES)
+      .optional()
+      .describe('Only for `name` of users and channels: records with different keys never get the same name (compared without case). "suffix": the later one becomes name-2, name-3, …; "reject": it is rejected.'),
+    ref: z.literal('user').optional().describe('"user": the value (or each item, with split) is the key of a record of the users stage; it becomes that user\'s name on the platform.'),
+    when: when.optional(),
   })
-  .describe('A source field, with optional coercion, splitting and default.');
+  .describe('A source field, with optional normalisation, value map, coercion, splitting, default, unique-name policy and user reference.');
 
 const templateRule = z
   .strictObject({
     template: z.string().describe('Text with {field} references, e.g. "{first} {last}"; {{ and }} are literal braces. The result is trimmed; missing fields are empty; when all are missing the value is missing.'),
     type: valueType.optional(),
     default: z.unknown().optional().describe('Used when the template gives empty text.'),
+    when: when.optional(),
   })
   .describe('Text combining source fields.');
 
-const constRule = z.strictObject({ const: z.unknown().describe('The value, the same for every record.') }).describe('A constant.');
+const constRule = z.strictObject({ const: z.unknown().describe('The value, the same for every record.'), when: when.optional() }).describe('A constant.');
 
 export const mappingValueSchema: z.ZodType<MappingValue> = z.lazy(() =>
   z
@@ -64,17 +94,7 @@ export const nestedMappingSchema: z.ZodType<NestedMapping> = z.lazy(() =>
     .describe('A mapping: each key is a field of the import item (or of a nested object such as properties); each value says where it comes from.'),
 );
 
-const skipRule = z
-  .strictObject({
-    field: fieldRef,
-    equals: z.unknown().optional().describe('Skip when the value, as text, equals this.'),
-    notEquals: z.unknown().optional().describe('Skip when the value is missing or differs from this.'),
-    in: z.array(z.unknown()).optional().describe('Skip when the value is one of these.'),
-    notIn: z.array(z.unknown()).optional().describe('Skip when the value is missing or none of these.'),
-    matches: z.string().optional().describe('Skip when the text matches this regular expression (JavaScript syntax).'),
-    empty: z.boolean().optional().describe('true: skip when missing, null or empty text; false: skip when present.'),
-  })
-  .describe('A rule that skips matching records (counted as skipped). Exactly one test besides `field`.');
+const skipRule = condition.describe('A rule that skips matching records (counted as skipped). Exactly one test besides `field`.');
 
 const encodings = [...SOURCE_ENCODINGS, ...Object.keys(ENCODING_ALIASES)] as [string, ...string[]];
 const encoding = z

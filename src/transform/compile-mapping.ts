@@ -1,21 +1,28 @@
-import { ConfigError } from '../shared/errors.js';
+import { MappingError } from './compile-mapping-error.js';
 import { BAD, COERCERS } from './coerce.js';
+import { compileWhen, type ConditionTest } from './conditions.js';
 import { isConstRule, isFieldRule, isTemplateRule } from './mapping-spec.js';
-import type { FieldRef, FieldRule, MappingValue, NestedMapping, TemplateRule, ValueType } from './mapping-spec.js';
+import type { FieldRef, FieldRule, MappingValue, NestedMapping, TemplateRule, ValueType, When } from './mapping-spec.js';
+import { RULE_HELPERS, createUniqueNames, type UserNameLookup } from './mapping-rules.js';
 import { parseTemplate } from './template.js';
 import type { Reason } from './types.js';
+
+export { MappingError };
 
 /** A mapping turned into one JavaScript function. */
 export interface CompiledMapping {
   /**
    * Builds the import item from one source record. Values that cannot be coerced are left out of the item
-   * and their reasons pushed to `reasons` (the caller rejects the record when any were pushed).
+   * and their reasons pushed to `reasons` (the caller rejects the record when any were pushed). `sourceKey`
+   * is the record's key: a `unique` name stays with its key (a record seen again keeps its name).
    */
-  map(record: Record<string, unknown>, reasons: Reason[]): Record<string, unknown>;
+  map(record: Record<string, unknown>, reasons: Reason[], sourceKey?: string): Record<string, unknown>;
   /** The generated source, for tests and debugging. */
   code: string;
   /** Every source field the mapping reads, with the mapping path that reads it (`properties.dept`), in mapping order. */
   sourceFields: MappedSourceField[];
+  /** Whether some entry has `ref: user` (the stage then needs CompileMappingOptions.userNames). */
+  usesUserRefs: boolean;
 }
 
 /** A source field a mapping reads, and where in the mapping (`displayName`, `properties.dept`). */
@@ -30,14 +37,10 @@ export interface CompileMappingOptions {
    * schema allows only that type there. Default none.
    */
   impliedTypes?: Readonly<Record<string, ValueType>>;
+  /** Resolves `ref: user` values (a users-stage source key → the user's platform name). */
+  userNames?: UserNameLookup;
 }
 
-/** A mapping that cannot be compiled; `details.path` is the path inside the mapping (`properties.full`). */
-export class MappingError extends ConfigError {
-  constructor(message: string, path: string) {
-    super(message, { path });
-  }
-}
 
 /** Text of a value inside a template. */
 function templateText(value: unknown): string {
@@ -71,7 +74,15 @@ function coerceEach(values: unknown[], type: ValueType, reasons: Reason[], field
   return failed ? BAD : out;
 }
 
-const RUNTIME = { BAD, COERCERS, templateText, splitText, coerceEach };
+/** Combinations of a field rule's options that cannot mean anything. */
+function checkFieldRule(rule: FieldRule, path: string): void {
+  if (rule.map !== undefined && rule.type !== undefined) throw new MappingError(`${path}: "map" gives values as written; remove "type" (or map to values of that type)`, `${path}.map`);
+  if (rule.map !== undefined && rule.split !== undefined) throw new MappingError(`${path}: "map" and "split" cannot be combined`, `${path}.map`);
+  if (rule.unique !== undefined && (rule.split !== undefined || rule.ref !== undefined)) throw new MappingError(`${path}: "unique" applies to a single name, not to a list or a reference`, `${path}.unique`);
+  if (rule.unique !== undefined && path !== 'name') throw new MappingError(`${path}: "unique" applies to the \`name\` of users and channels`, `${path}.unique`);
+}
+
+const RUNTIME = { BAD, COERCERS, templateText, splitText, coerceEach, ...RULE_HELPERS };
 
 /**
  * Compiles a mapping ONCE into a function built with `new Function`: no interpretation of the mapping per
@@ -84,7 +95,9 @@ const RUNTIME = { BAD, COERCERS, templateText, splitText, coerceEach };
  */
 export function compileMapping(mapping: NestedMapping, options: CompileMappingOptions = {}): CompiledMapping {
   const constants: unknown[] = [];
+  const conditions: ConditionTest[] = [];
   const sourceFields: MappedSourceField[] = [];
+  let usesUserRefs = false;
   const implied = options.impliedTypes ?? {};
   let objects = 0;
   const lit = (s: string) => JSON.stringify(s);
@@ -99,18 +112,40 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     return `if (v !== B) v = C[${lit(type)}](v, e, ${lit(path)}, ${source === undefined ? 'undefined' : lit(source)});\n`;
   }
 
+  /** Wraps an entry's code in its `when:` test: when it does not hold, the entry has no value. */
+  function guarded(when: When | undefined, path: string, code: string): string {
+    if (when === undefined) return code;
+    const test = compileWhen(when, `${path}.when`);
+    for (const c of Array.isArray(when) ? when : [when]) sourceFields.push({ path: `${path}.when`, field: c.field });
+    return `if (W[${conditions.push(test) - 1}](r)) {\n${code}} else v = undefined;\n`;
+  }
+
   function fieldRule(rule: FieldRule, path: string): string {
-    const type = rule.type ?? (rule.split === undefined ? implied[path] : undefined);
+    checkFieldRule(rule, path);
+    const type = rule.map !== undefined ? undefined : (rule.type ?? (rule.split === undefined ? implied[path] : undefined));
     const source = refName(rule.field);
+    const src = lit(source);
     sourceFields.push({ path, field: rule.field });
     let code = `v = ${access(rule.field)};\n`;
     if (rule.trim) code += `if (typeof v === "string") v = v.trim();\n`;
+    if (rule.unicode) code += `if (typeof v === "string") v = v.normalize(${lit(rule.unicode)});\n`;
+    if (rule.case) code += `if (typeof v === "string") v = v.${rule.case === 'lower' ? 'toLowerCase' : 'toUpperCase'}();\n`;
+    if (rule.asName) code += `if (typeof v === "string") v = R.makeValidName(v, "");\n`;
     code += `if ${missing('v')} v = ${rule.default === undefined ? 'undefined' : constant(rule.default)};\nelse {\n`;
     if (rule.split !== undefined) {
       code += `v = R.splitText(v, ${lit(rule.split)});\n`;
-      if (type !== undefined) code += `v = R.coerceEach(v, ${lit(type)}, e, ${lit(path)}, ${lit(source)});\n`;
+      if (type !== undefined) code += `v = R.coerceEach(v, ${lit(type)}, e, ${lit(path)}, ${src});\n`;
     } else code += coerceCall(type, path, source);
-    return `${code}}\n`;
+    if (rule.map !== undefined) {
+      const table = new Map(Object.entries(rule.map));
+      code += `v = R.mapValue(${constant(table)}, v, ${rule.default === undefined ? 'undefined' : constant(rule.default)}, e, ${lit(path)}, ${src});\n`;
+    }
+    if (rule.unique !== undefined) code += `if (v !== B) v = R.uniqueName(${constant(createUniqueNames(rule.unique))}, v, k, e, ${lit(path)}, ${src});\n`;
+    if (rule.ref === 'user') {
+      usesUserRefs = true;
+      code += `if (v !== B) v = R.userRef(L, v, e, ${lit(path)}, ${src});\n`;
+    }
+    return guarded(rule.when, path, `${code}}\n`);
   }
 
   function templateRule(rule: TemplateRule, path: string): string {
@@ -130,7 +165,7 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     code += `if (${allMissing}) v = undefined; else v = (${concat}).trim();\n`;
     code += `if (v === "" || v === undefined) v = ${rule.default === undefined ? 'undefined' : constant(rule.default)};\nelse {\n`;
     code += coerceCall(rule.type ?? implied[path], path, fields.length === 1 ? fields[0] : undefined);
-    return `${code}}\n}\n`;
+    return guarded(rule.when, path, `${code}}\n}\n`);
   }
 
   function nested(map: NestedMapping, target: string, prefix: string): string {
@@ -148,7 +183,7 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     if (typeof value === 'string') return fieldRule({ field: value }, path);
     if (isFieldRule(value)) return fieldRule(value, path);
     if (isTemplateRule(value)) return templateRule(value, path);
-    if (isConstRule(value)) return `v = ${constant(value.const)};\n`;
+    if (isConstRule(value)) return guarded(value.when, path, `v = ${constant(value.const)};\n`);
     if (typeof value !== 'object' || value === null || Array.isArray(value))
       throw new MappingError(`${path}: expected a source field name, {field}, {template}, {const} or a nested mapping`, path);
     const name = `o${++objects}`;
@@ -157,12 +192,14 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
   }
 
   const body = nested(mapping, 'o', '');
-  const code = `"use strict";\nreturn function map(r, e) {\nlet v;\nconst o = {};\n${body}return o;\n};`;
-  const factory = new Function('K', 'C', 'B', 'R', code) as (
+  const code = `"use strict";\nreturn function map(r, e, k) {\nlet v;\nconst o = {};\n${body}return o;\n};`;
+  const factory = new Function('K', 'C', 'B', 'R', 'W', 'L', code) as (
     k: unknown[],
     c: typeof COERCERS,
     b: typeof BAD,
     r: typeof RUNTIME,
+    w: ConditionTest[],
+    l: UserNameLookup | undefined,
   ) => CompiledMapping['map'];
-  return { map: factory(constants, COERCERS, BAD, RUNTIME), code, sourceFields };
+  return { map: factory(constants, COERCERS, BAD, RUNTIME, conditions, options.userNames), code, sourceFields, usesUserRefs };
 }

@@ -4,10 +4,14 @@
  *
  * In a mapping, each key is a field of the import item; the value says where it comes from:
  * - `"username"`: the source field of that name (rename);
- * - `{ field, type?, split?, default?, trim? }`: a source field with coercion, splitting and a default;
+ * - `{ field, type?, split?, default?, trim?, unicode?, case?, asName?, map?, unique?, ref? }`: a source
+ *   field with normalisation, a value map, coercion, splitting, a default, a unique-name policy and user
+ *   references;
  * - `{ template: "{first} {last}", type?, default? }`: text combining source fields;
  * - `{ const: value }`: the same value for every record;
  * - any other object: a nested object (e.g. `properties`), itself a mapping.
+ * Field, template and const rules take `when:` (a condition, or a list that must all hold): when it does not
+ * hold, the entry has no value for that record (as if the source field were missing; no default applies).
  */
 
 /** Coercions from source text (CSV gives only text) to the types import items need. */
@@ -27,17 +31,43 @@ export interface FieldRule {
   default?: unknown;
   /** Trim surrounding whitespace from text before anything else. Default false. */
   trim?: boolean;
+  /** Unicode normalisation form applied to text (after trim). */
+  unicode?: UnicodeForm;
+  /** Case folding applied to text (after unicode). */
+  case?: 'lower' | 'upper';
+  /** Make text a name the platform accepts (names.ts: NFC, lower case, letters/digits/._-, length). */
+  asName?: boolean;
+  /**
+   * Source value (as text) → the value to use, taken as written. A present value with no entry takes
+   * `default`; without one the record is rejected, naming the value and the keys the map has.
+   */
+  map?: Record<string, unknown>;
+  /**
+   * Users' and channels' `name`: two records of the stage with different keys must not get the same name
+   * (compared without case). "suffix": the later one becomes `name-2`, `name-3`…; "reject": it is rejected.
+   */
+  unique?: UniquePolicy;
+  /** "user": the value is the source key of a record of the users stage; it becomes that user's platform name. */
+  ref?: 'user';
+  when?: When;
 }
+
+export const UNICODE_FORMS = ['NFC', 'NFD', 'NFKC', 'NFKD'] as const;
+export type UnicodeForm = (typeof UNICODE_FORMS)[number];
+export const UNIQUE_POLICIES = ['suffix', 'reject'] as const;
+export type UniquePolicy = (typeof UNIQUE_POLICIES)[number];
 
 export interface TemplateRule {
   /** `{name}` inserts a source field, `{{` and `}}` are literal braces. The result is trimmed. */
   template: string;
   type?: ValueType;
   default?: unknown;
+  when?: When;
 }
 
 export interface ConstRule {
   const: unknown;
+  when?: When;
 }
 
 export type MappingValue = string | FieldRule | TemplateRule | ConstRule | NestedMapping;
@@ -47,10 +77,10 @@ export interface NestedMapping {
 }
 
 /**
- * A rule that skips a record (counted as skipped): `field` and exactly one test. A record is skipped when
- * any rule matches. Comparisons are on text: `equals: 1` matches the CSV text "1" and the JSON number 1.
+ * A test on one source field: `field` and exactly one test. Comparisons are on text: `equals: 1` matches
+ * the CSV text "1" and the JSON number 1. Used by skip rules and by `when:`.
  */
-export interface SkipRule {
+export interface Condition {
   field: FieldRef;
   equals?: unknown;
   notEquals?: unknown;
@@ -61,6 +91,12 @@ export interface SkipRule {
   /** true: the value is missing, null or empty text; false: it is present. */
   empty?: boolean;
 }
+
+/** A record is skipped (counted as skipped) when any of the stage's skip rules holds. */
+export type SkipRule = Condition;
+
+/** One condition, or several that must all hold. */
+export type When = Condition | Condition[];
 
 export const RULE_KEYS = ['field', 'template', 'const'] as const;
 

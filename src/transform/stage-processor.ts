@@ -9,6 +9,7 @@ import { describeFound, reason } from './types.js';
 import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
 import type { Int64 } from '../shared/int64.js';
+import type { UserNameLookup } from './mapping-rules.js';
 
 /** Everything the pipeline file says about how one stage's records become items. */
 export interface StageProcessorSpec {
@@ -31,6 +32,11 @@ export interface StageProcessorDeps {
    * positive integer) for the keys the channels stage would produce.
    */
   channelIds?: ChannelIdLookup;
+  /**
+   * `ref: user` entries: a users-stage source key → the user's platform name, known once the users stage
+   * has been read (run-import builds it; validate uses the users stage's own output).
+   */
+  userNames?: UserNameLookup;
 }
 
 /** What the formats produce for one record (structurally the same as src/formats' SourceItem). */
@@ -66,11 +72,12 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
 
   let mapping;
   try {
-    mapping = compileMapping(spec.mapping, { impliedTypes: IMPLIED_TYPES[stage] });
+    mapping = compileMapping(spec.mapping, { impliedTypes: IMPLIED_TYPES[stage], ...(deps.userNames ? { userNames: deps.userNames } : {}) });
   } catch (error) {
     if (error instanceof MappingError) throw new MappingError(error.message, `mapping.${String(error.details.path)}`);
     throw error;
   }
+  if (mapping.usesUserRefs && deps.userNames === undefined) throw new TypeError(`the ${stage} stage's mapping has "ref: user" entries and needs deps.userNames`);
   const skip = spec.skip ?? [];
   const skipTest = compileSkipRules(skip);
   const skipWords = skip.map(describeSkipRule);
@@ -98,7 +105,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const reasons: Reason[] = [];
     const sourceKey = sourceKeyOf(keyFields.length === 1 ? [record[keyFields[0]!]] : keyFields.map((f) => record[f]));
     if (sourceKey === undefined) reasons.push(reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
-    const item = mapping.map(record, reasons);
+    const item = mapping.map(record, reasons, sourceKey);
 
     if (IDENTITY_STAGES.includes(stage)) {
       if (sourceKey !== undefined) item.properties = withIdentityProperties(item.properties, pipelineId, sourceKey);

@@ -1,13 +1,16 @@
 import { parseRecordBatches, type ParseRecordsOptions, type RecordPosition, type SourceItem } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
-import { createStageProcessor, type ChannelIdLookup, type Processed } from '../../transform/index.js';
+import { createStageProcessor, type ChannelIdLookup, type Processed, type UserNameLookup } from '../../transform/index.js';
+import { stageUsesUserRefs, userNamesOf } from './user-names.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { readSlackStageBatches } from '../slack/index.js';
 import { inputReadFailure } from './input-errors.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
+  /** `ref: user` entries; when absent and the stage has some, read from the users stage (user-names.ts). */
+  userNames?: UserNameLookup;
   sources?: InputSourceOptions;
   signal?: AbortSignal;
   /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
@@ -38,7 +41,8 @@ async function* readSourceBatches(
   stage: StageConfig,
   deps: ReadStageDeps,
 ): AsyncGenerator<Processed[]> {
-  const process = createStageProcessor(stageProcessorSpec(config, stage), deps.channelIds ? { channelIds: deps.channelIds } : {});
+  const userNames = deps.userNames ?? (stageUsesUserRefs(stage) ? await userNamesOf(config, (users) => readStageRecords(config, users, readOnlyDeps(deps))) : undefined);
+  const process = createStageProcessor(stageProcessorSpec(config, stage), { ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(userNames ? { userNames } : {}) });
   const { source } = stage;
   // Listing first (files and keys are few next to records) gives the total size for progress.
   const inputs: InputObject[] = [];
@@ -68,6 +72,11 @@ async function* readSourceBatches(
       throw inputReadFailure(stage, input.uri, last, error);
     }
   }
+}
+
+/** What reading another stage for a look-up table needs of this read's deps (no progress callbacks). */
+function readOnlyDeps(deps: ReadStageDeps): ReadStageDeps {
+  return { ...(deps.sources ? { sources: deps.sources } : {}), ...(deps.signal ? { signal: deps.signal } : {}) };
 }
 
 /** How one input object of a stage is parsed (the stage reader and the pre-flight read it alike). */

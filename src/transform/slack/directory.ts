@@ -1,6 +1,6 @@
 import { LIMITS } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
-import { createNameAllocator, makeValidName } from './names.js';
+import { createNameAllocator, makeValidName } from '../names.js';
 import { SlackConversation, SlackUser, parseRecord, type RecordProblem, type SlackMessage } from './records.js';
 
 /** Where a record sits in the export: file and zero-based index in its JSON array. */

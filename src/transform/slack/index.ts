@@ -21,7 +21,7 @@ export { defaultSlackKeyFor, slackSourceKey, type KeyFor } from './keys.js';
 export { splitBody, stripUrlToken } from './message-body.js';
 export { createSlackMessageMapper, type PendingMessage, type SlackMessageMapper } from './messages.js';
 export { convertMrkdwn, type ConvertedText, type MentionLookup } from './mrkdwn.js';
-export { createNameAllocator, makeValidName } from './names.js';
+export { createNameAllocator, makeValidName } from '../names.js';
 export { compareTs, tsToIso } from './records.js';
 export { resolveMemberChannel, resolveMessageChannel, type Resolved } from './resolve-channel.js';
 export { SOURCE_PROPERTY, type ChannelSourceFacts, type MessageSourceFacts, type SourceFacts, type UserSourceFacts } from './source-properties.js';

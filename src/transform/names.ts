@@ -1,10 +1,15 @@
-import { LIMITS } from '../../wire/imports.js';
+import { LIMITS } from '../wire/imports.js';
 
 /**
- * A name the platform accepts, derived from a Slack handle or channel name. The API gives no character
+ * Names the platform accepts, shared by the Slack converter and the mapping language (`asName`, `unique`).
+ */
+
+/**
+ * A name the platform accepts, derived from a source handle or channel name. The API gives no character
  * rules, only length (LIMITS.nameLength), so the form chosen is the one every chat platform accepts:
  * lower-case letters of any script, digits, `.`, `_` and `-`. Slack's own handles and channel names
- * already have this form and pass through unchanged.
+ * already have this form and pass through unchanged. Text is NFC-normalised first, so that a name typed
+ * with combining marks and one typed precomposed are the same name.
  */
 export function makeValidName(raw: string | undefined, fallback: string, maxLength: number = LIMITS.nameLength): string {
   const cleaned = (raw ?? '')

@@ -1,0 +1,41 @@
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import { compileMapping, IMPLIED_TYPES, type UserNameLookup } from '../../transform/index.js';
+
+/**
+ * `ref: user` entries name users by their key in the users stage; this is the table that turns such a key
+ * into the user's platform name. It is read from the users stage's own output (users are few next to
+ * messages), so it is the same in an import, a resumed run, a validation and a verification, and names made
+ * unique by `unique: suffix` are the names the users stage sent.
+ */
+export function stageUsesUserRefs(stage: StageConfig): boolean {
+  if (stage.slack) return false;
+  return compileMapping(stage.mapping, { impliedTypes: IMPLIED_TYPES[stage.stage], userNames: () => undefined }).usesUserRefs;
+}
+
+const cache = new WeakMap<PipelineConfig, Promise<UserNameLookup>>();
+
+/** The users stage's key → name table of a pipeline, read once per pipeline config. */
+export function userNamesOf(
+  config: PipelineConfig,
+  readUsers: (stage: StageConfig) => AsyncIterable<{ kind: string; sourceKey?: string; item?: Record<string, unknown> }>,
+): Promise<UserNameLookup> {
+  let pending = cache.get(config);
+  if (pending === undefined) {
+    pending = collectUserNames(config, readUsers);
+    cache.set(config, pending);
+    // A failed read (a missing file) must not stay cached for a later attempt.
+    pending.catch(() => cache.delete(config));
+  }
+  return pending;
+}
+
+async function collectUserNames(
+  config: PipelineConfig,
+  readUsers: (stage: StageConfig) => AsyncIterable<{ kind: string; sourceKey?: string; item?: Record<string, unknown> }>,
+): Promise<UserNameLookup> {
+  const names = new Map<string, string>();
+  const users = config.stages.find((s) => s.stage === 'users');
+  if (users !== undefined)
+    for await (const p of readUsers(users)) if (p.kind === 'accepted' && typeof p.item?.name === 'string') names.set(p.sourceKey!, p.item.name);
+  return (key) => names.get(key);
+}

@@ -1,0 +1,81 @@
+import { BAD } from './coerce.js';
+import { conditionText } from './conditions.js';
+import { createNameAllocator, makeValidName, type NameAllocator } from './names.js';
+import type { UniquePolicy } from './mapping-spec.js';
+import { reason, type Reason } from './types.js';
+
+/**
+ * What compiled mappings call at run time for value maps, unique names and user references
+ * (compile-mapping.ts passes these to the generated function as `R.*`).
+ */
+
+/** A users-stage source key → that user's name on the platform (undefined: not imported). */
+export type UserNameLookup = (sourceKey: string) => string | undefined;
+
+/** A stage's unique-name state: names handed out so far, and which key holds each. */
+export interface UniqueNames {
+  policy: UniquePolicy;
+  allocator: NameAllocator;
+  byKey: Map<string, string>;
+  holderOf: Map<string, string>;
+}
+
+export function createUniqueNames(policy: UniquePolicy): UniqueNames {
+  return { policy, allocator: createNameAllocator(), byKey: new Map(), holderOf: new Map() };
+}
+
+const MAX_LISTED_KEYS = 12;
+
+function describeKeys(table: ReadonlyMap<string, unknown>): string {
+  const keys = [...table.keys()];
+  const listed = keys.slice(0, MAX_LISTED_KEYS).map((k) => JSON.stringify(k)).join(', ');
+  return keys.length > MAX_LISTED_KEYS ? `${listed}, … (${keys.length} keys)` : listed;
+}
+
+/** A value map: the entry for the value's text, else the default, else a reason naming the keys. */
+function mapValue(table: ReadonlyMap<string, unknown>, value: unknown, fallback: unknown, reasons: Reason[], path: string, source: string): unknown {
+  const text = conditionText(value);
+  if (table.has(text)) return table.get(text);
+  if (fallback !== undefined) return fallback;
+  reasons.push(reason(path, `one of the values the map lists (${describeKeys(table)})`, value, source));
+  return BAD;
+}
+
+/**
+ * A name unique in the stage, kept per source key so that a record seen again (a duplicate, a resumed run
+ * reading the input again) gets the name it got first. Deterministic for a given input order.
+ */
+function uniqueName(state: UniqueNames, value: unknown, sourceKey: string | undefined, reasons: Reason[], path: string, source: string): unknown {
+  if (typeof value !== 'string' || sourceKey === undefined) return value;
+  const kept = state.byKey.get(sourceKey);
+  if (kept !== undefined) return kept;
+  if (state.policy === 'reject' && state.allocator.has(value)) {
+    const holder = state.holderOf.get(value.toLowerCase());
+    reasons.push(reason(path, `a name no earlier record of the stage has (record with key ${JSON.stringify(holder)} has it; unique: reject)`, value, source));
+    return BAD;
+  }
+  const name = state.allocator.allocate(value);
+  state.byKey.set(sourceKey, name);
+  state.holderOf.set(name.toLowerCase(), sourceKey);
+  return name;
+}
+
+/** `ref: user`: a users-stage source key (or a list of them) becomes the user's platform name. */
+function userRef(lookup: UserNameLookup | undefined, value: unknown, reasons: Reason[], path: string, source: string): unknown {
+  if (lookup === undefined) throw new TypeError(`${path}: "ref: user" needs the users stage's names (CompileMappingOptions.userNames)`);
+  if (Array.isArray(value)) {
+    let failed = false;
+    const out = value.map((v, i) => {
+      const name = userRef(lookup, v, reasons, `${path}.${i}`, source);
+      if (name === BAD) failed = true;
+      return name;
+    });
+    return failed ? BAD : out;
+  }
+  const name = lookup(conditionText(value));
+  if (name !== undefined) return name;
+  reasons.push(reason(path, 'the key of a user that the users stage imported', value, source));
+  return BAD;
+}
+
+export const RULE_HELPERS = { mapValue, uniqueName, userRef, makeValidName };
