@@ -8,4 +8,4 @@ export type { PipelineFile, PipelineFileInput, SlackFile } from './schema.js';
 export { SLACK_SOURCE_KEY } from './slack-stages.js';
 export { interpolate } from './interpolate.js';
 export { stageProcessorSpec } from './stage-spec.js';
-export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig } from './types.js';
+export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig, TrialSpec } from './types.js';

@@ -99,4 +99,14 @@ export interface PipelineConfig {
   stages: StageConfig[];
   /** The file's `slack:` block, when it has one (its stages are in `stages`). */
   slack?: SlackSourceConfig;
+  /** A trial run's cut of the input (`--limit`, `--sample`); absent for a whole run. */
+  trial?: TrialSpec;
+}
+
+/** A trial run takes part of the input: every reader of the pipeline (import, validate, verify) cuts alike. */
+export interface TrialSpec {
+  /** The first n records of each stage; the rest are skipped. */
+  limit?: number;
+  /** n channels picked by a hash of their keys, with all users and those channels' members and messages. */
+  sample?: number;
 }

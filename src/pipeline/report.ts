@@ -1,3 +1,4 @@
+import type { TrialSpec } from '../config/index.js';
 import { fitTable } from './fit-table.js';
 import type { StageName } from './state/events.js';
 import { formatVerification } from './verify/describe.js';
@@ -70,6 +71,8 @@ export interface RunReport {
   error?: { code: string; message: string; exitCode?: number };
   /** `import --verify`: what the platform holds against the source, after the stages (docs/verify.md). */
   verification?: VerificationSummary;
+  /** A trial run (`--limit`, `--sample`): what part of the input it took; the rest is counted as skipped. */
+  trial?: TrialSpec & { description: string };
 }
 
 export function emptyCounts(): StageCounts {
@@ -106,6 +109,7 @@ export function formatStageTable(stages: RunReport['stages'], totals: RunReport[
 /** The report people read at the end of a run: a title, the stage table, where things are. Pure. */
 export function formatReportTable(report: RunReport, width?: number): string {
   const out = [`run ${report.runId} (${report.pipeline}, attempt ${report.attempt}): ${report.status}`];
+  if (report.trial) out.push(`TRIAL RUN: only ${report.trial.description}; the rest is counted as skipped`);
   const tail: string[] = [];
   for (const [stage, counts] of Object.entries(report.stages)) {
     const r = counts.rateLimit;

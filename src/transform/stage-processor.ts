@@ -126,7 +126,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const problems = validate(item);
     if (problems !== undefined) {
       // A value the mapping could not coerce was left out; the validator then finds it missing. Say it once.
-      for (const p of problems) if (!reasons.some((r) => r.field === p.field)) reasons.push(p);
+      for (const p of problems) if (!reasons.some((r) => r.field === p.field || r.field.startsWith(`${p.field}.`))) reasons.push(p);
     }
     if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: record };
     const accepted: Processed = { kind: 'accepted', item, position, sourceKey: sourceKey! };

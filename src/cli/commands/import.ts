@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import type { PipelineConfig } from '../../config/index.js';
+import type { PipelineConfig, TrialSpec } from '../../config/index.js';
 import { reportOf } from '../../pipeline/import/partial-report.js';
 import { runImport } from '../../pipeline/import/run-import.js';
 import { formatReportTable, type RunReport } from '../../pipeline/report.js';
@@ -25,6 +25,8 @@ export interface ImportCommandOptions {
   json?: boolean;
   /** `--no-verify` sets false. */
   verify?: boolean;
+  verifySample?: string;
+  limit?: string;
   sample?: string;
   [flag: string]: unknown;
 }
@@ -38,7 +40,23 @@ export function addImportOptions(command: Command): Command {
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
     .option('--json', 'print the report as JSON on stdout instead of a table')
     .option('--no-verify', 'skip the verification against the platform that follows a run ending without error')
-    .option('--sample <n>', 'verification: also compare n messages in full (body, properties)', '0');
+    .option('--verify-sample <n>', 'verification: also compare n messages in full (body, properties)', '0')
+    .option('--limit <n>', 'trial run: only the first n records of each stage (the rest counted as skipped)')
+    .option('--sample <n>', 'trial run: only n channels (picked by a hash of their keys) with their members and messages, and every user');
+}
+
+/** `--limit n` and `--sample n`: positive whole numbers. */
+function trialOf(options: ImportCommandOptions): TrialSpec | undefined {
+  const count = (flag: string, value: string | undefined) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new UsageError(`${flag} takes a whole number of at least 1, not "${value}"`);
+    return n;
+  };
+  const limit = count('--limit', options.limit);
+  const sample = count('--sample', options.sample);
+  if (limit === undefined && sample === undefined) return undefined;
+  return { ...(limit !== undefined ? { limit } : {}), ...(sample !== undefined ? { sample } : {}) };
 }
 
 /**
@@ -50,7 +68,9 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   if (maxRejects !== undefined && !(Number.isInteger(maxRejects) && maxRejects >= 0))
     throw new UsageError(`--max-rejects takes a whole number, not "${String(options.maxRejects)}"`);
   const dryRun = options.dryRun === true;
-  const sample = parseSampleFlag(options.sample);
+  const sample = parseSampleFlag(options.verifySample, '--verify-sample');
+  const trial = trialOf(options);
+  if (trial) config.trial = trial;
   const client = dryRun ? undefined : createPipelineClient(config, options, ctx);
   const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger, ...(ctx.logging ? { notices: ctx.logging.setNoticeWriter } : {}) });
   const printReport = (report: RunReport) => ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report, terminalWidth(ctx.stdout)));

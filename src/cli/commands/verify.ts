@@ -7,10 +7,10 @@ import type { CliContext } from '../context.js';
 import { createPipelineClient } from '../pipeline-client.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 
-/** `--sample n`: a whole number of messages. */
-export function parseSampleFlag(value: string | undefined): number {
+/** `--sample n` (or import's `--verify-sample n`): a whole number of messages. */
+export function parseSampleFlag(value: string | undefined, flag = '--sample'): number {
   const n = Number(value ?? 0);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--sample takes a whole number of messages, not "${String(value)}"`);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} takes a whole number of messages, not "${String(value)}"`);
   return n;
 }
 
@@ -29,6 +29,8 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       const config = await loadPipelineFile(path, ctx.env, ctx.logger);
       const sample = parseSampleFlag(options.sample);
       const run = await findLatestRun(options.state ?? config.state);
+      // A trial run is verified against the part of the input it took.
+      if (run?.trial) config.trial = run.trial;
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(

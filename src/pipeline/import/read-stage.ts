@@ -3,6 +3,7 @@ import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { createStageProcessor, type ChannelIdLookup, type Processed, type UserNameLookup } from '../../transform/index.js';
 import { stageUsesUserRefs, userNamesOf } from './user-names.js';
+import { processedChannelKey, rawChannelKey, sampledChannelKeys, trialCut, trialSkip, type TrialCut } from './trial.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { readSlackStageBatches } from '../slack/index.js';
 import { inputReadFailure } from './input-errors.js';
@@ -26,9 +27,33 @@ export interface ReadStageDeps {
  * lets a resumed run rebuild byte-identical chunks.
  */
 export async function* readStageBatches(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): AsyncGenerator<Processed[]> {
+  const cut = config.trial ? await trialCutOf(config, stage, deps) : undefined;
   // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
-  if (stage.slack) return yield* readSlackStageBatches(config, stage, stage.slack, deps);
-  yield* readSourceBatches(config, stage, deps);
+  if (stage.slack) {
+    const batches = readSlackStageBatches(config, stage, stage.slack, deps);
+    return yield* cut ? cutProcessed(stage, batches, cut) : batches;
+  }
+  yield* readSourceBatches(config, stage, deps, cut);
+}
+
+async function trialCutOf(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): Promise<TrialCut> {
+  const trial = config.trial!;
+  const whole = { ...config, trial: undefined };
+  const sampled = trial.sample === undefined ? undefined : await sampledChannelKeys(config, trial.sample, (channels) => readStageRecords(whole, channels, readOnlyDeps(deps)));
+  return trialCut(stage, trial, sampled);
+}
+
+/** A trial's cut applied after mapping (the Slack reader maps as it reads). */
+async function* cutProcessed(stage: StageConfig, batches: AsyncIterable<Processed[]>, cut: TrialCut): AsyncGenerator<Processed[]> {
+  let ordinal = 0;
+  for await (const batch of batches) {
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      const because = cut(++ordinal, processedChannelKey(stage, p));
+      if (because !== undefined) batch[i] = trialSkip(p.position, because);
+    }
+    yield batch;
+  }
 }
 
 /** readStageBatches one record at a time (the channels stage read again for its keys, tests). */
@@ -40,6 +65,7 @@ async function* readSourceBatches(
   config: PipelineConfig,
   stage: StageConfig,
   deps: ReadStageDeps,
+  cut: TrialCut | undefined,
 ): AsyncGenerator<Processed[]> {
   const userNames = deps.userNames ?? (stageUsesUserRefs(stage) ? await userNamesOf(config, (users) => readStageRecords(config, users, readOnlyDeps(deps))) : undefined);
   const process = createStageProcessor(stageProcessorSpec(config, stage), { ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(userNames ? { userNames } : {}) });
@@ -49,6 +75,7 @@ async function* readSourceBatches(
   for (const location of source.paths) for await (const input of createInputSource(location, deps.sources ?? {}).listInputs()) inputs.push(input);
   const total = inputs.every((i) => i.size !== undefined) ? inputs.reduce((n, i) => n + (i.size ?? 0), 0) : undefined;
   let read = 0;
+  let ordinal = 0;
   deps.onInputBytes?.(0, total);
   for (const input of inputs) {
     if (deps.signal?.aborted) return;
@@ -62,7 +89,12 @@ async function* readSourceBatches(
       for await (const batch of batches) {
         deps.onSourceBatch?.(batch);
         const out = new Array<Processed>(batch.length);
-        for (let i = 0; i < batch.length; i++) out[i] = process(batch[i]!);
+        for (let i = 0; i < batch.length; i++) {
+          const item = batch[i]!;
+          // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
+          const because = cut?.(++ordinal, 'record' in item ? rawChannelKey(stage, item.record) : undefined);
+          out[i] = because === undefined ? process(item) : trialSkip(item.position, because);
+        }
         last = batch[batch.length - 1]?.position ?? last;
         yield out;
         // Checked per batch so that a signal stops reading promptly; the generator's return closes the file.

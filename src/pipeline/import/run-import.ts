@@ -27,6 +27,7 @@ import { openHeldRecords } from './held-records.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
+import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { verifyImportRun } from '../verify/index.js';
 import { writeRunPage } from '../report-html/index.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -91,6 +92,10 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const state = foldRunState(events);
   const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
   const resuming = unfinished && options.restart !== true;
+  if (resuming && !sameTrial(state.trial, config.trial)) {
+    await lock.release();
+    throw trialMismatch(state.trial, config.trial);
+  }
   const runId = resuming ? state.runId! : ulid();
   const attempt = resuming ? state.attempt + 1 : 1;
   const run = resuming ? state : foldRunState([]);
@@ -100,7 +105,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });
   deps.onRunStarted?.(paths.runDir(runId));
-  if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt });
+  if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt, ...(config.trial ? { trial: config.trial } : {}) });
   runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
 
   // Uploads get a grace period after a signal; job polling stops at once (the journal has the job ids).
@@ -214,6 +219,7 @@ async function writeRunOutputs(input: {
     stages: input.stages, totals: sumTotals(input.stages), runDir, rejectsFile,
     ...(input.apiVersion ? { apiVersion: input.apiVersion } : {}),
     ...(input.warnings.length > 0 ? { warnings: input.warnings } : {}),
+    ...(input.config.trial ? { trial: { ...input.config.trial, description: describeTrial(input.config.trial) } } : {}),
   };
   if (input.failure !== undefined) {
     const f = input.failure as { code?: string; message?: string };

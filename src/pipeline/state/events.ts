@@ -1,3 +1,4 @@
+import type { TrialSpec } from '../../config/index.js';
 import type { Int64 } from '../../shared/int64.js';
 
 /**
@@ -13,7 +14,7 @@ export type StageName = 'users' | 'channels' | 'members' | 'messages';
 export type PartPath = string;
 
 export type JournalEvent =
-  | { t: 'run-started'; runId: string; pipeline: string; at: string; attempt: number }
+  | { t: 'run-started'; runId: string; pipeline: string; at: string; attempt: number; trial?: TrialSpec }
   | { t: 'chunk-written'; stage: StageName; seq: number; file: string; records: number; bytes: number; sha256: string }
   | { t: 'part-submitted'; stage: StageName; seq: number; part: PartPath; jobId: Int64; at: string }
   | { t: 'part-ended'; stage: StageName; seq: number; part: PartPath; jobId: Int64; state: 'FINISHED' | 'FAILED'; at: string }

@@ -1,3 +1,4 @@
+import type { TrialSpec } from '../../config/index.js';
 import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
 import type { Int64 } from '../../shared/int64.js';
 
@@ -27,6 +28,8 @@ export interface StageState {
 export interface RunState {
   runId?: string;
   attempt: number;
+  /** The run's trial cut, as its first attempt recorded it (absent: the whole input). */
+  trial?: TrialSpec;
   /** The current run ended; a new invocation starts a fresh run. */
   ended: boolean;
   stages: Record<StageName, StageState>;
@@ -47,6 +50,7 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
       state.runId = e.runId;
       state.attempt = e.attempt;
       state.ended = false;
+      if (e.trial) state.trial = e.trial;
       continue;
     }
     if (e.t === 'upload-pacing') continue;

@@ -1,0 +1,184 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { compareInt64 } from '../../src/shared/int64.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+/** A room dump with codes: room types c/p/d, message subtypes, authors by user id, names needing care. */
+async function writeCodedDump(dir: string, prefix: string): Promise<void> {
+  await writeInput(dir, 'users.csv', ['uid,handle,full', `1,${prefix}Ann,Ann A`, `2,${prefix}ann,Ann B`, `3,${prefix}José,José C`, `4, ${prefix}Bo Lee ,Bo L`, ''].join('\n'));
+  await writeInput(dir, 'rooms.csv', ['rid,t,title,members', `r1,c,${prefix}General,1|2|3`, `r2,p,${prefix}Secret,1|4`, `r3,d,,2|3`, ''].join('\n'));
+  await writeInput(
+    dir,
+    'posts.ndjson',
+    [
+      { id: 'p1', rid: 'r1', uid: 1, kind: '', text: 'hello' },
+      { id: 'p2', rid: 'r1', uid: 2, kind: 'uj', text: 'ann joined' },
+      { id: 'p3', rid: 'r2', uid: 4, kind: '', text: 'secret hi' },
+      { id: 'p4', rid: 'r3', uid: 3, kind: '', text: 'direct hi' },
+      { id: 'p5', rid: 'r1', uid: 3, kind: 'rm', text: 'removed' },
+    ]
+      .map((r) => JSON.stringify(r))
+      .join('\n') + '\n',
+  );
+}
+
+const codedPipeline = (name: string) => `name: ${name}
+stages:
+  users:
+    source: { path: users.csv }
+    key: uid
+    mapping:
+      name: { field: handle, trim: true, asName: true, unique: suffix }
+      displayName: full
+      isGuest: { const: false }
+  channels:
+    source: { path: rooms.csv }
+    key: rid
+    mapping:
+      type: { field: t, map: { c: PUBLIC, p: PRIVATE, d: DIRECT } }
+      name: { field: title, asName: true, when: { field: t, notEquals: d } }
+      displayName: { field: title, when: { field: t, notEquals: d } }
+      members: { field: members, split: "|", ref: user }
+  messages:
+    source: { path: posts.ndjson }
+    key: id
+    channel: rid
+    mapping:
+      type: { field: kind, map: { uj: SYSTEM_TEXT, ul: SYSTEM_TEXT }, default: TEXT }
+      user: { field: uid, ref: user, when: { field: kind, notIn: [uj, ul] } }
+      body: text
+      properties:
+        subtype: { field: kind, when: { field: kind, empty: false } }
+`;
+
+describe('the mapping language against the platform', () => {
+  it('value maps, conditions, normalised unique names and user references decide what the platform holds', async () => {
+    const dir = join(f.dir, 'coded');
+    await writeCodedDump(dir, 'ml');
+    // "rm" is not in the subtype map and the type map has a default, so it is TEXT; every other code is mapped.
+    const { config } = await writePipeline(dir, codedPipeline('coded-dump'));
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+
+    expect(report.stages.users).toMatchObject({ read: 4, imported: 4, rejected: 0 });
+    expect(report.stages.channels).toMatchObject({ read: 3, imported: 3, rejected: 0 });
+    expect(report.stages.messages).toMatchObject({ read: 5, imported: 5, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+
+    const users = (await all(f.client.users.list())).filter((u) => u.properties?.chatportPipeline === 'coded-dump');
+    expect(users.map((u) => [u.properties!.chatportKey, u.name]).sort()).toEqual([['1', 'mlann'], ['2', 'mlann-2'], ['3', 'mljosé'], ['4', 'mlbo-lee']]);
+
+    const channels = (await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === 'coded-dump');
+    const byKey = new Map(channels.map((c) => [c.properties!.chatportKey, c]));
+    expect(byKey.get('r1')).toMatchObject({ type: 'PUBLIC', name: 'mlgeneral', displayName: 'mlGeneral' });
+    expect(byKey.get('r2')).toMatchObject({ type: 'PRIVATE', name: 'mlsecret' });
+    expect(byKey.get('r3')!.type).toBe('DIRECT');
+    expect(byKey.get('r3')!.members!.map((m) => m.name).sort()).toEqual(['mlann-2', 'mljosé']);
+
+    const general = await all(f.client.channels.messages(byKey.get('r1')!.id, { pageSize: 100 }));
+    const shown = general.sort((a, b) => compareInt64(a.id, b.id)).map((m) => [m.type, m.body, m.user?.name ?? null, m.properties?.subtype ?? null]);
+    expect(shown).toEqual([
+      ['TEXT', 'hello', 'mlann', null],
+      ['SYSTEM_TEXT', 'ann joined', null, 'uj'],
+      ['TEXT', 'removed', 'mljosé', 'rm'],
+    ]);
+  });
+
+  it('a code the map lacks, and a reference to a user the users stage did not import, are rejected with file, line and field', async () => {
+    const dir = join(f.dir, 'coded-bad');
+    await writeInput(dir, 'users.csv', 'uid,handle,full\n1,mlbad-ann,Ann\n');
+    await writeInput(dir, 'rooms.csv', 'rid,t,title,members\nr1,x,mlbad-room,1\nr2,c,mlbad-ok,1|9\nr3,c,mlbad-fine,1\n');
+    await writeInput(dir, 'posts.ndjson', '{"id":"p1","rid":"r3","uid":1,"kind":"","text":"hi"}\n');
+    const { config } = await writePipeline(dir, codedPipeline('coded-bad'));
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.stages.channels).toMatchObject({ read: 3, imported: 1, rejected: 2 });
+    const { readFile } = await import('node:fs/promises');
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { line: number; file: string; reasons: Array<{ field: string; message: string }> });
+    expect(rejects.map((r) => [r.file.endsWith('rooms.csv'), r.line, r.reasons.map((x) => x.message)])).toEqual([
+      [true, 2, ['type (from source field "t"): expected one of the values the map lists ("c", "p", "d"), found "x"']],
+      [true, 3, ['members.1 (from source field "members"): expected the key of a user that the users stage imported, found "9"']],
+    ]);
+  });
+});
+
+describe('trial runs', () => {
+  async function writeChannels(dir: string, prefix: string, channels: number, perChannel: number) {
+    await writeInput(dir, 'users.csv', `id,username,display\n1,${prefix}a,A\n2,${prefix}b,B\n`);
+    await writeInput(dir, 'channels.csv', ['key,name,members', ...Array.from({ length: channels }, (_, i) => `c${i},${prefix}c${i},${prefix}a|${prefix}b`), ''].join('\n'));
+    const messages = ['id,channel,author,text'];
+    for (let m = 0; m < perChannel; m++) for (let c = 0; c < channels; c++) messages.push(`m${c}-${m},c${c},${prefix}${m % 2 ? 'b' : 'a'},message ${m} of c${c}`);
+    await writeInput(dir, 'messages.csv', `${messages.join('\n')}\n`);
+  }
+  const pipeline = (name: string) => `name: ${name}
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } } }
+  messages: { source: { path: messages.csv }, key: id, channel: channel, mapping: { type: { const: TEXT }, user: author, body: text } }
+`;
+
+  it('--limit takes the first n records of each stage, counts the rest as skipped, and verifies exact against that part', async () => {
+    const dir = join(f.dir, 'limit');
+    await writeChannels(dir, 'lim', 4, 5);
+    const { config } = await writePipeline(dir, pipeline('trial-limit'));
+    config.trial = { limit: 3 };
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.trial).toEqual({ limit: 3, description: 'the first 3 records of each stage' });
+    expect(report.stages.users).toMatchObject({ read: 2, imported: 2, skipped: 0 });
+    expect(report.stages.channels).toMatchObject({ read: 4, imported: 3, skipped: 1 });
+    // The first three messages are m0 of c0, c1, c2: channels the trial imported.
+    expect(report.stages.messages).toMatchObject({ read: 20, imported: 3, skipped: 17, rejected: 0 });
+    expect(report.totals.balanced).toBe(true);
+    expect(report.verification?.status).toBe('exact');
+    const names = (await all(f.client.channels.list())).map((c) => c.name).filter((n) => n?.startsWith('lim'));
+    expect(names.sort()).toEqual(['limc0', 'limc1', 'limc2']);
+  });
+
+  it('--sample n keeps n channels with all their messages and every user; the pick is the same on every run', async () => {
+    const dir = join(f.dir, 'sample');
+    await writeChannels(dir, 'smp', 10, 3);
+    const { config } = await writePipeline(dir, pipeline('trial-sample'));
+    config.trial = { sample: 2 };
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.users).toMatchObject({ read: 2, imported: 2 });
+    expect(report.stages.channels).toMatchObject({ read: 10, imported: 2, skipped: 8 });
+    expect(report.stages.messages).toMatchObject({ read: 30, imported: 6, skipped: 24, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const picked = (await all(f.client.channels.list())).filter((c) => c.name?.startsWith('smp'));
+    for (const channel of picked) expect(await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).toHaveLength(3);
+
+    await writeChannels(join(f.dir, 'sample-again'), 'smp', 10, 3);
+    const again = await writePipeline(join(f.dir, 'sample-again'), pipeline('trial-sample-2'));
+    again.config.trial = { sample: 2 };
+    const dry = await runImport({ config: again.config, stateDir: join(f.dir, 'sample-again', 'state'), mode: 'dry-run' }, {});
+    expect(dry.stages.channels).toMatchObject({ read: 10, skipped: 8 });
+    const pickedAgain = new Set<string>();
+    const { readdir, readFile } = await import('node:fs/promises');
+    const chunksDir = join(dry.runDir, 'chunks', 'channels');
+    for (const file of await readdir(chunksDir)) for (const item of JSON.parse(await readFile(join(chunksDir, file), 'utf8')) as Array<{ name: string }>) pickedAgain.add(item.name);
+    expect([...pickedAgain].sort()).toEqual(picked.map((c) => c.name).sort());
+  });
+
+  it('a resumed run must keep the trial it started with', async () => {
+    const dir = join(f.dir, 'trial-resume');
+    await writeChannels(dir, 'trs', 2, 2);
+    const { config } = await writePipeline(dir, pipeline('trial-resume'));
+    const state = join(dir, 'state');
+    config.trial = { limit: 1 };
+    await runImport({ config, stateDir: state }, { client: f.client });
+    // Mark the run unfinished, as a killed process leaves it.
+    const { readFile, writeFile } = await import('node:fs/promises');
+    const journal = join(state, 'journal.ndjson');
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n');
+    await writeFile(journal, `${lines.slice(0, -1).join('\n')}\n`);
+    config.trial = undefined;
+    await expect(runImport({ config, stateDir: state }, { client: f.client })).rejects.toThrow(
+      'the unfinished run was started with --limit 1, this one has no --limit or --sample: resume it with the same flags, or pass --restart to start a new run',
+    );
+  });
+});
