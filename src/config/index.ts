@@ -8,4 +8,5 @@ export type { PipelineFile, PipelineFileInput, SlackFile } from './schema.js';
 export { SLACK_SOURCE_KEY } from './slack-stages.js';
 export { interpolate } from './interpolate.js';
 export { stageProcessorSpec } from './stage-spec.js';
-export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig, TrialSpec } from './types.js';
+export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig, TrialSpec, MatchedUsers, OnExistingPolicy } from './types.js';
+export { ON_EXISTING_POLICIES } from './types.js';

@@ -95,6 +95,7 @@ function resolveStage(stage: StageKind, file: StageFile, top: PipelineFile, base
   };
   if (file.source.format !== undefined) config.source.format = file.source.format;
   if (file.channel !== undefined) config.channel = file.channel;
+  if (file.onExisting !== undefined) config.onExisting = { policy: file.onExisting, by: file.matchBy ?? 'name' };
   return config;
 }
 
@@ -118,6 +119,10 @@ function checkStage(stage: StageKind, file: StageFile, pipelineId: string, error
   const { encoding, csv } = file.source;
   if (encoding !== undefined && csv.encoding !== undefined && normalizeEncoding(encoding) !== normalizeEncoding(csv.encoding))
     errors.push({ path: `${base}.source.csv.encoding`, message: `${base}.source.csv.encoding: says ${csv.encoding} but source.encoding says ${encoding}; give only source.encoding`, expected: 'one encoding' });
+  if (stage !== 'users' && (file.onExisting !== undefined || file.matchBy !== undefined))
+    errors.push({ path: `${base}.onExisting`, message: `${base}: onExisting and matchBy apply to the users stage only`, expected: 'no onExisting' });
+  if (file.matchBy !== undefined && file.onExisting === undefined)
+    errors.push({ path: `${base}.matchBy`, message: `${base}.matchBy: needs onExisting (match, skip or fail)`, expected: 'onExisting set' });
   for (const field of REQUIRED_MAPPED[stage])
     if (!Object.hasOwn(file.mapping, field))
       errors.push({ path: `${base}.mapping.${field}`, message: `${base}.mapping.${field}: required: every ${stage} item needs ${field}`, expected: `a mapping for ${field}` });

@@ -169,6 +169,17 @@ export const stageSchema = z
     channel: z.string().min(1).optional().describe('Members and messages only: the source field naming the record\'s channel by its key in the channels source.'),
     mapping: nestedMappingSchema,
     skip: z.array(skipRule).default([]).describe('Records matching any rule are skipped (counted, not sent).'),
+    onExisting: z
+      .enum(['match', 'skip', 'fail'])
+      .optional()
+      .describe(
+        'Users only: a source user the platform already has (a user not made by this pipeline, with the same name, or the same `matchBy` property). "match": not created; the records naming it (members, messages, channel members) are given to the platform user, counted as matched. "skip": not created, counted as skipped; references are left as written. "fail": the run stops before sending anything, naming them (exit 65). Default: sent as any other (the platform refuses a name it has).',
+      ),
+    matchBy: z
+      .string()
+      .regex(/^(name|properties\.[A-Za-z0-9_.-]+)$/, '"name" or "properties.<field>"')
+      .optional()
+      .describe('Users only, with onExisting: "name" (default), or "properties.<field>" (e.g. properties.email) to match a source user whose mapped properties hold the same value as exactly one platform user\'s.'),
     options: stageOptions.optional(),
   })
   .describe('One import stage.');

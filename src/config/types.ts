@@ -64,6 +64,22 @@ export interface StageConfig {
   mapping: NestedMapping;
   skip: SkipRule[];
   options: ResolvedStageOptions;
+  /** Users only: what to do with source users the platform already has (docs/identity.md). */
+  onExisting?: { policy: OnExistingPolicy; by: string };
+}
+
+export const ON_EXISTING_POLICIES = ['match', 'skip', 'fail'] as const;
+export type OnExistingPolicy = (typeof ON_EXISTING_POLICIES)[number];
+
+/** The run's match of source users to platform users (pipeline/import/existing-users.ts). */
+export interface MatchedUsers {
+  policy: OnExistingPolicy;
+  /** `name`, or `properties.<field>`. */
+  by: string;
+  /** Users-stage source key → the platform user it matched. */
+  byKey: Map<string, { name: string; id: string }>;
+  /** Source name → platform name, where they differ (matched by a property): references are rewritten. */
+  renamed: Map<string, string>;
 }
 
 export interface ApiConfig {
@@ -101,6 +117,8 @@ export interface PipelineConfig {
   slack?: SlackSourceConfig;
   /** A trial run's cut of the input (`--limit`, `--sample`); absent for a whole run. */
   trial?: TrialSpec;
+  /** Set by a run whose users stage has onExisting, once matched: every reader then maps names alike. */
+  matchedUsers?: MatchedUsers;
 }
 
 /** A trial run takes part of the input: every reader of the pipeline (import, validate, verify) cuts alike. */

@@ -25,6 +25,8 @@ export interface StageCounts {
   skipped: number;
   /** Of `skipped`, records the platform holds with other content, not updated (insert-only mode): "changed, not applied". */
   changed: number;
+  /** Users only, of `skipped`: source users matched to a platform user that already existed (`onExisting: match`). */
+  matched?: number;
   /**
    * Accepted records not (yet) imported: a dry run or a validation sends nothing, an interrupted run stops
    * early. Zero in a completed run.
@@ -115,6 +117,8 @@ export function formatReportTable(report: RunReport, width?: number): string {
     const r = counts.rateLimit;
     if (r) tail.push(`${stage}: the platform rate-limited requests ${r.answers} times${r.uploadsPerSecond ? `; uploads paced to ${r.uploadsPerSecond} per second` : ''}`);
   }
+  const matched = report.stages.users?.matched;
+  if (matched) tail.push(`users: ${matched} matched to users the platform already had (not created; counted in skipped; their records use the platform user)`);
   for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
   if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);
   if (report.error) tail.push(`stopped by ${report.error.code}: ${report.error.message}`);

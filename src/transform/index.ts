@@ -3,6 +3,7 @@ export { createStageProcessor } from './stage-processor.js';
 export type { StageProcessor, StageProcessorSpec, StageProcessorDeps, SourceInput } from './stage-processor.js';
 export { compileMapping, MappingError } from './compile-mapping.js';
 export type { UserNameLookup } from './mapping-rules.js';
+export { conditionText } from './conditions.js';
 export { createNameAllocator, makeValidName } from './names.js';
 export type { CompiledMapping, CompileMappingOptions, MappedSourceField } from './compile-mapping.js';
 export { stageSourceFields, fieldRefName, valueAt, FieldPresence } from './source-fields.js';

@@ -4,7 +4,7 @@ import { compileMapping, MappingError } from './compile-mapping.js';
 import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
-import { CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
+import { USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
 import { describeFound, reason } from './types.js';
 import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
@@ -23,6 +23,8 @@ export interface StageProcessorSpec {
   mapping: NestedMapping;
   /** Records matching any rule are skipped (counted, never sent). Default none. */
   skip?: SkipRule[];
+  /** Source user name → platform name for users matched to other names (`onExisting: match`, by a property). */
+  renamedUsers?: ReadonlyMap<string, string>;
 }
 
 export interface StageProcessorDeps {
@@ -86,6 +88,8 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   const validate = FAST_VALIDATORS[stage];
   const channelField = spec.channel ?? '';
   const keyFor = idempotencyKeysOf(pipelineId, stage);
+  const renamed = spec.renamedUsers !== undefined && spec.renamedUsers.size > 0 ? spec.renamedUsers : undefined;
+  const userFields = USER_NAME_FIELDS[stage];
 
   return (input) => {
     const { position } = input;
@@ -121,6 +125,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
         if (stage === 'messages') item.channelId = channelId;
       } else reasons.push(resolved.reason);
     }
+    if (renamed !== undefined) renameUsers(item, userFields, renamed);
     if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
 
     const problems = validate(item);
@@ -136,3 +141,12 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   };
 }
 
+
+/** Gives the records that name a matched user that user's platform name. */
+function renameUsers(item: Record<string, unknown>, fields: readonly string[], renamed: ReadonlyMap<string, string>): void {
+  for (const field of fields) {
+    const value = item[field];
+    if (typeof value === 'string') item[field] = renamed.get(value) ?? value;
+    else if (Array.isArray(value)) item[field] = value.map((v) => (typeof v === 'string' ? (renamed.get(v) ?? v) : v));
+  }
+}

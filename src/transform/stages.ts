@@ -61,3 +61,11 @@ export const DERIVED_FIELDS: Readonly<Record<StageKind, readonly string[]>> = {
   members: ['idempotencyKey'],
   messages: ['idempotencyKey', 'channelId'],
 };
+
+/** Item fields that name users (a username, or a list of them): rewritten when matched users are renamed. */
+export const USER_NAME_FIELDS: Readonly<Record<StageKind, readonly string[]>> = {
+  users: [],
+  channels: ['members', 'creator'],
+  members: ['username'],
+  messages: ['user'],
+};

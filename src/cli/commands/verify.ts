@@ -6,6 +6,7 @@ import { addClientFlags } from '../client-options.js';
 import type { CliContext } from '../context.js';
 import { createPipelineClient } from '../pipeline-client.js';
 import { loadPipelineFile } from '../pipeline-file.js';
+import { readExistingUsers } from '../../pipeline/import/existing-users.js';
 
 /** `--sample n` (or import's `--verify-sample n`): a whole number of messages. */
 export function parseSampleFlag(value: string | undefined, flag = '--sample'): number {
@@ -31,6 +32,8 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       const run = await findLatestRun(options.state ?? config.state);
       // A trial run is verified against the part of the input it took.
       if (run?.trial) config.trial = run.trial;
+      const matched = run ? await readExistingUsers(run.runDir) : undefined;
+      if (matched) config.matchedUsers = matched;
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(

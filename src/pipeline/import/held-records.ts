@@ -128,9 +128,9 @@ export function countHeld(counts: StageCounts, kind: 'held' | 'updated' | 'chang
 }
 
 /** A finished stage's counts of records settled without a chunk, from its stage-input-read event. */
-export function countsOfUnsent(input: UnsentCounts, importedByChunks: number): Pick<StageCounts, 'imported' | 'updated' | 'changed' | 'duplicates'> {
+export function countsOfUnsent(input: UnsentCounts, importedByChunks: number): Pick<StageCounts, 'imported' | 'updated' | 'changed' | 'duplicates' | 'matched'> {
   const updated = input.updated ?? 0;
-  return { imported: importedByChunks + (input.held ?? 0) + updated, updated, changed: input.changed ?? 0, duplicates: input.duplicates ?? 0 };
+  return { imported: importedByChunks + (input.held ?? 0) + updated, updated, changed: input.changed ?? 0, duplicates: input.duplicates ?? 0, ...(input.matched ? { matched: input.matched } : {}) };
 }
 
 function foreignDirectReason(foreign: { id: Int64; pipeline: string }): Reason {

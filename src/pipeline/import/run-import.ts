@@ -24,7 +24,8 @@ import { createClientUploader, type UploaderOptions } from './client-uploader.js
 import { addFailedStageCounts, attachReport } from './partial-report.js';
 import { preflightInputs } from './preflight.js';
 import { openHeldRecords } from './held-records.js';
-import { sourceOptionsOf } from './read-stage.js';
+import { readStageRecords, sourceOptionsOf } from './read-stage.js';
+import { resolveExistingUsers } from './existing-users.js';
 import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
@@ -124,6 +125,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const latest: Partial<Record<StageName, StageCounts>> = {};
   const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal);
   try {
+    if (mode === 'import') await matchExistingUsers(config, deps.client!, paths.runDir(runId), sources, signal);
     for (const stageConfig of config.stages) {
       const stage = stageConfig.stage;
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
@@ -176,6 +178,15 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
     throw attachReport(failure, report);
   }
   return report;
+}
+
+/** onExisting: the users the platform already has, matched before anything is sent (existing-users.ts). */
+async function matchExistingUsers(config: PipelineConfig, client: ChatportClient, runDir: string, sources: ReturnType<typeof sourceOptionsOf>, signal: AbortSignal): Promise<void> {
+  const users = config.stages.find((s) => s.stage === 'users' && s.onExisting !== undefined);
+  if (users === undefined) return;
+  const readUsers = (stage: typeof users) => readStageRecords(config, stage, { sources, signal });
+  const matched = await resolveExistingUsers({ client, config, users, runDir, readUsers, signal });
+  if (matched) config.matchedUsers = matched;
 }
 
 async function channelLookup(

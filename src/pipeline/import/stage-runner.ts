@@ -13,6 +13,7 @@ import type { RunPaths } from '../state/run-paths.js';
 import type { ChunkState, StageState } from '../state/run-state.js';
 import { countHeld, countsOfUnsent, type HeldRecords } from './held-records.js';
 import { chunkNeedsWork, importChunk, type ChunkOps } from './import-chunk.js';
+import { existingOutcome } from './existing-users.js';
 import { JobHealth } from './job-health.js';
 import { noteRateLimit } from './rate-limit-note.js';
 import { OrderedScheduler } from './ordered-scheduler.js';
@@ -255,7 +256,9 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
           if (processed.kind === 'skipped') counts.skipped++;
           else if (processed.kind === 'rejected') await reject('invalid', [stage, 'invalid', processed.position, processed.reasons, processed.raw]);
           else {
-            const problems = ctx.crossCheck?.(processed.item);
+            // A user the platform already has is not sent, so what would stop it being sent does not apply.
+            const existing = existingOutcome(ctx.config, stageConfig, processed.sourceKey);
+            const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
             if (problems && problems.length > 0) {
               await reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
               continue;
@@ -264,6 +267,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
             const verdict = duplicates.check(ordinal, processed, json);
             if (verdict !== undefined) {
               await settleDuplicate(verdict, processed);
+              continue;
+            }
+            if (existing !== undefined) {
+              counts.skipped++;
+              if (existing === 'matched') counts.matched = (counts.matched ?? 0) + 1;
               continue;
             }
             // Awaited only when it is a promise (a patch or a changed-list line): a microtask per record costs.
@@ -289,7 +297,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       for (const warning of fields?.warnings(counts.read) ?? []) ctx.onWarning?.(warning);
       await scheduler.drain();
       if (mode === 'import') {
-        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent() });
+        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}) });
         await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
         state.done = true;
       }

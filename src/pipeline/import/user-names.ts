@@ -37,5 +37,7 @@ async function collectUserNames(
   const users = config.stages.find((s) => s.stage === 'users');
   if (users !== undefined)
     for await (const p of readUsers(users)) if (p.kind === 'accepted' && typeof p.item?.name === 'string') names.set(p.sourceKey!, p.item.name);
-  return (key) => names.get(key);
+  // Matched users (onExisting: match) are named by the platform user they matched.
+  const matched = config.matchedUsers?.policy === 'match' ? config.matchedUsers.byKey : undefined;
+  return matched ? (key) => matched.get(key)?.name ?? names.get(key) : (key) => names.get(key);
 }

@@ -41,12 +41,13 @@ export type JournalEvent =
 /** Counts of records a stage settled without sending them (see stage-input-read). */
 export interface UnsentCounts {
   held?: number;
+  matched?: number;
   updated?: number;
   changed?: number;
   duplicates?: number;
 }
 
-const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates'] as const;
+const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates', 'matched'] as const;
 
 /** The UnsentCounts an event carries (older journals carry none). */
 export function unsentOf(e: UnsentCounts): UnsentCounts {

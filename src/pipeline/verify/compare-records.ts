@@ -50,12 +50,25 @@ export function ownProperties(properties: Record<string, unknown> | undefined): 
 }
 
 /** Users by name: missing, changed (displayName, isGuest, properties), and extras the pipeline created. */
-export function compareUsers(expected: ReadonlyArray<Sourced<ExpectedUser>>, platform: readonly PlatformUser[], pipelineId: string): { differences: Difference[]; verified: number } {
+export function compareUsers(
+  expected: ReadonlyArray<Sourced<ExpectedUser>>,
+  platform: readonly PlatformUser[],
+  pipelineId: string,
+  matched?: ReadonlyMap<string, { name: string }>,
+): { differences: Difference[]; verified: number } {
   const byName = new Map(platform.map((u) => [u.name, u]));
   const differences: Difference[] = [];
   let verified = 0;
   const names = new Set<string>();
   for (const { sourceKey, position, item } of expected) {
+    // A user matched to one the platform already had (onExisting): that user must still be there; its
+    // content is the platform's own, not the source's.
+    const match = matched?.get(sourceKey);
+    if (match !== undefined) {
+      if (byName.has(match.name)) verified++;
+      else differences.push({ kind: 'missing', stage: 'users', sourceKey, position, message: `user "${match.name}" (matched to source user "${item.name}") is not on the platform` });
+      continue;
+    }
     names.add(item.name);
     const found = byName.get(item.name);
     if (!found) {

@@ -67,7 +67,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     stages[stage] = stageVerification(expectedCount, result.verified, result.differences);
   };
 
-  if (expected.stages.has('users')) record('users', expected.users.length, compareUsers(expected.users, users, config.id));
+  if (expected.stages.has('users')) record('users', expected.users.length, compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey));
   const matched = matchChannels(channelsToMatch(expected), channels, config.id);
   if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
   if (expected.members.size > 0) {
