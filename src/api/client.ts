@@ -15,6 +15,7 @@ import { createExportsResource, type ExportsResource } from './resources/exports
 import { createImportsResource, type ImportsResource } from './resources/imports.js';
 import { createJobsResource, type JobsResource } from './resources/jobs.js';
 import { createMessagesResource, type MessagesResource } from './resources/messages.js';
+import { createThreadsResource, type ThreadsResource } from './resources/threads.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
 import { Pacing } from './retry/pacing.js';
@@ -30,6 +31,7 @@ export interface ChatportClient {
   readonly users: UsersResource;
   readonly channels: ChannelsResource;
   readonly messages: MessagesResource;
+  readonly threads: ThreadsResource;
   readonly auth: {
     readonly kind: TokenProvider['kind'];
     /** Fetches (or reuses) a token: checks the credentials without calling the API. */
@@ -91,6 +93,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     users: createUsersResource(transport),
     channels: createChannelsResource(transport),
     messages: createMessagesResource(transport),
+    threads: createThreadsResource(transport),
     auth: {
       kind: auth.kind,
       check: async (signal) => {

@@ -3,14 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import { MEDIA } from '../wire/media.js';
 import { HttpError, forbidden, unauthorized } from './errors.js';
 
-/** Every scope of management-api.md §5 (plus update:message, which decisions.md gives PATCH /messages/{id}); a token asked for without `scope` gets all of them. */
+/** Every scope of management-api.md §5 (plus update:message and read:thread, which decisions.md gives PATCH /messages/{id} and the thread operations); a token asked for without `scope` gets all of them. */
 export const ALL_SCOPES = [
   'read:application', 'update:application', 'read:channel', 'create:channel', 'update:channel', 'delete:channel',
   'create:channel_event', 'read:channel_invite', 'create:channel_invite', 'create:keystrokes', 'read:channel_membership',
   'create:channel_membership', 'delete:channel_membership', 'read:channel_moderator', 'create:channel_moderator',
   'read:chat_session', 'read:message', 'create:message', 'update:message', 'delete:message', 'read:user', 'create:user', 'update:user',
   'delete:user', 'read:channels', 'read:notifications', 'read:user_secret', 'update:user_secret', 'delete:user_secret',
-  'read:job',
+  'read:job', 'read:thread',
 ] as const;
 
 export interface TokenInfo {

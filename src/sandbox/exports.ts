@@ -127,7 +127,7 @@ function* messageRows(store: Store, ids: WireIds): Generator<Array<string | numb
     if (!m) continue;
     const user = m.userId === undefined ? undefined : store.users.get(m.userId);
     yield [
-      ids.toWire(m.id), m.type, ids.toWire(m.channelId), store.channels.get(m.channelId)?.name, m.userId === undefined ? undefined : ids.toWire(m.userId), user?.name, m.body?.length ?? 0, 0, 0,
+      ids.toWire(m.id), m.type, ids.toWire(m.channelId), store.channels.get(m.channelId)?.name, m.userId === undefined ? undefined : ids.toWire(m.userId), user?.name, m.body?.length ?? 0, store.repliesByParent.get(m.id)?.length ?? 0, 0,
       m.groupTag, iso(m.createdTime), m.lastEditedTime === undefined ? undefined : iso(m.lastEditedTime),
     ];
   }

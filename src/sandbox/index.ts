@@ -34,6 +34,7 @@ import { importRoutes } from './routes/imports.js';
 import { jobRoutes } from './routes/jobs.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
+import { threadRoutes } from './routes/threads.js';
 import { tokenRoutes } from './routes/token.js';
 import { userRoutes } from './routes/users.js';
 import { applySeed } from './seed.js';
@@ -96,7 +97,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
-    ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes,
+    ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes, ...threadRoutes,
   );
   const faults = new FaultEngine(options.faults ?? [], random);
   const recorded: RecordedRequest[] = [];

@@ -1,3 +1,4 @@
+import { mainThreadId, nestedLevelOf, replyThreadId, type ThreadRef } from './threads.js';
 import type { WireIds } from './wire-ids.js';
 import type { ApplicationRec, ChannelRec, JobRec, MessageRec, Store, UserRec } from './store.js';
 
@@ -106,19 +107,20 @@ export class Renderer {
     return compact({
       id,
       type: message.type,
-      nestedLevel: 0,
+      nestedLevel: nestedLevelOf(this.store, message),
       channelId,
       user: user && this.user(user),
       body: message.body,
       file: message.file,
       groupTag: message.groupTag,
-      repliesCount: 0,
+      repliesCount: this.store.repliesByParent.get(message.id)?.length ?? 0,
       properties: message.properties,
       lastEditedTime: message.lastEditedTime === undefined ? undefined : iso(message.lastEditedTime),
       createdTime: iso(message.createdTime),
       _links: {
         self: link(`${b}/messages/${id}`),
         channel: link(`${b}/channels/${channelId}`),
+        replies: link(`${b}/threads/${this.ids.toWire(replyThreadId(message.id))}`),
       },
     });
   }
@@ -156,16 +158,24 @@ export class Renderer {
     });
   }
 
-  /** DELETE /messages/{id} answers a thread-shaped body (§4); the sandbox has one MAIN thread per message. */
-  thread(message: MessageRec): Record<string, unknown> {
+  /** A thread (threads.ts): a channel's MAIN thread, or a message's reply thread with its parent. */
+  thread(thread: ThreadRef): Record<string, unknown> {
     const b = this.base();
-    const id = this.ids.toWire(message.id);
-    return {
+    const storeId = thread.type === 'MAIN' ? mainThreadId(thread.channelId) : replyThreadId(thread.message.id);
+    const id = this.ids.toWire(storeId);
+    const channelId = this.ids.toWire(thread.type === 'MAIN' ? thread.channelId : thread.message.channelId);
+    const createdTime = thread.type === 'MAIN' ? this.store.channels.get(thread.channelId)?.createdTime : thread.message.createdTime;
+    return compact({
       id,
-      type: 'MAIN',
+      type: thread.type,
       properties: {},
-      createdTime: iso(message.createdTime),
-      _links: { self: link(`${b}/threads/${id}`), messages: link(`${b}/threads/${id}/messages`) },
-    };
+      createdTime: createdTime === undefined ? undefined : iso(createdTime),
+      _links: {
+        self: link(`${b}/threads/${id}`),
+        messages: link(`${b}/threads/${id}/messages`),
+        channel: link(`${b}/channels/${channelId}`),
+        ...(thread.type === 'MESSAGE' ? { parent: link(`${b}/messages/${this.ids.toWire(thread.message.id)}`) } : {}),
+      },
+    });
   }
 }

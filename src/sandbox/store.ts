@@ -50,6 +50,8 @@ export interface MessageRec {
   file?: MessageFile;
   createdTime: number;
   lastEditedTime?: number;
+  /** A reply: the message whose reply thread holds it (threads.ts). */
+  parentId?: number;
 }
 
 export interface JobRec {
@@ -113,9 +115,13 @@ export class Store {
   /** channel id → (user id → membership time), in join order. */
   readonly members = new Map<number, Map<number, number>>();
   readonly messages = new Map<number, MessageRec>();
-  /** Message ids in ascending order, all channels and per channel (ids are sequential, so appends keep order). */
+  /**
+   * Message ids in ascending order: all messages, replies included; per channel, the channel's own (MAIN
+   * thread) messages; per parent, its replies (ids are sequential, so appends keep order).
+   */
   readonly messageIds: number[] = [];
   readonly messageIdsByChannel = new Map<number, number[]>();
+  readonly repliesByParent = new Map<number, number[]>();
   readonly jobs = new Map<number, JobRec>();
   /** Idempotency keys share one space across the application (decisions.md). */
   readonly keys = new Map<string, { kind: KeyKind; id: number }>();
@@ -175,7 +181,7 @@ export class Store {
         this.channels.delete(op.id);
         this.channelsByName.delete(old.name);
         this.members.delete(op.id);
-        for (const id of this.messageIdsByChannel.get(op.id) ?? []) this.messages.delete(id);
+        for (const id of this.messageIdsByChannel.get(op.id) ?? []) this.deleteWithReplies(id);
         this.messageIdsByChannel.delete(op.id);
         removeWhere(this.messageIds, (id) => !this.messages.has(id));
         break;
@@ -201,8 +207,10 @@ export class Store {
         this.messages.set(op.v.id, op.v);
         if (isNew) {
           insertSorted(this.messageIds, op.v.id);
-          let list = this.messageIdsByChannel.get(op.v.channelId);
-          if (!list) this.messageIdsByChannel.set(op.v.channelId, (list = []));
+          const index = op.v.parentId === undefined ? this.messageIdsByChannel : this.repliesByParent;
+          const at = op.v.parentId ?? op.v.channelId;
+          let list = index.get(at);
+          if (!list) index.set(at, (list = []));
           insertSorted(list, op.v.id);
         }
         this.seq.message = Math.max(this.seq.message, op.v.id);
@@ -213,8 +221,9 @@ export class Store {
         if (!old) break;
         this.messages.delete(op.id);
         removeSorted(this.messageIds, op.id);
-        const list = this.messageIdsByChannel.get(old.channelId);
+        const list = old.parentId === undefined ? this.messageIdsByChannel.get(old.channelId) : this.repliesByParent.get(old.parentId);
         if (list) removeSorted(list, op.id);
+        this.repliesByParent.delete(op.id);
         break;
       }
       case 'job':
@@ -259,6 +268,13 @@ export class Store {
   lastMessageOf(channelId: number): MessageRec | undefined {
     const list = this.messageIdsByChannel.get(channelId);
     return list && list.length > 0 ? this.messages.get(list[list.length - 1]!) : undefined;
+  }
+
+  /** A message and, depth first, every reply under it (the channel's indexes are the caller's). */
+  private deleteWithReplies(id: number): void {
+    for (const reply of this.repliesByParent.get(id) ?? []) this.deleteWithReplies(reply);
+    this.repliesByParent.delete(id);
+    this.messages.delete(id);
   }
 
   private reindexDirect(channelId: number): void {

@@ -73,6 +73,17 @@ export const Message = lenientObject({
 });
 export type Message = z.infer<typeof Message>;
 
+/** A channel's MAIN thread or a message's reply thread (type MESSAGE, `_links.parent`): decisions.md "Threads". */
+export const Thread = lenientObject({
+  id: int64,
+  type: z.string(),
+  name: z.string().optional(),
+  properties: Properties.optional(),
+  createdTime: dateTime.optional(),
+  _links: Links.optional(),
+});
+export type Thread = z.infer<typeof Thread>;
+
 export const Channel = lenientObject({
   id: int64,
   type: z.string(),

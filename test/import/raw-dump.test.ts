@@ -35,7 +35,7 @@ describe('pipelines/raw-dump.yaml: another team chat\'s admin dump, imported who
     const channels = (await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === 'raw-dump');
     const types = channels.map((c) => c.type).sort();
     expect(types).toEqual(['DIRECT', 'DIRECT', 'PRIVATE', 'PUBLIC', 'PUBLIC']);
-    expect(channels.filter((c) => c.type === 'PUBLIC').map((c) => c.name).sort()).toEqual(['general', 'general-2']);
+    expect(channels.filter((c) => c.type === 'PUBLIC').map((c) => c.name).sort()).toEqual(['town-square', 'town-square-2']);
 
     const messages = await all(f.client.messages.list({ pageSize: 100 }));
     const system = messages.filter((m) => m.type === 'SYSTEM_TEXT');

@@ -138,7 +138,7 @@ describe('messages', () => {
       groupTag: 'g',
       repliesCount: 0,
       createdTime: expect.stringMatching(ISO),
-      _links: { self: { href: `${t.url}/messages/${id}` }, channel: { href: `${t.url}/channels/1` } },
+      _links: { self: { href: `${t.url}/messages/${id}` }, channel: { href: `${t.url}/channels/1` }, replies: { href: `${t.url}/threads/${2 * id + 1}` } },
     });
     const system = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'SYSTEM_TEXT', body: 'notice' } });
     expect(system.json.user).toBeUndefined();
@@ -152,12 +152,13 @@ describe('messages', () => {
     const sent = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'bye', user: { id: 2 } } });
     const deleted = await t.call(`/messages/${sent.json.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
+    // The thread the message was in: channel 1's MAIN thread (threads.ts: id 2 × channel id).
     expect(deleted.json).toEqual({
-      id: sent.json.id,
+      id: 2,
       type: 'MAIN',
       properties: {},
       createdTime: expect.stringMatching(ISO),
-      _links: { self: { href: `${t.url}/threads/${sent.json.id}` }, messages: { href: `${t.url}/threads/${sent.json.id}/messages` } },
+      _links: { self: { href: `${t.url}/threads/2` }, messages: { href: `${t.url}/threads/2/messages` }, channel: { href: `${t.url}/channels/1` } },
     });
     expect((await t.call(`/messages/${sent.json.id}`)).status).toBe(404);
   });

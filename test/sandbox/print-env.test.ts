@@ -51,10 +51,12 @@ describe('chatport sandbox --print-env', () => {
 
   it('every bundled pipeline runs against it with only those variables set', { timeout: 120_000 }, async () => {
     // A pipeline added later must join this test.
-    expect(readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).sort()).toEqual(['csv-example.yaml', 'nightly-analytics.yaml', 'slack.yaml']);
+    expect(readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).sort()).toEqual(['csv-example.yaml', 'nightly-analytics.yaml', 'raw-dump.yaml', 'slack.yaml']);
     const env = onlyPrinted(await sourced());
     const csv = await runCli(['import', 'pipelines/csv-example.yaml', '--state', join(dir, 'csv')], env);
     expect(csv.code, csv.stderr).toBe(2); // the example's records that are bad on purpose
+    const raw = await runCli(['import', 'pipelines/raw-dump.yaml', '--state', join(dir, 'raw')], env);
+    expect(raw.code, raw.stderr).toBe(0);
     const slack = await runCli(['import', 'pipelines/slack.yaml', '--state', join(dir, 'slack')], env);
     expect(slack.code, slack.stderr).toBe(0);
     const exported = await runCli(['export', '--pipeline', 'pipelines/nightly-analytics.yaml', '--to', join(dir, 'out'), '--date', 'today'], env);

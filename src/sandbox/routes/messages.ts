@@ -8,6 +8,7 @@ import type { SandboxApp } from '../app.js';
 import type { MessageRec } from '../store.js';
 import { mergeProperties, pathId, readBody } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
+import { threadOf } from '../threads.js';
 
 const CreateMessage = z
   .object({
@@ -47,7 +48,38 @@ function messageFilter(ctx: Ctx, app: SandboxApp): (m: MessageRec) => boolean {
   return (m) => (userId === undefined || m.userId === userId) && (!query || (m.body ?? '').toLowerCase().includes(query));
 }
 
-function listMessages(ctx: Ctx, app: SandboxApp, ids: readonly number[]): void {
+/**
+ * Sends a message through the API into a channel (parentId undefined) or into a message's reply thread:
+ * the create-message body, its author a member of the channel when given.
+ */
+export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, parentId: number | undefined): Promise<MessageRec> {
+  if ((ctx.req.headers['content-type'] ?? '').startsWith('multipart/'))
+    throw clientError('the sandbox accepts the JSON create-message body only (multipart file messages are not implemented)');
+  const body = await readBody(ctx, CreateMessage);
+  const userId = body.user ? bodyUserId(app, body.user, 'user') : undefined;
+  const message: MessageRec = {
+    id: app.store.nextId('message'),
+    type: body.type,
+    channelId,
+    ...(userId !== undefined ? { userId } : {}),
+    ...(body.body !== undefined ? { body: body.body } : {}),
+    ...(body.groupTag !== undefined ? { groupTag: body.groupTag } : {}),
+    ...(body.properties !== undefined ? { properties: body.properties } : {}),
+    ...(body.file ? { file: { type: body.file.url ? 'EXTERNAL' : 'HOSTED', ...body.file } as MessageRec['file'] } : {}),
+    ...(parentId !== undefined ? { parentId } : {}),
+    createdTime: Date.now(),
+  };
+  app.store.change({ t: 'msg', v: message });
+  return message;
+}
+
+/** Deletes a message and its replies, replies first, each as its own journaled op. */
+function deleteMessage(app: SandboxApp, id: number): void {
+  for (const reply of [...(app.store.repliesByParent.get(id) ?? [])]) deleteMessage(app, reply);
+  app.store.change({ t: '-msg', id });
+}
+
+export function listMessages(ctx: Ctx, app: SandboxApp, ids: readonly number[]): void {
   const keep = messageFilter(ctx, app);
   const accept = (id: number) => {
     const m = app.store.messages.get(id);
@@ -75,22 +107,7 @@ export const messageRoutes: Route[] = [
     scopes: ['read:channel', 'read:user', 'create:message'],
     handler: async (ctx, app) => {
       const channel = channelOr404(ctx, app);
-      if ((ctx.req.headers['content-type'] ?? '').startsWith('multipart/'))
-        throw clientError('the sandbox accepts the JSON create-message body only (multipart file messages are not implemented)');
-      const body = await readBody(ctx, CreateMessage);
-      const userId = body.user ? bodyUserId(app, body.user, 'user') : undefined;
-      const message: MessageRec = {
-        id: app.store.nextId('message'),
-        type: body.type,
-        channelId: channel.id,
-        ...(userId !== undefined ? { userId } : {}),
-        ...(body.body !== undefined ? { body: body.body } : {}),
-        ...(body.groupTag !== undefined ? { groupTag: body.groupTag } : {}),
-        ...(body.properties !== undefined ? { properties: body.properties } : {}),
-        ...(body.file ? { file: { type: body.file.url ? 'EXTERNAL' : 'HOSTED', ...body.file } as MessageRec['file'] } : {}),
-        createdTime: Date.now(),
-      };
-      app.store.change({ t: 'msg', v: message });
+      const message = await sendMessage(ctx, app, channel.id, undefined);
       sendJson(ctx, 200, app.render.message(message));
     },
   },
@@ -113,8 +130,9 @@ export const messageRoutes: Route[] = [
     scopes: ['read:message', 'delete:message'],
     handler: (ctx, app) => {
       const message = messageOr404(ctx, app);
-      app.store.change({ t: '-msg', id: message.id });
-      sendJson(ctx, 200, app.render.thread(message));
+      const thread = threadOf(app.store, message);
+      deleteMessage(app, message.id);
+      sendJson(ctx, 200, app.render.thread(thread));
     },
   },
 ];
