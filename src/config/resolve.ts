@@ -95,6 +95,7 @@ function resolveStage(stage: StageKind, file: StageFile, top: PipelineFile, base
   };
   if (file.source.format !== undefined) config.source.format = file.source.format;
   if (file.channel !== undefined) config.channel = file.channel;
+  if (file.thread !== undefined) config.thread = file.thread;
   if (file.onExisting !== undefined) config.onExisting = { policy: file.onExisting, by: file.matchBy ?? 'name' };
   return config;
 }
@@ -108,7 +109,7 @@ function checkStage(stage: StageKind, file: StageFile, pipelineId: string, error
   const base = `stages.${stage}`;
   try {
     createStageProcessor(
-      { pipelineId, stage, key: file.key, mapping: file.mapping, skip: file.skip, ...(file.channel === undefined ? {} : { channel: file.channel }) },
+      { pipelineId, stage, key: file.key, mapping: file.mapping, skip: file.skip, ...(file.channel === undefined ? {} : { channel: file.channel }), ...(file.thread === undefined ? {} : { thread: file.thread }) },
       { channelIds: () => 1, userNames: (key) => key },
     );
   } catch (error) {

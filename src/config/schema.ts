@@ -19,6 +19,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   lanes: 8,
   duplicates: 'reject',
   mode: 'insert',
+  threads: 'replies',
 } as const;
 
 const fieldRef = z
@@ -151,6 +152,12 @@ const stageOptions = z
         'A source key seen again in the stage: with the same content (the same import item) it is always counted as a duplicate and not sent again. With other content: "reject" (default) rejects the later record, naming where the key was first seen; ' +
           '"last-wins" imports the last record of each key, at its own place, and skips the earlier ones (counted in skipped, listed in the run folder\'s duplicates/). last-wins reads the stage\'s input twice (once to find each key\'s last record).',
       ),
+    threads: z
+      .enum(['replies', 'flatten'])
+      .optional()
+      .describe(
+        'Messages of a stage with `thread` (and Slack thread replies): "replies" (default) sends each reply into its root\'s reply thread, in source order per thread, exactly once (journaled, looked up before any re-send); a reply whose root is unknown or was rejected goes into the channel and is counted as an orphan. "flatten" imports replies as channel messages, the parent kept in properties.',
+      ),
     mode: z
       .enum(['insert', 'upsert'])
       .optional()
@@ -167,6 +174,11 @@ export const stageSchema = z
       .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
       .describe('The source field that identifies a record (or several, for a composite key). Idempotency keys derive from it: never change it between runs.'),
     channel: z.string().min(1).optional().describe('Members and messages only: the source field naming the record\'s channel by its key in the channels source.'),
+    thread: z
+      .string()
+      .min(1)
+      .optional()
+      .describe('Messages only: the source field holding the key of the message this record replies to (empty for a message that is not a reply). Replies go into their root\'s reply thread after the stage\'s imports (options.threads), and every message of the stage carries properties.chatportKey so its replies can find it.'),
     mapping: nestedMappingSchema,
     skip: z.array(skipRule).default([]).describe('Records matching any rule are skipped (counted, not sent).'),
     onExisting: z

@@ -5,6 +5,7 @@ import type { PipelineConfig, StageConfig } from './types.js';
 export function stageProcessorSpec(config: PipelineConfig, stage: StageConfig): StageProcessorSpec {
   const spec: StageProcessorSpec = { pipelineId: config.id, stage: stage.stage, key: stage.key, mapping: stage.mapping, skip: stage.skip };
   if (stage.channel !== undefined) spec.channel = stage.channel;
+  if (stage.thread !== undefined) spec.thread = stage.thread;
   if (config.matchedUsers?.policy === 'match' && stage.stage !== 'users') spec.renamedUsers = config.matchedUsers.renamed;
   return spec;
 }

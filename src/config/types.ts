@@ -17,6 +17,8 @@ export interface ResolvedStageOptions {
   duplicates: DuplicatesMode;
   /** Users and channels held with other content: `insert` reports them changed, `upsert` patches them. */
   mode: 'insert' | 'upsert';
+  /** Messages: replies go into their root's reply thread (`replies`), or into the channel (`flatten`). */
+  threads: 'replies' | 'flatten';
 }
 
 export interface ResolvedSource {
@@ -61,6 +63,8 @@ export interface StageConfig {
   source: ResolvedSource;
   key: string | string[];
   channel?: string;
+  /** Messages only: the source field holding the key of the message a record replies to. */
+  thread?: string;
   mapping: NestedMapping;
   skip: SkipRule[];
   options: ResolvedStageOptions;

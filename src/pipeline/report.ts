@@ -27,6 +27,10 @@ export interface StageCounts {
   changed: number;
   /** Users only, of `skipped`: source users matched to a platform user that already existed (`onExisting: match`). */
   matched?: number;
+  /** Messages, of `imported`: replies sent into their root's reply thread (docs/threads.md). */
+  replies?: number;
+  /** Messages, of `imported`: replies whose root was not found, sent into the channel instead. */
+  orphans?: number;
   /**
    * Accepted records not (yet) imported: a dry run or a validation sends nothing, an interrupted run stops
    * early. Zero in a completed run.
@@ -119,6 +123,8 @@ export function formatReportTable(report: RunReport, width?: number): string {
   }
   const matched = report.stages.users?.matched;
   if (matched) tail.push(`users: ${matched} matched to users the platform already had (not created; counted in skipped; their records use the platform user)`);
+  const m = report.stages.messages;
+  if (m?.replies || m?.orphans) tail.push(`messages: ${m.replies ?? 0} replies sent into their threads${m.orphans ? `; ${m.orphans} whose root was not found went into the channel (orphans)` : ''}`);
   for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
   if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);
   if (report.error) tail.push(`stopped by ${report.error.code}: ${report.error.message}`);

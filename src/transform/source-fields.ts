@@ -13,6 +13,7 @@ export function stageSourceFields(spec: StageProcessorSpec): MappedSourceField[]
   if (typeof spec.key === 'string') out.push({ path: 'key', field: spec.key });
   else spec.key.forEach((field, i) => out.push({ path: `key.${i}`, field }));
   if (spec.channel !== undefined) out.push({ path: 'channel', field: spec.channel });
+  if (spec.thread !== undefined) out.push({ path: 'thread', field: spec.thread });
   for (const used of compileMapping(spec.mapping, { impliedTypes: IMPLIED_TYPES[spec.stage] }).sourceFields) out.push({ path: `mapping.${used.path}`, field: used.field });
   (spec.skip ?? []).forEach((rule, i) => out.push({ path: `skip.${i}.field`, field: rule.field }));
   return out;

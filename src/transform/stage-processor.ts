@@ -4,7 +4,7 @@ import { compileMapping, MappingError } from './compile-mapping.js';
 import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
-import { USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
+import { CHANNEL_KEY_PROPERTY, USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
 import { describeFound, reason } from './types.js';
 import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
@@ -20,6 +20,8 @@ export interface StageProcessorSpec {
   key: string | string[];
   /** Members and messages: the source field holding the source key of the record's channel. */
   channel?: string;
+  /** Messages: the source field holding the source key of the message the record replies to. */
+  thread?: string;
   mapping: NestedMapping;
   /** Records matching any rule are skipped (counted, never sent). Default none. */
   skip?: SkipRule[];
@@ -69,6 +71,8 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   const needsChannel = CHANNEL_REF_STAGES.includes(stage);
   if (needsChannel && spec.channel === undefined) throw new MappingError(`channel: the ${stage} stage needs "channel", the source field naming the record's channel by its key`, 'channel');
   if (!needsChannel && spec.channel !== undefined) throw new MappingError(`channel: only members and messages name a channel`, 'channel');
+  if (spec.thread !== undefined && stage !== 'messages') throw new MappingError(`thread: only messages reply to a message`, 'thread');
+  const threadField = spec.thread;
   const lookup = deps.channelIds;
   if (needsChannel && lookup === undefined) throw new TypeError(`the ${stage} stage needs deps.channelIds`);
 
@@ -126,6 +130,9 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
       } else reasons.push(resolved.reason);
     }
     if (renamed !== undefined) renameUsers(item, userFields, renamed);
+    // A stage with threads marks every message with its key: replies find their root by it, and a reply's
+    // resend looks for it first (docs/threads.md).
+    if (threadField !== undefined && sourceKey !== undefined) item.properties = { ...(item.properties as Record<string, unknown> | undefined), [CHANNEL_KEY_PROPERTY]: sourceKey };
     if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
 
     const problems = validate(item);
@@ -137,6 +144,8 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const accepted: Processed = { kind: 'accepted', item, position, sourceKey: sourceKey! };
     if (channelKey !== undefined) accepted.channelKey = channelKey;
     if (channelId !== undefined) accepted.channelId = channelId;
+    const parentRef = threadField === undefined ? undefined : sourceKeyOf([record[threadField]]);
+    if (parentRef !== undefined) accepted.parentRef = parentRef;
     return accepted;
   };
 }

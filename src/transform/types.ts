@@ -34,6 +34,8 @@ export interface Accepted<T = Record<string, unknown>> {
   channelKey?: string;
   /** Members and messages after resolution: the platform's numeric channel id. */
   channelId?: Int64;
+  /** Messages of a stage with `thread`: the source key of the message this one replies to. */
+  parentRef?: string;
 }
 
 export interface Rejected {

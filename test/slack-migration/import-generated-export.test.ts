@@ -5,7 +5,7 @@ import { generateSlackExport } from '../../fixtures/slack/generator/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
-import { readPlatform, readRawExport, type PlatformChannel, type PlatformState, type RawExport } from './support.js';
+import { readPlatform, readRawExport, type PlatformChannel, type PlatformMessage, type Json, type PlatformState, type RawExport } from './support.js';
 
 /**
  * A generated export of a few thousand messages (every edge case of the generator: guests, a deleted
@@ -107,21 +107,34 @@ describe('a generated Slack export imported through the pipeline', () => {
     }
   });
 
-  it('holds every message of every channel in the export\'s order, parts together, replies after their roots', () => {
+  it('holds every channel message in the export\'s order, parts together, and every reply in its root\'s thread in order', () => {
+    let threaded = 0;
     for (const conv of raw.conversations) {
-      const messages = channelOf(conv.id).messages;
-      const wholes = messages.filter((m) => ((m.source.part as { index: number } | undefined)?.index ?? 1) === 1);
-      expect(wholes.map((m) => m.source.ts), conv.id).toEqual(conv.messages.map((m) => m.ts));
-      const seen = new Set<unknown>();
-      for (const [i, m] of messages.entries()) {
-        const thread = m.source.thread as { root: string; isRoot: boolean } | undefined;
-        if (thread && !thread.isRoot) expect(seen.has(thread.root), `${conv.id}: reply ${String(m.source.ts)} after its root`).toBe(true);
-        seen.add(m.source.id);
+      const channel = channelOf(conv.id);
+      const roots = new Set(conv.messages.filter((m) => m.thread_ts === undefined || m.thread_ts === m.ts).map((m) => m.ts));
+      const isReply = (m: Json) => m.thread_ts !== undefined && m.thread_ts !== m.ts && roots.has(m.thread_ts);
+      const whole = (list: PlatformMessage[]) => list.filter((m) => ((m.source.part as { index: number } | undefined)?.index ?? 1) === 1);
+      expect(whole(channel.messages).map((m) => m.source.ts), conv.id).toEqual(conv.messages.filter((m) => !isReply(m)).map((m) => m.ts));
+      for (const [i, m] of channel.messages.entries()) {
         const part = m.source.part as { index: number; count: number } | undefined;
-        if (part && part.index > 1) expect(messages[i - 1]!.source.part).toEqual({ index: part.index - 1, count: part.count });
+        if (part && part.index > 1) expect(channel.messages[i - 1]!.source.part).toEqual({ index: part.index - 1, count: part.count });
       }
-      for (const [i, m] of messages.entries()) if (m.type === 'TEXT') expect(m.user, `${conv.id} #${i}`).toBe(usernameOf.get(String(m.source.author)));
+      for (const root of conv.messages.filter((m) => roots.has(m.ts) && m.thread_ts === m.ts)) {
+        const replies = conv.messages.filter((m) => isReply(m) && m.thread_ts === root.ts).map((m) => m.ts);
+        const thread = channel.threads.get(`${conv.id}/${String(root.ts)}`);
+        if (replies.length === 0) {
+          expect(thread, `${conv.id} ${String(root.ts)}`).toBeUndefined();
+          continue;
+        }
+        expect(whole(thread!.replies).map((m) => m.source.ts), `${conv.id} ${String(root.ts)}`).toEqual(replies);
+        expect(thread!.repliesCount).toBe(thread!.replies.length);
+        threaded += replies.length;
+      }
+      for (const [i, m] of [...channel.messages, ...[...channel.threads.values()].flatMap((t) => t.replies)].entries())
+        if (m.type === 'TEXT') expect(m.user, `${conv.id} #${i}`).toBe(usernameOf.get(String(m.source.author)));
     }
+    expect(threaded).toBeGreaterThan(0);
+    expect(report.stages.messages!.replies).toBeGreaterThanOrEqual(threaded);
     // The first message of #random is 45,000 characters: two parts that join to the original text.
     const random = channelOf('C0002').messages;
     expect(random[0]!.source.part).toEqual({ index: 1, count: 2 });

@@ -2,6 +2,8 @@ import { compareInt64 } from '../../src/shared/int64.js';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatportClient } from '../../src/api/index.js';
+import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
+import type { Message } from '../../src/wire/resources.js';
 import { all } from '../import/support.js';
 
 /**
@@ -63,13 +65,19 @@ export interface PlatformChannel {
   source: Json;
   /** Sorted usernames: the members list (DIRECT) or the memberships (others). */
   members: string[];
-  /** In the order the platform applied them (by message id). */
+  /** The channel's own messages, in the order the platform applied them (by message id). */
   messages: PlatformMessage[];
+  /** Reply threads: root source id → its replies, in thread order; `repliesCount` of each root. */
+  threads: Map<string, { repliesCount: number; replies: PlatformMessage[] }>;
 }
 
 export interface PlatformState {
   users: Array<{ name: string; displayName?: string; isGuest?: boolean; source: Json }>;
   channels: PlatformChannel[];
+}
+
+function platformMessage(m: Message): PlatformMessage {
+  return { type: m.type, ...(m.user ? { user: m.user.name } : {}), body: m.body ?? '', source: sourceOf(m) };
 }
 
 /** Everything the platform holds, without its own ids, sorted so two imports can be compared. */
@@ -81,6 +89,12 @@ export async function readPlatform(client: ChatportClient): Promise<PlatformStat
     const members = c.type === 'DIRECT' ? (c.members ?? []).map((m) => m.name) : (await all(client.channels.members(c.id))).map((m) => m.name);
     const messages = await all(client.channels.messages(c.id));
     messages.sort((a, b) => compareInt64(a.id, b.id));
+    const threads: PlatformChannel['threads'] = new Map();
+    for (const m of messages) {
+      if (!m.repliesCount) continue;
+      const replies = await all(client.threads.messages(replyThreadIdOf(m)!));
+      threads.set(String(sourceOf(m).id), { repliesCount: m.repliesCount, replies: replies.map(platformMessage) });
+    }
     channels.push({
       slackId: String(sourceOf(c).id),
       type: c.type,
@@ -88,7 +102,8 @@ export async function readPlatform(client: ChatportClient): Promise<PlatformStat
       chatportKey: c.properties?.chatportKey,
       source: sourceOf(c),
       members: members.sort(),
-      messages: messages.map((m) => ({ type: m.type, ...(m.user ? { user: m.user.name } : {}), body: m.body ?? '', source: sourceOf(m) })),
+      messages: messages.map(platformMessage),
+      threads,
     });
   }
   channels.sort((a, b) => (a.slackId < b.slackId ? -1 : 1));

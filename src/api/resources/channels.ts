@@ -1,6 +1,7 @@
 import { Channel, Message, User, cursorPage, offsetPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
-import { createMergePatchBody } from '../http/body.js';
+import { createJsonBody, createMergePatchBody } from '../http/body.js';
+import type { SendMessageBody } from './threads.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -29,6 +30,8 @@ export interface ChannelsResource {
   members(id: Int64, options?: ListOptions): AsyncIterable<User>;
   /** Messages of one channel (cursor pages). */
   messages(id: Int64, options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
+  /** POST /channels/{id}/messages: no idempotency key, so repeated only after a 429 (see threads.send). */
+  sendMessage(id: Int64, body: SendMessageBody, options?: { signal?: AbortSignal }): Promise<Message>;
 }
 
 export function createChannelsResource(transport: Transport): ChannelsResource {
@@ -84,5 +87,18 @@ export function createChannelsResource(transport: Transport): ChannelsResource {
       };
       return iterateItems<Message>(iteratePages(transport, spec, MessagePage, 'messages'));
     },
+    sendMessage: (id, body, options = {}) =>
+      transport.sendJson(
+        {
+          operation: `send a message to channel ${id}`,
+          method: 'POST',
+          path: `/channels/${checkId('channel', id)}/messages`,
+          body: createJsonBody(body),
+          scopes: ['read:channel', 'read:user', 'create:message'],
+          retry: 'unprocessed',
+          ...withSignal(options.signal),
+        },
+        Message,
+      ),
   };
 }

@@ -136,7 +136,7 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
         config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
         logger: runLogger,
         ...(await checks.forStage(stageConfig)),
-        ...(uploader ? { uploader } : {}),
+        ...(uploader ? { uploader, client: deps.client! } : {}),
         ...(channelIds ? { channelIds } : {}),
         ...(held ? { held } : {}),
         ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),

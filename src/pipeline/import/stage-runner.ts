@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { ChatportClient } from '../../api/index.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
@@ -22,6 +23,7 @@ import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 import { int64Mod, type Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 import { openStageDuplicates } from './stage-duplicates.js';
+import { openStageReplies, type ReplyOutcome } from './replies/index.js';
 import { watchStageFields } from './stage-fields.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
@@ -50,6 +52,8 @@ export interface StageRunContext {
   /** `import` uploads; `dry-run` writes chunks only; `validate` writes nothing but rejects. */
   mode: 'import' | 'dry-run' | 'validate';
   uploader?: ChunkUploader;
+  /** Import mode: the API client (reply threads send through it). */
+  client?: ChatportClient;
   channelIds?: ChannelIdLookup;
   sources: InputSourceOptions;
   /** Overrides the stage's own maxRejects (the CLI's --max-rejects). */
@@ -239,6 +243,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
 
   try {
     if (!state.done || mode !== 'import') {
+      const replies = await openStageReplies({
+        stage: stageConfig,
+        runDir: ctx.paths.runDir(ctx.runId),
+        ...(mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: state.replies, signal: ctx.signal } } : {}),
+      });
       const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
       const duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger);
       const fields = watchStageFields(ctx.config, stageConfig);
@@ -286,6 +295,13 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
               continue;
             }
             ctx.onAccepted?.(processed.item, processed.sourceKey);
+            const parent = replies?.parentOf(processed);
+            if (parent !== undefined) {
+              // Sent into its root's thread once the imports have finished: pending until then.
+              await replies!.queue(processed, parent);
+              counts.pending++;
+              continue;
+            }
             const result = chunker.addJson(json, processed.position, groupOf(stage, processed, lanes));
             if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
             else for (const chunk of result) await handleChunk(chunk);
@@ -296,8 +312,9 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
       for (const chunk of chunker.finish()) await handleChunk(chunk);
       for (const warning of fields?.warnings(counts.read) ?? []) ctx.onWarning?.(warning);
       await scheduler.drain();
+      if (replies && mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, reject));
       if (mode === 'import') {
-        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}) });
+        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}) });
         await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
         state.done = true;
       }
@@ -325,7 +342,32 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
     refused += chunk.refused.size;
     imported += chunk.records - chunk.refused.size;
   }
-  return { read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported) };
+  const replies = repliesFromJournal(state.replies);
+  imported += replies.sent;
+  refused += replies.refused;
+  return {
+    read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported),
+    ...(replies.threaded ? { replies: replies.threaded } : {}), ...(replies.orphans ? { orphans: replies.orphans } : {}),
+  };
+}
+
+/** A reply's outcome in the counts: it was pending since the main pass. */
+async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (kind: 'refused', line: Parameters<typeof rejectLineOf>) => Promise<void>): Promise<void> {
+  counts.pending--;
+  if (outcome.delivery.kind === 'refused') {
+    const reason = { field: '', expected: 'a reply the platform accepts', found: 'a refused send', message: outcome.delivery.message };
+    await reject('refused', ['messages', 'refused', outcome.reply.position, [reason], outcome.reply.item]);
+    return;
+  }
+  counts.imported++;
+  if (outcome.orphan) counts.orphans = (counts.orphans ?? 0) + 1;
+  else counts.replies = (counts.replies ?? 0) + 1;
+}
+
+function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number } {
+  let orphans = 0;
+  for (const { orphan } of r.sent.values()) if (orphan) orphans++;
+  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - orphans, orphans };
 }
 
 /**

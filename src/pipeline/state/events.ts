@@ -31,6 +31,14 @@ export type JournalEvent =
   | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts
   | { t: 'stage-done'; stage: StageName; at: string }
   /**
+   * Reply threads (pipeline/import/replies): a reply is journaled before it is sent (`reply-sending`), so a
+   * resumed run looks for it in its thread before sending again; `reply-sent` once the platform answered
+   * (`orphan`: its root was not found, so it went into the channel); `reply-refused` for a 4xx answer.
+   */
+  | { t: 'reply-sending'; stage: StageName; key: string }
+  | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean }
+  | { t: 'reply-refused'; stage: StageName; key: string; message: string }
+  /**
    * The stage's upload concurrency changed or the client met 429s since the last upload (`rateLimited`: the
    * client's running count of 429 answers in this attempt). Only for report.html's charts; the fold ignores it.
    */
@@ -41,13 +49,15 @@ export type JournalEvent =
 /** Counts of records a stage settled without sending them (see stage-input-read). */
 export interface UnsentCounts {
   held?: number;
+  /** Messages: replies queued for their threads (sent after the imports; their outcome is in reply-* events). */
+  replies?: number;
   matched?: number;
   updated?: number;
   changed?: number;
   duplicates?: number;
 }
 
-const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates', 'matched'] as const;
+const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates', 'matched', 'replies'] as const;
 
 /** The UnsentCounts an event carries (older journals carry none). */
 export function unsentOf(e: UnsentCounts): UnsentCounts {

@@ -19,8 +19,16 @@ export interface ChunkState {
   done: boolean;
 }
 
+/** Reply threads: what the journal says of each reply key. */
+export interface RepliesState {
+  sending: Set<string>;
+  sent: Map<string, { id: Int64; orphan: boolean }>;
+  refused: Map<string, string>;
+}
+
 export interface StageState {
   chunks: Map<number, ChunkState>;
+  replies: RepliesState;
   input?: { chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts;
   done: boolean;
 }
@@ -36,7 +44,7 @@ export interface RunState {
 }
 
 export function emptyRunState(): RunState {
-  const stage = (): StageState => ({ chunks: new Map(), done: false });
+  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new Map(), refused: new Map() }, done: false });
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
@@ -90,6 +98,17 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
         break;
       case 'stage-done':
         stage.done = true;
+        break;
+      case 'reply-sending':
+        stage.replies.sending.add(e.key);
+        break;
+      case 'reply-sent':
+        stage.replies.sending.delete(e.key);
+        stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true });
+        break;
+      case 'reply-refused':
+        stage.replies.sending.delete(e.key);
+        stage.replies.refused.set(e.key, e.message);
         break;
     }
   }

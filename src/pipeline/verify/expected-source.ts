@@ -6,7 +6,9 @@ import { readStageBatches } from '../import/read-stage.js';
 import type { StageName } from '../state/events.js';
 import type { ExpectedChannel, ExpectedMembers, ExpectedUser, Sourced } from './compare-records.js';
 import { KeyHashSet, hash64 } from './key-set.js';
-import { ExpectedMessages, Interner } from './message-columns.js';
+import { ExpectedMessages, Interner, type Token } from './message-columns.js';
+import { parentRefOf, replyKeyOf, sendsReplies } from '../import/replies/index.js';
+import type { ExpectedReply } from './verify-threads.js';
 
 /**
  * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
@@ -72,6 +74,8 @@ export interface ExpectedSource {
   types: Interner;
   /** Ordinals of the messages whose whole content is read back (`--sample`). */
   sample: Set<number>;
+  /** Messages sent into reply threads (not into the channel columns): verify-threads.ts. */
+  replies: ExpectedReply[];
 }
 
 export interface ReadExpectedOptions {
@@ -87,11 +91,12 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
   const out: ExpectedSource = {
     stages: new Set(config.stages.map((s) => s.stage)),
     users: [], channels: new Map(), members: new Map(), messages: new Map(), messageCount: 0,
-    authors: new Interner(), types: new Interner(), sample: new Set(),
+    authors: new Interner(), types: new Interner(), sample: new Set(), replies: [],
   };
   const sampler = new BottomHashes(options.sample, options.seed);
   for (const stage of config.stages) {
     const channelIds = stage.stage === 'members' || stage.stage === 'messages' ? expectedChannelIds(out, options.platformChannelIds) : undefined;
+    const threaded = sendsReplies(stage);
     for await (const p of expectedRecords(config, stage, { ...deps, ...(channelIds ? { channelIds } : {}) })) {
       const at = { sourceKey: p.sourceKey, position: p.position };
       const item = p.item as Record<string, unknown>;
@@ -99,16 +104,27 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
       else if (stage.stage === 'channels') addChannel(out, p.sourceKey, at, item as unknown as ExpectedChannel);
       else if (stage.stage === 'members') addMember(out, p.channelKey!, String(item.username), at);
       else {
-        let column = out.messages.get(p.channelKey!);
-        if (!column) out.messages.set(p.channelKey!, (column = new ExpectedMessages()));
         const ordinal = out.messageCount++;
-        column.push({ author: out.authors.id(typeof item.user === 'string' ? item.user : ''), type: out.types.id(String(item.type)), length: typeof item.body === 'string' ? item.body.length : 0 }, ordinal);
+        const token = { author: out.authors.id(typeof item.user === 'string' ? item.user : ''), type: out.types.id(String(item.type)), length: typeof item.body === 'string' ? item.body.length : 0 };
+        const parent = threaded ? parentRefOf(stage, p) : undefined;
+        if (parent !== undefined) {
+          out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, token, ordinal });
+          continue;
+        }
+        expectInChannel(out, p.channelKey!, token, ordinal);
         sampler.offer(p.sourceKey, ordinal);
       }
     }
   }
   out.sample = sampler.ordinals();
   return out;
+}
+
+/** A message expected among its channel's own (a reply whose root is not there too, after the others). */
+export function expectInChannel(out: ExpectedSource, channelKey: string, token: Token, ordinal: number): void {
+  let column = out.messages.get(channelKey);
+  if (!column) out.messages.set(channelKey, (column = new ExpectedMessages()));
+  column.push(token, ordinal);
 }
 
 /** With a channels stage, any key it accepts stands for its channel (placeholders: the source is compared, not resolved). */

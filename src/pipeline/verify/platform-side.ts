@@ -79,6 +79,8 @@ export async function readExportedMessages(
   channelKeyById: ReadonlyMap<string, string>,
   interners: { authors: Interner; types: Interner },
   deps: PlatformReadDeps,
+  /** Ids of messages that are not channel messages (replies in threads). */
+  skipIds: ReadonlySet<string> = new Set(),
 ): Promise<Map<string, PlatformMessages>> {
   const name = `messages export (job ${job.id})`;
   const download = openExportDownload(deps.client, job, { ...withSignal(deps.signal), sleep: deps.sleep, logger: deps.logger, name });
@@ -88,7 +90,7 @@ export async function readExportedMessages(
       if ('unparseable' in row) throw new ChatportError(`${name} line ${row.position.line ?? row.position.index}: ${row.unparseable.message}`, { code: 'API_SERVER', transient: false });
       const r = row.record;
       const key = channelKeyById.get(text(r.channelId));
-      if (key === undefined) continue;
+      if (key === undefined || skipIds.has(text(r.id))) continue;
       let column = out.get(key);
       if (!column) out.set(key, (column = new PlatformMessages()));
       column.push(

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatportClient } from '../../api/index.js';
-import type { PipelineConfig } from '../../config/index.js';
+import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
@@ -14,6 +14,9 @@ import { RunRejects, readExpected, type ExpectedSource } from './expected-source
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
+import { verifyThreads, type ThreadsVerification } from './verify-threads.js';
+import { findRootThreads } from '../import/replies/roots.js';
+import { expectInChannel } from './expected-source.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -78,13 +81,14 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   if (messagesStage && exportJob) {
     const channelKeyById = new Map<string, string>([...matched.byKey].map(([key, c]) => [c.id, key]));
     for (const c of matched.extras) channelKeyById.set(c.id, String(c.properties?.[CHANNEL_KEY_PROPERTY]));
-    const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform);
+    const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, deps.signal);
+    const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
       maxFetches: (options.sample ?? 0) + (options.maxPinned ?? 1000), read: { ...read, channelIds: messageChannelIds(expected, platformKeys) }, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
     });
     contentChecked = result.contentChecked;
-    record('messages', expected.messageCount, result);
+    record('messages', expected.messageCount, { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
   }
 
   differences.sort(bySourceOrder);
@@ -92,6 +96,34 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const summary: VerificationSummary = { status: differences.length === 0 ? 'exact' : 'differences', counts, stages, contentChecked, durationMs: now() - startedAt };
   if (options.outDir) summary.files = await writeVerifyFiles(options.outDir, summary, differences);
   return { summary, differences };
+}
+
+/**
+ * Reply threads: the roots' threads are found (the replies pass's answer when the run folder has it), each
+ * thread compared with the source's replies, and replies whose root is missing expected in their channel.
+ */
+async function checkThreads(
+  client: ChatportClient,
+  stage: StageConfig,
+  expected: ExpectedSource,
+  channels: ReadonlyMap<string, { id: string }>,
+  runDir: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<ThreadsVerification> {
+  if (expected.replies.length === 0) return { differences: [], verified: 0, replyIds: new Set(), orphans: [] };
+  const wanted = new Map<string, Set<string>>();
+  for (const reply of expected.replies) {
+    const channel = channels.get(reply.channelKey);
+    if (channel === undefined) continue;
+    let refs = wanted.get(channel.id);
+    if (!refs) wanted.set(channel.id, (refs = new Set()));
+    refs.add(reply.parent);
+  }
+  const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
+  const roots = await findRootThreads(client, stage, wanted, cache, signal ?? new AbortController().signal);
+  const result = await verifyThreads(client, stage, expected.replies, roots, signal);
+  for (const orphan of result.orphans) expectInChannel(expected, orphan.channelKey, orphan.token, orphan.ordinal);
+  return result;
 }
 
 /** Keys of channels that are the pipeline's (its id) or carry a key and no pipeline id (written before chatport stored it). */

@@ -1,0 +1,94 @@
+import { isClientRequestError, type ChatportClient, type SendMessageBody } from '../../../api/index.js';
+import type { StageConfig } from '../../../config/index.js';
+import type { Int64 } from '../../../shared/int64.js';
+import type { Message } from '../../../wire/resources.js';
+import type { JournalEvent } from '../../state/events.js';
+import type { Journal } from '../../state/journal.js';
+import type { RepliesState } from '../../state/run-state.js';
+import { replyKeyOf } from './refs.js';
+
+/**
+ * One reply, exactly once. The send has no idempotency key, so: a reply the journal says was sent is
+ * never sent again; a reply the journal says was being sent (the process died, or the answer was lost) is
+ * looked for where it would be, by its key in `properties`, before it is sent again; every send is
+ * journaled before it leaves.
+ */
+
+/** Where a reply goes: its root's reply thread, or (an orphan) its channel. */
+export type ReplyTarget = { kind: 'thread'; threadId: Int64 } | { kind: 'channel'; channelId: Int64 };
+
+export type Delivery = { kind: 'sent'; id: Int64 } | { kind: 'refused'; message: string };
+
+export interface DeliverDeps {
+  client: ChatportClient;
+  stage: StageConfig;
+  state: RepliesState;
+  journal: Journal<JournalEvent>;
+  signal: AbortSignal;
+}
+
+/** Sends whose outcome stays unknown after this many tries stop the run (the journal keeps the reply "sending"). */
+const MAX_UNKNOWN_OUTCOMES = 3;
+
+/**
+ * `present`: what the target already holds, by reply key (read once per thread by the caller): a run after
+ * a finished one (a new journal) finds its replies there and does not send them again.
+ */
+export async function deliverReply(deps: DeliverDeps, key: string, body: SendMessageBody, target: ReplyTarget, present: () => Promise<ReadonlyMap<string, Int64>>): Promise<Delivery> {
+  const known = deps.state.sent.get(key);
+  if (known) return { kind: 'sent', id: known.id };
+  const refused = deps.state.refused.get(key);
+  if (refused !== undefined) return { kind: 'refused', message: refused };
+  const there = (await present()).get(key);
+  if (there !== undefined) return settle(deps, key, target, { kind: 'sent', id: there });
+  for (let attempt = 1; ; attempt++) {
+    if (deps.state.sending.has(key)) {
+      const found = await lookUp(deps, key, target);
+      if (found !== undefined) return settle(deps, key, target, { kind: 'sent', id: found });
+    }
+    await deps.journal.append({ t: 'reply-sending', stage: 'messages', key });
+    deps.state.sending.add(key);
+    try {
+      const message = await send(deps, body, target);
+      return await settle(deps, key, target, { kind: 'sent', id: message.id });
+    } catch (error) {
+      if (isClientRequestError(error)) return settle(deps, key, target, { kind: 'refused', message: `refused by the platform: ${error.message}` });
+      // Anything else leaves the outcome unknown: look before sending again.
+      if (attempt >= MAX_UNKNOWN_OUTCOMES || deps.signal.aborted) throw error;
+    }
+  }
+}
+
+function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Promise<Message> {
+  const options = { signal: deps.signal };
+  return target.kind === 'thread' ? deps.client.threads.send(target.threadId, body, options) : deps.client.channels.sendMessage(target.channelId, body, options);
+}
+
+async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, delivery: Delivery): Promise<Delivery> {
+  if (delivery.kind === 'sent') {
+    await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...(target.kind === 'channel' ? { orphan: true } : {}) });
+    deps.state.sent.set(key, { id: delivery.id, orphan: target.kind === 'channel' });
+  } else {
+    await deps.journal.append({ t: 'reply-refused', stage: 'messages', key, message: delivery.message });
+    deps.state.refused.set(key, delivery.message);
+  }
+  deps.state.sending.delete(key);
+  return delivery;
+}
+
+/** The reply with this key, if the platform already holds it where it was being sent. */
+async function lookUp(deps: DeliverDeps, key: string, target: ReplyTarget): Promise<Int64 | undefined> {
+  return (await keysAt(deps, target)).get(key);
+}
+
+/** Every message the target holds, by reply key. */
+export async function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget): Promise<Map<string, Int64>> {
+  const options = { pageSize: 100, signal: deps.signal };
+  const messages = target.kind === 'thread' ? deps.client.threads.messages(target.threadId, options) : deps.client.channels.messages(target.channelId, options);
+  const keys = new Map<string, Int64>();
+  for await (const message of messages) {
+    const key = replyKeyOf(deps.stage, message.properties);
+    if (key !== undefined && !keys.has(key)) keys.set(key, message.id);
+  }
+  return keys;
+}

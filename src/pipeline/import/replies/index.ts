@@ -1,0 +1,69 @@
+import { join } from 'node:path';
+import type { ChatportClient } from '../../../api/index.js';
+import type { StageConfig } from '../../../config/index.js';
+import type { Accepted } from '../../../transform/index.js';
+import type { JournalEvent } from '../../state/events.js';
+import type { Journal } from '../../state/journal.js';
+import type { RepliesState } from '../../state/run-state.js';
+import { parentRefOf, replyKeyOf, sendsReplies } from './refs.js';
+import { findRootThreads } from './roots.js';
+import { sendReplies, type ReplyOutcome } from './send-replies.js';
+import { ReplySpool, sendBodyOf } from './spool.js';
+
+export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf } from './refs.js';
+export { replyThreadIdOf } from './roots.js';
+export type { ReplyOutcome } from './send-replies.js';
+
+/**
+ * Reply threads in the messages stage (docs/threads.md): replies are held back from the import chunks,
+ * spooled, and sent into their roots' threads once every import of the stage has finished.
+ */
+export interface StageReplies {
+  /** The ref of the message a record replies to, when it is a reply to send into a thread. */
+  parentOf(record: Accepted): string | undefined;
+  /** Holds a reply back for the replies pass (writes nothing in a dry run or a validation). */
+  queue(record: Accepted, parent: string): Promise<void>;
+  /** How many replies were held back. */
+  readonly queued: number;
+  /** After the imports: finds the roots and sends every reply, telling each outcome. */
+  finish(onOutcome: (outcome: ReplyOutcome) => Promise<void>): Promise<void>;
+}
+
+export interface StageRepliesInput {
+  stage: StageConfig;
+  runDir: string;
+  /** Import mode: spool and send; otherwise only count. */
+  sending?: { client: ChatportClient; journal: Journal<JournalEvent>; state: RepliesState; signal: AbortSignal };
+}
+
+export async function openStageReplies(input: StageRepliesInput): Promise<StageReplies | undefined> {
+  const { stage } = input;
+  if (!sendsReplies(stage)) return undefined;
+  const spool = input.sending ? await ReplySpool.open(join(input.runDir, 'replies', 'spool.ndjson')) : undefined;
+  /** Channel id → the refs of roots wanted there. */
+  const wanted = new Map<string, Set<string>>();
+  let queued = 0;
+  return {
+    parentOf: (record) => parentRefOf(stage, record),
+    get queued() {
+      return queued;
+    },
+    async queue(record, parent) {
+      queued++;
+      if (!spool) return;
+      const channelId = String(record.channelId);
+      let refs = wanted.get(channelId);
+      if (!refs) wanted.set(channelId, (refs = new Set()));
+      refs.add(parent);
+      const key = replyKeyOf(stage, record.item.properties) ?? record.sourceKey;
+      await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), item: record.item, position: record.position });
+    },
+    async finish(onOutcome) {
+      if (!spool || !input.sending) return;
+      await spool.close();
+      const { client, journal, state, signal } = input.sending;
+      const roots = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+    },
+  };
+}

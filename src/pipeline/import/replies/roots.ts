@@ -1,0 +1,46 @@
+import { readFile } from 'node:fs/promises';
+import type { ChatportClient } from '../../../api/index.js';
+import type { StageConfig } from '../../../config/index.js';
+import { parseInt64, type Int64 } from '../../../shared/int64.js';
+import { parseJsonExact, stringifyJson } from '../../../shared/lossless-json.js';
+import type { Message } from '../../../wire/resources.js';
+import { writeFileAtomic } from '../../state/atomic-file.js';
+import { messageRefOf } from './refs.js';
+
+/**
+ * Finds the roots replies hang from: imports return no ids, so each channel that has roots is read once,
+ * oldest first, until every wanted root is found (or the channel ends: a root that is not there was
+ * rejected or refused, and its replies become orphans). The answer is kept in the run folder so a resumed
+ * run does not read the channels again.
+ */
+export type RootThreads = Map<string, Int64>;
+
+/** A message's reply thread id, from `_links.replies` (decisions.md "Threads"). */
+export function replyThreadIdOf(message: Message): Int64 | undefined {
+  const href = (message._links as Record<string, { href?: string }> | undefined)?.replies?.href;
+  return href === undefined ? undefined : parseInt64(href.slice(href.lastIndexOf('/') + 1));
+}
+
+export async function findRootThreads(
+  client: ChatportClient,
+  stage: StageConfig,
+  wanted: ReadonlyMap<string, ReadonlySet<string>>,
+  cacheFile: string | undefined,
+  signal: AbortSignal,
+): Promise<RootThreads> {
+  const cached = cacheFile === undefined ? undefined : await readFile(cacheFile, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Record<string, Int64>, () => undefined);
+  if (cached) return new Map(Object.entries(cached));
+  const found: RootThreads = new Map();
+  for (const [channelId, refs] of wanted) {
+    let missing = refs.size;
+    for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
+      const ref = messageRefOf(stage, message.properties);
+      if (ref === undefined || !refs.has(ref) || found.has(ref)) continue;
+      const thread = replyThreadIdOf(message);
+      if (thread !== undefined) found.set(ref, thread);
+      if (--missing === 0) break;
+    }
+  }
+  if (cacheFile !== undefined) await writeFileAtomic(cacheFile, stringifyJson(Object.fromEntries(found)));
+  return found;
+}

@@ -1,0 +1,96 @@
+import type { ChatportClient } from '../../../api/index.js';
+import type { StageConfig } from '../../../config/index.js';
+import type { JournalEvent } from '../../state/events.js';
+import type { Journal } from '../../state/journal.js';
+import type { RepliesState } from '../../state/run-state.js';
+import type { Int64 } from '../../../shared/int64.js';
+import { deliverReply, keysAt, type Delivery, type ReplyTarget } from './deliver.js';
+import type { RootThreads } from './roots.js';
+import { readSpool, type SpooledReply } from './spool.js';
+
+/**
+ * The replies pass: streams the spool and sends each reply into its root's thread. Replies of one thread
+ * go one after the other, in source order (each waits for the one before it); different threads go in
+ * parallel, at most `concurrency` sends at once, paced by the client like every other request.
+ */
+
+export type ReplyOutcome = { reply: SpooledReply; delivery: Delivery; orphan: boolean };
+
+export interface SendRepliesInput {
+  client: ChatportClient;
+  stage: StageConfig;
+  spoolPath: string;
+  roots: RootThreads;
+  state: RepliesState;
+  journal: Journal<JournalEvent>;
+  concurrency: number;
+  signal: AbortSignal;
+  onOutcome(outcome: ReplyOutcome): Promise<void>;
+}
+
+export async function sendReplies(input: SendRepliesInput): Promise<void> {
+  const slots = new Slots(input.concurrency);
+  const tails = new Map<string, Promise<void>>();
+  // What each target already holds, read once while its replies are being sent (then dropped).
+  const presentAt = new Map<string, Promise<Map<string, Int64>>>();
+  const presentOf = (target: ReplyTarget) => {
+    const id = target.kind === 'thread' ? `t${String(target.threadId)}` : `c${String(target.channelId)}`;
+    let present = presentAt.get(id);
+    if (!present) presentAt.set(id, (present = keysAt(input, target)));
+    return () => present;
+  };
+  let failure: { error: unknown } | undefined;
+  const deliverOne = async (reply: SpooledReply) => {
+    if (failure || input.signal.aborted) return;
+    const thread = input.roots.get(reply.parent);
+    const target: ReplyTarget = thread === undefined ? { kind: 'channel', channelId: reply.channelId } : { kind: 'thread', threadId: thread };
+    const delivery = await deliverReply(input, reply.key, reply.body, target, presentOf(target));
+    await input.onOutcome({ reply, delivery, orphan: thread === undefined });
+  };
+  for await (const reply of readSpool(input.spoolPath)) {
+    if (failure || input.signal.aborted) break;
+    await slots.take();
+    const before = tails.get(reply.parent) ?? Promise.resolve();
+    const mine: Promise<void> = before
+      .then(() => deliverOne(reply))
+      .catch((error: unknown) => {
+        failure ??= { error };
+      })
+      .finally(() => {
+        slots.give();
+        if (tails.get(reply.parent) === mine) {
+          tails.delete(reply.parent);
+          const thread = input.roots.get(reply.parent);
+          if (thread !== undefined) presentAt.delete(`t${String(thread)}`);
+        }
+      });
+    tails.set(reply.parent, mine);
+  }
+  await Promise.all(tails.values());
+  if (failure) throw failure.error;
+  if (input.signal.aborted) throw input.signal.reason;
+}
+
+/** A counting semaphore: `take` waits for a free slot, in the order asked. */
+class Slots {
+  private free: number;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(size: number) {
+    this.free = Math.max(1, size);
+  }
+
+  take(): Promise<void> {
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  give(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.free++;
+  }
+}

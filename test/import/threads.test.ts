@@ -1,0 +1,125 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { compareInt64 } from '../../src/shared/int64.js';
+import type { Message } from '../../src/wire/resources.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+async function writeThreaded(dir: string, prefix: string): Promise<void> {
+  await writeInput(dir, 'users.csv', `id,username,display\n1,${prefix}a,A\n2,${prefix}b,B\n`);
+  await writeInput(dir, 'channels.csv', `key,name,members\nc1,${prefix}one,${prefix}a|${prefix}b\nc2,${prefix}two,${prefix}a|${prefix}b\n`);
+  await writeInput(
+    dir,
+    'messages.csv',
+    [
+      'id,channel,author,text,parent',
+      `m1,c1,${prefix}a,root one,`,
+      `m2,c2,${prefix}b,root two,`,
+      `m3,c1,${prefix}b,reply 1 to one,m1`,
+      `m4,c1,${prefix}a,plain,`,
+      `m5,c2,${prefix}a,reply 1 to two,m2`,
+      `m6,c1,${prefix}a,reply 2 to one,m1`,
+      `m7,c1,${prefix}b,reply to nothing,m99`,
+      `m8,c1,${prefix}b,reply 3 to one,m1`,
+      '',
+    ].join('\n'),
+  );
+}
+
+const pipeline = (name: string, threads = '') => `name: ${name}
+options: { chunkRecords: 2${threads} }
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } } }
+  messages: { source: { path: messages.csv }, key: id, channel: channel, thread: parent, mapping: { type: { const: TEXT }, user: author, body: text } }
+`;
+
+async function channelNamed(name: string) {
+  return (await all(f.client.channels.list())).find((c) => c.name === name)!;
+}
+
+async function threadBodies(root: Message): Promise<string[]> {
+  return (await all(f.client.threads.messages(replyThreadIdOf(root)!))).map((m) => m.body!);
+}
+
+const sorted = (messages: Message[]) => messages.sort((a, b) => compareInt64(a.id, b.id));
+
+describe('reply threads (thread: parent)', () => {
+  it('replies go into their root\'s thread in source order, repliesCount right; a reply to an unknown key goes into the channel', async () => {
+    const dir = join(f.dir, 'threads');
+    await writeThreaded(dir, 'th');
+    const { config } = await writePipeline(dir, pipeline('threads'));
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.messages).toMatchObject({ read: 8, imported: 8, rejected: 0, pending: 0, replies: 4, orphans: 1 });
+    expect(report.totals.balanced).toBe(true);
+
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('thone')).id)));
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing']);
+    expect(one[0]!.repliesCount).toBe(3);
+    expect(await threadBodies(one[0]!)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
+    const two = sorted(await all(f.client.channels.messages((await channelNamed('thtwo')).id)));
+    expect(await threadBodies(two[0]!)).toEqual(['reply 1 to two']);
+    expect(report.verification?.status).toBe('exact');
+
+    // Verification reads the threads: a reply deleted on the platform is missing from its thread.
+    const [, second] = await all(f.client.threads.messages(replyThreadIdOf(one[0]!)!));
+    const token = f.sandbox.issueToken();
+    await fetch(`${f.sandbox.url}/messages/${second!.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const { runVerify } = await import('../../src/pipeline/verify/run-verify.js');
+    const after = await runVerify({ config }, { client: f.client });
+    expect(after.summary.status).toBe('differences');
+    expect(after.differences).toEqual([expect.objectContaining({ kind: 'missing', stage: 'messages', sourceKey: 'm6', message: 'reply m6 is not in the reply thread of m1' })]);
+  });
+
+  it('threads: flatten keeps every reply in the channel', async () => {
+    const dir = join(f.dir, 'flat');
+    await writeThreaded(dir, 'fl');
+    const { config } = await writePipeline(dir, pipeline('threads-flat', ', threads: flatten'));
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.stages.messages).toMatchObject({ read: 8, imported: 8 });
+    expect(report.stages.messages!.replies).toBeUndefined();
+    expect((await all(f.client.channels.messages((await channelNamed('flone')).id)))).toHaveLength(6);
+  });
+
+  it('a send whose answer was lost is looked up, not sent twice', async () => {
+    const dir = join(f.dir, 'lost');
+    await writeThreaded(dir, 'lo');
+    const { config } = await writePipeline(dir, pipeline('threads-lost'));
+    // The platform takes the second reply, then the connection drops before the answer.
+    f.sandbox.setFaults([{ method: 'POST', path: '/threads/*/messages', fault: { kind: 'drop', when: 'after-processing' }, times: 1 }]);
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    f.sandbox.setFaults([]);
+    expect(report.stages.messages).toMatchObject({ imported: 8, replies: 4, orphans: 1 });
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('loone')).id)));
+    expect(await threadBodies(one[0]!)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
+  });
+
+  it('a run that died with a reply being sent resumes without doubling or losing it', async () => {
+    const dir = join(f.dir, 'resume');
+    await writeThreaded(dir, 'rs');
+    const { config } = await writePipeline(dir, pipeline('threads-resume'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    // Cut the journal as a kill -9 between the send and its "sent" line would have left it.
+    const journal = join(state, 'journal.ndjson');
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n');
+    const lastSent = lines.findLastIndex((l) => l.includes('"reply-sent"'));
+    const kept = lines.slice(0, lastSent).filter((l) => !l.includes('"stage-done"') || !l.includes('"messages"'));
+    await writeFile(journal, `${kept.join('\n')}\n`);
+
+    const resumed = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(resumed.attempt).toBe(2);
+    expect(resumed.stages.messages).toMatchObject({ read: 8, imported: 8, replies: 4, orphans: 1, pending: 0 });
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('rsone')).id)));
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing']);
+    expect(await threadBodies(one[0]!)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
+  });
+});
