@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPipelineFile } from '../../src/cli/pipeline-file.js';
+import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { writeRawDump } from '../../fixtures/raw-dump/generate.js';
@@ -13,6 +14,17 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 const PIPELINE = join(import.meta.dirname, '../../pipelines/raw-dump.yaml');
+
+/** Root id → its replies' ids, in the dump's order (read with plain JSON.parse). */
+function dumpReplies(ndjson: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of ndjson.trim().split('\n')) {
+    const m = JSON.parse(line) as { _id: string; tmid?: string };
+    if (m.tmid === undefined) continue;
+    out.set(m.tmid, [...(out.get(m.tmid) ?? []), m._id]);
+  }
+  return out;
+}
 
 describe('pipelines/raw-dump.yaml: another team chat\'s admin dump, imported whole', () => {
   it('every user, room by type, and message goes in with no preprocessing, and verification says exact', async () => {
@@ -41,7 +53,17 @@ describe('pipelines/raw-dump.yaml: another team chat\'s admin dump, imported who
     const system = messages.filter((m) => m.type === 'SYSTEM_TEXT');
     expect(system).toHaveLength(dump.facts.system);
     expect(system.every((m) => m.user === undefined)).toBe(true);
-    const replies = messages.filter((m) => (m.properties?.source as { threadParent?: string } | undefined)?.threadParent !== undefined);
+    // Every reply is in its root's thread, in the dump's order.
+    expect(report.stages.messages).toMatchObject({ replies: dump.facts.replies });
+    expect(report.stages.messages!.orphans).toBeUndefined();
+    const replies = messages.filter((m) => m.nestedLevel === 1);
     expect(replies).toHaveLength(dump.facts.replies);
+    const roots = messages.filter((m) => (m.repliesCount ?? 0) > 0);
+    expect(roots.reduce((n, m) => n + m.repliesCount!, 0)).toBe(dump.facts.replies);
+    const sources = dumpReplies(dump.messages);
+    for (const root of roots) {
+      const thread = await all(f.client.threads.messages(replyThreadIdOf(root)!));
+      expect(thread.map((m) => m.properties?.chatportKey)).toEqual(sources.get(String(root.properties?.chatportKey)));
+    }
   });
 });

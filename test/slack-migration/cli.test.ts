@@ -93,6 +93,30 @@ describe('chatport migrate slack', () => {
     }
   }, 60_000);
 
+  it('killed while replies go into their threads and run again: no reply missing or doubled; chatport verify says exact, threads included', async () => {
+    // Replies are slowed down so the kill lands among them.
+    const slow = await startImportFixture({ faults: [{ method: 'POST', path: '/threads/*/messages', fault: { kind: 'delay', ms: 15 } }] });
+    try {
+      const state = join(slow.dir, 'state');
+      const sentReplies = async () => (await readFile(join(state, 'journal.ndjson'), 'utf8').catch(() => '')).split('\n').filter((l) => l.includes('"reply-sent"')).length;
+      const killed = await chatport(['migrate', 'slack', zip, '--state', state, '--json'], slow.env, async () => (await sentReplies()) >= 5);
+      expect(killed.code).toBeNull();
+      const before = await sentReplies();
+      const resumed = await chatport(['migrate', 'slack', zip, '--state', state, '--json'], slow.env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      const report = JSON.parse(resumed.stdout) as RunReport;
+      expect(report).toMatchObject({ status: 'succeeded', attempt: 2, totals: { read: 413, imported: 413, balanced: true } });
+      expect(report.stages.messages!.replies).toBeGreaterThan(before);
+      expect(await readPlatform(slow.client)).toEqual(imported);
+
+      const verified = await chatport(['verify', 'pipelines/slack.yaml', '--state', state], { ...slow.env, SLACK_EXPORT: zip });
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      expect(verified.stdout).toContain('exact');
+    } finally {
+      await slow.close();
+    }
+  }, 90_000);
+
   it('exits 2 when records were rejected, each in rejects.ndjson with its file and reason; unnamed folders are skipped', async () => {
     const ran = await chatport(['migrate', 'slack', damaged, '--state', join(f.dir, 'state-damaged'), '--json'], f.env);
     expect(ran.code, ran.stderr).toBe(2);
