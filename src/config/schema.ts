@@ -20,6 +20,7 @@ export const DEFAULT_STAGE_OPTIONS = {
   duplicates: 'reject',
   mode: 'insert',
   threads: 'replies',
+  longBodies: 'reject',
 } as const;
 
 const fieldRef = z
@@ -157,6 +158,12 @@ const stageOptions = z
       .optional()
       .describe(
         'Messages of a stage with `thread` (and Slack thread replies): "replies" (default) sends each reply into its root\'s reply thread, in source order per thread, exactly once (journaled, looked up before any re-send); a reply whose root is unknown or was rejected goes into the channel and is counted as an orphan. "flatten" imports replies as channel messages, the parent kept in properties.',
+      ),
+    longBodies: z
+      .enum(['reject', 'split'])
+      .optional()
+      .describe(
+        'Messages: a body longer than the platform\'s limit (40,000 characters) is "reject"ed (default, naming the length), or "split" into consecutive messages, cut at a line break or a space where it can, order kept; each part carries properties.chatportPart {index, count} and counts as a record read, as in the Slack migration.',
       ),
     mode: z
       .enum(['insert', 'upsert'])

@@ -19,6 +19,8 @@ export interface ResolvedStageOptions {
   mode: 'insert' | 'upsert';
   /** Messages: replies go into their root's reply thread (`replies`), or into the channel (`flatten`). */
   threads: 'replies' | 'flatten';
+  /** Messages: a body over the platform's limit is rejected, or split into consecutive parts. */
+  longBodies: 'reject' | 'split';
 }
 
 export interface ResolvedSource {

@@ -4,12 +4,14 @@ import { compileMapping, MappingError } from './compile-mapping.js';
 import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
-import { CHANNEL_KEY_PROPERTY, USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
+import { CHANNEL_KEY_PROPERTY, PART_PROPERTY, USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
 import { describeFound, reason } from './types.js';
-import type { Processed, Reason, RecordPosition, StageKind } from './types.js';
+import type { Accepted, Processed, Reason, RecordPosition, StageKind } from './types.js';
 import { FAST_VALIDATORS } from './validate-fast.js';
 import type { Int64 } from '../shared/int64.js';
 import type { UserNameLookup } from './mapping-rules.js';
+import { splitBody } from './split-body.js';
+import { LIMITS } from '../wire/imports.js';
 
 /** Everything the pipeline file says about how one stage's records become items. */
 export interface StageProcessorSpec {
@@ -22,6 +24,8 @@ export interface StageProcessorSpec {
   channel?: string;
   /** Messages: the source field holding the source key of the message the record replies to. */
   thread?: string;
+  /** Messages: split a body over the platform's limit into parts instead of rejecting it. */
+  longBodies?: 'reject' | 'split';
   mapping: NestedMapping;
   /** Records matching any rule are skipped (counted, never sent). Default none. */
   skip?: SkipRule[];
@@ -73,6 +77,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   if (!needsChannel && spec.channel !== undefined) throw new MappingError(`channel: only members and messages name a channel`, 'channel');
   if (spec.thread !== undefined && stage !== 'messages') throw new MappingError(`thread: only messages reply to a message`, 'thread');
   const threadField = spec.thread;
+  const splitLong = stage === 'messages' && spec.longBodies === 'split';
   const lookup = deps.channelIds;
   if (needsChannel && lookup === undefined) throw new TypeError(`the ${stage} stage needs deps.channelIds`);
 
@@ -134,6 +139,9 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     // resend looks for it first (docs/threads.md).
     if (threadField !== undefined && sourceKey !== undefined) item.properties = { ...(item.properties as Record<string, unknown> | undefined), [CHANNEL_KEY_PROPERTY]: sourceKey };
     if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
+    const parentRef = threadField === undefined ? undefined : sourceKeyOf([record[threadField]]);
+    if (splitLong && sourceKey !== undefined && reasons.length === 0 && typeof item.body === 'string' && item.body.length > LIMITS.bodyLength)
+      return acceptParts(splitIntoParts(item, sourceKey, keyFor, threadField !== undefined), position, validate, { channelKey, channelId, parentRef }, record);
 
     const problems = validate(item);
     if (problems !== undefined) {
@@ -144,7 +152,6 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const accepted: Processed = { kind: 'accepted', item, position, sourceKey: sourceKey! };
     if (channelKey !== undefined) accepted.channelKey = channelKey;
     if (channelId !== undefined) accepted.channelId = channelId;
-    const parentRef = threadField === undefined ? undefined : sourceKeyOf([record[threadField]]);
     if (parentRef !== undefined) accepted.parentRef = parentRef;
     return accepted;
   };
@@ -158,4 +165,32 @@ function renameUsers(item: Record<string, unknown>, fields: readonly string[], r
     if (typeof value === 'string') item[field] = renamed.get(value) ?? value;
     else if (Array.isArray(value)) item[field] = value.map((v) => (typeof v === 'string' ? (renamed.get(v) ?? v) : v));
   }
+}
+
+/** A message over the body limit as consecutive parts: the first keeps the record's key, the rest get `key#n`. */
+function splitIntoParts(item: Record<string, unknown>, sourceKey: string, keyFor: (k: string) => string, marked: boolean): Array<{ item: Record<string, unknown>; sourceKey: string }> {
+  const bodies = splitBody(item.body as string, LIMITS.bodyLength);
+  return bodies.map((body, i) => {
+    const key = i === 0 ? sourceKey : `${sourceKey}#${i + 1}`;
+    const properties: Record<string, unknown> = { ...(item.properties as Record<string, unknown> | undefined), [PART_PROPERTY]: { index: i + 1, count: bodies.length } };
+    if (marked) properties[CHANNEL_KEY_PROPERTY] = key;
+    return { item: { ...item, body, properties, idempotencyKey: keyFor(key) }, sourceKey: key };
+  });
+}
+
+/** The parts, each validated: any invalid part rejects the whole record (no part is sent without the others). */
+function acceptParts(
+  parts: Array<{ item: Record<string, unknown>; sourceKey: string }>,
+  position: RecordPosition,
+  validate: (item: Record<string, unknown>) => Reason[] | undefined,
+  refs: { channelKey: string | undefined; channelId: Int64 | undefined; parentRef: string | undefined },
+  record: Record<string, unknown>,
+): Processed {
+  const reasons = parts.flatMap((p) => validate(p.item) ?? []);
+  if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: record };
+  const defined = Object.fromEntries(Object.entries(refs).filter(([, v]) => v !== undefined)) as Partial<Accepted>;
+  const accepted = parts.map((p): Accepted => ({ kind: 'accepted', item: p.item, position, sourceKey: p.sourceKey, ...defined }));
+  const [first, ...rest] = accepted;
+  first!.parts = rest;
+  return first!;
 }

@@ -69,3 +69,6 @@ export const USER_NAME_FIELDS: Readonly<Record<StageKind, readonly string[]>> = 
   members: ['username'],
   messages: ['user'],
 };
+
+/** A message split at the body limit (`longBodies: split`): `{index, count}` of each part. */
+export const PART_PROPERTY = 'chatportPart';

@@ -60,8 +60,8 @@ describe('resolvePipelineConfig', () => {
       csv: { header: true, delimiter: ',', quote: '"', bom: true },
     });
     expect(messages!.source.paths).toEqual([join('/work/pipes', 'data/messages.csv.gz')]);
-    expect(users!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 4, lanes: 8, duplicates: 'reject', mode: 'insert', threads: 'replies' });
-    expect(messages!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 8, lanes: 8, duplicates: 'reject', mode: 'insert', threads: 'replies' });
+    expect(users!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 4, lanes: 8, duplicates: 'reject', mode: 'insert', threads: 'replies', longBodies: 'reject' });
+    expect(messages!.options).toEqual({ chunkRecords: 250, chunkBytes: 1_048_576, concurrency: 8, lanes: 8, duplicates: 'reject', mode: 'insert', threads: 'replies', longBodies: 'reject' });
     expect(messages!.channel).toBe('channel');
     expect(users!.skip).toEqual([]);
   });

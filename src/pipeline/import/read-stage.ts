@@ -88,12 +88,15 @@ async function* readSourceBatches(
     try {
       for await (const batch of batches) {
         deps.onSourceBatch?.(batch);
-        const out = new Array<Processed>(batch.length);
+        const out: Processed[] = [];
         for (let i = 0; i < batch.length; i++) {
           const item = batch[i]!;
           // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
           const because = cut?.(++ordinal, 'record' in item ? rawChannelKey(stage, item.record) : undefined);
-          out[i] = because === undefined ? process(item) : trialSkip(item.position, because);
+          const processed = because === undefined ? process(item) : trialSkip(item.position, because);
+          out.push(processed);
+          // A long body split into parts (longBodies: split): the parts follow, each a record of its own.
+          if (processed.kind === 'accepted' && processed.parts) for (const part of processed.parts) out.push(part);
         }
         last = batch[batch.length - 1]?.position ?? last;
         yield out;

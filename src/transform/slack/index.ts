@@ -18,7 +18,8 @@ export {
   type SlackDirectoryOptions,
 } from './directory.js';
 export { defaultSlackKeyFor, slackSourceKey, type KeyFor } from './keys.js';
-export { splitBody, stripUrlToken } from './message-body.js';
+export { stripUrlToken } from './message-body.js';
+export { splitBody } from '../split-body.js';
 export { createSlackMessageMapper, type PendingMessage, type SlackMessageMapper } from './messages.js';
 export { convertMrkdwn, type ConvertedText, type MentionLookup } from './mrkdwn.js';
 export { createNameAllocator, makeValidName } from '../names.js';
