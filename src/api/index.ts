@@ -5,6 +5,7 @@ export type { CallSpec, ServerInfo } from './core/transport.js';
 export type { Query } from './core/url.js';
 export type { TokenInfo, TokenProvider } from './auth/index.js';
 export { createJsonBody, createMergePatchBody, createMultipartFileBody, type FileSource, type RequestBody } from './http/body.js';
+export { createMultipartFormBody, type FormPart } from './http/multipart-form.js';
 export { CONNECTION_DEFAULTS, type ConnectionOptions } from './http/dispatcher.js';
 export type { HttpMethod, HttpResponse } from './http/types.js';
 export { RETRY_POLICIES, parseRetryAfter, computeBackoffMs, type RetryPolicy, type RetryPolicyName, type RetryMode } from './retry/index.js';

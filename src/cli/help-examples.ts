@@ -20,6 +20,12 @@ const EXAMPLES: Record<string, string[]> = {
     'chatport import crm.yaml                        # again after a crash or Ctrl-C: resumes the unfinished run',
     'chatport import crm.yaml --restart --max-rejects 100 --json > report.json',
     'chatport import crm.yaml --api-url https://chat.example.com/api   # token from https://chat.example.com/oauth/token',
+    'chatport import crm.yaml --limit 200             # a trial on the first 200 records of each stage',
+  ],
+  api: [
+    'chatport api GET /users --paginate                # every user, all pages, one JSON array',
+    'chatport api POST /channels --data @channel.json  # PATCH bodies go as merge patches',
+    'chatport api POST /imports/users --form file=@users.json',
   ],
   validate: ['chatport validate pipelines/csv-example.yaml     # offline: counts and each problem at file:line', 'chatport validate crm.yaml --show 50 --out rejects/ --json'],
   verify: ['chatport verify pipelines/csv-example.yaml       # exit 0 when the platform holds exactly the source', 'chatport verify crm.yaml --sample 200 --json      # and 200 messages compared in full'],

@@ -14,6 +14,7 @@ import { registerMigrate } from './commands/migrate.js';
 import { registerVerify } from './commands/verify.js';
 import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
+import { registerApi } from './commands/api.js';
 import { adoptOldConnectionNames, oldNamesWarning } from './connection-env.js';
 import { addHelpExamples } from './help-examples.js';
 
@@ -37,6 +38,7 @@ export function createProgram(ctx: CliContext): Command {
   const commands: Array<(program: Command, ctx: CliContext) => void> = [registerDemo, registerImport, registerValidate, registerVerify, registerStatus, registerSchema, registerSandboxCommand, registerPing, registerJobs, registerExport, registerMigrate];
   commands.push(registerReport);
   commands.push(registerRuns);
+  commands.push(registerApi);
   for (const register of commands) register(program, ctx);
   addHelpExamples(program);
   return program;
