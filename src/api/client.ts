@@ -16,6 +16,7 @@ import { createImportsResource, type ImportsResource } from './resources/imports
 import { createJobsResource, type JobsResource } from './resources/jobs.js';
 import { createMessagesResource, type MessagesResource } from './resources/messages.js';
 import { createThreadsResource, type ThreadsResource } from './resources/threads.js';
+import { createActivityResource, type ActivityResource } from './resources/activity.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
 import { Pacing } from './retry/pacing.js';
@@ -32,6 +33,7 @@ export interface ChatportClient {
   readonly channels: ChannelsResource;
   readonly messages: MessagesResource;
   readonly threads: ThreadsResource;
+  readonly activity: ActivityResource;
   readonly auth: {
     readonly kind: TokenProvider['kind'];
     /** Fetches (or reuses) a token: checks the credentials without calling the API. */
@@ -94,6 +96,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     channels: createChannelsResource(transport),
     messages: createMessagesResource(transport),
     threads: createThreadsResource(transport),
+    activity: createActivityResource(transport),
     auth: {
       kind: auth.kind,
       check: async (signal) => {

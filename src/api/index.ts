@@ -17,6 +17,7 @@ export type { ExportsResource, ExportDownload, ExportKind } from './resources/ex
 export type { ApplicationResource } from './resources/application.js';
 export type { UsersResource, UserFilter } from './resources/users.js';
 export type { ThreadsResource, SendMessageBody } from './resources/threads.js';
+export type { ActivityResource } from './resources/activity.js';
 export type { ChannelsResource, ChannelFilter } from './resources/channels.js';
 export type { MessagesResource } from './resources/messages.js';
 export type { ListOptions } from './resources/common.js';

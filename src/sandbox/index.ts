@@ -35,6 +35,7 @@ import { jobRoutes } from './routes/jobs.js';
 import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { threadRoutes } from './routes/threads.js';
+import { messageExtraRoutes } from './routes/message-extras.js';
 import { tokenRoutes } from './routes/token.js';
 import { userRoutes } from './routes/users.js';
 import { applySeed } from './seed.js';
@@ -97,7 +98,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
-    ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes, ...threadRoutes,
+    ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes, ...threadRoutes, ...messageExtraRoutes,
   );
   const faults = new FaultEngine(options.faults ?? [], random);
   const recorded: RecordedRequest[] = [];

@@ -1,6 +1,7 @@
+import { findMentions } from './mentions.js';
 import { mainThreadId, nestedLevelOf, replyThreadId, type ThreadRef } from './threads.js';
 import type { WireIds } from './wire-ids.js';
-import type { ApplicationRec, ChannelRec, JobRec, MessageRec, Store, UserRec } from './store.js';
+import type { ApplicationRec, ChannelRec, JobRec, MessageRec, NotificationRec, Store, UserRec } from './store.js';
 
 /**
  * Records → wire JSON (management-api.md §2). Fields without a value are left out, never null; times are
@@ -113,6 +114,7 @@ export class Renderer {
       body: message.body,
       file: message.file,
       groupTag: message.groupTag,
+      mentions: this.mentions(message.body),
       repliesCount: this.store.repliesByParent.get(message.id)?.length ?? 0,
       properties: message.properties,
       lastEditedTime: message.lastEditedTime === undefined ? undefined : iso(message.lastEditedTime),
@@ -155,6 +157,42 @@ export class Renderer {
         application: link(`${b}/application`),
         file: fileUrl === undefined ? undefined : link(fileUrl),
       }),
+    });
+  }
+
+  private mentions(body: string | undefined): Array<Record<string, unknown>> | undefined {
+    const found = findMentions(this.store, body);
+    if (found.length === 0) return undefined;
+    return found.map((m) => compact({ type: m.type, tag: m.tag, startPosition: m.startPosition, endPosition: m.endPosition, user: m.user && this.user(m.user) }));
+  }
+
+  /** A read receipt: who read the message and when. */
+  receipt(messageId: number, userId: number, at: number): Record<string, unknown> {
+    const b = this.base();
+    const user = this.store.users.get(userId);
+    const message = this.ids.toWire(messageId);
+    return compact({
+      user: user && this.user(user),
+      createdTime: iso(at),
+      _links: { message: link(`${b}/messages/${message}`), user: link(`${b}/users/${this.ids.toWire(userId)}`) },
+    });
+  }
+
+  notification(n: NotificationRec): Record<string, unknown> {
+    const b = this.base();
+    const channel = this.store.channels.get(n.channelId);
+    const message = this.store.messages.get(n.messageId);
+    const recipient = this.store.users.get(n.userId);
+    const userId = this.ids.toWire(n.userId);
+    return compact({
+      id: this.ids.toWire(n.id),
+      title: n.title,
+      body: n.body,
+      channel: channel && this.channel(channel),
+      data: compact({ type: n.type, message: message && this.message(message), channelId: this.ids.toWire(n.channelId), recipient: recipient && this.user(recipient) }),
+      muted: false,
+      createdTime: iso(n.createdTime),
+      _links: { user: link(`${b}/users/${userId}`), notifications: link(`${b}/users/${userId}/notifications`) },
     });
   }
 

@@ -79,6 +79,18 @@ export interface ApplicationRec {
 
 export type KeyKind = 'user' | 'channel' | 'member' | 'message';
 
+/** A notification of a message sent through the API to another member of its channel (decisions.md). */
+export interface NotificationRec {
+  id: number;
+  userId: number;
+  messageId: number;
+  channelId: number;
+  type: string;
+  title: string;
+  body: string;
+  createdTime: number;
+}
+
 /** One state change, as journaled. `-x` ops delete. */
 export type StoreOp =
   | { t: 'app'; v: ApplicationRec }
@@ -93,9 +105,12 @@ export type StoreOp =
   | { t: 'msg'; v: MessageRec }
   | { t: '-msg'; id: number }
   | { t: 'job'; v: JobRec }
-  | { t: 'key'; k: string; kind: KeyKind; id: number };
+  | { t: 'key'; k: string; kind: KeyKind; id: number }
+  /** User `u` read message `m` (the /_sandbox/ rehearsal surface). */
+  | { t: 'read'; m: number; u: number; at: number }
+  | { t: 'notif'; v: NotificationRec };
 
-type SeqName = 'user' | 'channel' | 'message' | 'job';
+type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification';
 
 export type Journal = (op: StoreOp) => void;
 
@@ -125,7 +140,12 @@ export class Store {
   readonly jobs = new Map<number, JobRec>();
   /** Idempotency keys share one space across the application (decisions.md). */
   readonly keys = new Map<string, { kind: KeyKind; id: number }>();
-  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0 };
+  /** Read receipts: message id → (user id → time read), in the order read. */
+  readonly receipts = new Map<number, Map<number, number>>();
+  readonly notifications = new Map<number, NotificationRec>();
+  /** Notification ids per recipient, ascending. */
+  readonly notificationsByUser = new Map<number, number[]>();
+  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0, notification: 0 };
   /** Set by persistence; a no-op in memory-only mode. */
   journal: Journal = () => {};
 
@@ -224,6 +244,7 @@ export class Store {
         const list = old.parentId === undefined ? this.messageIdsByChannel.get(old.channelId) : this.repliesByParent.get(old.parentId);
         if (list) removeSorted(list, op.id);
         this.repliesByParent.delete(op.id);
+        this.receipts.delete(op.id);
         break;
       }
       case 'job':
@@ -233,6 +254,20 @@ export class Store {
       case 'key':
         this.keys.set(op.k, { kind: op.kind, id: op.id });
         break;
+      case 'read': {
+        let readers = this.receipts.get(op.m);
+        if (!readers) this.receipts.set(op.m, (readers = new Map()));
+        if (!readers.has(op.u)) readers.set(op.u, op.at);
+        break;
+      }
+      case 'notif': {
+        this.notifications.set(op.v.id, op.v);
+        let list = this.notificationsByUser.get(op.v.userId);
+        if (!list) this.notificationsByUser.set(op.v.userId, (list = []));
+        insertSorted(list, op.v.id);
+        this.seq.notification = Math.max(this.seq.notification, op.v.id);
+        break;
+      }
     }
   }
 
@@ -253,6 +288,8 @@ export class Store {
     for (const id of this.messageIds) yield { t: 'msg', v: this.messages.get(id)! };
     for (const v of this.jobs.values()) yield { t: 'job', v };
     for (const [k, { kind, id }] of this.keys) yield { t: 'key', k, kind, id };
+    for (const [m, readers] of this.receipts) for (const [u, at] of readers) yield { t: 'read', m, u, at };
+    for (const v of this.notifications.values()) yield { t: 'notif', v };
   }
 
   userByName(name: string): UserRec | undefined {
@@ -274,6 +311,7 @@ export class Store {
   private deleteWithReplies(id: number): void {
     for (const reply of this.repliesByParent.get(id) ?? []) this.deleteWithReplies(reply);
     this.repliesByParent.delete(id);
+    this.receipts.delete(id);
     this.messages.delete(id);
   }
 

@@ -84,6 +84,7 @@ export const Thread = lenientObject({
 });
 export type Thread = z.infer<typeof Thread>;
 
+
 export const Channel = lenientObject({
   id: int64,
   type: z.string(),
@@ -114,6 +115,30 @@ export const Membership = lenientObject({ createdTime: dateTime.optional(), _lin
 export type Membership = z.infer<typeof Membership>;
 
 /** Offset page (management-api.md §2 "Page envelopes"). `_embedded` may be absent on an empty page. */
+/** Who read a message and when (decisions.md "Sessions, notifications, read receipts"). */
+export const ReadReceipt = lenientObject({ user: User.optional(), createdTime: dateTime.optional(), _links: Links.optional() });
+export type ReadReceipt = z.infer<typeof ReadReceipt>;
+
+/** One per message that at least one user has read (decisions.md "Enumerations and shapes"). */
+export const ReadReceiptSummary = lenientObject({ messageId: int64, channelId: int64, readCount: z.number().int(), lastReadTime: dateTime.optional(), _links: Links.optional() });
+export type ReadReceiptSummary = z.infer<typeof ReadReceiptSummary>;
+
+export const Notification = lenientObject({
+  id: int64,
+  title: z.string().optional(),
+  body: z.string().optional(),
+  channel: Channel.optional(),
+  data: z.looseObject({ type: z.string(), message: Message.optional(), channelId: int64.optional(), recipient: User.optional() }).optional(),
+  muted: z.boolean().optional(),
+  createdTime: dateTime.optional(),
+  readTime: dateTime.optional(),
+  _links: Links.optional(),
+});
+export type Notification = z.infer<typeof Notification>;
+
+export const Keystrokes = lenientObject({ keys: z.string(), username: z.string().optional(), _links: Links.optional() });
+export type Keystrokes = z.infer<typeof Keystrokes>;
+
 export function offsetPage<T extends z.ZodType>(kind: string, item: T) {
   return z.looseObject({
     _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),

@@ -1,5 +1,5 @@
 import type { Int64 } from '../../shared/int64.js';
-import { Message, cursorPage } from '../../wire/resources.js';
+import { Application, Message, cursorPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
@@ -10,6 +10,8 @@ export interface MessagesResource {
   /** Every message of the application (cursor pages, following links only). */
   list(options?: ListOptions & { username?: string; query?: string }): AsyncIterable<Message>;
   get(id: Int64, options?: { signal?: AbortSignal }): Promise<Message>;
+  /** DELETE /messages: every message of the application (decisions.md); answers the Application. */
+  deleteAll(options?: { signal?: AbortSignal }): Promise<Application>;
 }
 
 export function createMessagesResource(transport: Transport): MessagesResource {
@@ -25,5 +27,7 @@ export function createMessagesResource(transport: Transport): MessagesResource {
         { operation: `get message ${id}`, method: 'GET', path: `/messages/${checkId('message', id)}`, scopes: ['read:message'], retry: 'idempotent', ...withSignal(options.signal) },
         Message,
       ),
+    deleteAll: (options = {}) =>
+      transport.sendJson({ operation: 'delete every message', method: 'DELETE', path: '/messages', scopes: ['read:message', 'delete:message'], retry: 'idempotent', ...withSignal(options.signal) }, Application),
   };
 }

@@ -9,6 +9,7 @@ import type { MessageRec } from '../store.js';
 import { mergeProperties, pathId, readBody } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
 import { threadOf } from '../threads.js';
+import { afterMessageSent } from '../notify.js';
 
 const CreateMessage = z
   .object({
@@ -70,6 +71,7 @@ export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, 
     createdTime: Date.now(),
   };
   app.store.change({ t: 'msg', v: message });
+  afterMessageSent(app, message);
   return message;
 }
 
@@ -112,6 +114,16 @@ export const messageRoutes: Route[] = [
     },
   },
   { method: 'GET', path: '/messages', scopes: ['read:message'], handler: (ctx, app) => listMessages(ctx, app, app.store.messageIds) },
+  {
+    // decisions.md: deletes every message of the application and answers the Application.
+    method: 'DELETE',
+    path: '/messages',
+    scopes: ['read:message', 'delete:message'],
+    handler: (ctx, app) => {
+      for (const id of [...app.store.messageIds].reverse()) if (app.store.messages.has(id)) app.store.change({ t: '-msg', id });
+      sendJson(ctx, 200, app.render.application());
+    },
+  },
   { method: 'GET', path: '/messages/:id', scopes: ['read:message'], handler: (ctx, app) => sendJson(ctx, 200, app.render.message(messageOr404(ctx, app))) },
   {
     method: 'PATCH',

@@ -5,8 +5,9 @@ import { clientError, notFound } from '../errors.js';
 import { sendEmpty, sendJson, type Ctx } from '../http.js';
 import { cursorPage, offsetPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
-import type { UserRec } from '../store.js';
+import type { MessageRec, UserRec } from '../store.js';
 import { BASIC_SORT, mergeProperties, pathId, propertiesFilter, readBody } from './common.js';
+import { unreadFilter } from './message-extras.js';
 
 const name = z.string().min(1).max(LIMITS.nameLength);
 const displayName = z.string().min(1).max(LIMITS.displayNameLength);
@@ -21,7 +22,7 @@ const PatchUser = z.object({
 
 const USER_SORT = { ...BASIC_SORT, displayName: (u: UserRec) => u.displayName };
 
-function userOr404(ctx: Ctx, app: SandboxApp): UserRec {
+export function userOr404(ctx: Ctx, app: SandboxApp): UserRec {
   const user = app.store.users.get(pathId(ctx));
   if (!user) throw notFound();
   return user;
@@ -125,9 +126,11 @@ export const userRoutes: Route[] = [
     handler: (ctx, app) => {
       const user = userOr404(ctx, app);
       const s = app.store;
+      const unread = ctx.query.get('unread') === 'true';
+      const keep = unread ? unreadFilter(app, user.id) : (m: MessageRec) => m.userId === user.id;
       const accept = (id: number) => {
         const m = s.messages.get(id);
-        return m && m.userId === user.id ? m : undefined;
+        return m && keep(m) ? m : undefined;
       };
       sendJson(ctx, 200, cursorPage(ctx, app.baseUrl(), 'messages', s.messageIds, accept, (m) => app.render.message(m)));
     },
