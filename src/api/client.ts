@@ -17,6 +17,7 @@ import { createJobsResource, type JobsResource } from './resources/jobs.js';
 import { createMessagesResource, type MessagesResource } from './resources/messages.js';
 import { createThreadsResource, type ThreadsResource } from './resources/threads.js';
 import { createActivityResource, type ActivityResource } from './resources/activity.js';
+import { createAdministrationResource, type AdministrationResource } from './resources/administration.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
 import { Pacing } from './retry/pacing.js';
@@ -34,6 +35,7 @@ export interface ChatportClient {
   readonly messages: MessagesResource;
   readonly threads: ThreadsResource;
   readonly activity: ActivityResource;
+  readonly administration: AdministrationResource;
   readonly auth: {
     readonly kind: TokenProvider['kind'];
     /** Fetches (or reuses) a token: checks the credentials without calling the API. */
@@ -97,6 +99,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     messages: createMessagesResource(transport),
     threads: createThreadsResource(transport),
     activity: createActivityResource(transport),
+    administration: createAdministrationResource(transport),
     auth: {
       kind: auth.kind,
       check: async (signal) => {

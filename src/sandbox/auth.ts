@@ -10,7 +10,7 @@ export const ALL_SCOPES = [
   'create:channel_membership', 'delete:channel_membership', 'read:channel_moderator', 'create:channel_moderator',
   'read:chat_session', 'read:message', 'create:message', 'update:message', 'delete:message', 'read:user', 'create:user', 'update:user',
   'delete:user', 'read:channels', 'read:notifications', 'read:user_secret', 'update:user_secret', 'delete:user_secret',
-  'read:job', 'read:thread', 'read:read_receipt',
+  'read:job', 'read:thread', 'read:read_receipt', 'read:user_session', 'delete:channel_moderator',
 ] as const;
 
 export interface TokenInfo {

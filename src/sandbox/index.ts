@@ -36,6 +36,9 @@ import { memberRoutes } from './routes/members.js';
 import { messageRoutes } from './routes/messages.js';
 import { threadRoutes } from './routes/threads.js';
 import { messageExtraRoutes } from './routes/message-extras.js';
+import { channelAdminRoutes } from './routes/channel-admin.js';
+import { userExtraRoutes } from './routes/user-extras.js';
+import { sessionRoutes } from './routes/sessions.js';
 import { tokenRoutes } from './routes/token.js';
 import { userRoutes } from './routes/users.js';
 import { applySeed } from './seed.js';
@@ -99,6 +102,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
     ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes, ...threadRoutes, ...messageExtraRoutes,
+    ...channelAdminRoutes, ...userExtraRoutes, ...sessionRoutes,
   );
   const faults = new FaultEngine(options.faults ?? [], random);
   const recorded: RecordedRequest[] = [];

@@ -1,7 +1,7 @@
 import { findMentions } from './mentions.js';
 import { mainThreadId, nestedLevelOf, replyThreadId, type ThreadRef } from './threads.js';
 import type { WireIds } from './wire-ids.js';
-import type { ApplicationRec, ChannelRec, JobRec, MessageRec, NotificationRec, Store, UserRec } from './store.js';
+import type { ApplicationRec, ChannelRec, ChatSessionRec, JobRec, MessageRec, NotificationRec, Store, UserRec, UserSessionRec } from './store.js';
 
 /**
  * Records → wire JSON (management-api.md §2). Fields without a value are left out, never null; times are
@@ -53,7 +53,7 @@ export class Renderer {
       displayName: user.displayName,
       displayPictureUrl: user.displayPictureUrl,
       isGuest: user.isGuest,
-      presence: { status: 'UNAVAILABLE', online: false },
+      presence: this.store.isOnline(user.id) ? { status: 'AVAILABLE', online: true } : { status: 'UNAVAILABLE', online: false },
       callStatus: 'AVAILABLE',
       properties: user.properties,
       createdTime: iso(user.createdTime),
@@ -164,6 +164,46 @@ export class Renderer {
     const found = findMentions(this.store, body);
     if (found.length === 0) return undefined;
     return found.map((m) => compact({ type: m.type, tag: m.tag, startPosition: m.startPosition, endPosition: m.endPosition, user: m.user && this.user(m.user) }));
+  }
+
+  userSession(session: UserSessionRec): Record<string, unknown> {
+    const b = this.base();
+    const user = this.store.users.get(session.userId);
+    const id = this.ids.toWire(session.id);
+    return compact({
+      id,
+      user: user && this.user(user),
+      state: session.state,
+      userAgent: session.userAgent,
+      endTime: session.endTime === undefined ? undefined : iso(session.endTime),
+      createdTime: iso(session.createdTime),
+      _links: { self: link(`${b}/user-sessions/${id}`) },
+    });
+  }
+
+  chatSession(session: ChatSessionRec): Record<string, unknown> {
+    const b = this.base();
+    const userSession = this.store.userSessions.get(session.userSessionId);
+    const id = this.ids.toWire(session.id);
+    return compact({
+      id,
+      session: userSession && this.userSession(userSession),
+      state: session.state,
+      endTime: session.endTime === undefined ? undefined : iso(session.endTime),
+      createdTime: iso(session.createdTime),
+      _links: { self: link(`${b}/chat-sessions/${id}`), channel: link(`${b}/channels/${this.ids.toWire(session.channelId)}`) },
+    });
+  }
+
+  /** decisions.md: an invite is `{createdTime, _links{self, channel, user}}`. */
+  invite(channelId: number, userId: number, at: number): Record<string, unknown> {
+    const b = this.base();
+    const channel = this.ids.toWire(channelId);
+    const user = this.ids.toWire(userId);
+    return {
+      createdTime: iso(at),
+      _links: { self: link(`${b}/channels/${channel}/invites`), channel: link(`${b}/channels/${channel}`), user: link(`${b}/users/${user}`) },
+    };
   }
 
   /** A read receipt: who read the message and when. */

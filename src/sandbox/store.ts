@@ -79,6 +79,26 @@ export interface ApplicationRec {
 
 export type KeyKind = 'user' | 'channel' | 'member' | 'message';
 
+/** A user session (started through /_sandbox/: the Management API has no operation that starts one). */
+export interface UserSessionRec {
+  id: number;
+  userId: number;
+  state: 'ACTIVE' | 'ENDED';
+  userAgent?: string;
+  createdTime: number;
+  endTime?: number;
+}
+
+/** A chat session: a user session in one channel (participants are the members with an ACTIVE one). */
+export interface ChatSessionRec {
+  id: number;
+  userSessionId: number;
+  channelId: number;
+  state: 'ACTIVE' | 'ENDED';
+  createdTime: number;
+  endTime?: number;
+}
+
 /** A notification of a message sent through the API to another member of its channel (decisions.md). */
 export interface NotificationRec {
   id: number;
@@ -108,9 +128,17 @@ export type StoreOp =
   | { t: 'key'; k: string; kind: KeyKind; id: number }
   /** User `u` read message `m` (the /_sandbox/ rehearsal surface). */
   | { t: 'read'; m: number; u: number; at: number }
-  | { t: 'notif'; v: NotificationRec };
+  | { t: 'notif'; v: NotificationRec }
+  | { t: 'usess'; v: UserSessionRec }
+  | { t: 'csess'; v: ChatSessionRec }
+  /** Channel roles and invitations: `r` moderator or invite; `-role` removes. */
+  | { t: 'role'; r: 'moderator' | 'invite'; c: number; u: number; at: number }
+  | { t: '-role'; r: 'moderator' | 'invite'; c: number; u: number }
+  /** A user secret (any JSON value); `-secret` removes it. */
+  | { t: 'secret'; u: number; name: string; value: unknown }
+  | { t: '-secret'; u: number; name: string };
 
-type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification';
+type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification' | 'session';
 
 export type Journal = (op: StoreOp) => void;
 
@@ -145,7 +173,14 @@ export class Store {
   readonly notifications = new Map<number, NotificationRec>();
   /** Notification ids per recipient, ascending. */
   readonly notificationsByUser = new Map<number, number[]>();
-  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0, notification: 0 };
+  readonly userSessions = new Map<number, UserSessionRec>();
+  readonly chatSessions = new Map<number, ChatSessionRec>();
+  /** Channel id → (user id → time), per role. */
+  readonly moderators = new Map<number, Map<number, number>>();
+  readonly invites = new Map<number, Map<number, number>>();
+  /** User id → (secret name → value). */
+  readonly secrets = new Map<number, Map<string, unknown>>();
+  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0, notification: 0, session: 0 };
   /** Set by persistence; a no-op in memory-only mode. */
   journal: Journal = () => {};
 
@@ -260,6 +295,33 @@ export class Store {
         if (!readers.has(op.u)) readers.set(op.u, op.at);
         break;
       }
+      case 'usess':
+        this.userSessions.set(op.v.id, op.v);
+        this.seq.session = Math.max(this.seq.session, op.v.id);
+        break;
+      case 'csess':
+        this.chatSessions.set(op.v.id, op.v);
+        this.seq.session = Math.max(this.seq.session, op.v.id);
+        break;
+      case 'role': {
+        const roles = op.r === 'moderator' ? this.moderators : this.invites;
+        let holders = roles.get(op.c);
+        if (!holders) roles.set(op.c, (holders = new Map()));
+        holders.set(op.u, op.at);
+        break;
+      }
+      case '-role':
+        (op.r === 'moderator' ? this.moderators : this.invites).get(op.c)?.delete(op.u);
+        break;
+      case 'secret': {
+        let secrets = this.secrets.get(op.u);
+        if (!secrets) this.secrets.set(op.u, (secrets = new Map()));
+        secrets.set(op.name, op.value);
+        break;
+      }
+      case '-secret':
+        this.secrets.get(op.u)?.delete(op.name);
+        break;
       case 'notif': {
         this.notifications.set(op.v.id, op.v);
         let list = this.notificationsByUser.get(op.v.userId);
@@ -290,6 +352,11 @@ export class Store {
     for (const [k, { kind, id }] of this.keys) yield { t: 'key', k, kind, id };
     for (const [m, readers] of this.receipts) for (const [u, at] of readers) yield { t: 'read', m, u, at };
     for (const v of this.notifications.values()) yield { t: 'notif', v };
+    for (const v of this.userSessions.values()) yield { t: 'usess', v };
+    for (const v of this.chatSessions.values()) yield { t: 'csess', v };
+    for (const [r, roles] of [['moderator', this.moderators], ['invite', this.invites]] as const)
+      for (const [c, holders] of roles) for (const [u, at] of holders) yield { t: 'role', r, c, u, at };
+    for (const [u, secrets] of this.secrets) for (const [name, value] of secrets) yield { t: 'secret', u, name, value };
   }
 
   userByName(name: string): UserRec | undefined {
@@ -300,6 +367,12 @@ export class Store {
   channelByName(name: string): ChannelRec | undefined {
     const id = this.channelsByName.get(name);
     return id === undefined ? undefined : this.channels.get(id);
+  }
+
+  /** A user with an ACTIVE user session is online (decisions.md "Enumerations": presence). */
+  isOnline(userId: number): boolean {
+    for (const session of this.userSessions.values()) if (session.userId === userId && session.state === 'ACTIVE') return true;
+    return false;
   }
 
   lastMessageOf(channelId: number): MessageRec | undefined {

@@ -139,6 +139,22 @@ export type Notification = z.infer<typeof Notification>;
 export const Keystrokes = lenientObject({ keys: z.string(), username: z.string().optional(), _links: Links.optional() });
 export type Keystrokes = z.infer<typeof Keystrokes>;
 
+/** decisions.md: an invite is `{createdTime, _links{self, channel, user}}`. */
+export const Invite = lenientObject({ createdTime: dateTime.optional(), _links: Links.optional() });
+export type Invite = z.infer<typeof Invite>;
+
+export const UserSession = lenientObject({ id: int64, user: User.optional(), state: z.string(), userAgent: z.string().optional(), endTime: dateTime.optional(), createdTime: dateTime.optional(), _links: Links.optional() });
+export type UserSession = z.infer<typeof UserSession>;
+
+export const ChatSession = lenientObject({ id: int64, session: UserSession.optional(), state: z.string(), endTime: dateTime.optional(), createdTime: dateTime.optional(), _links: Links.optional() });
+export type ChatSession = z.infer<typeof ChatSession>;
+
+export const ChannelEvent = lenientObject({ type: z.string(), user: User.optional(), properties: Properties.optional(), _links: Links.optional() });
+export type ChannelEvent = z.infer<typeof ChannelEvent>;
+
+export const UserSecret = lenientObject({ secret: z.unknown(), _links: Links.optional() });
+export type UserSecret = z.infer<typeof UserSecret>;
+
 export function offsetPage<T extends z.ZodType>(kind: string, item: T) {
   return z.looseObject({
     _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),

@@ -1,0 +1,160 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISO, startTestSandbox, type Body, type TestSandbox } from './helpers.js';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  t = await startTestSandbox({ seed: 'demo' });
+});
+afterAll(() => t.close());
+
+const post = (path: string, body: Body, init: { token?: string } = {}) => t.call(path, { method: 'POST', body, ...init });
+const names = (reply: { json: Body }, kind = 'users') => reply.json._embedded[kind].map((x: { name: string }) => x.name);
+const narrow = (...scopes: string[]) => t.sandbox.issueToken({ scopes });
+
+describe('sessions through /_sandbox/, presence and participants', () => {
+  it('a user session makes the user AVAILABLE; a chat session makes them a participant; ending undoes both', async () => {
+    expect((await t.call('/users/1')).json.presence).toEqual({ status: 'UNAVAILABLE', online: false });
+    const started = await post('/_sandbox/user-sessions', { username: 'alice', userAgent: 'rehearsal/1.0' });
+    expect(started.status).toBe(201);
+    expect(started.json).toEqual({
+      id: started.json.id,
+      user: expect.objectContaining({ id: 1, name: 'alice', presence: { status: 'AVAILABLE', online: true } }),
+      state: 'ACTIVE',
+      userAgent: 'rehearsal/1.0',
+      createdTime: expect.stringMatching(ISO),
+      _links: { self: { href: `${t.url}/user-sessions/${started.json.id}` } },
+    });
+    expect((await t.call('/users/1')).json.presence).toEqual({ status: 'AVAILABLE', online: true });
+
+    const chat = await post('/_sandbox/chat-sessions', { userSessionId: started.json.id, channelId: 1 });
+    expect(chat.status).toBe(201);
+    expect(chat.json).toMatchObject({ state: 'ACTIVE', session: { id: started.json.id }, _links: { channel: { href: `${t.url}/channels/1` } } });
+    expect(names(await t.call('/channels/1/participants'))).toEqual(['alice']);
+
+    expect((await t.call('/chat-sessions?state=ACTIVE')).json._embedded.sessions.map((s: Body) => s.id)).toContain(chat.json.id);
+    expect((await t.call('/user-sessions?state=ACTIVE')).json._embedded.sessions.map((s: Body) => s.id)).toContain(started.json.id);
+
+    const ended = await post(`/_sandbox/user-sessions/${started.json.id}/end`, {});
+    expect(ended.json).toMatchObject({ state: 'ENDED', endTime: expect.stringMatching(ISO) });
+    expect((await t.call('/users/1')).json.presence).toEqual({ status: 'UNAVAILABLE', online: false });
+    expect(names(await t.call('/channels/1/participants'))).toEqual([]);
+    expect((await t.call(`/chat-sessions?state=ENDED`)).json._embedded.sessions.map((s: Body) => s.id)).toContain(chat.json.id);
+  });
+
+  it('refuses unknown users, ended sessions, non-members, a bad state filter; lists need their scopes', async () => {
+    expect((await post('/_sandbox/user-sessions', { username: 'ghost' })).status).toBe(400);
+    const s = (await post('/_sandbox/user-sessions', { username: 'alice' })).json;
+    expect((await post('/_sandbox/chat-sessions', { userSessionId: s.id, channelId: 2 })).status).toBe(400);
+    await post(`/_sandbox/user-sessions/${s.id}/end`, {});
+    expect((await post('/_sandbox/chat-sessions', { userSessionId: s.id, channelId: 1 })).status).toBe(400);
+    expect((await post('/_sandbox/user-sessions/999999/end', {})).status).toBe(404);
+    expect((await t.call('/user-sessions?state=SLEEPING')).status).toBe(400);
+    expect((await t.call('/user-sessions', { token: narrow('read:chat_session') })).status).toBe(403);
+    expect((await t.call('/chat-sessions', { token: narrow('read:user_session') })).status).toBe(403);
+    expect((await t.call('/channels/1/participants', { token: narrow('read:channel') })).status).toBe(403);
+    expect((await t.call('/_sandbox/user-sessions', { method: 'POST', body: { username: 'alice' }, token: null })).status).toBe(401);
+  });
+});
+
+describe('channel administration', () => {
+  it('moderators: a member can be made one, listed, and removed', async () => {
+    const made = await post('/channels/1/moderators', { user: { username: 'bob' } });
+    expect(made.status).toBe(200);
+    expect(made.json).toMatchObject({ id: 2, name: 'bob' });
+    expect(names(await t.call('/channels/1/moderators'))).toEqual(['bob']);
+    expect((await post('/channels/2/moderators', { user: { username: 'alice' } })).status).toBe(400);
+    const removed = await t.call('/channels/1/moderators/2', { method: 'DELETE' });
+    expect(removed.json).toMatchObject({ id: 1, name: 'general' });
+    expect(names(await t.call('/channels/1/moderators'))).toEqual([]);
+    expect((await t.call('/channels/1/moderators/2', { method: 'DELETE' })).status).toBe(404);
+    expect((await post('/channels/1/moderators', { user: { username: 'bob' } }, { token: narrow('read:channel', 'read:user', 'create:channel_moderator') })).status).toBe(403);
+  });
+
+  it('invites: a non-member is invited once; listed with links to channel and user', async () => {
+    const invited = await post('/channels/2/invites', { user: { username: 'alice' } });
+    expect(invited.status).toBe(200);
+    expect(invited.json).toEqual({
+      createdTime: expect.stringMatching(ISO),
+      _links: { self: { href: `${t.url}/channels/2/invites` }, channel: { href: `${t.url}/channels/2` }, user: { href: `${t.url}/users/1` } },
+    });
+    const again = await post('/channels/2/invites', { user: { id: 1 } });
+    expect(again.json.createdTime).toBe(invited.json.createdTime);
+    const list = await t.call('/channels/2/invites');
+    expect(list.json._embedded.invites).toEqual([invited.json]);
+    expect(list.json.page).toEqual({ size: 25, totalElements: 1, totalPages: 1, number: 0 });
+    expect((await post('/channels/2/invites', { user: { username: 'bob' } })).status).toBe(400);
+    expect((await post('/channels/3/invites', { user: { username: 'carol' } })).status).toBe(400);
+    expect((await post('/channels/2/invites', {})).status).toBe(400);
+  });
+
+  it('channel events: a custom type and properties, answered with the user', async () => {
+    const event = await post('/channels/1/events', { type: 'poll.closed', properties: { votes: 3 }, user: { username: 'carol' } });
+    expect(event.status).toBe(200);
+    expect(event.json).toEqual({
+      type: 'poll.closed',
+      user: expect.objectContaining({ name: 'carol' }),
+      properties: { votes: 3 },
+      _links: { self: { href: `${t.url}/channels/1/events` }, channel: { href: `${t.url}/channels/1` } },
+    });
+    expect((await post('/channels/1/events', { type: 'x' })).status).toBe(400);
+    expect((await post('/channels/999/events', { type: 'x', properties: {} })).status).toBe(404);
+    expect((await post('/channels/1/events', { type: 'x', properties: {} }, { token: narrow('read:channel') })).status).toBe(403);
+  });
+});
+
+describe('users: secrets, display picture, full PUT', () => {
+  it('a secret is set, read, replaced and deleted; it needs its own scope to be read', async () => {
+    expect((await t.call('/users/2/secrets/api-key')).status).toBe(404);
+    const set = await t.call('/users/2/secrets/api-key', { method: 'PUT', body: { secret: { token: 's3cr3t', n: 1 } } });
+    expect(set.status).toBe(200);
+    expect(set.json).toMatchObject({ id: 2, name: 'bob' });
+    const got = await t.call('/users/2/secrets/api-key');
+    expect(got.json).toEqual({ secret: { token: 's3cr3t', n: 1 }, _links: { self: { href: `${t.url}/users/2/secrets/api-key` }, user: { href: `${t.url}/users/2` } } });
+    await t.call('/users/2/secrets/api-key', { method: 'PUT', body: { secret: 'plain' } });
+    expect((await t.call('/users/2/secrets/api-key')).json.secret).toBe('plain');
+    expect((await t.call('/users/2/secrets/api-key', { token: narrow('read:user') })).status).toBe(403);
+    expect((await t.call('/users/2/secrets/api-key', { method: 'DELETE' })).json).toMatchObject({ id: 2 });
+    expect((await t.call('/users/2/secrets/api-key')).status).toBe(404);
+    expect((await t.call('/users/2/secrets/bad%20name', { method: 'PUT', body: { secret: 1 } })).status).toBe(400);
+    expect((await t.call('/users/2/secrets/k', { method: 'PUT', body: {} })).status).toBe(400);
+  });
+
+  it('POST /users/{id}/display-picture with an external file sets displayPictureUrl', async () => {
+    const updated = await post('/users/3/display-picture', { url: 'https://cdn.example.invalid/carol.png', name: 'carol.png', contentType: 'image/png', size: 1234 });
+    expect(updated.status).toBe(200);
+    expect(updated.json).toMatchObject({ displayPictureUrl: 'https://cdn.example.invalid/carol.png', _links: { displayPicture: { href: 'https://cdn.example.invalid/carol.png' } } });
+    expect((await post('/users/3/display-picture', { url: 'x' })).status).toBe(400);
+  });
+
+  it('PUT /users/{id} replaces every field (the older revision)', async () => {
+    const put = await t.call('/users/4', { method: 'PUT', body: { name: 'announcer', displayName: 'News', isGuest: false, properties: { team: 'comms' } } });
+    expect(put.status).toBe(200);
+    expect(put.json).toMatchObject({ name: 'announcer', displayName: 'News', properties: { team: 'comms' } });
+    expect((await t.call('/users/4', { method: 'PUT', body: { name: 'alice', displayName: 'x', isGuest: false } })).status).toBe(400);
+  });
+});
+
+describe('the people area persists with --data', () => {
+  it('sessions, moderators, invites and secrets survive a restart', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = await mkdtemp(join(tmpdir(), 'chatport-people-'));
+    const first = await startTestSandbox({ seed: 'demo', dataDir });
+    const s = (await first.call('/_sandbox/user-sessions', { method: 'POST', body: { username: 'bob' } })).json;
+    await first.call('/channels/1/moderators', { method: 'POST', body: { user: { username: 'carol' } } });
+    await first.call('/channels/2/invites', { method: 'POST', body: { user: { username: 'alice' } } });
+    await first.call('/users/1/secrets/pin', { method: 'PUT', body: { secret: 1234 } });
+    await first.close();
+    const second = await startTestSandbox({ dataDir });
+    try {
+      expect((await second.call(`/user-sessions`)).json._embedded.sessions.map((x: Body) => x.id)).toEqual([s.id]);
+      expect((await second.call('/users/2')).json.presence.online).toBe(true);
+      expect(names(await second.call('/channels/1/moderators'))).toEqual(['carol']);
+      expect((await second.call('/channels/2/invites')).json._embedded.invites).toHaveLength(1);
+      expect((await second.call('/users/1/secrets/pin')).json.secret).toBe(1234);
+    } finally {
+      await second.close();
+    }
+  });
+});
