@@ -18,6 +18,7 @@ import { createMessagesResource, type MessagesResource } from './resources/messa
 import { createThreadsResource, type ThreadsResource } from './resources/threads.js';
 import { createActivityResource, type ActivityResource } from './resources/activity.js';
 import { createAdministrationResource, type AdministrationResource } from './resources/administration.js';
+import { createRuntimeResource, type RuntimeResource } from './resources/runtime.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
 import { Pacing } from './retry/pacing.js';
@@ -36,6 +37,7 @@ export interface ChatportClient {
   readonly threads: ThreadsResource;
   readonly activity: ActivityResource;
   readonly administration: AdministrationResource;
+  readonly runtime: RuntimeResource;
   readonly auth: {
     readonly kind: TokenProvider['kind'];
     /** Fetches (or reuses) a token: checks the credentials without calling the API. */
@@ -100,6 +102,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     threads: createThreadsResource(transport),
     activity: createActivityResource(transport),
     administration: createAdministrationResource(transport),
+    runtime: createRuntimeResource(transport),
     auth: {
       kind: auth.kind,
       check: async (signal) => {

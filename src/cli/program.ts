@@ -15,6 +15,7 @@ import { registerVerify } from './commands/verify.js';
 import { registerRuns } from './commands/runs.js';
 import { registerReport } from './commands/report.js';
 import { registerApi } from './commands/api.js';
+import { registerFunctions } from './commands/functions.js';
 import { adoptOldConnectionNames, oldNamesWarning } from './connection-env.js';
 import { addHelpExamples } from './help-examples.js';
 
@@ -39,6 +40,7 @@ export function createProgram(ctx: CliContext): Command {
   commands.push(registerReport);
   commands.push(registerRuns);
   commands.push(registerApi);
+  commands.push(registerFunctions);
   for (const register of commands) register(program, ctx);
   addHelpExamples(program);
   return program;

@@ -11,6 +11,7 @@ export const ALL_SCOPES = [
   'read:chat_session', 'read:message', 'create:message', 'update:message', 'delete:message', 'read:user', 'create:user', 'update:user',
   'delete:user', 'read:channels', 'read:notifications', 'read:user_secret', 'update:user_secret', 'delete:user_secret',
   'read:job', 'read:thread', 'read:read_receipt', 'read:user_session', 'delete:channel_moderator',
+  'read:runtime', 'update:runtime', 'read:function', 'create:function_version', 'read:function_version', 'read:function_invocation',
 ] as const;
 
 export interface TokenInfo {

@@ -20,6 +20,9 @@ import { registerSecret } from '../shared/secrets.js';
 import type { SandboxApp } from './app.js';
 import { TokenStore } from './auth.js';
 import { NO_CHAT_EVENTS } from './chat-events.js';
+import { createChatRuntime } from './runtime/chat-runtime.js';
+import { DEFAULT_HANDLER_LIMITS } from './runtime/defaults.js';
+import { runtimeRoutes } from './routes/runtime.js';
 import { Exports } from './exports.js';
 import { FaultEngine } from './faults.js';
 import { JobEngine } from './jobs.js';
@@ -99,10 +102,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     chatEvents: NO_CHAT_EVENTS,
   };
+  app.chatEvents = createChatRuntime(app, options.functionLimits ?? DEFAULT_HANDLER_LIMITS);
   const router = new Router().add(
     ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
     ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes, ...threadRoutes, ...messageExtraRoutes,
-    ...channelAdminRoutes, ...userExtraRoutes, ...sessionRoutes,
+    ...channelAdminRoutes, ...userExtraRoutes, ...sessionRoutes, ...runtimeRoutes,
   );
   const faults = new FaultEngine(options.faults ?? [], random);
   const recorded: RecordedRequest[] = [];

@@ -7,7 +7,7 @@ import type { MessageRec, NotificationRec } from './store.js';
  * a notification to every other member of its channel, and the chat functions of `user.sent.message` and
  * `user.received.notification`. Imports never come here: a migration must not fire millions of them.
  */
-export function afterMessageSent(app: SandboxApp, message: MessageRec): void {
+export function afterMessageSent(app: SandboxApp, message: MessageRec, sentByFunction = false): void {
   const store = app.store;
   const channel = store.channels.get(message.channelId);
   if (!channel) return;
@@ -41,6 +41,8 @@ export function afterMessageSent(app: SandboxApp, message: MessageRec): void {
     notifications.push(notification);
   }
   // Functions run after the answer: the sender does not wait for them (their invocations record the outcome).
+  // What a function sends runs no functions (runtime/context-bridge.ts).
+  if (sentByFunction) return;
   if (sender) void app.chatEvents.fire('user.sent.message', { message: app.render.message(message), channel: app.render.channel(channel) });
   for (const n of notifications) void app.chatEvents.fire('user.received.notification', { notification: app.render.notification(n) });
 }

@@ -99,6 +99,41 @@ export interface ChatSessionRec {
   endTime?: number;
 }
 
+/** A chat function (decisions.md "Chat functions and the runtime"); versions are kept apart. */
+export interface FunctionRec {
+  id: number;
+  type: string;
+  name: string;
+  description?: string;
+  enabled: boolean;
+  initializeAsynchronously: boolean;
+  currentVersionNumber: number;
+}
+
+export interface FunctionVersionRec {
+  id: number;
+  functionId: number;
+  versionNumber: number;
+  handlerScript: string;
+  createdTime: number;
+}
+
+export interface InvocationRec {
+  id: number;
+  functionId: number;
+  versionNumber: number;
+  args: unknown;
+  status: 'RUNNING' | 'SUCCEEDED' | 'FAILED';
+  result?: { payload?: unknown; error?: string };
+  createdTime: number;
+}
+
+export interface RuntimeRec {
+  dependencies: Array<{ name: string; version: string; defaultDependency: boolean }>;
+  environmentVariables: Record<string, string>;
+  initializationScript: string;
+}
+
 /** A notification of a message sent through the API to another member of its channel (decisions.md). */
 export interface NotificationRec {
   id: number;
@@ -136,9 +171,13 @@ export type StoreOp =
   | { t: '-role'; r: 'moderator' | 'invite'; c: number; u: number }
   /** A user secret (any JSON value); `-secret` removes it. */
   | { t: 'secret'; u: number; name: string; value: unknown }
-  | { t: '-secret'; u: number; name: string };
+  | { t: '-secret'; u: number; name: string }
+  | { t: 'fn'; v: FunctionRec }
+  | { t: 'fnver'; v: FunctionVersionRec }
+  | { t: 'invoc'; v: InvocationRec }
+  | { t: 'runtime'; v: RuntimeRec };
 
-type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification' | 'session';
+type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification' | 'session' | 'function' | 'version' | 'invocation';
 
 export type Journal = (op: StoreOp) => void;
 
@@ -180,7 +219,12 @@ export class Store {
   readonly invites = new Map<number, Map<number, number>>();
   /** User id → (secret name → value). */
   readonly secrets = new Map<number, Map<string, unknown>>();
-  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0, notification: 0, session: 0 };
+  readonly functions = new Map<number, FunctionRec>();
+  readonly functionVersions = new Map<number, FunctionVersionRec>();
+  readonly invocations = new Map<number, InvocationRec>();
+  /** The Node.js runtime; undefined until first changed (its defaults are runtime/defaults.ts). */
+  runtime: RuntimeRec | undefined;
+  private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0, notification: 0, session: 0, function: 0, version: 0, invocation: 0 };
   /** Set by persistence; a no-op in memory-only mode. */
   journal: Journal = () => {};
 
@@ -322,6 +366,21 @@ export class Store {
       case '-secret':
         this.secrets.get(op.u)?.delete(op.name);
         break;
+      case 'fn':
+        this.functions.set(op.v.id, op.v);
+        this.seq.function = Math.max(this.seq.function, op.v.id);
+        break;
+      case 'fnver':
+        this.functionVersions.set(op.v.id, op.v);
+        this.seq.version = Math.max(this.seq.version, op.v.id);
+        break;
+      case 'invoc':
+        this.invocations.set(op.v.id, op.v);
+        this.seq.invocation = Math.max(this.seq.invocation, op.v.id);
+        break;
+      case 'runtime':
+        this.runtime = op.v;
+        break;
       case 'notif': {
         this.notifications.set(op.v.id, op.v);
         let list = this.notificationsByUser.get(op.v.userId);
@@ -357,6 +416,10 @@ export class Store {
     for (const [r, roles] of [['moderator', this.moderators], ['invite', this.invites]] as const)
       for (const [c, holders] of roles) for (const [u, at] of holders) yield { t: 'role', r, c, u, at };
     for (const [u, secrets] of this.secrets) for (const [name, value] of secrets) yield { t: 'secret', u, name, value };
+    for (const v of this.functions.values()) yield { t: 'fn', v };
+    for (const v of this.functionVersions.values()) yield { t: 'fnver', v };
+    for (const v of this.invocations.values()) yield { t: 'invoc', v };
+    if (this.runtime) yield { t: 'runtime', v: this.runtime };
   }
 
   userByName(name: string): UserRec | undefined {

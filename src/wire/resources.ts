@@ -155,6 +155,27 @@ export type ChannelEvent = z.infer<typeof ChannelEvent>;
 export const UserSecret = lenientObject({ secret: z.unknown(), _links: Links.optional() });
 export type UserSecret = z.infer<typeof UserSecret>;
 
+/** The chat runtime and its functions (management-api.md §2 "Chat function, version, invocation", "Chat runtime"). */
+export const ChatRuntime = lenientObject({
+  id: int64,
+  type: z.string(),
+  version: z.string().optional(),
+  dependencies: z.array(z.looseObject({ name: z.string(), version: z.string(), defaultDependency: z.boolean().optional() })).optional(),
+  initializationScript: z.looseObject({ script: z.string().optional() }).optional(),
+  environmentVariables: z.record(z.string(), z.string()).optional(),
+  _links: Links.optional(),
+});
+export type ChatRuntime = z.infer<typeof ChatRuntime>;
+
+export const ChatFunction = lenientObject({ id: int64, type: z.string(), name: z.string(), enabled: z.boolean().optional(), currentVersionNumber: z.number().int().optional(), _links: Links.optional() });
+export type ChatFunction = z.infer<typeof ChatFunction>;
+
+export const FunctionVersion = lenientObject({ id: int64, versionNumber: z.number().int(), handlerScript: z.string().optional(), _links: Links.optional() });
+export type FunctionVersion = z.infer<typeof FunctionVersion>;
+
+export const Invocation = lenientObject({ id: int64, versionNumber: z.number().int().optional(), args: z.unknown(), status: z.string(), result: z.looseObject({ payload: z.unknown(), error: z.string().optional() }).optional(), createdTime: dateTime.optional(), _links: Links.optional() });
+export type Invocation = z.infer<typeof Invocation>;
+
 export function offsetPage<T extends z.ZodType>(kind: string, item: T) {
   return z.looseObject({
     _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),

@@ -24,7 +24,7 @@ describe('token endpoint (decisions.md "Authentication")', () => {
     expect(reply.headers.get('cache-control')).toContain('no-store');
     expect(reply.json).toEqual({ access_token: expect.any(String), token_type: 'bearer', expires_in: 600, scope: expect.any(String) });
     expect(reply.json.scope.split(' ')).toContain('read:job');
-    expect(reply.json.scope.split(' ')).toHaveLength(34);
+    expect(reply.json.scope.split(' ')).toHaveLength(40);
     expect(t.sandbox.tokenUrl).toBe(`${t.url}/oauth/token`);
   });
 

@@ -12,6 +12,8 @@ import { runImportCommand } from './import.js';
 import { slackPipelinePath } from './migrate.js';
 import { formatExportReport, runExport } from '../../pipeline/export/index.js';
 import { listFiles } from '../list-files.js';
+import { demoChatFunction } from './demo-function.js';
+import type { ChatportClient } from '../../api/index.js';
 
 const PIPELINES = fileURLToPath(new URL('../../../pipelines/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
@@ -58,6 +60,10 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         ctx.stdout.write(`  ${users} users\n`);
         for (const [type, e] of byType) ctx.stdout.write(`  ${e.channels} ${type} channels with ${e.messages} messages\n`);
 
+        ctx.stdout.write(`\n== a chat function fires on a sent message ==\n`);
+        const general = await findChannel(client, 'crm-general');
+        if (general !== undefined) for (const line of await demoChatFunction(client, general, 'alice')) ctx.stdout.write(`${line}\n`);
+
         const warehouse = join(state, 'warehouse');
         const date = new Date().toISOString().slice(0, 10);
         ctx.stdout.write(`\n== nightly analytics export of ${date} into ${warehouse} (Parquet) ==\n`);
@@ -74,4 +80,9 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         await sandbox.close();
       }
     });
+}
+
+async function findChannel(client: ChatportClient, name: string): Promise<number | bigint | undefined> {
+  for await (const channel of client.channels.list({ pageSize: 100 })) if (channel.name === name) return channel.id;
+  return undefined;
 }

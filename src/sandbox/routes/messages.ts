@@ -10,6 +10,7 @@ import { mergeProperties, pathId, readBody } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
 import { threadOf } from '../threads.js';
 import { afterMessageSent } from '../notify.js';
+import { FUNCTION_HEADER } from '../runtime/context-bridge.js';
 
 const CreateMessage = z
   .object({
@@ -71,7 +72,7 @@ export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, 
     createdTime: Date.now(),
   };
   app.store.change({ t: 'msg', v: message });
-  afterMessageSent(app, message);
+  afterMessageSent(app, message, ctx.req.headers[FUNCTION_HEADER] !== undefined);
   return message;
 }
 

@@ -1,0 +1,20 @@
+import type { RuntimeRec } from '../store.js';
+
+/** The runtime as it starts (decisions.md: default dependencies are always listed and cannot be removed). */
+export const DEFAULT_DEPENDENCIES: RuntimeRec['dependencies'] = [
+  { name: '@chatport/functions-sdk', version: '1.0.0', defaultDependency: true },
+];
+
+export const RUNTIME_VERSION = '20';
+
+export function runtimeOf(runtime: RuntimeRec | undefined): RuntimeRec {
+  return runtime ?? { dependencies: DEFAULT_DEPENDENCIES, environmentVariables: {}, initializationScript: '' };
+}
+
+/** Limits of one handler run: a time limit (decisions.md: 5 s) and a memory bound. */
+export interface HandlerLimits {
+  timeoutMs: number;
+  memoryMb: number;
+}
+
+export const DEFAULT_HANDLER_LIMITS: HandlerLimits = { timeoutMs: 5_000, memoryMb: 64 };

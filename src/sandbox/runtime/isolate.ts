@@ -1,0 +1,95 @@
+import type IsolatedVm from 'isolated-vm';
+import type { HandlerLimits } from './defaults.js';
+
+type Ivm = typeof IsolatedVm;
+let loaded: Promise<Ivm> | undefined;
+
+/**
+ * isolated-vm is a native addon, built at install for the Node that installs it (v5 supports Node 18 to 22;
+ * the package is optional so an install on another Node still succeeds). Loaded on the first run, so a
+ * sandbox without it serves everything else, and a handler then fails with the reason.
+ */
+function loadIsolatedVm(): Promise<Ivm> {
+  loaded ??= import('isolated-vm').then(
+    (m) => (m as { default?: Ivm }).default ?? (m as unknown as Ivm),
+    (error: unknown) => {
+      loaded = undefined;
+      throw new Error(`chat functions need the isolated-vm package, which is not available on Node ${process.versions.node}: ${(error as Error).message.split('\n')[0]}`);
+    },
+  );
+  return loaded;
+}
+
+/**
+ * Runs one handler in its own V8 isolate (isolated-vm): no file system, no `require`, no host `process`,
+ * no network; only what `bridge` hands in. A memory bound is the isolate's own limit; the time limit is a
+ * host timer that disposes the isolate, which stops a handler however it loops (synchronously or across
+ * awaits). Why isolated-vm and not node:vm: docs/chat-functions.md.
+ */
+
+/** Host functions the handler's `context` calls; each resolves to JSON-copyable data. */
+export type Bridge = Record<string, (...args: unknown[]) => Promise<unknown>>;
+
+export interface HandlerRun {
+  script: string;
+  initializationScript: string;
+  env: Record<string, string>;
+  event: unknown;
+  bridge: Bridge;
+  limits: HandlerLimits;
+}
+
+export type HandlerOutcome = { ok: true; payload: unknown } | { ok: false; error: string };
+
+/**
+ * Inside the isolate: `process.env`, then `context` (the Management API of the application, decisions.md)
+ * built on the bridge's references, then the initialization script and the handler in one scope.
+ */
+const PRELUDE = `
+const process = Object.freeze({ env: Object.freeze(JSON.parse($0)) });
+const call = (name, args) => $1.apply(undefined, [name, JSON.stringify(args)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then((text) => JSON.parse(text));
+const context = Object.freeze({
+  getUserApi: () => ({
+    getUserExists: (name) => call('getUserExists', [name]),
+    createUser: (body) => call('createUser', [body]),
+  }),
+  getChannelApi: () => ({
+    createChannelMember: (channelId, ref) => call('createChannelMember', [channelId, ref]),
+    sendChannelMessage: (channelId, body) => call('sendChannelMessage', [channelId, body]),
+  }),
+});
+`;
+
+export async function runHandler(run: HandlerRun): Promise<HandlerOutcome> {
+  let ivm: Ivm;
+  try {
+    ivm = await loadIsolatedVm();
+  } catch (error) {
+    return { ok: false, error: (error as Error).message };
+  }
+  const isolate = new ivm.Isolate({ memoryLimit: run.limits.memoryMb });
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    if (!isolate.isDisposed) isolate.dispose();
+  }, run.limits.timeoutMs);
+  try {
+    const context = await isolate.createContext();
+    const dispatch = new ivm.Reference(async (name: string, argsJson: string) => {
+      const fn = run.bridge[name];
+      if (!fn) throw new Error(`context has no ${name}`);
+      return JSON.stringify(await fn(...(JSON.parse(argsJson) as unknown[])));
+    });
+    const body = `${PRELUDE}\n${run.initializationScript}\n${run.script}\n;if (typeof handleEvent !== 'function') throw new Error('the handler script defines no function handleEvent(event, context)');\nreturn Promise.resolve(handleEvent(JSON.parse($2), context)).then((payload) => JSON.stringify(payload === undefined ? null : payload));`;
+    const text = (await context.evalClosure(body, [JSON.stringify(run.env), dispatch, JSON.stringify(run.event)], { result: { promise: true, copy: true } })) as string;
+    return { ok: true, payload: JSON.parse(text) };
+  } catch (error) {
+    if (timedOut) return { ok: false, error: `the handler ran longer than its time limit (${run.limits.timeoutMs} ms) and was stopped` };
+    const message = error instanceof Error ? error.message : String(error);
+    if (/memory limit/i.test(message) || isolate.isDisposed) return { ok: false, error: `the handler went over its memory limit (${run.limits.memoryMb} MB) and was stopped` };
+    return { ok: false, error: message };
+  } finally {
+    clearTimeout(timer);
+    if (!isolate.isDisposed) isolate.dispose();
+  }
+}

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISO, startTestSandbox, type Body, type TestSandbox } from './helpers.js';
+
+let t: TestSandbox;
+beforeAll(async () => {
+  // Short limits so a looping handler is stopped quickly; the limits themselves are what is tested.
+  t = await startTestSandbox({ seed: 'demo', functionLimits: { timeoutMs: 1500, memoryMb: 32 } });
+});
+afterAll(() => t.close());
+
+const post = (path: string, body: Body) => t.call(path, { method: 'POST', body });
+const put = (path: string, body: Body) => t.call(path, { method: 'PUT', body });
+
+async function deploy(type: string, name: string, handlerScript: string): Promise<number> {
+  const fn = await post('/runtimes/nodejs/functions', { type, name, initializeAsynchronously: false });
+  expect(fn.status).toBe(200);
+  expect((await post(`/functions/${fn.json.id}/versions`, { handlerScript })).status).toBe(200);
+  return fn.json.id as number;
+}
+
+/** The function's newest invocation once it has ended (invocations run after the message's answer). */
+async function ended(functionId: number, count = 1): Promise<Body> {
+  for (;;) {
+    const list = (await t.call(`/functions/${functionId}/invocations`)).json._embedded.invocations as Body[];
+    if (list.length >= count && list[0].status !== 'RUNNING') return list[0];
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const sendAsAlice = (body: string) => post('/channels/1/messages', { type: 'TEXT', body, user: { username: 'alice' } });
+
+describe('the runtime and its functions (management-api.md §4, decisions.md)', () => {
+  it('GET /runtimes/nodejs: NODEJS, default dependencies, no script, no variables; the PUTs change it', async () => {
+    const runtime = await t.call('/runtimes/nodejs');
+    expect(runtime.json).toEqual({
+      id: 1,
+      type: 'NODEJS',
+      version: '20',
+      dependencies: [{ name: '@chatport/functions-sdk', version: '1.0.0', defaultDependency: true }],
+      initializationScript: { script: '' },
+      environmentVariables: {},
+      _links: { self: { href: `${t.url}/runtimes/nodejs` }, functions: { href: `${t.url}/runtimes/nodejs/functions` } },
+    });
+    const deps = await put('/runtimes/nodejs/dependencies', [{ name: 'lodash', version: '4.17.21', defaultDependency: false }]);
+    expect(deps.json.dependencies).toEqual([
+      { name: '@chatport/functions-sdk', version: '1.0.0', defaultDependency: true },
+      { name: 'lodash', version: '4.17.21', defaultDependency: false },
+    ]);
+    // A default dependency cannot be removed by leaving it out.
+    expect((await put('/runtimes/nodejs/dependencies', [])).json.dependencies).toHaveLength(1);
+    expect((await put('/runtimes/nodejs/environment-variables', { GREETING: 'hello' })).json.environmentVariables).toEqual({ GREETING: 'hello' });
+    expect((await put('/runtimes/nodejs/environment-variables', { 'bad-name': 'x' })).status).toBe(400);
+    expect((await put('/runtimes/nodejs/initialization-script', { script: 'const prefix = "init:";' })).json.initializationScript).toEqual({ script: 'const prefix = "init:";' });
+    expect((await put('/runtimes/nodejs/initialization-script', { script: 'const = ;' })).status).toBe(400);
+    expect((await t.call('/runtimes/nodejs', { token: t.sandbox.issueToken({ scopes: ['read:function'] }) })).status).toBe(403);
+  });
+
+  it('functions are created enabled at version 0; each deployed version is the next number and current', async () => {
+    const fn = await post('/runtimes/nodejs/functions', { type: 'user.received.notification', name: 'noop', initializeAsynchronously: false, description: 'does nothing' });
+    expect(fn.json).toEqual({
+      id: fn.json.id,
+      type: 'user.received.notification',
+      runtime: { id: 1, type: 'NODEJS', version: '20' },
+      name: 'noop',
+      description: 'does nothing',
+      enabled: true,
+      currentVersionNumber: 0,
+      _links: {
+        self: { href: `${t.url}/functions/${fn.json.id}` },
+        versions: { href: `${t.url}/functions/${fn.json.id}/versions` },
+        currentVersion: { href: `${t.url}/functions/${fn.json.id}/current-version` },
+        invocations: { href: `${t.url}/functions/${fn.json.id}/invocations` },
+      },
+    });
+    expect((await t.call(`/functions/${fn.json.id}/current-version`)).status).toBe(404);
+    const v1 = await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'async function handleEvent() { return 1; }' });
+    const v2 = await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'async function handleEvent() { return 2; }' });
+    expect([v1.json.versionNumber, v2.json.versionNumber]).toEqual([1, 2]);
+    expect((await t.call(`/functions/${fn.json.id}`)).json.currentVersionNumber).toBe(2);
+    expect((await t.call(`/functions/${fn.json.id}/current-version`)).json).toMatchObject({ id: v2.json.id, versionNumber: 2 });
+    expect((await t.call(`/function-versions/${v1.json.id}`)).json.handlerScript).toContain('return 1');
+    expect((await t.call(`/functions/${fn.json.id}/versions`)).json._embedded.versions.map((v: Body) => v.versionNumber)).toEqual([1, 2]);
+    expect((await post('/runtimes/nodejs/functions', { type: 'user.did.something', name: 'x', initializeAsynchronously: false })).status).toBe(400);
+    expect((await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'function (' })).status).toBe(400);
+    expect((await t.call('/functions/999999')).status).toBe(404);
+  });
+
+  it('a TypeScript handler runs on a sent message with the event, the init script, process.env and context; its invocation is recorded', async () => {
+    const id = await deploy(
+      'user.sent.message',
+      'echo',
+      `interface SentEvent { message: { body: string; user?: { name: string } }; channel: { id: number } }
+       async function handleEvent(event: SentEvent, context: any): Promise<Record<string, unknown>> {
+         if (event.message.body.startsWith('bot:')) return { skipped: true };
+         const exists = await context.getUserApi().getUserExists(event.message.user!.name);
+         const reply = await context.getChannelApi().sendChannelMessage(event.channel.id, { type: 'SYSTEM_TEXT', body: 'bot: ' + prefix + event.message.body });
+         return { exists: exists.data, greeting: process.env.GREETING, replyId: reply.data.id, hasRequire: typeof require, hasFetch: typeof fetch };
+       }`,
+    );
+    await sendAsAlice('ping');
+    const invocation = await ended(id);
+    expect(invocation).toEqual({
+      id: invocation.id,
+      versionNumber: 1,
+      args: expect.objectContaining({ message: expect.objectContaining({ body: 'ping' }), channel: expect.objectContaining({ id: 1 }) }),
+      status: 'SUCCEEDED',
+      result: { payload: { exists: true, greeting: 'hello', replyId: expect.any(Number), hasRequire: 'undefined', hasFetch: 'undefined' } },
+      createdTime: expect.stringMatching(ISO),
+      _links: { function: { href: `${t.url}/functions/${id}` } },
+    });
+    const reply = await t.call(`/messages/${invocation.result.payload.replyId}`);
+    expect(reply.json.body).toBe('bot: init:ping');
+    // What the function sent ran no function again: one invocation only.
+    expect((await t.call(`/functions/${id}/invocations`)).json._embedded.invocations).toHaveLength(1);
+    await t.call(`/functions/${id}/versions`, { method: 'POST', body: { handlerScript: 'async function handleEvent() { return "off"; }' } });
+  });
+
+  it('a throwing, a looping, an allocating and a file-system-reaching handler each end FAILED, and the sandbox keeps answering', async () => {
+    const handlers = {
+      throws: 'async function handleEvent() { throw new Error("no thanks"); }',
+      loops: 'async function handleEvent() { for (;;) {} }',
+      allocates: 'async function handleEvent() { const keep = []; for (;;) keep.push(new Array(100000).fill(7)); }',
+      files: 'async function handleEvent() { const fs = require("fs"); return fs.readFileSync("/etc/passwd", "utf8"); }',
+      hostProcess: 'async function handleEvent() { return process.mainModule || process.exit(1); }',
+    };
+    const ids: Record<string, number> = {};
+    for (const [name, script] of Object.entries(handlers)) ids[name] = await deploy('user.sent.message', name, script);
+    await sendAsAlice('trouble');
+    // While the looping handler runs, the sandbox answers.
+    expect((await t.call('/users/1')).status).toBe(200);
+    const outcomes = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([name, id]) => [name, await ended(id)] as const)));
+    expect(outcomes.throws).toMatchObject({ status: 'FAILED', result: { error: 'no thanks' } });
+    expect(outcomes.loops).toMatchObject({ status: 'FAILED', result: { error: 'the handler ran longer than its time limit (1500 ms) and was stopped' } });
+    expect(outcomes.allocates.status).toBe('FAILED');
+    expect(outcomes.allocates.result.error).toMatch(/memory limit|time limit/);
+    expect(outcomes.files).toMatchObject({ status: 'FAILED', result: { error: expect.stringContaining('require is not defined') } });
+    // process is the runtime's (env only): no exit, no mainModule.
+    expect(outcomes.hostProcess.status).toBe('FAILED');
+    expect((await t.call('/application')).status).toBe(200);
+  });
+
+  it('a start-session function that throws refuses the session (403); one that returns lets it start', async () => {
+    const id = await deploy('user.attempted.start_session', 'gate', 'async function handleEvent(e) { if (e.username === "carol") throw new Error("carol is on leave"); return { ok: e.username }; }');
+    const refused = await post('/_sandbox/user-sessions', { username: 'carol' });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ error: 'SessionRefused', message: 'a start-session function refused the session: carol is on leave' });
+    expect((await post('/_sandbox/user-sessions', { username: 'bob' })).status).toBe(201);
+    expect((await ended(id, 2)).result).toEqual({ payload: { ok: 'bob' } });
+  });
+
+  it('imports run no functions', async () => {
+    const id = await deploy('user.sent.message', 'counter', 'async function handleEvent() { return 1; }');
+    const job = await t.upload('/imports/messages', [{ type: 'TEXT', channelId: 1, body: 'imported', user: 'alice', idempotencyKey: 'runtime-import-1' }]);
+    expect((await t.waitJob(job.json.id)).state).toBe('FINISHED');
+    expect((await t.call(`/functions/${id}/invocations`)).json._embedded.invocations).toEqual([]);
+  });
+});
