@@ -22,7 +22,6 @@ import { TokenStore } from './auth.js';
 import { NO_CHAT_EVENTS } from './chat-events.js';
 import { createChatRuntime } from './runtime/chat-runtime.js';
 import { DEFAULT_HANDLER_LIMITS } from './runtime/defaults.js';
-import { runtimeRoutes } from './routes/runtime.js';
 import { Exports } from './exports.js';
 import { FaultEngine } from './faults.js';
 import { JobEngine } from './jobs.js';
@@ -30,20 +29,7 @@ import type { RecordedRequest, SandboxHandle, SandboxOptions } from './options.j
 import { openPersistence, type Persistence } from './persistence.js';
 import { Renderer } from './render.js';
 import { Router } from './router.js';
-import { analyticsRoutes } from './routes/analytics.js';
-import { applicationRoutes } from './routes/application.js';
-import { channelRoutes } from './routes/channels.js';
-import { importRoutes } from './routes/imports.js';
-import { jobRoutes } from './routes/jobs.js';
-import { memberRoutes } from './routes/members.js';
-import { messageRoutes } from './routes/messages.js';
-import { threadRoutes } from './routes/threads.js';
-import { messageExtraRoutes } from './routes/message-extras.js';
-import { channelAdminRoutes } from './routes/channel-admin.js';
-import { userExtraRoutes } from './routes/user-extras.js';
-import { sessionRoutes } from './routes/sessions.js';
-import { tokenRoutes } from './routes/token.js';
-import { userRoutes } from './routes/users.js';
+import { SANDBOX_ROUTES } from './routes/index.js';
 import { applySeed } from './seed.js';
 import { createRequestHandler } from './server.js';
 import { Store } from './store.js';
@@ -103,11 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     chatEvents: NO_CHAT_EVENTS,
   };
   app.chatEvents = createChatRuntime(app, options.functionLimits ?? DEFAULT_HANDLER_LIMITS);
-  const router = new Router().add(
-    ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
-    ...userRoutes, ...channelRoutes, ...memberRoutes, ...messageRoutes, ...threadRoutes, ...messageExtraRoutes,
-    ...channelAdminRoutes, ...userExtraRoutes, ...sessionRoutes, ...runtimeRoutes,
-  );
+  const router = new Router().add(...SANDBOX_ROUTES);
   const faults = new FaultEngine(options.faults ?? [], random);
   const recorded: RecordedRequest[] = [];
   const apiVersion = options.apiVersion ?? SANDBOX_DEFAULTS.apiVersion;
