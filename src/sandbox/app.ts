@@ -2,6 +2,7 @@ import type { Logger } from '../shared/logger.js';
 import type { ChatEvents } from './chat-events.js';
 import type { TokenStore } from './auth.js';
 import type { Exports } from './exports.js';
+import type { HostedFiles } from './hosted-files.js';
 import type { JobEngine } from './jobs.js';
 import type { Renderer } from './render.js';
 import type { Store } from './store.js';
@@ -16,6 +17,8 @@ export interface SandboxApp {
   tokens: TokenStore;
   jobs: JobEngine;
   exports: Exports;
+  /** Files sent as multipart, served HOSTED without a token (hosted-files.ts). */
+  files: HostedFiles;
   logger: Logger;
   /** `http://host:port`, the origin links are built on. */
   baseUrl(): string;

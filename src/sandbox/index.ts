@@ -23,6 +23,7 @@ import { NO_CHAT_EVENTS } from './chat-events.js';
 import { createChatRuntime } from './runtime/chat-runtime.js';
 import { DEFAULT_HANDLER_LIMITS } from './runtime/defaults.js';
 import { Exports } from './exports.js';
+import { HostedFiles } from './hosted-files.js';
 import { FaultEngine } from './faults.js';
 import { JobEngine } from './jobs.js';
 import type { RecordedRequest, SandboxHandle, SandboxOptions } from './options.js';
@@ -80,6 +81,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     render: new Renderer(store, () => baseUrl, ids),
     tokens,
     jobs,
+    files: new HostedFiles(options.dataDir ? join(options.dataDir, 'files') : join(exportsDir, '_files'), () => baseUrl),
     exports: new Exports(exportsDir, options.exportUrlTtlSeconds ?? SANDBOX_DEFAULTS.exportUrlTtlSeconds, () => baseUrl, ids, clock),
     logger,
     baseUrl: () => baseUrl,

@@ -149,3 +149,46 @@ describe('DELETE /messages', () => {
     }
   });
 });
+
+describe('file messages (multipart, decisions.md "Enumerations")', () => {
+  const form = (parts: Record<string, string | Blob>, filename = 'notes.txt') => {
+    const data = new FormData();
+    for (const [k, v] of Object.entries(parts)) if (typeof v === 'string') data.append(k, v);
+    else data.append(k, v, filename);
+    return data;
+  };
+  const sendForm = (path: string, data: FormData) => fetch(`${t.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: data });
+
+  it('a FILE message sent as multipart is stored HOSTED and downloads without the token, byte for byte', async () => {
+    const bytes = new Uint8Array(70_000).map((_, i) => (i * 7) % 256);
+    const res = await sendForm('/channels/1/messages', form({ file: new Blob([bytes], { type: 'application/octet-stream' }), username: 'alice', groupTag: 'album', properties: '{"k":1}' }, 'data.bin'));
+    expect(res.status).toBe(200);
+    const message = (await res.json()) as Body;
+    expect(message).toMatchObject({
+      type: 'FILE',
+      user: expect.objectContaining({ name: 'alice' }),
+      groupTag: 'album',
+      properties: { k: 1 },
+      file: { type: 'HOSTED', name: 'data.bin', contentType: 'application/octet-stream', size: 70_000, url: expect.stringMatching(new RegExp(`^${t.url}/_files/[0-9a-f]{32}/data\\.bin$`)) },
+    });
+    const download = await fetch(message.file.url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(Buffer.from(await download.arrayBuffer()).equals(Buffer.from(bytes))).toBe(true);
+    expect((await fetch(message.file.url.replace(/[0-9a-f]{32}/, '0'.repeat(32)))).status).toBe(404);
+    expect((await fetch(message.file.url.replace('data.bin', 'other.bin'))).status).toBe(404);
+  });
+
+  it('without a user it is SYSTEM_FILE; into a thread too; a JSON file object with a url is EXTERNAL; bad parts are refused', async () => {
+    const system = (await (await sendForm('/channels/1/messages', form({ file: new Blob(['hello'], { type: 'text/plain' }) }))).json()) as Body;
+    expect(system).toMatchObject({ type: 'SYSTEM_FILE', file: { type: 'HOSTED', name: 'notes.txt', contentType: 'text/plain', size: 5 } });
+    expect(system.user).toBeUndefined();
+    const reply = (await (await sendForm(`/threads/${2 * system.id + 1}/messages`, form({ file: new Blob(['r']), username: 'bob' }))).json()) as Body;
+    expect(reply).toMatchObject({ type: 'FILE', nestedLevel: 1 });
+    const external = await send('/channels/1/messages', { type: 'FILE', user: { username: 'alice' }, file: { name: 'x.pdf', contentType: 'application/pdf', size: 10, url: 'https://files.example.invalid/x.pdf' } });
+    expect(external.json.file).toEqual({ type: 'EXTERNAL', name: 'x.pdf', contentType: 'application/pdf', size: 10, url: 'https://files.example.invalid/x.pdf' });
+    expect((await sendForm('/channels/1/messages', form({ username: 'alice' }))).status).toBe(400);
+    expect((await sendForm('/channels/1/messages', form({ file: new Blob(['x']), properties: '[1]' }))).status).toBe(400);
+    expect((await sendForm('/channels/1/messages', form({ file: new Blob(['x']), username: 'ghost' }))).status).toBe(400);
+  });
+});

@@ -124,6 +124,18 @@ describe('users: secrets, display picture, full PUT', () => {
     expect(updated.status).toBe(200);
     expect(updated.json).toMatchObject({ displayPictureUrl: 'https://cdn.example.invalid/carol.png', _links: { displayPicture: { href: 'https://cdn.example.invalid/carol.png' } } });
     expect((await post('/users/3/display-picture', { url: 'x' })).status).toBe(400);
+
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3]);
+    const data = new FormData();
+    data.append('file', new Blob([png], { type: 'image/png' }), 'me.png');
+    const uploaded = await fetch(`${t.url}/users/3/display-picture`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: data });
+    expect(uploaded.status).toBe(200);
+    const url = ((await uploaded.json()) as Body).displayPictureUrl as string;
+    expect(url).toMatch(new RegExp(`^${t.url}/_files/[0-9a-f]{32}/me\\.png$`));
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(Buffer.from(png))).toBe(true);
+    const text = new FormData();
+    text.append('file', new Blob(['not an image'], { type: 'text/plain' }), 'x.txt');
+    expect((await fetch(`${t.url}/users/3/display-picture`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: text })).status).toBe(400);
   });
 
   it('PUT /users/{id} replaces every field (the older revision)', async () => {

@@ -3,6 +3,7 @@ import { analyticsRoutes } from './analytics.js';
 import { applicationRoutes } from './application.js';
 import { channelAdminRoutes } from './channel-admin.js';
 import { channelRoutes } from './channels.js';
+import { fileRoutes } from './files.js';
 import { importRoutes } from './imports.js';
 import { jobRoutes } from './jobs.js';
 import { memberRoutes } from './members.js';
@@ -19,5 +20,5 @@ import { userRoutes } from './users.js';
 export const SANDBOX_ROUTES: readonly Route[] = [
   ...tokenRoutes, ...applicationRoutes, ...jobRoutes, ...importRoutes, ...analyticsRoutes,
   ...userRoutes, ...userExtraRoutes, ...channelRoutes, ...memberRoutes, ...channelAdminRoutes,
-  ...messageRoutes, ...threadRoutes, ...messageExtraRoutes, ...sessionRoutes, ...runtimeRoutes,
+  ...messageRoutes, ...threadRoutes, ...messageExtraRoutes, ...sessionRoutes, ...runtimeRoutes, ...fileRoutes,
 ];

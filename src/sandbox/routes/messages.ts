@@ -55,9 +55,7 @@ function messageFilter(ctx: Ctx, app: SandboxApp): (m: MessageRec) => boolean {
  * the create-message body, its author a member of the channel when given.
  */
 export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, parentId: number | undefined): Promise<MessageRec> {
-  if ((ctx.req.headers['content-type'] ?? '').startsWith('multipart/'))
-    throw clientError('the sandbox accepts the JSON create-message body only (multipart file messages are not implemented)');
-  const body = await readBody(ctx, CreateMessage);
+  const body: MessageBody = (ctx.req.headers['content-type'] ?? '').startsWith('multipart/') ? await fileMessageBody(ctx, app) : await readBody(ctx, CreateMessage);
   const userId = body.user ? bodyUserId(app, body.user, 'user') : undefined;
   const message: MessageRec = {
     id: app.store.nextId('message'),
@@ -67,13 +65,39 @@ export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, 
     ...(body.body !== undefined ? { body: body.body } : {}),
     ...(body.groupTag !== undefined ? { groupTag: body.groupTag } : {}),
     ...(body.properties !== undefined ? { properties: body.properties } : {}),
-    ...(body.file ? { file: { type: body.file.url ? 'EXTERNAL' : 'HOSTED', ...body.file } as MessageRec['file'] } : {}),
+    ...(body.file ? { file: { type: body.file.url && !body.file.hosted ? 'EXTERNAL' : 'HOSTED', name: body.file.name, contentType: body.file.contentType, size: body.file.size, ...(body.file.url ? { url: body.file.url } : {}) } } : {}),
     ...(parentId !== undefined ? { parentId } : {}),
     createdTime: Date.now(),
   };
   app.store.change({ t: 'msg', v: message });
   afterMessageSent(app, message, ctx.req.headers[FUNCTION_HEADER] !== undefined);
   return message;
+}
+
+type MessageBody = Omit<z.infer<typeof CreateMessage>, 'file'> & { file?: { name: string; contentType: string; size: number; url?: string; hosted?: boolean } };
+
+/**
+ * The multipart variant (management-api.md §2): part `file` (required), `groupTag`, `username`,
+ * `properties` (JSON text). The file is stored HOSTED; with a user the message is FILE, else SYSTEM_FILE.
+ */
+async function fileMessageBody(ctx: Ctx, app: SandboxApp): Promise<MessageBody> {
+  const { file, fields } = await app.files.readForm(ctx);
+  let properties: Record<string, unknown> | undefined;
+  if (fields.properties !== undefined) {
+    try {
+      properties = JSON.parse(fields.properties) as Record<string, unknown>;
+    } catch {
+      throw clientError(`part 'properties' must be a JSON object`);
+    }
+    if (properties === null || typeof properties !== 'object' || Array.isArray(properties)) throw clientError(`part 'properties' must be a JSON object`);
+  }
+  return {
+    type: fields.username ? 'FILE' : 'SYSTEM_FILE',
+    ...(fields.username ? { user: { username: fields.username } } : {}),
+    ...(fields.groupTag ? { groupTag: fields.groupTag } : {}),
+    ...(properties ? { properties } : {}),
+    file: { name: file.name, contentType: file.contentType, size: file.size, url: app.files.url(file), hosted: true },
+  };
 }
 
 /** Deletes a message and its replies, replies first, each as its own journaled op. */

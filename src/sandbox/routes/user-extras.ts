@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { LIMITS } from '../../wire/imports.js';
 import type { Route } from '../router.js';
 import { clientError, notFound } from '../errors.js';
-import { sendJson } from '../http.js';
+import { sendJson, type Ctx } from '../http.js';
+import type { SandboxApp } from '../app.js';
 import type { UserRec } from '../store.js';
 import { readBody } from './common.js';
 import { userOr404 } from './users.js';
@@ -21,6 +22,11 @@ const SECRET_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 function secretName(raw: string | undefined): string {
   if (raw === undefined || !SECRET_NAME.test(raw)) throw clientError(`path parameter 'name' must be 1 to 128 letters, digits, '.', '_' or '-'`);
   return raw;
+}
+
+function saveUser(ctx: Ctx, app: SandboxApp, next: UserRec): void {
+  app.store.change({ t: 'user', v: next });
+  sendJson(ctx, 200, app.render.user(next));
 }
 
 export const userExtraRoutes: Route[] = [
@@ -67,12 +73,15 @@ export const userExtraRoutes: Route[] = [
     scopes: ['read:user', 'update:user'],
     handler: async (ctx, app) => {
       const user = userOr404(ctx, app);
-      if ((ctx.req.headers['content-type'] ?? '').startsWith('multipart/'))
-        throw clientError('the sandbox takes the JSON display picture body (an external file: url, name, contentType, size); multipart uploads are not implemented');
+      // decisions.md: a JSON external file, or a multipart part `file` stored HOSTED (served without a token).
+      if ((ctx.req.headers['content-type'] ?? '').startsWith('multipart/')) {
+        const { file } = await app.files.readForm(ctx);
+        if (!file.contentType.startsWith('image/')) throw clientError(`part 'file': a display picture is an image, got '${file.contentType}'`);
+        saveUser(ctx, app, { ...user, displayPictureUrl: app.files.url(file) });
+        return;
+      }
       const picture = await readBody(ctx, DisplayPicture);
-      const next: UserRec = { ...user, displayPictureUrl: picture.url };
-      app.store.change({ t: 'user', v: next });
-      sendJson(ctx, 200, app.render.user(next));
+      saveUser(ctx, app, { ...user, displayPictureUrl: picture.url });
     },
   },
   {
@@ -84,9 +93,7 @@ export const userExtraRoutes: Route[] = [
       const user = userOr404(ctx, app);
       const body = await readBody(ctx, FullUser);
       if (body.name !== user.name && app.store.usersByName.has(body.name)) throw clientError(`username '${body.name}' is already taken`);
-      const next: UserRec = { ...user, name: body.name, displayName: body.displayName, isGuest: body.isGuest, properties: body.properties };
-      app.store.change({ t: 'user', v: next });
-      sendJson(ctx, 200, app.render.user(next));
+      saveUser(ctx, app, { ...user, name: body.name, displayName: body.displayName, isGuest: body.isGuest, properties: body.properties });
     },
   },
 ];
