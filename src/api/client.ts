@@ -19,6 +19,7 @@ import { createThreadsResource, type ThreadsResource } from './resources/threads
 import { createActivityResource, type ActivityResource } from './resources/activity.js';
 import { createAdministrationResource, type AdministrationResource } from './resources/administration.js';
 import { createRuntimeResource, type RuntimeResource } from './resources/runtime.js';
+import { createRecordsResource, type RecordsResource } from './resources/records.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
 import { Pacing } from './retry/pacing.js';
@@ -38,6 +39,7 @@ export interface ChatportClient {
   readonly activity: ActivityResource;
   readonly administration: AdministrationResource;
   readonly runtime: RuntimeResource;
+  readonly records: RecordsResource;
   readonly auth: {
     readonly kind: TokenProvider['kind'];
     /** Fetches (or reuses) a token: checks the credentials without calling the API. */
@@ -103,6 +105,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     activity: createActivityResource(transport),
     administration: createAdministrationResource(transport),
     runtime: createRuntimeResource(transport),
+    records: createRecordsResource(transport),
     auth: {
       kind: auth.kind,
       check: async (signal) => {

@@ -20,6 +20,7 @@ export type { ThreadsResource, SendMessageBody } from './resources/threads.js';
 export type { ActivityResource } from './resources/activity.js';
 export type { AdministrationResource } from './resources/administration.js';
 export type { RuntimeResource } from './resources/runtime.js';
+export type { RecordsResource, Membership } from './resources/records.js';
 export type { ChannelsResource, ChannelFilter } from './resources/channels.js';
 export type { MessagesResource } from './resources/messages.js';
 export type { ListOptions } from './resources/common.js';

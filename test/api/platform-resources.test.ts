@@ -75,3 +75,32 @@ describe('client.administration', () => {
     expect(await admin.replaceUser(4, { name: 'announcer', displayName: 'News', isGuest: false })).toMatchObject({ displayName: 'News' });
   });
 });
+
+describe('client.records and client.runtime', () => {
+  it('creates, changes and removes single records', async () => {
+    const r = bed.client.records;
+    const user = await r.createUser({ name: 'dora', displayName: 'Dora', isGuest: false });
+    const channel = await r.createChannel({ type: 'PUBLIC', name: 'scripted', members: [{ username: 'alice' }] });
+    expect(await r.addMember(channel.id, { id: user.id })).toMatchObject({ name: 'scripted' });
+    expect(await all(r.memberships(channel.id))).toHaveLength(2);
+    expect((await all(r.userChannels(user.id))).map((c) => c.name)).toEqual(['scripted']);
+    await r.removeMember(channel.id, user.id);
+    expect(await all(r.memberships(channel.id))).toHaveLength(1);
+    const sent = await bed.client.channels.sendMessage(channel.id, { type: 'TEXT', body: 'draft', user: { username: 'alice' } });
+    expect((await r.updateMessage(sent.id, { body: 'final' })).body).toBe('final');
+    expect(await r.deleteMessage(sent.id)).toMatchObject({ type: 'MAIN' });
+    expect((await r.deleteChannel(channel.id)).name).toBe('sandbox');
+    expect((await r.deleteUser(user.id)).name).toBe('sandbox');
+  });
+
+  it('creates a function, deploys a version and reads its invocations', async () => {
+    const fn = await bed.client.runtime.createFunction({ type: 'user.received.notification', name: 'n', initializeAsynchronously: false });
+    const v = await bed.client.runtime.deploy(fn.id, 'async function handleEvent(e) { return e.notification.data.type; }');
+    expect((await bed.client.runtime.currentVersion(fn.id)).versionNumber).toBe(v.versionNumber);
+    await bed.client.channels.sendMessage(1, { type: 'TEXT', body: 'notify', user: { username: 'alice' } });
+    let done: Array<{ status: string }> = [];
+    while (done.length < 2 || done.some((i) => i.status === 'RUNNING')) done = await all(bed.client.runtime.invocations(fn.id));
+    expect(done.map((i) => i.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
+    expect((await bed.client.runtime.get()).type).toBe('NODEJS');
+  });
+});
