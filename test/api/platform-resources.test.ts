@@ -88,6 +88,7 @@ describe('client.records and client.runtime', () => {
     expect(await all(r.memberships(channel.id))).toHaveLength(1);
     const sent = await bed.client.channels.sendMessage(channel.id, { type: 'TEXT', body: 'draft', user: { username: 'alice' } });
     expect((await r.updateMessage(sent.id, { body: 'final' })).body).toBe('final');
+    expect((await all(r.userMessages(1))).map((m) => m.id)).toContain(sent.id);
     expect(await r.deleteMessage(sent.id)).toMatchObject({ type: 'MAIN' });
     expect((await r.deleteChannel(channel.id)).name).toBe('sandbox');
     expect((await r.deleteUser(user.id)).name).toBe('sandbox');

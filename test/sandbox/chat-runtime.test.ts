@@ -155,3 +155,32 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     expect((await t.call(`/functions/${id}/invocations`)).json._embedded.invocations).toEqual([]);
   });
 });
+
+describe('the runtime persists with --data', () => {
+  it('functions, versions, invocations and the runtime settings survive a restart', async () => {
+    const { mkdtemp } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dataDir = await mkdtemp(join(tmpdir(), 'chatport-runtime-'));
+    const first = await startTestSandbox({ seed: 'demo', dataDir });
+    const fn = (await first.call('/runtimes/nodejs/functions', { method: 'POST', body: { type: 'user.sent.message', name: 'kept', initializeAsynchronously: false } })).json;
+    await first.call(`/functions/${fn.id}/versions`, { method: 'POST', body: { handlerScript: 'async function handleEvent() { return "kept"; }' } });
+    await first.call('/runtimes/nodejs/environment-variables', { method: 'PUT', body: { A: '1' } });
+    await first.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'go', user: { username: 'alice' } } });
+    for (;;) {
+      const list = (await first.call(`/functions/${fn.id}/invocations`)).json._embedded.invocations as Body[];
+      if (list[0]?.status === 'SUCCEEDED') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await first.close();
+    const second = await startTestSandbox({ dataDir });
+    try {
+      expect((await second.call(`/functions/${fn.id}`)).json).toMatchObject({ name: 'kept', currentVersionNumber: 1 });
+      expect((await second.call(`/functions/${fn.id}/current-version`)).json.handlerScript).toContain('"kept"');
+      expect((await second.call(`/functions/${fn.id}/invocations`)).json._embedded.invocations).toEqual([expect.objectContaining({ status: 'SUCCEEDED', result: { payload: 'kept' } })]);
+      expect((await second.call('/runtimes/nodejs')).json.environmentVariables).toEqual({ A: '1' });
+    } finally {
+      await second.close();
+    }
+  });
+});

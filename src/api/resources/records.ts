@@ -1,5 +1,5 @@
 import type { Int64 } from '../../shared/int64.js';
-import { Application, Channel, Message, User, offsetPage } from '../../wire/resources.js';
+import { Application, Channel, Message, User, cursorPage, offsetPage } from '../../wire/resources.js';
 import type { CallSpec, Transport } from '../core/transport.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { createJsonBody, createMergePatchBody } from '../http/body.js';
@@ -27,6 +27,8 @@ export interface RecordsResource {
   deleteUser(id: Int64, options?: Signal): Promise<Application>;
   /** Channels the user created or joined. */
   userChannels(userId: Int64, options?: ListOptions): AsyncIterable<Channel>;
+  /** Messages the user sent (cursor pages; client.activity.unreadMessages for what the user has not read). */
+  userMessages(userId: Int64, options?: ListOptions): AsyncIterable<Message>;
   /** PATCH /messages/{id}: a merge patch of body, groupTag, properties. */
   updateMessage(id: Int64, patch: Record<string, unknown>, options?: Signal): Promise<Message>;
   /** DELETE /messages/{id}: the message and its replies; answers the thread it was in. */
@@ -35,6 +37,7 @@ export interface RecordsResource {
 
 const MembershipPage = offsetPage('memberships', Membership);
 const ChannelPage = offsetPage('channels', Channel);
+const MessagePage = cursorPage('messages', Message);
 const AnyObject = z.record(z.string(), z.unknown());
 
 export function createRecordsResource(transport: Transport): RecordsResource {
@@ -56,6 +59,7 @@ export function createRecordsResource(transport: Transport): RecordsResource {
     createUser: (body, o = {}) => transport.sendJson(call('create a user', 'POST', '/users', ['create:user'], o, createJsonBody(body)), User),
     deleteUser: (id, o = {}) => transport.sendJson(call(`delete user ${id}`, 'DELETE', `/users/${checkId('user', id)}`, ['read:user', 'delete:user'], o), Application),
     userChannels: (id, o = {}) => iterateItems(iteratePages(transport, list(`list channels of user ${id}`, `/users/${checkId('user', id)}/channels`, ['read:user', 'read:channels'], o), ChannelPage, 'channels')),
+    userMessages: (id, o = {}) => iterateItems(iteratePages(transport, list(`list messages of user ${id}`, `/users/${checkId('user', id)}/messages`, ['read:user', 'read:channels'], o), MessagePage, 'messages')),
     updateMessage: (id, patch, o = {}) => transport.sendJson(call(`update message ${id}`, 'PATCH', `/messages/${checkId('message', id)}`, ['read:message', 'update:message'], o, createMergePatchBody(patch)), Message),
     deleteMessage: (id, o = {}) => transport.sendJson(call(`delete message ${id}`, 'DELETE', `/messages/${checkId('message', id)}`, ['read:message', 'delete:message'], o), AnyObject),
   };
