@@ -6,7 +6,9 @@
  * /oauth/token) · paging.ts (offset and cursor pages) · faults.ts + fault-spec.ts (rules, CLI syntax) ·
  * jobs.ts (job engine) + capacity.ts (the items-per-second line, docs/sandbox.md) · import-validate.ts + import-job.ts (imports) · exports.ts (CSV
  * exports, download grants) · store.ts (state, indexes, ops) · persistence.ts (snapshot + journal) ·
- * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group).
+ * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group, listed in routes/index.ts) ·
+ * threads.ts (derived thread ids) · mentions.ts · notify.ts (what a sent message sets off) · hosted-files.ts ·
+ * chat-events.ts + runtime/ (chat functions in isolated-vm).
  * It imports only src/wire and src/shared (lint enforces it).
  */
 import { randomBytes } from 'node:crypto';
