@@ -173,7 +173,7 @@ export type ChatFunction = z.infer<typeof ChatFunction>;
 export const FunctionVersion = lenientObject({ id: int64, versionNumber: z.number().int(), handlerScript: z.string().optional(), _links: Links.optional() });
 export type FunctionVersion = z.infer<typeof FunctionVersion>;
 
-export const Invocation = lenientObject({ id: int64, versionNumber: z.number().int().optional(), args: z.unknown(), status: z.string(), result: z.looseObject({ payload: z.unknown(), error: z.string().optional() }).optional(), createdTime: dateTime.optional(), _links: Links.optional() });
+export const Invocation = lenientObject({ id: int64, versionNumber: z.number().int().optional(), args: z.unknown(), status: z.string(), result: z.looseObject({ payload: z.unknown().optional(), error: z.string().optional() }).optional(), createdTime: dateTime.optional(), _links: Links.optional() });
 export type Invocation = z.infer<typeof Invocation>;
 
 export function offsetPage<T extends z.ZodType>(kind: string, item: T) {

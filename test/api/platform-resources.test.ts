@@ -103,5 +103,12 @@ describe('client.records and client.runtime', () => {
     while (done.length < 2 || done.some((i) => i.status === 'RUNNING')) done = await all(bed.client.runtime.invocations(fn.id));
     expect(done.map((i) => i.status)).toEqual(['SUCCEEDED', 'SUCCEEDED']);
     expect((await bed.client.runtime.get()).type).toBe('NODEJS');
+
+    // A FAILED invocation has an error and no payload: the client reads it too.
+    await bed.client.runtime.deploy(fn.id, 'async function handleEvent() { throw new Error("broken"); }');
+    await bed.client.channels.sendMessage(1, { type: 'TEXT', body: 'again', user: { username: 'alice' } });
+    let failed: Array<{ status: string; result?: { error?: string } }> = [];
+    while (failed.length < 4 || failed.some((i) => i.status === 'RUNNING')) failed = await all(bed.client.runtime.invocations(fn.id));
+    expect(failed[0]).toMatchObject({ status: 'FAILED', result: { error: 'broken' } });
   });
 });
