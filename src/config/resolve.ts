@@ -11,9 +11,9 @@ import { issuesFromZod } from './issues.js';
 import type { ConfigIssue } from './issues.js';
 import { locate } from './locate.js';
 import { DEFAULT_STAGE_OPTIONS, pipelineFileSchema } from './schema.js';
-import { resolveSlackSource, slackStages } from './slack-stages.js';
+import { exportStages, resolvePlatformExport, resolveSlackSource } from './export-stages.js';
 import type { PipelineFile, StageFile } from './schema.js';
-import type { PipelineConfig, StageConfig } from './types.js';
+import { EXPORT_PLATFORMS, type PipelineConfig, type StageConfig } from './types.js';
 
 export interface ResolvePipelineOptions {
   /** Variables for `${NAME}` (pass `process.env` from the CLI). Default: none set. */
@@ -129,12 +129,26 @@ function checkStage(stage: StageKind, file: StageFile, pipelineId: string, error
       errors.push({ path: `${base}.mapping.${field}`, message: `${base}.mapping.${field}: required: every ${stage} item needs ${field}`, expected: `a mapping for ${field}` });
 }
 
-/** A `slack:` block replaces `stages` and needs an export path (an unset ${SLACK_EXPORT} leaves it empty). */
-function checkSlack(file: PipelineFile, errors: ConfigIssue[]): void {
-  if (file.stages !== undefined)
-    errors.push({ path: 'stages', message: 'stages: a file with a slack block has no stages (the slack block stands for all four); remove one of them', expected: 'either slack or stages' });
-  if (file.slack!.export.trim() === '')
-    errors.push({ path: 'slack.export', message: 'slack.export: empty; name the export\'s .zip file or folder (e.g. ${SLACK_EXPORT} with SLACK_EXPORT set)', expected: 'a path to a Slack export' });
+/** The blocks that stand for all four stages of an export chatport maps itself. */
+const EXPORT_BLOCKS = ['slack', 'discord', 'mattermost'] as const;
+const EXPORT_ENV: Record<(typeof EXPORT_BLOCKS)[number], string> = { slack: 'SLACK_EXPORT', discord: 'DISCORD_EXPORT', mattermost: 'MATTERMOST_EXPORT' };
+
+/**
+ * A `slack:`, `discord:` or `mattermost:` block replaces `stages` (one of them, alone) and needs an export
+ * path (an unset ${SLACK_EXPORT} leaves it empty).
+ */
+function checkExportBlocks(file: PipelineFile, errors: ConfigIssue[]): boolean {
+  const blocks = EXPORT_BLOCKS.filter((b) => file[b] !== undefined);
+  if (blocks.length === 0) return false;
+  if (blocks.length > 1)
+    errors.push({ path: blocks[1]!, message: `${blocks[1]}: a file imports one export; it also has a ${blocks[0]} block; remove one of them`, expected: 'one export block' });
+  for (const block of blocks) {
+    if (file.stages !== undefined)
+      errors.push({ path: 'stages', message: `stages: a file with a ${block} block has no stages (the ${block} block stands for all four); remove one of them`, expected: `either ${block} or stages` });
+    if (file[block]!.export.trim() === '')
+      errors.push({ path: `${block}.export`, message: `${block}.export: empty; name the export's file or folder (e.g. \${${EXPORT_ENV[block]}} with ${EXPORT_ENV[block]} set)`, expected: `a path to a ${block} export` });
+  }
+  return true;
 }
 
 /**
@@ -191,8 +205,8 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   const file = parsed.data;
   const fileStages = file.stages ?? {};
   const defined = STAGE_ORDER.filter((s) => fileStages[s] !== undefined);
-  if (file.slack !== undefined) checkSlack(file, errors);
-  else if (defined.length === 0) errors.push(withPlace({ path: 'stages', message: 'stages: define at least one of users, channels, members, messages (or write a slack block)', expected: 'a stage' }));
+  if (!checkExportBlocks(file, errors) && defined.length === 0)
+    errors.push(withPlace({ path: 'stages', message: 'stages: define at least one of users, channels, members, messages (or write a slack, discord or mattermost block)', expected: 'a stage' }));
   for (const stage of defined) checkStage(stage, fileStages[stage]!, file.id ?? file.name, errors);
   if (errors.length > 0) return { ok: false, errors: errors.map(withPlace), warnings };
 
@@ -212,7 +226,13 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   };
   if (file.slack !== undefined) {
     config.slack = resolveSlackSource(file.slack, baseDir);
-    config.stages = slackStages(config.slack, file);
+    config.stages = exportStages(file, { slack: config.slack });
+  }
+  for (const platform of EXPORT_PLATFORMS) {
+    const block = file[platform];
+    if (block === undefined) continue;
+    config.platformExport = resolvePlatformExport(platform, block, baseDir);
+    config.stages = exportStages(file, { platformExport: config.platformExport });
   }
   // As for the environment and --api-url: the token endpoint at the API's origin unless the file names one.
   if (file.api) config.api = { ...file.api, tokenUrl: file.api.tokenUrl ?? new URL('/oauth/token', file.api.url).href };

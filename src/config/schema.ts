@@ -225,6 +225,24 @@ export const slackSchema = z
     'Import a whole Slack export (zip or folder): users, channels, members and messages, in that order, mapped as docs/slack-migration.md describes. Use instead of `stages`; the top-level `options` apply to all four stages.',
   );
 
+/** The Discord and Mattermost forms: as `slack`, one block instead of `stages` (docs/source-properties.md). */
+function platformExportSchema(platform: string, what: string, envName: string, doc: string) {
+  return z
+    .strictObject({
+      export: z
+        .string()
+        .describe(`The ${platform} export: ${what}, on the local disk (relative to the pipeline file's folder). Write \${${envName}} to take it from the environment, as \`chatport migrate ${platform.toLowerCase()} <export>\` does.`),
+      systemMessages: z
+        .enum(['import', 'skip'])
+        .default('import')
+        .describe('Join, pin, call, rename and other system messages: "import" them as SYSTEM_TEXT (default) or "skip" them (counted as skipped).'),
+    })
+    .describe(`Import a whole ${platform} export: users, channels, members and messages, in that order, mapped as ${doc} describes. Use instead of \`stages\`; the top-level \`options\` apply to all four stages.`);
+}
+
+export const discordSchema = platformExportSchema('Discord', 'a folder or .zip of DiscordChatExporter JSON files (one per channel or thread)', 'DISCORD_EXPORT', 'docs/discord-migration.md');
+export const mattermostSchema = platformExportSchema('Mattermost', 'its bulk export (.jsonl) or a .zip holding it and its attachments', 'MATTERMOST_EXPORT', 'docs/mattermost-migration.md');
+
 const apiSchema = z
   .strictObject({
     url: z.url().describe('Base URL of the Management API, e.g. ${CHATPORT_API_URL}.'),
@@ -265,6 +283,8 @@ export const pipelineFileSchema = z
     state: z.string().min(1).optional().describe('Folder for run state (ledger, chunks, rejects, reports). Default .chatport/<name>/ in the current folder.'),
     options: stageOptions.optional(),
     slack: slackSchema.optional(),
+    discord: discordSchema.optional(),
+    mattermost: mattermostSchema.optional(),
     stages: z
       .strictObject({
         users: stageSchema.optional(),
@@ -273,7 +293,7 @@ export const pipelineFileSchema = z
         messages: stageSchema.optional(),
       })
       .optional()
-      .describe('The stages to run; they run in the order users, channels, members, messages. Required unless the file has a `slack` block.'),
+      .describe('The stages to run; they run in the order users, channels, members, messages. Required unless the file has a `slack`, `discord` or `mattermost` block.'),
   })
   .describe('A chatport pipeline: where records come from and how they become users, channels, members and messages.');
 
@@ -281,3 +301,4 @@ export type PipelineFile = z.output<typeof pipelineFileSchema>;
 export type PipelineFileInput = z.input<typeof pipelineFileSchema>;
 export type StageFile = z.output<typeof stageSchema>;
 export type SlackFile = z.output<typeof slackSchema>;
+export type PlatformExportFile = z.output<typeof discordSchema>;

@@ -54,6 +54,19 @@ export interface SlackSourceConfig {
   maxTrackedThreadRoots?: number;
 }
 
+/** The exports chatport maps itself besides Slack's (src/pipeline/platform-export.ts). */
+export const EXPORT_PLATFORMS = ['discord', 'mattermost'] as const;
+export type ExportPlatform = (typeof EXPORT_PLATFORMS)[number];
+
+/** A `discord:` or `mattermost:` block after resolution. */
+export interface PlatformExportConfig {
+  platform: ExportPlatform;
+  /** Absolute path of the export (a folder, a .zip, or Mattermost's .jsonl). */
+  export: string;
+  /** System messages: imported as SYSTEM_TEXT, or skipped (counted). Default `import`. */
+  systemMessages: 'import' | 'skip';
+}
+
 export interface StageConfig {
   stage: StageKind;
   /**
@@ -62,6 +75,8 @@ export interface StageConfig {
    * `mapping` and `skip` are unused (`key` says where the source keys come from, for reports).
    */
   slack?: SlackSourceConfig;
+  /** As `slack`, for the stages a `discord:` or `mattermost:` block expands to. */
+  platformExport?: PlatformExportConfig;
   source: ResolvedSource;
   key: string | string[];
   channel?: string;
@@ -121,6 +136,8 @@ export interface PipelineConfig {
   stages: StageConfig[];
   /** The file's `slack:` block, when it has one (its stages are in `stages`). */
   slack?: SlackSourceConfig;
+  /** The file's `discord:` or `mattermost:` block, when it has one. */
+  platformExport?: PlatformExportConfig;
   /** A trial run's cut of the input (`--limit`, `--sample`); absent for a whole run. */
   trial?: TrialSpec;
   /** Set by a run whose users stage has onExisting, once matched: every reader then maps names alike. */

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { parseRecordBatches } from '../../formats/index.js';
-import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
+import { mappedByChatport, stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { ConfigError } from '../../shared/errors.js';
 import { createInputSource, type InputSourceOptions } from '../../sources/index.js';
 import { FieldPresence, fieldRefName, stageSourceFields, type MappedSourceField } from '../../transform/index.js';
@@ -18,7 +18,7 @@ export async function checkMappedFields(config: PipelineConfig, sources: InputSo
   const errors: string[] = [];
   const warnings: RunWarning[] = [];
   for (const stage of config.stages) {
-    if (stage.slack || signal.aborted) continue;
+    if (mappedByChatport(stage) || signal.aborted) continue;
     const fields = stageSourceFields(stageProcessorSpec(config, stage));
     let firstRecordsChecked = false;
     for (const location of stage.source.paths)

@@ -1,4 +1,5 @@
-import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { PipelineConfig, PlatformExportConfig, StageConfig } from '../../config/index.js';
+import { platformExportReader } from '../platform-export/index.js';
 import { isUnparseable, parseRecordBatches, type SourceItem } from '../../formats/index.js';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { openSlackExport } from '../../sources/slack/index.js';
@@ -15,12 +16,15 @@ import { parseOptionsOf } from './read-stage.js';
  */
 export async function preflightInputs(config: PipelineConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<void> {
   const slackExports = new Set<string>();
+  const platformExports = new Map<string, PlatformExportConfig>();
   for (const stage of config.stages) {
     if (signal?.aborted) return;
     if (stage.slack) slackExports.add(stage.slack.export);
+    else if (stage.platformExport) platformExports.set(stage.platformExport.export, stage.platformExport);
     else for (const input of await listStageInputs(stage, sources)) await checkFirstRecords(stage, input);
   }
   for (const path of slackExports) await (await openSlackExport(path)).close();
+  for (const source of platformExports.values()) await platformExportReader(source.platform).check(source.export);
 }
 
 /** Every object the stage's locations name; each location must name at least one (the sources throw INPUT_MISSING). */

@@ -6,6 +6,7 @@ import { stageUsesUserRefs, userNamesOf } from './user-names.js';
 import { processedChannelKey, rawChannelKey, sampledChannelKeys, trialCut, trialSkip, type TrialCut } from './trial.js';
 import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { readSlackStageBatches } from '../slack/index.js';
+import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
 
 export interface ReadStageDeps {
@@ -28,9 +29,13 @@ export interface ReadStageDeps {
  */
 export async function* readStageBatches(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): AsyncGenerator<Processed[]> {
   const cut = config.trial ? await trialCutOf(config, stage, deps) : undefined;
-  // Stages of a `slack:` block are read and mapped from the export by the Slack reader.
+  // Stages of an export block (`slack:`, `discord:`, `mattermost:`) are read and mapped by that export's reader.
   if (stage.slack) {
     const batches = readSlackStageBatches(config, stage, stage.slack, deps);
+    return yield* cut ? cutProcessed(stage, batches, cut) : batches;
+  }
+  if (stage.platformExport) {
+    const batches = platformExportReader(stage.platformExport.platform).readStageBatches(config, stage, stage.platformExport, deps);
     return yield* cut ? cutProcessed(stage, batches, cut) : batches;
   }
   yield* readSourceBatches(config, stage, deps, cut);

@@ -1,5 +1,5 @@
 import type { SourceItem } from '../../formats/index.js';
-import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
+import { mappedByChatport, stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { FieldPresence, fieldRefName, stageSourceFields } from '../../transform/index.js';
 import type { RunWarning } from '../report.js';
 
@@ -10,9 +10,9 @@ export interface StageFieldWatch {
   warnings(read: number): RunWarning[];
 }
 
-/** None for Slack stages (chatport maps them itself). */
+/** None for the stages of an export block (chatport maps them itself). */
 export function watchStageFields(config: PipelineConfig, stage: StageConfig): StageFieldWatch | undefined {
-  if (stage.slack) return undefined;
+  if (mappedByChatport(stage)) return undefined;
   const presence = new FieldPresence(stageSourceFields(stageProcessorSpec(config, stage)));
   return {
     onSourceBatch: (batch) => presence.observe(batch),

@@ -1,4 +1,4 @@
-import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import { mappedByChatport, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { compileMapping, IMPLIED_TYPES, type UserNameLookup } from '../../transform/index.js';
 
 /**
@@ -8,7 +8,7 @@ import { compileMapping, IMPLIED_TYPES, type UserNameLookup } from '../../transf
  * unique by `unique: suffix` are the names the users stage sent.
  */
 export function stageUsesUserRefs(stage: StageConfig): boolean {
-  if (stage.slack) return false;
+  if (mappedByChatport(stage)) return false;
   return compileMapping(stage.mapping, { impliedTypes: IMPLIED_TYPES[stage.stage], userNames: () => undefined }).usesUserRefs;
 }
 

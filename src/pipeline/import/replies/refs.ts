@@ -1,10 +1,10 @@
-import type { StageConfig } from '../../../config/index.js';
+import { mappedByChatport, type StageConfig } from '../../../config/index.js';
 import { CHANNEL_KEY_PROPERTY, type Accepted } from '../../../transform/index.js';
 
 /**
  * How messages name each other for reply threads. A pipeline with `thread:` marks every message with its
- * source key (`properties.chatportKey`); a Slack message carries its source id (`properties.source.id`, a
- * part number when a long message was split). A reply names its root by the root's ref; each record has its
+ * source key (`properties.chatportKey`); a message of an export block (Slack, Discord, Mattermost) carries
+ * its source id (`properties.source.id`, a part number when a long message was split; docs/source-properties.md). A reply names its root by the root's ref; each record has its
  * own reply key, which is what the journal and the look-up before a re-send go by.
  */
 
@@ -18,19 +18,19 @@ const slackFacts = (properties: unknown): SlackFacts | undefined => (properties 
 
 /** Whether the stage sends replies into reply threads (rather than flattening them into the channel). */
 export function sendsReplies(stage: StageConfig): boolean {
-  return stage.stage === 'messages' && stage.options.threads === 'replies' && (stage.slack !== undefined || stage.thread !== undefined);
+  return stage.stage === 'messages' && stage.options.threads === 'replies' && (mappedByChatport(stage) || stage.thread !== undefined);
 }
 
 /** The ref of the message a record replies to, or undefined for a record that goes into the channel. */
 export function parentRefOf(stage: StageConfig, record: Accepted): string | undefined {
-  if (stage.slack === undefined) return record.parentRef;
+  if (!mappedByChatport(stage)) return record.parentRef;
   const thread = slackFacts(record.item.properties)?.thread;
   return thread && thread.isRoot !== true && thread.rootMissing !== true ? thread.root : undefined;
 }
 
 /** The ref by which replies name a message (from its properties, as sent or as the platform answers it). */
 export function messageRefOf(stage: StageConfig, properties: unknown): string | undefined {
-  if (stage.slack === undefined) {
+  if (!mappedByChatport(stage)) {
     const key = (properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
     return typeof key === 'string' ? key : undefined;
   }
@@ -40,7 +40,7 @@ export function messageRefOf(stage: StageConfig, properties: unknown): string | 
 
 /** A record's own key among replies: unique per record (a split Slack message's parts each have one). */
 export function replyKeyOf(stage: StageConfig, properties: unknown): string | undefined {
-  if (stage.slack === undefined) return messageRefOf(stage, properties);
+  if (!mappedByChatport(stage)) return messageRefOf(stage, properties);
   const facts = slackFacts(properties);
   if (facts?.id === undefined) return undefined;
   return facts.part === undefined ? facts.id : `${facts.id}#${facts.part.index}`;
