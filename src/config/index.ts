@@ -8,5 +8,5 @@ export type { PipelineFile, PipelineFileInput, SlackFile } from './schema.js';
 export { SLACK_SOURCE_KEY, mappedByChatport, platformSourceKey } from './export-stages.js';
 export { interpolate } from './interpolate.js';
 export { stageProcessorSpec } from './stage-spec.js';
-export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig, PlatformExportConfig, ExportPlatform, TrialSpec, MatchedUsers, OnExistingPolicy } from './types.js';
+export type { PipelineConfig, StageConfig, ResolvedSource, ResolvedStageOptions, ApiConfig, S3Config, SlackSourceConfig, PlatformExportConfig, ExportPlatform, TrialSpec, ShardSpec, MatchedUsers, OnExistingPolicy } from './types.js';
 export { ON_EXISTING_POLICIES, EXPORT_PLATFORMS } from './types.js';

@@ -138,10 +138,18 @@ export interface PipelineConfig {
   slack?: SlackSourceConfig;
   /** The file's `discord:` or `mattermost:` block, when it has one. */
   platformExport?: PlatformExportConfig;
+  /** This process's shard of a run split over workers (`--shard I/N`); absent for a whole run. */
+  shard?: ShardSpec;
   /** A trial run's cut of the input (`--limit`, `--sample`); absent for a whole run. */
   trial?: TrialSpec;
   /** Set by a run whose users stage has onExisting, once matched: every reader then maps names alike. */
   matchedUsers?: MatchedUsers;
+}
+
+/** One worker's part of a sharded run (docs/sharding.md): shard `index` of `count`, numbered from 0. */
+export interface ShardSpec {
+  index: number;
+  count: number;
 }
 
 /** A trial run takes part of the input: every reader of the pipeline (import, validate, verify) cuts alike. */

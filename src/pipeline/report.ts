@@ -1,4 +1,4 @@
-import type { TrialSpec } from '../config/index.js';
+import type { ShardSpec, TrialSpec } from '../config/index.js';
 import { fitTable } from './fit-table.js';
 import type { StageName } from './state/events.js';
 import { formatVerification } from './verify/describe.js';
@@ -79,6 +79,8 @@ export interface RunReport {
   verification?: VerificationSummary;
   /** A trial run (`--limit`, `--sample`): what part of the input it took; the rest is counted as skipped. */
   trial?: TrialSpec & { description: string };
+  /** A sharded run (`--shard I/N`): this report is one shard's; `chatport status --shards N` adds them up. */
+  shard?: ShardSpec;
 }
 
 export function emptyCounts(): StageCounts {

@@ -16,6 +16,7 @@ import { RUN_LOG_FILE, terminalWidth } from '../cli-logging.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
 import { isChatportError } from '../../shared/errors.js';
+import { shardOf } from '../../pipeline/shards/shard-spec.js';
 
 export interface ImportCommandOptions {
   state?: string;
@@ -28,6 +29,8 @@ export interface ImportCommandOptions {
   verifySample?: string;
   limit?: string;
   sample?: string;
+  shard?: string;
+  shards?: string;
   [flag: string]: unknown;
 }
 
@@ -42,7 +45,9 @@ export function addImportOptions(command: Command): Command {
     .option('--no-verify', 'skip the verification against the platform that follows a run ending without error')
     .option('--verify-sample <n>', 'verification: also compare n messages in full (body, properties)', '0')
     .option('--limit <n>', 'trial run: only the first n records of each stage (the rest counted as skipped)')
-    .option('--sample <n>', 'trial run: only n channels (picked by a hash of their keys) with their members and messages, and every user');
+    .option('--sample <n>', 'trial run: only n channels (picked by a hash of their keys) with their members and messages, and every user')
+    .option('--shard <i/n>', 'one worker of a run split over n: its channels (by a hash of their keys) with their members and messages, and every user; state in <state>/shard-i-of-n (docs/sharding.md)')
+    .option('--shards <n>', 'the shard count, with the index from JOB_COMPLETION_INDEX (Kubernetes Indexed Job) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch)');
 }
 
 /** `--limit n` and `--sample n`: positive whole numbers. */
@@ -71,6 +76,8 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   const sample = parseSampleFlag(options.verifySample, '--verify-sample');
   const trial = trialOf(options);
   if (trial) config.trial = trial;
+  const shard = shardOf(options, ctx.env);
+  if (shard) config.shard = shard;
   const client = dryRun ? undefined : createPipelineClient(config, options, ctx);
   const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger, ...(ctx.logging ? { notices: ctx.logging.setNoticeWriter } : {}) });
   const printReport = (report: RunReport) => ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report, terminalWidth(ctx.stdout)));

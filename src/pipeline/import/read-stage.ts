@@ -8,6 +8,7 @@ import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../..
 import { readSlackStageBatches } from '../slack/index.js';
 import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
+import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -30,15 +31,27 @@ export interface ReadStageDeps {
 export async function* readStageBatches(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): AsyncGenerator<Processed[]> {
   const cut = config.trial ? await trialCutOf(config, stage, deps) : undefined;
   // Stages of an export block (`slack:`, `discord:`, `mattermost:`) are read and mapped by that export's reader.
-  if (stage.slack) {
-    const batches = readSlackStageBatches(config, stage, stage.slack, deps);
-    return yield* cut ? cutProcessed(stage, batches, cut) : batches;
-  }
-  if (stage.platformExport) {
-    const batches = platformExportReader(stage.platformExport.platform).readStageBatches(config, stage, stage.platformExport, deps);
-    return yield* cut ? cutProcessed(stage, batches, cut) : batches;
+  if (stage.slack || stage.platformExport) {
+    const batches = stage.slack
+      ? readSlackStageBatches(config, stage, stage.slack, deps)
+      : platformExportReader(stage.platformExport!.platform).readStageBatches(config, stage, stage.platformExport!, deps);
+    const owned = ownedByShard(config, stage, batches);
+    return yield* cut ? cutProcessed(stage, owned, cut) : owned;
   }
   yield* readSourceBatches(config, stage, deps, cut);
+}
+
+/**
+ * A shard's records of an export stage. The Slack reader leaves out other shards' conversations itself
+ * (it never opens their folders), so its messages pass through as they are.
+ */
+async function* ownedByShard(config: PipelineConfig, stage: StageConfig, batches: AsyncGenerator<Processed[]>): AsyncGenerator<Processed[]> {
+  const shard = config.shard;
+  if (shard === undefined || shardTakesAll(stage) || (stage.slack && stage.stage === 'messages')) return yield* batches;
+  for await (const batch of batches) {
+    const kept = keepOwned(batch, (p) => ownsProcessed(shard, stage, p));
+    if (kept.length > 0) yield kept;
+  }
 }
 
 async function trialCutOf(config: PipelineConfig, stage: StageConfig, deps: ReadStageDeps): Promise<TrialCut> {
@@ -81,6 +94,7 @@ async function* readSourceBatches(
   const total = inputs.every((i) => i.size !== undefined) ? inputs.reduce((n, i) => n + (i.size ?? 0), 0) : undefined;
   let read = 0;
   let ordinal = 0;
+  const shard = config.shard !== undefined && !shardTakesAll(stage) ? config.shard : undefined;
   deps.onInputBytes?.(0, total);
   for (const input of inputs) {
     if (deps.signal?.aborted) return;
@@ -96,8 +110,11 @@ async function* readSourceBatches(
         const out: Processed[] = [];
         for (let i = 0; i < batch.length; i++) {
           const item = batch[i]!;
+          const channelKey = 'record' in item ? rawChannelKey(stage, item.record) : undefined;
+          // Another shard's record is its to read, map and count (a sharded run's accounting is the sum of its shards').
+          if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) continue;
           // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
-          const because = cut?.(++ordinal, 'record' in item ? rawChannelKey(stage, item.record) : undefined);
+          const because = cut?.(++ordinal, channelKey);
           const processed = because === undefined ? process(item) : trialSkip(item.position, because);
           out.push(processed);
           // A long body split into parts (longBodies: split): the parts follow, each a record of its own.

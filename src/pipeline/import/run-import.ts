@@ -30,6 +30,7 @@ import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { verifyImportRun } from '../verify/index.js';
+import { shardStateDir } from '../shards/shard-state.js';
 import { writeRunPage } from '../report-html/index.js';
 import type { Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
@@ -83,7 +84,8 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   // names a column the input does not have (exit 78).
   await preflightInputs(config, sourceOptionsOf(config), signal);
   for (const warning of await checkMappedFields(config, sourceOptionsOf(config), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
-  const paths = new RunPaths(options.stateDir ?? config.state);
+  // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
+  const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
   const lock = await acquireLock(paths.lock);
   const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
   await claimStateFolder(paths.stateDir, config, events).catch(async (error: unknown) => {
@@ -231,6 +233,7 @@ async function writeRunOutputs(input: {
     ...(input.apiVersion ? { apiVersion: input.apiVersion } : {}),
     ...(input.warnings.length > 0 ? { warnings: input.warnings } : {}),
     ...(input.config.trial ? { trial: { ...input.config.trial, description: describeTrial(input.config.trial) } } : {}),
+    ...(input.config.shard ? { shard: input.config.shard } : {}),
   };
   if (input.failure !== undefined) {
     const f = input.failure as { code?: string; message?: string };

@@ -11,18 +11,23 @@ export type MessageDay =
   /** A day file in a folder no conversation list names: its messages are skipped. */
   | { kind: 'orphaned'; folder: string; file: string; messages: number };
 
+/** Whether this process reads a conversation (by its channel id) or an orphaned folder (by its name). */
+export type FolderOwner = (what: { channelId: string } | { folder: string }) => boolean;
+
 /**
  * Pass 2 over the messages (docs/slack-migration.md): conversation by conversation in directory order,
  * each one's day files in date order, mapped one day file at a time (the channel's state freed after its
  * last day); then the day files of folders no conversation names. Holds one day file at a time.
  */
-export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper): AsyncGenerator<MessageDay> {
+export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper, owns: FolderOwner = () => true): AsyncGenerator<MessageDay> {
   const { directory, folders } = first;
   const used = new Set<string>();
   for (const channel of directory.channels.values()) {
     const folder = findConversationFolder(folders, { id: channel.id, name: channel.record.name });
     if (folder === undefined) continue;
     used.add(folder);
+    // A sharded run: another shard's conversation is never opened (docs/sharding.md).
+    if (!owns({ channelId: channel.id })) continue;
     for await (const day of readConversationDays(exp, folders.get(folder)!)) {
       if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
       else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages) };
@@ -30,7 +35,7 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     mapper.endChannel(channel.id);
   }
   for (const [folder, days] of folders) {
-    if (used.has(folder)) continue;
+    if (used.has(folder) || !owns({ folder })) continue;
     for await (const day of readConversationDays(exp, days)) {
       if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
       else yield { kind: 'orphaned', folder, file: day.file, messages: day.messages.length };

@@ -1,4 +1,4 @@
-import type { PipelineConfig, SlackSourceConfig, StageConfig } from '../../config/index.js';
+import type { PipelineConfig, ShardSpec, SlackSourceConfig, StageConfig } from '../../config/index.js';
 import { openSlackExport, type SlackExport } from '../../sources/slack/index.js';
 import { idempotencyKeysOf, withIdentityProperties, type ChannelIdLookup, type Processed, type StageKind } from '../../transform/index.js';
 import {
@@ -12,7 +12,8 @@ import {
   type SlackMessageMapper,
 } from '../../transform/slack/index.js';
 import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
-import { readMessageDays } from './message-days.js';
+import { readMessageDays, type FolderOwner } from './message-days.js';
+import { ownsChannel } from '../shards/shard-filter.js';
 import { acceptItem, positionIn, processedOfOutcome, rejectedDayFile, rejectedRecord } from './processed.js';
 
 export interface SlackStageDeps {
@@ -62,12 +63,18 @@ export async function* readSlackStageBatches(config: PipelineConfig, stage: Stag
       const exp = await openSlackExport(slack.export, { knownPaths });
       knownPaths.clear();
       try {
-        yield* readMessages(reader, exp, lookupOf(deps, 'messages'), deps.signal);
+        yield* readMessages(reader, exp, lookupOf(deps, 'messages'), config.shard, deps.signal);
       } finally {
         await exp.close();
       }
     }
   }
+}
+
+/** A shard's conversations: by the channel's source key, as every stage assigns channels; orphaned folders by name. */
+function folderOwner(shard: ShardSpec | undefined, teamId: string): FolderOwner | undefined {
+  if (shard === undefined) return undefined;
+  return (what) => ownsChannel(shard, 'channelId' in what ? slackSourceKey.channel(teamId, what.channelId) : `${teamId}/orphaned-folder/${what.folder}`);
 }
 
 const BATCH = 512;
@@ -178,7 +185,7 @@ function* readMembers({ origin, first, context, keys }: Reader, lookup: ChannelI
 }
 
 /** One batch per day file. */
-async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, signal?: AbortSignal): AsyncGenerator<Processed[]> {
+async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, signal?: AbortSignal): AsyncGenerator<Processed[]> {
   const mapper = createSlackMessageMapper(context);
   // Keys are noted while a day file is mapped, so they are reset before each one.
   const keyed: SlackMessageMapper = {
@@ -189,7 +196,7 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
     endChannel: (channelKey) => mapper.endChannel(channelKey),
   };
   const teamId = first.directory.teamId;
-  for await (const day of readMessageDays(first, exp, keyed)) {
+  for await (const day of readMessageDays(first, exp, keyed, folderOwner(shard, teamId))) {
     if (signal?.aborted) return;
     if (day.kind === 'unreadable') {
       yield [rejectedDayFile(origin, day.file, day.problem)];

@@ -1,7 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatportClient } from '../../api/index.js';
-import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import type { PipelineConfig, ShardSpec, StageConfig } from '../../config/index.js';
+import { ownsChannel } from '../shards/shard-filter.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
@@ -58,7 +59,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const messagesStage = config.stages.find((s) => s.stage === 'messages');
   // The export runs on the platform while the source is read.
   const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
-  const [users, channels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
+  const [users, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
+  const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const expected = await readExpected(config, read, { platformChannelIds: (key) => (platformKeys.has(key) ? 1 : undefined), sample: options.sample ?? 0, seed: config.id });
@@ -124,6 +126,15 @@ async function checkThreads(
   const result = await verifyThreads(client, stage, expected.replies, roots, signal);
   for (const orphan of result.orphans) expectInChannel(expected, orphan.channelKey, orphan.token, orphan.ordinal);
   return result;
+}
+
+/** A shard verifies its own channels: the pipeline's channels other shards own are theirs to verify. */
+function shardChannels(channels: PlatformChannel[], pipelineId: string, shard: ShardSpec): PlatformChannel[] {
+  return channels.filter((c) => {
+    const key = c.properties?.[CHANNEL_KEY_PROPERTY];
+    const owner = c.properties?.[PIPELINE_PROPERTY];
+    return typeof key !== 'string' || (owner !== undefined && owner !== pipelineId) || ownsChannel(shard, key);
+  });
 }
 
 /** Keys of channels that are the pipeline's (its id) or carry a key and no pipeline id (written before chatport stored it). */

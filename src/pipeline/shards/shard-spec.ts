@@ -1,0 +1,76 @@
+import { hash64 } from '../verify/key-set.js';
+import { UsageError } from '../../shared/errors.js';
+import type { ShardSpec } from '../../config/index.js';
+
+export type { ShardSpec } from '../../config/index.js';
+
+/** The most shards a run may be split into: far beyond the platform's concurrency, small enough to list. */
+export const MAX_SHARDS = 1024;
+
+/**
+ * The shard that owns a channel: its source key hashed (FNV-1a, the same on every machine and Node
+ * version), modulo the shard count. Every member and message of the channel goes with it.
+ */
+export function shardOfKey(key: string, count: number): number {
+  return hash64(`shard\u0000${key}`)[0] % count;
+}
+
+export const describeShard = (shard: ShardSpec): string => `shard ${shard.index}/${shard.count}`;
+
+/** The state folder of one shard under the run's state root: each shard resumes alone from its own. */
+export const shardFolderName = (shard: ShardSpec): string => `shard-${shard.index}-of-${shard.count}`;
+
+/** `--shard I/N`. */
+export function parseShardFlag(value: string): ShardSpec {
+  const m = /^(\d+)\/(\d+)$/.exec(value.trim());
+  if (!m) throw new UsageError(`--shard takes INDEX/COUNT, e.g. --shard 0/4 (the first of four), not "${value}"`);
+  return checkedShard(Number(m[1]), Number(m[2]), '--shard');
+}
+
+/** `--shards N`, a whole number from 1 to MAX_SHARDS. */
+export function parseShardCount(value: string, flag = '--shards'): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SHARDS) throw new UsageError(`${flag} takes a whole number from 1 to ${MAX_SHARDS}, not "${value}"`);
+  return n;
+}
+
+function checkedShard(index: number, count: number, source: string): ShardSpec {
+  if (!Number.isInteger(count) || count < 1 || count > MAX_SHARDS) throw new UsageError(`${source}: the shard count must be from 1 to ${MAX_SHARDS}, not ${count}`);
+  if (!Number.isInteger(index) || index < 0 || index >= count)
+    throw new UsageError(`${source}: the shard index must be from 0 to ${count - 1} (shards are numbered from 0), not ${index}`);
+  return { index, count };
+}
+
+/**
+ * Which shard this process is: `--shard I/N`; else a Kubernetes Indexed Job's JOB_COMPLETION_INDEX with
+ * `--shards N` (a Job does not tell its pods the completion count); else an AWS Batch array job's
+ * AWS_BATCH_JOB_ARRAY_INDEX and AWS_BATCH_JOB_ARRAY_SIZE (`--shards` may stand for the size). Undefined
+ * for a run that is not sharded.
+ */
+export function shardOf(flags: { shard?: string; shards?: string }, env: Record<string, string | undefined>): ShardSpec | undefined {
+  const count = flags.shards === undefined ? undefined : parseShardCount(flags.shards);
+  if (flags.shard !== undefined) {
+    const shard = parseShardFlag(flags.shard);
+    if (count !== undefined && count !== shard.count) throw new UsageError(`--shard ${flags.shard} and --shards ${count} disagree on the shard count`);
+    return shard;
+  }
+  const k8s = env.JOB_COMPLETION_INDEX;
+  const batch = env.AWS_BATCH_JOB_ARRAY_INDEX;
+  if (k8s !== undefined && k8s !== '') {
+    if (count === undefined) throw new UsageError('JOB_COMPLETION_INDEX is set (a Kubernetes Indexed Job): pass --shards N with the Job\'s completions, or --shard I/N');
+    return checkedShard(wholeNumber(k8s, 'JOB_COMPLETION_INDEX'), count, 'JOB_COMPLETION_INDEX');
+  }
+  if (batch !== undefined && batch !== '') {
+    const size = env.AWS_BATCH_JOB_ARRAY_SIZE;
+    const total = count ?? (size === undefined || size === '' ? undefined : parseShardCount(size, 'AWS_BATCH_JOB_ARRAY_SIZE'));
+    if (total === undefined) throw new UsageError('AWS_BATCH_JOB_ARRAY_INDEX is set (an AWS Batch array job) but AWS_BATCH_JOB_ARRAY_SIZE is not: pass --shards N');
+    return checkedShard(wholeNumber(batch, 'AWS_BATCH_JOB_ARRAY_INDEX'), total, 'AWS_BATCH_JOB_ARRAY_INDEX');
+  }
+  if (count !== undefined) throw new UsageError(`--shards ${count} needs the shard index: --shard I/${count}, or JOB_COMPLETION_INDEX (Kubernetes) or AWS_BATCH_JOB_ARRAY_INDEX (AWS Batch)`);
+  return undefined;
+}
+
+function wholeNumber(value: string, name: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`${name} must be a whole number, not "${value}"`);
+  return Number(value);
+}

@@ -1,0 +1,48 @@
+import { join } from 'node:path';
+import type { ChatportClient } from '../../src/api/index.js';
+import { compareInt64 } from '../../src/shared/int64.js';
+import { all } from '../import/support.js';
+
+/**
+ * Generated CSVs for sharding tests: `channels` channels of unequal sizes (so shards get unequal work),
+ * messages interleaved across channels, and two bad rows (an unknown channel, an empty body) whose rejects
+ * must be reported by exactly one shard.
+ */
+export function shardedCsvs(prefix: string, counts = { users: 6, channels: 7, messages: 700 }) {
+  const users = ['id,username,display', ...Array.from({ length: counts.users }, (_, i) => `u${i},${prefix}user${i},User ${i}`)];
+  const channels = ['key,name,members', ...Array.from({ length: counts.channels }, (_, i) => `c${i},${prefix}chan-${i},${Array.from({ length: counts.users }, (_, u) => `${prefix}user${u}`).join('|')}`)];
+  const messages = ['id,channel,author,text'];
+  for (let i = 0; i < counts.messages; i++) {
+    // Skewed on purpose: channel 0 gets the rest of every round of channels + 3.
+    const c = i % (counts.channels + 3) < counts.channels ? i % (counts.channels + 3) : 0;
+    messages.push(`m${i},c${c},${prefix}user${i % counts.users},message ${i} in c${c}`);
+  }
+  messages.push(`bad1,c-none,${prefix}user0,a message to a channel the input lacks`, `bad2,c1,${prefix}user1,`);
+  return { users: `${users.join('\n')}\n`, channels: `${channels.join('\n')}\n`, messages: `${messages.join('\n')}\n` };
+}
+
+/** The bodies each source channel should hold, in source order. */
+export function expectedBodies(csv: { messages: string }): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const line of csv.messages.trim().split('\n').slice(1)) {
+    const [, channel, , text] = line.split(',');
+    if (!text || channel === 'c-none') continue;
+    let list = out.get(channel!);
+    if (!list) out.set(channel!, (list = []));
+    list.push(text);
+  }
+  return out;
+}
+
+/** What the platform holds of a prefix's channels: channel name → message bodies in id order. */
+export async function platformBodies(client: ChatportClient, prefix: string): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  for (const channel of await all(client.channels.list({ pageSize: 100 }))) {
+    if (!channel.name?.startsWith(`${prefix}chan-`)) continue;
+    const messages = (await all(client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
+    out.set(`c${channel.name.slice(`${prefix}chan-`.length)}`, messages.map((m) => m.body));
+  }
+  return out;
+}
+
+export const shardState = (root: string, index: number, count: number) => join(root, `shard-${index}-of-${count}`);
