@@ -1,9 +1,9 @@
 import { compareInt64 } from '../../src/shared/int64.js';
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
+import { chatportProcess, countEvents, journalEvents } from '../helpers/cli-process.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 const CLI = join(import.meta.dirname, '../../src/cli/main.ts');
@@ -15,38 +15,12 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-async function journalEvents(stateDir: string): Promise<JournalEvent[]> {
-  const text = await readFile(join(stateDir, 'journal.ndjson'), 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l.endsWith('}')).map((l) => JSON.parse(l) as JournalEvent);
+/** `chatport import` as a child process; with `killWhen`, SIGKILLed the moment the journal satisfies it. */
+function runCli(pipeline: string, stateDir: string, killWhen?: (events: JournalEvent[]) => boolean) {
+  return chatportProcess(['import', pipeline, '--state', stateDir, '--json'], f.env, killWhen && (async () => killWhen(await journalEvents(stateDir))));
 }
 
-/**
- * Runs `chatport import` as a real child process. With `killWhen`, watches the journal and sends SIGKILL
- * the moment the condition holds (no chance to save anything); returns the exit code or the signal.
- */
-async function runCli(pipeline: string, stateDir: string, killWhen?: (events: JournalEvent[]) => boolean): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'import', pipeline, '--state', stateDir, '--json'], {
-    env: { ...process.env, ...f.env, CHATPORT_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  let done = false;
-  void exited.then(() => (done = true));
-  if (killWhen) {
-    while (!done) {
-      if (killWhen(await journalEvents(stateDir))) {
-        child.kill('SIGKILL');
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
-  return { ...(await exited), stdout };
-}
-
-const count = (events: JournalEvent[], t: JournalEvent['t'], stage?: string) => events.filter((e) => e.t === t && (!stage || ('stage' in e && e.stage === stage))).length;
+const count = countEvents;
 
 describe('resume after SIGKILL', () => {
   it('ends with exactly the source records, in order, after kills at four different points', async () => {

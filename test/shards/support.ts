@@ -40,7 +40,7 @@ export async function platformBodies(client: ChatportClient, prefix: string): Pr
   for (const channel of await all(client.channels.list({ pageSize: 100 }))) {
     if (!channel.name?.startsWith(`${prefix}chan-`)) continue;
     const messages = (await all(client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
-    out.set(`c${channel.name.slice(`${prefix}chan-`.length)}`, messages.map((m) => m.body));
+    out.set(`c${channel.name.slice(`${prefix}chan-`.length)}`, messages.map((m) => m.body ?? ''));
   }
   return out;
 }

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,40 +5,13 @@ import { generateSlackExport } from '../../fixtures/slack/generator/index.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { all, startImportFixture, type ImportFixture } from '../import/support.js';
 import { readPlatform, readRawExport, type PlatformState } from './support.js';
+import { chatportProcess } from '../helpers/cli-process.js';
 
 /** `chatport migrate slack` and `chatport validate pipelines/slack.yaml` as a user runs them. */
 const ROOT = join(import.meta.dirname, '..', '..');
 const SAMPLE = join(ROOT, 'fixtures', 'slack', 'sample');
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI from source; `killWhen` is polled and SIGKILLs the process once it holds. */
-function chatport(args: string[], env: Record<string, string>, killWhen?: () => Promise<boolean>): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    // The parent's CHAT_*/SLACK_* variables must not leak in: the test names every one it needs.
-    const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CHAT_|CHATPORT_|SLACK_)/.test(k)));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env: { ...base, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    let done = false;
-    child.on('close', (code) => {
-      done = true;
-      resolve({ code, stdout, stderr });
-    });
-    if (killWhen)
-      void (async () => {
-        while (!done && !(await killWhen())) await new Promise((r) => setTimeout(r, 5));
-        if (!done) child.kill('SIGKILL');
-      })();
-  });
-}
+const chatport = chatportProcess;
 
 let f: ImportFixture;
 let zip: string;

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
-import { readRunStatus } from '../../pipeline/import/read-status.js';
+import { readRunStatus, type RunStatusView } from '../../pipeline/import/read-status.js';
+import { formatStageTable } from '../../pipeline/report.js';
+import { readShardedStatus, type ShardedStatus } from '../../pipeline/shards/combined-status.js';
+import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 
@@ -7,27 +10,36 @@ import { loadPipelineFile } from '../pipeline-file.js';
 export function registerStatus(program: Command, ctx: CliContext): void {
   program
     .command('status')
-    .description('show where the latest run of a pipeline stands')
+    .description('show where the latest run of a pipeline stands (with --shards N: every shard, and the run as one)')
     .argument('<pipeline>', 'pipeline file (YAML)')
     .option('--state <dir>', 'state folder (default .chatport/<pipeline name>)')
+    .option('--shards <n>', 'the run was split over n shards (--shard i/n): show each and add them up')
     .option('--json', 'print as JSON')
-    .action(async (path: string, options: { state?: string; json?: boolean }) => {
+    .action(async (path: string, options: { state?: string; shards?: string; json?: boolean }) => {
       const config = await loadPipelineFile(path, ctx.env, ctx.logger, 'warn');
-      const view = await readRunStatus(options.state ?? config.state);
-      if (options.json) {
-        ctx.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
-        return;
-      }
-      const out = [`pipeline ${config.name}, state ${view.stateDir}`];
-      if (view.state === 'none') out.push('no run yet');
-      else {
-        out.push(`run ${view.runId}, attempt ${view.attempt}: ${view.state === 'ended' ? 'ended (the next import starts a new run)' : 'unfinished (the next import resumes it)'}`);
-        for (const [stage, s] of Object.entries(view.stages)) {
-          if (s.chunksWritten === 0 && !s.done) continue;
-          out.push(`  ${stage.padEnd(9)} ${s.done ? 'done' : s.inputRead ? 'input read' : 'reading'}  chunks ${s.chunksDone}/${s.chunksWritten} done  in flight ${s.partsInFlight}  refused ${s.refused}`);
-        }
-        if (view.lastReport) out.push(`last report: ${view.lastReport.status}, ${view.lastReport.totals.imported} imported, ${view.lastReport.totals.rejected} rejected (${view.lastReport.runDir}/report.json)`);
-      }
-      ctx.stdout.write(`${out.join('\n')}\n`);
+      const stateDir = options.state ?? config.state;
+      const view = options.shards === undefined ? await readRunStatus(stateDir) : await readShardedStatus(stateDir, parseShardCount(options.shards));
+      if (options.json) ctx.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+      else if ('shards' in view) ctx.stdout.write(formatSharded(config.name, stateDir, view));
+      else ctx.stdout.write(`pipeline ${config.name}, state ${view.stateDir}\n${formatRun(view).join('\n')}\n`);
     });
+}
+
+function formatRun(view: RunStatusView, indent = ''): string[] {
+  if (view.state === 'none') return [`${indent}no run yet`];
+  const out = [`${indent}run ${view.runId}, attempt ${view.attempt}: ${view.state === 'ended' ? 'ended (the next import starts a new run)' : 'unfinished (the next import resumes it)'}`];
+  for (const [stage, s] of Object.entries(view.stages)) {
+    if (s.chunksWritten === 0 && !s.done) continue;
+    out.push(`${indent}  ${stage.padEnd(9)} ${s.done ? 'done' : s.inputRead ? 'input read' : 'reading'}  chunks ${s.chunksDone}/${s.chunksWritten} done  in flight ${s.partsInFlight}  refused ${s.refused}`);
+  }
+  if (view.lastReport) out.push(`${indent}last report: ${view.lastReport.status}, ${view.lastReport.totals.imported} imported, ${view.lastReport.totals.rejected} rejected (${view.lastReport.runDir}/report.json)`);
+  return out;
+}
+
+function formatSharded(name: string, stateDir: string, view: ShardedStatus): string {
+  const state = { done: 'done: every shard ended', unfinished: `unfinished: shard${view.waiting.length === 1 ? '' : 's'} ${view.waiting.join(', ')} still to run or resume`, failed: 'failed: a shard\'s latest run failed (its report says why; start it again to resume)' }[view.state];
+  const out = [`pipeline ${name}, ${view.count} shards under ${stateDir}: ${state}`];
+  for (const shard of view.shards) out.push(`shard ${shard.index}/${view.count} (${shard.stateDir})`, ...formatRun(shard, '  '));
+  out.push('', 'the run as one (users counted once, by shard 0):', formatStageTable(view.combined.stages, view.combined.totals, Math.max(0, ...Object.values(view.combined.stages).map((c) => c.durationMs))));
+  return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { findLatestRun, formatVerification, runVerify } from '../../pipeline/verify/index.js';
+import { formatVerification, runVerify } from '../../pipeline/verify/index.js';
 import { UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
 import { addClientFlags } from '../client-options.js';
@@ -7,6 +7,8 @@ import type { CliContext } from '../context.js';
 import { createPipelineClient } from '../pipeline-client.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { readExistingUsers } from '../../pipeline/import/existing-users.js';
+import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
+import { findRunsToVerify } from '../../pipeline/shards/shard-runs.js';
 
 /** `--sample n` (or import's `--verify-sample n`): a whole number of messages. */
 export function parseSampleFlag(value: string | undefined, flag = '--sample'): number {
@@ -25,23 +27,25 @@ export function registerVerify(program: Command, ctx: CliContext): void {
   )
     .option('--state <dir>', 'state folder (default .chatport/<pipeline name>): the latest run\'s rejects are not expected, its folder gets verify.json')
     .option('--sample <n>', 'also compare n messages in full (body, properties), picked the same way on every run', '0')
+    .option('--shards <n>', 'the run was split over n shards (--shard i/n): verify the whole pipeline against all their runs')
     .option('--json', 'print the result as JSON')
-    .action(async (path: string, options: { state?: string; sample?: string; json?: boolean; [flag: string]: unknown }) => {
+    .action(async (path: string, options: { state?: string; sample?: string; shards?: string; json?: boolean; [flag: string]: unknown }) => {
       const config = await loadPipelineFile(path, ctx.env, ctx.logger);
       const sample = parseSampleFlag(options.sample);
-      const run = await findLatestRun(options.state ?? config.state);
+      const stateDir = options.state ?? config.state;
+      const run = await findRunsToVerify(stateDir, options.shards === undefined ? undefined : parseShardCount(options.shards));
       // A trial run is verified against the part of the input it took.
       if (run?.trial) config.trial = run.trial;
-      const matched = run ? await readExistingUsers(run.runDir) : undefined;
+      const matched = run ? await readExistingUsers(run.usersRunDir) : undefined;
       if (matched) config.matchedUsers = matched;
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(
-          { config, sample, ...(run ? { rejectsFiles: [run.rejectsFile], outDir: run.runDir } : {}) },
+          { config, sample, ...(run ? { rejectsFiles: run.rejectsFiles, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
         if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...result.summary, differences: result.differences }, null, 2)}\n`);
-        else ctx.stdout.write(`verification of ${config.name}${run ? ` (run ${run.runId})` : ''}\n${formatVerification(result.summary, result.differences)}`);
+        else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${formatVerification(result.summary, result.differences)}`);
         if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
       } finally {
         await client.close();

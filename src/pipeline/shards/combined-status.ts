@@ -1,0 +1,52 @@
+import { emptyCounts, sumTotals, type RunReport, type StageCounts } from '../report.js';
+import { readRunStatus, type RunStatusView } from '../import/read-status.js';
+import type { StageName } from '../state/events.js';
+import { shardStateDirs } from './shard-state.js';
+
+/** Where a sharded run stands: each shard's status, and the run seen as one. */
+export interface ShardedStatus {
+  count: number;
+  shards: Array<RunStatusView & { index: number }>;
+  /**
+   * `done`: every shard's latest run ended and none failed; `unfinished`: some shard has not started or is
+   * still going (its next start resumes it); `failed`: some shard's latest run failed.
+   */
+  state: 'done' | 'unfinished' | 'failed';
+  /** Shards whose latest run has not ended well (not started, unfinished, failed). */
+  waiting: number[];
+  /** The shards' last reports added up: users once (every shard ensures them; shard 0 counts them), the rest summed. */
+  combined: { stages: Partial<Record<StageName, StageCounts>>; totals: RunReport['totals'] };
+}
+
+const ENDED_WELL = new Set(['succeeded', 'completed-with-rejects']);
+
+export async function readShardedStatus(stateDir: string, count: number): Promise<ShardedStatus> {
+  const shards = await Promise.all(shardStateDirs(stateDir, count).map(async (dir, index) => ({ index, ...(await readRunStatus(dir)) })));
+  const waiting = shards.filter((s) => s.state !== 'ended' || !ENDED_WELL.has(s.lastReport?.status ?? '')).map((s) => s.index);
+  const failed = shards.some((s) => s.lastReport?.status === 'failed');
+  const stages = combineStages(shards.map((s) => s.lastReport));
+  return { count, shards, state: failed ? 'failed' : waiting.length > 0 ? 'unfinished' : 'done', waiting, combined: { stages, totals: sumTotals(stages) } };
+}
+
+/** Adds up the shards' stage counts; the users stage is shard 0's (each shard reads every user). */
+export function combineStages(reports: ReadonlyArray<RunReport | undefined>): Partial<Record<StageName, StageCounts>> {
+  const out: Partial<Record<StageName, StageCounts>> = {};
+  for (const [index, report] of reports.entries()) {
+    if (report === undefined) continue;
+    for (const [stage, counts] of Object.entries(report.stages) as Array<[StageName, StageCounts]>) {
+      if (stage === 'users' && index !== 0) continue;
+      out[stage] = addCounts(out[stage] ?? emptyCounts(), counts);
+    }
+  }
+  return out;
+}
+
+const SUMMED = ['read', 'imported', 'updated', 'duplicates', 'rejected', 'refused', 'skipped', 'changed', 'pending', 'chunks', 'bytesRead', 'matched', 'replies', 'orphans'] as const;
+
+function addCounts(a: StageCounts, b: StageCounts): StageCounts {
+  const sum: StageCounts = { ...a, jobs: { submitted: a.jobs.submitted + b.jobs.submitted, finished: a.jobs.finished + b.jobs.finished, failed: a.jobs.failed + b.jobs.failed } };
+  for (const k of SUMMED) if (a[k] !== undefined || b[k] !== undefined) (sum as unknown as Record<string, number>)[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  // The shards ran side by side: the stage took as long as its slowest shard.
+  sum.durationMs = Math.max(a.durationMs, b.durationMs);
+  return sum;
+}

@@ -1,0 +1,37 @@
+import { join } from 'node:path';
+import type { TrialSpec } from '../../config/index.js';
+import { UsageError } from '../../shared/errors.js';
+import { findLatestRun } from '../verify/latest-run.js';
+import { shardStateDirs } from './shard-state.js';
+
+/** What `chatport verify` takes from the runs it verifies: their rejects (not expected) and where to write. */
+export interface RunsToVerify {
+  label: string;
+  runDir: string;
+  rejectsFiles: string[];
+  /** Where onExisting matches were kept (the users stage's run folder). */
+  usersRunDir: string;
+  trial?: TrialSpec;
+}
+
+/** The runs `chatport verify` compares against: the state folder's latest run, or with `shards` every shard's. */
+export async function findRunsToVerify(stateDir: string, shards: number | undefined): Promise<RunsToVerify | undefined> {
+  if (shards !== undefined) return findShardRuns(stateDir, shards);
+  const run = await findLatestRun(stateDir);
+  if (run === undefined) return undefined;
+  return { label: `run ${run.runId}`, runDir: run.runDir, rejectsFiles: [run.rejectsFile], usersRunDir: run.runDir, ...(run.trial ? { trial: run.trial } : {}) };
+}
+
+/**
+ * The latest run of every shard of an N-way run: their rejects together (users are rejected alike by
+ * every shard), verify.json in `<state>/verify-shards-of-<n>`. Every shard must have run: a shard that has
+ * not would show as missing records, which is not what the user asked about.
+ */
+export async function findShardRuns(stateDir: string, count: number): Promise<RunsToVerify> {
+  const runs = await Promise.all(shardStateDirs(stateDir, count).map((dir) => findLatestRun(dir)));
+  const missing = runs.flatMap((r, i) => (r === undefined ? [i] : []));
+  if (missing.length > 0) throw new UsageError(`no run yet for shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of ${count} under ${stateDir}: run every shard before verifying them as one (or verify one shard with --state ${join(stateDir, `shard-${missing[0]}-of-${count}`)})`);
+  const found = runs.map((r) => r!);
+  if (found.some((r) => r.trial)) throw new UsageError('a shard\'s latest run was a trial (--limit/--sample): verify it alone with its own --state');
+  return { label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), usersRunDir: found[0]!.runDir };
+}
