@@ -1,4 +1,4 @@
-import { realNow, realSleep } from '../shared/async.js';
+import { realNow, realSleep, type Now, type Sleep } from '../shared/async.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { TokenResponse } from '../wire/resources.js';
 import { createClientCredentialsProvider } from './auth/client-credentials.js';
@@ -22,6 +22,7 @@ import { createRuntimeResource, type RuntimeResource } from './resources/runtime
 import { createRecordsResource, type RecordsResource } from './resources/records.js';
 import { createUsersResource, type UsersResource } from './resources/users.js';
 import { createRateLimitGate } from './retry/gate.js';
+import { createSharedRateLimitGate } from './retry/shared-gate.js';
 import { Pacing } from './retry/pacing.js';
 import { resolveRetryPolicy } from './retry/policies.js';
 
@@ -53,6 +54,13 @@ export interface ChatportClient {
   close(): Promise<void>;
 }
 
+/** One client's pacing: its own gate, or the one the shards of a run share. */
+function pacingOf(options: ClientOptions, deps: { now: Now; sleep: Sleep }): Pacing {
+  const share = options.rateLimitShare;
+  const gate = share?.gateFile !== undefined ? createSharedRateLimitGate(share.gateFile, deps) : createRateLimitGate(deps);
+  return new Pacing(gate, deps, share?.shares ?? 1);
+}
+
 /** Builds the one client every stage uses. Options are normalised here, once. */
 export function createClient(options: ClientOptions, deps: ClientDeps = {}): ChatportClient {
   const now = deps.now ?? realNow;
@@ -67,7 +75,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
       userAgent: options.userAgent ?? 'chatport',
       policy: resolveRetryPolicy(options.retry),
     },
-    { dispatcher, pacing: new Pacing(createRateLimitGate({ now, sleep }), { now, sleep }), sleep, now, random: deps.random ?? Math.random, logger },
+    { dispatcher, pacing: pacingOf(options, { now, sleep }), sleep, now, random: deps.random ?? Math.random, logger },
   );
   const auth =
     options.auth.kind === 'static'

@@ -23,6 +23,12 @@ export interface ClientOptions {
   connection?: ConnectionOptions;
   /** User-Agent header; default `chatport`. */
   userAgent?: string;
+  /**
+   * The platform's limit is shared with other processes (the shards of a run, docs/sharding.md): `shares`
+   * of them, and, when they share a volume, `gateFile`, through which a Retry-After one of them is told
+   * holds back the others too.
+   */
+  rateLimitShare?: { shares: number; gateFile?: string };
 }
 
 /** What tests and embedders inject so nothing waits on real time. */

@@ -34,7 +34,7 @@ describe('three shard processes, one killed and resumed', () => {
   it('leave exactly the input on the platform, add up in status and verify as one', async () => {
     // The killed shard must have messages to be killed among.
     const victim = shardOfKey('c0', 3);
-    const how = [
+    const how: Array<{ args?: string[]; env?: Record<string, string> }> = [
       { args: ['--shard', '0/3'] },
       { args: ['--shards', '3'], env: { JOB_COMPLETION_INDEX: '1' } },
       { env: { AWS_BATCH_JOB_ARRAY_INDEX: '2', AWS_BATCH_JOB_ARRAY_SIZE: '3' } },

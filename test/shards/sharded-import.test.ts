@@ -1,4 +1,7 @@
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createClient } from '../../src/api/index.js';
+import { shardClientOptions } from '../../src/cli/pipeline-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
@@ -69,3 +72,43 @@ describe('an import split over three shards', () => {
     );
   });
 });
+
+describe('three shards under the platform\'s shared rate limit', () => {
+  it('import exactly, each shard naming itself, Retry-After windows passed on through the state volume', async () => {
+    const f = await startImportFixture();
+    try {
+      const prefix = 'rl-';
+      const input = shardedCsvs(prefix, { users: 4, channels: 6, messages: 300 });
+      await writeCsvs(f.dir, input);
+      const { config: base } = await writePipeline(f.dir, generatedPipeline('rate-limited', 'chunkRecords: 15\n  concurrency: 2'));
+      const state = join(f.dir, 'state');
+      await mkdir(state, { recursive: true });
+      f.sandbox.setFaults([{ method: 'POST', path: '/imports/**', fault: { kind: 'rateLimit', budget: 6, windowMs: 1000 } }]);
+      const clients = Array.from({ length: N }, (_, index) => shardClient(f, { index, count: N }, state));
+      try {
+        const runs = await Promise.all(clients.map((client, index) => runImport({ config: { ...base, shard: { index, count: N } }, stateDir: state }, { client })));
+        expect(runs.map((r) => r.totals.balanced)).toEqual([true, true, true]);
+      } finally {
+        await Promise.all(clients.map((c) => c.close()));
+      }
+      const uploads = f.sandbox.requests().filter((r) => r.method === 'POST' && r.path.startsWith('/imports/'));
+      expect(uploads.some((r) => r.status === 429)).toBe(true); // the limit was met
+      expect(new Set(uploads.map((r) => r.headers['user-agent']))).toEqual(new Set([0, 1, 2].map((i) => `chatport (shard ${i}/${N})`)));
+      expect(Number(await readFile(join(state, 'rate-gate.json'), 'utf8'))).toBeGreaterThan(0);
+      f.sandbox.setFaults([]);
+      expect(await platformBodies(f.client, prefix)).toEqual(expectedBodies(input));
+    } finally {
+      await f.close();
+    }
+  }, 120_000);
+});
+
+/** A shard's client as the CLI makes it (pipeline-client.ts), over the fixture's sandbox. */
+function shardClient(f: ImportFixture, shard: { index: number; count: number }, stateDir: string) {
+  return createClient({
+    apiUrl: f.sandbox.url,
+    auth: { kind: 'client-credentials', tokenUrl: f.sandbox.tokenUrl, ...f.sandbox.credentials },
+    retry: 'rapid',
+    ...shardClientOptions(shard, stateDir),
+  });
+}

@@ -55,6 +55,15 @@ export class RoutePacer {
   /** A 429 was met since the last calm round. */
   private limitedThisRound = false;
 
+  /**
+   * `shares`: how many clients share the platform's limit (the shards of a run). Each probes for a faster
+   * pace that many times less often, so that together they probe as one client would, and a 429 that one
+   * shard's probe draws does not come once for every shard.
+   */
+  constructor(private readonly probeEvery = PROBE_EVERY, shares = 1) {
+    this.probeEvery = probeEvery * Math.max(1, shares);
+  }
+
   take(now: number, waited: boolean): PaceTicket {
     const ticket = { sentAt: now, intervalMs: this.intervalMs, paced: waited && this.intervalMs > 0 };
     // From the actual send, not the planned slot: a platform's window starts when a request arrives, so a
@@ -66,7 +75,7 @@ export class RoutePacer {
   passed(ticket: PaceTicket, now: number, hint?: RateLimitHint): void {
     if (this.opensAt !== undefined && ticket.sentAt >= this.opensAt) this.passesSinceOpen++;
     if (hint && hint.remaining === 0) this.nextAtMs = Math.max(this.nextAtMs, now + hint.resetMs);
-    if (!ticket.paced || ticket.sentAt < this.lessonAt || ++this.calm < PROBE_EVERY) return;
+    if (!ticket.paced || ticket.sentAt < this.lessonAt || ++this.calm < this.probeEvery) return;
     this.calm = 0;
     this.calmRounds++;
     this.limitedThisRound = false;

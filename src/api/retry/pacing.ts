@@ -15,9 +15,11 @@ export interface RouteTicket extends PaceTicket {
 export class Pacing {
   private readonly routes = new Map<string, RoutePacer>();
 
+  /** `shares`: clients sharing the platform's limit (the shards of a run; RoutePacer). */
   constructor(
     readonly gate: RateLimitGate,
     private readonly deps: { now: Now; sleep: Sleep },
+    private readonly shares = 1,
   ) {}
 
   /**
@@ -53,7 +55,7 @@ export class Pacing {
 
   private pacerOf(route: string): RoutePacer {
     let pacer = this.routes.get(route);
-    if (!pacer) this.routes.set(route, (pacer = new RoutePacer()));
+    if (!pacer) this.routes.set(route, (pacer = new RoutePacer(undefined, this.shares)));
     return pacer;
   }
 }

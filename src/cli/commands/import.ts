@@ -78,7 +78,7 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   if (trial) config.trial = trial;
   const shard = shardOf(options, ctx.env);
   if (shard) config.shard = shard;
-  const client = dryRun ? undefined : createPipelineClient(config, options, ctx);
+  const client = dryRun ? undefined : createPipelineClient(config, options, ctx, options.state);
   const progress = createProgressReporter({ stream: process.stderr, logger: ctx.logger, ...(ctx.logging ? { notices: ctx.logging.setNoticeWriter } : {}) });
   const printReport = (report: RunReport) => ctx.stdout.write(options.json ? `${JSON.stringify(report, null, 2)}\n` : formatReportTable(report, terminalWidth(ctx.stdout)));
   try {
