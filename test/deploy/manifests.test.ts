@@ -56,6 +56,7 @@ describe('deploy/ manifests', () => {
     const all = await manifests();
     expect(all.map((m) => `${m.file}:${m.doc.kind}`)).toEqual([
       'cronjob-nightly-export.yaml:CronJob', 'import-job.yaml:PersistentVolumeClaim', 'import-job.yaml:ConfigMap', 'import-job.yaml:Job', 'serviceaccount.yaml:ServiceAccount',
+      'sharded-migration-job.yaml:PersistentVolumeClaim', 'sharded-migration-job.yaml:Job',
     ]);
     for (const { file, doc } of all) {
       const Model = MODELS[doc.kind];
@@ -73,7 +74,7 @@ describe('deploy/ manifests', () => {
 
   it('every pod meets the restricted Pod Security Standard, with /tmp on an emptyDir and resources set', async () => {
     const jobs = (await manifests()).filter((m) => jobSpecOf(m.doc));
-    expect(jobs.map((m) => m.doc.kind).sort()).toEqual(['CronJob', 'Job']);
+    expect(jobs.map((m) => m.doc.kind).sort()).toEqual(['CronJob', 'Job', 'Job']);
     for (const { file, doc } of jobs) {
       const pod = jobSpecOf(doc)!.template.spec;
       expect(pod.securityContext, file).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
@@ -96,10 +97,12 @@ describe('deploy/ manifests', () => {
     for (const { file, doc } of (await manifests()).filter((m) => jobSpecOf(m.doc))) {
       const spec = jobSpecOf(doc)!;
       const rules = spec.podFailurePolicy!.rules;
-      const codes = (action: string) => rules.filter((r) => r.action === action).flatMap((r) => r.onExitCodes?.values ?? []);
-      expect(codes('FailJob'), file).toEqual(expect.arrayContaining([2, 64, 65, 66, 77, 78]));
+      const codes = (...actions: string[]) => rules.filter((r) => actions.includes(r.action)).flatMap((r) => r.onExitCodes?.values ?? []);
+      // An Indexed Job fails the one index (FailIndex); the others fail the Job.
+      const failing = codes('FailJob', 'FailIndex');
+      expect(failing, file).toEqual(expect.arrayContaining([2, 64, 65, 66, 77, 78]));
       expect(codes('Count'), file).toEqual(expect.arrayContaining([69, 75, 143]));
-      expect(codes('FailJob').filter((c) => codes('Count').includes(c)), file).toEqual([]);
+      expect(failing.filter((c) => codes('Count').includes(c)), file).toEqual([]);
       for (const r of rules.filter((r) => r.onExitCodes)) expect(spec.template.spec.containers.map((c) => c.name), file).toContain(r.onExitCodes!.containerName);
     }
   });
@@ -124,5 +127,44 @@ describe('deploy/ manifests', () => {
     const yaml = all.find((m) => m.doc.kind === 'ConfigMap')!.doc.data!['pipeline.yaml']!;
     const resolved = resolvePipelineConfig(yaml, { env: {}, path: '/config/pipeline.yaml' });
     expect(resolved.ok ? [] : resolved.errors).toEqual([]);
+  });
+
+  it('the sharded Job is Indexed with --shards its completions, shards sharing one ReadWriteMany state root', async () => {
+    const all = await manifests();
+    const found = all.find((m) => m.file === 'sharded-migration-job.yaml' && m.doc.kind === 'Job')!.doc;
+    const spec = found.spec as JobSpec & { completionMode: string; completions: number; parallelism: number; backoffLimitPerIndex?: number; maxFailedIndexes?: number };
+    expect(spec).toMatchObject({ completionMode: 'Indexed', maxFailedIndexes: 0 });
+    expect(spec.parallelism).toBe(spec.completions);
+    expect(spec.backoffLimitPerIndex).toBeGreaterThan(0);
+    const container = spec.template.spec.containers[0]!;
+    const args = container.args!;
+    expect(Number(args[args.indexOf('--shards') + 1])).toBe(spec.completions);
+    expect(args).not.toContain('--shard');
+    const stateArg = args[args.indexOf('--state') + 1]!;
+    const mount = container.volumeMounts!.find((m) => stateArg.startsWith(`${m.mountPath}/`))!;
+    const claim = spec.template.spec.volumes!.find((v) => v.name === mount.name)!.persistentVolumeClaim!.claimName;
+    const pvc = all.find((m) => m.doc.kind === 'PersistentVolumeClaim' && m.doc.metadata.name === claim)!.doc;
+    expect((pvc.spec as { accessModes: string[] }).accessModes).toEqual(['ReadWriteMany']);
+  });
+
+  it('the AWS Batch array job retries temporary failures and stops on the same codes, its state on EFS', async () => {
+    const definition = JSON.parse(await readFile(join(DEPLOY, 'aws-batch', 'job-definition.json'), 'utf8')) as {
+      type: string; retryStrategy: { attempts: number; evaluateOnExit: Array<{ onExitCode?: string; onReason?: string; onStatusReason?: string; action: string }> };
+      containerProperties: { command: string[]; mountPoints: Array<{ sourceVolume: string; containerPath: string }>; volumes: Array<{ name: string; efsVolumeConfiguration?: object }>; environment: Array<{ name: string }>; secrets: Array<{ name: string }> };
+    };
+    const submit = JSON.parse(await readFile(join(DEPLOY, 'aws-batch', 'submit-job.json'), 'utf8')) as { jobDefinition: string; arrayProperties: { size: number } };
+    expect(submit.arrayProperties.size).toBeGreaterThan(1);
+    const exitAction = (code: number) => definition.retryStrategy.evaluateOnExit.find((r) => r.onExitCode === String(code))?.action;
+    for (const code of [2, 3, 64, 65, 66, 77, 78]) expect({ code, action: exitAction(code) }).toEqual({ code, action: 'EXIT' });
+    for (const code of [1, 69, 75, 130, 143]) expect({ code, action: exitAction(code) }).toEqual({ code, action: 'RETRY' });
+    expect(definition.retryStrategy.attempts).toBeGreaterThan(1);
+    // The index and the count come from AWS_BATCH_JOB_ARRAY_INDEX/SIZE: nothing in the command fixes them.
+    const { command, mountPoints, volumes, environment, secrets } = definition.containerProperties;
+    expect(command.filter((a) => a.startsWith('--shard'))).toEqual([]);
+    const stateArg = command[command.indexOf('--state') + 1]!;
+    const mount = mountPoints.find((m) => stateArg.startsWith(`${m.containerPath}/`))!;
+    expect(volumes.find((v) => v.name === mount.sourceVolume)?.efsVolumeConfiguration).toBeDefined();
+    expect(environment.map((e) => e.name)).not.toContain('CHATPORT_CLIENT_SECRET');
+    expect(secrets.map((s) => s.name)).toContain('CHATPORT_CLIENT_SECRET');
   });
 });
