@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import { generate } from './import-csv.js';
 import { runMeasured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
+import { spread } from './lib/spread.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const WORK = fileURLToPath(new URL('./.work/', import.meta.url));
@@ -90,8 +91,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   }
   process.stdout.write(`\n| limit | runs | utilisation min | median | max | goal |\n|---|---:|---:|---:|---:|---:|\n`);
   for (const limit of LIMITS) {
-    const u = results.filter((r) => r.limit === limit.name).map((r) => r.utilisation).sort((a, b) => a - b);
-    const median = u.length % 2 ? u[(u.length - 1) / 2]! : (u[u.length / 2 - 1]! + u[u.length / 2]!) / 2;
-    process.stdout.write(`| ${limit.name} | ${u.length} | ${pct(u[0]!)} | ${pct(median)} | ${pct(u.at(-1)!)} | ≥ ${pct(GOAL)}: ${u[0]! >= GOAL ? 'met' : median >= GOAL ? 'median met' : 'not met'} |\n`);
+    const u = results.filter((r) => r.limit === limit.name).map((r) => r.utilisation);
+    const { min, median, max } = spread(u);
+    process.stdout.write(`| ${limit.name} | ${u.length} | ${pct(min)} | ${pct(median)} | ${pct(max)} | ≥ ${pct(GOAL)}: ${min >= GOAL ? 'met' : median >= GOAL ? 'median met' : 'not met'} |\n`);
   }
 }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runMeasured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
+import { spread } from './lib/spread.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 const WORK = fileURLToPath(new URL('./.work/replies/', import.meta.url));
@@ -67,11 +68,7 @@ async function runOnce(dir: string, threads: 'replies' | 'flatten', run: number)
   }
 }
 
-const stats = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const median = s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-  return { min: s[0]!, median, max: s.at(-1)! };
-};
+const stats = (xs: number[]) => spread(xs);
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { messages: { type: 'string', default: '100000' }, 'per-thread': { type: 'string', default: '4' }, runs: { type: 'string', default: '3' } } });

@@ -46,6 +46,8 @@ export interface Rejected {
   reasons: Reason[];
   /** The source record as read (or the raw text of an unparseable one). */
   raw: unknown;
+  /** Members and messages of an export reader: the channel the record names (so a shard knows whose it is). */
+  channelKey?: string;
 }
 
 /** A record a skip rule matched; counted as skipped, never sent. */

@@ -31,7 +31,7 @@ export function acceptItem(
     } else reasons.push({ ...resolved.reason, message: `channel ${channel.key} has no platform id: the channels stage did not import it (${resolved.reason.message})` });
   }
   for (const problem of FAST_VALIDATORS[stage](item) ?? []) if (!reasons.some((r) => r.field === problem.field)) reasons.push(problem);
-  if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: item };
+  if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: item, ...(channel !== undefined ? { channelKey: channel.key } : {}) };
   const accepted: Processed = { kind: 'accepted', item, position, sourceKey };
   if (channel !== undefined) accepted.channelKey = channel.key;
   if (channelId !== undefined) accepted.channelId = channelId;
