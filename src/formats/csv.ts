@@ -2,7 +2,7 @@ import { Parser } from 'csv-parse';
 import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
-import { readBatches } from './read-batches.js';
+import { readBatches } from '../shared/read-batches.js';
 import { clipRaw } from './types.js';
 import type { CsvFormatOptions, SourceItem } from './types.js';
 

@@ -3,7 +3,7 @@ export { parseRecords, parseRecordBatches } from './parse-records.js';
 export { parseCsvBatches } from './csv.js';
 export { parseNdjsonBatches } from './ndjson.js';
 export { parseJsonArrayBatches } from './json-array.js';
-export { readBatches } from './read-batches.js';
+export { readBatches } from '../shared/read-batches.js';
 export { sniffFormat, isGzip, SNIFF_BYTES } from './sniff.js';
 export { peekBytes } from './peek.js';
 export { FormatError } from './errors.js';

@@ -4,7 +4,7 @@ import type { Token } from 'stream-json/parser.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import withParser from 'stream-json/utils/with-parser.js';
 import { FormatError } from './errors.js';
-import { readBatches } from './read-batches.js';
+import { readBatches } from '../shared/read-batches.js';
 import type { SourceItem } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { PlatformExportReader } from '../platform-export/index.js';
+import type { PlatformExportReader } from '../platform-export/types.js';
 
 /** Mattermost exports as pipeline stages (docs/mattermost-migration.md). */
 export const mattermostExportReader: PlatformExportReader = {

@@ -15,6 +15,7 @@ import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
 import { readMessageDays, type FolderOwner } from './message-days.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { acceptItem, positionIn, processedOfOutcome, rejectedDayFile, rejectedRecord } from './processed.js';
+import { inBatches } from '../platform-export/in-batches.js';
 
 export interface SlackStageDeps {
   /** Members and messages: channel source key (`<team>/<channel id>`) → platform id. */
@@ -28,7 +29,7 @@ export interface SlackStageDeps {
  * Members: channel by channel. Messages: channel by channel, day file by day file, each sorted by ts, so
  * thread replies come after their roots; a message split at the body limit gives one record per part.
  * read = imported + rejected + skipped holds per record (a part is a record; docs/slack-migration.md).
- * In batches, as the import's stage runner takes records: a day file's messages, or up to BATCH users,
+ * In batches, as the import's stage runner takes records: a day file's messages, or up to 512 users,
  * channels or memberships.
  */
 export async function* readSlackStageBatches(config: PipelineConfig, stage: StageConfig, slack: SlackSourceConfig, deps: SlackStageDeps = {}): AsyncGenerator<Processed[]> {
@@ -77,19 +78,7 @@ function folderOwner(shard: ShardSpec | undefined, teamId: string): FolderOwner 
   return (what) => ownsChannel(shard, 'channelId' in what ? slackSourceKey.channel(teamId, what.channelId) : `${teamId}/orphaned-folder/${what.folder}`);
 }
 
-const BATCH = 512;
 
-function* inBatches(records: Iterable<Processed>): Generator<Processed[]> {
-  let batch: Processed[] = [];
-  for (const record of records) {
-    batch.push(record);
-    if (batch.length === BATCH) {
-      yield batch;
-      batch = [];
-    }
-  }
-  if (batch.length > 0) yield batch;
-}
 
 interface Reader {
   origin: string;

@@ -26,7 +26,28 @@ export interface SlackExport {
   close(): Promise<void>;
 }
 
+/**
+ * What kind of export an archive or folder holds: how its root is found among the paths, and what to say
+ * when it is not there. The zip and folder readers are shared by the Slack, Discord and Mattermost sources.
+ */
+export interface ExportLayout {
+  /** `Slack export`, `Discord export`, … */
+  name: string;
+  /** What marks the root, for the message when it is missing: `channels.json or users.json`. */
+  markers: string;
+  findRoot(paths: Iterable<string>): string | undefined;
+}
+
+export const SLACK_LAYOUT: ExportLayout = { name: 'Slack export', markers: 'channels.json or users.json', findRoot: (paths) => findExportRoot(paths) };
+
+/** A layout whose root is the shallowest folder holding a file whose name ends with `suffix` (`.json`, `.jsonl`). */
+export function layoutOfFilesEnding(name: string, suffix: string): ExportLayout {
+  return { name, markers: `a ${suffix} file`, findRoot: (paths) => shallowestFolderOf(paths, (base) => base.endsWith(suffix)) };
+}
+
 export interface OpenSlackExportOptions {
+  /** The kind of export; default SLACK_LAYOUT. */
+  layout?: ExportLayout;
   /** Zip-bomb and size guards; defaults in `DEFAULT_SLACK_EXPORT_LIMITS`. */
   limits?: SlackExportLimits;
   /**
@@ -52,11 +73,15 @@ export const EXPORT_MARKER_FILES = ['channels.json', 'users.json', 'org_users.js
  * "compress this folder" put everything under one top folder; Slack's own zips do not.
  */
 export function findExportRoot(paths: Iterable<string>): string | undefined {
+  return shallowestFolderOf(paths, (base) => (EXPORT_MARKER_FILES as readonly string[]).includes(base));
+}
+
+function shallowestFolderOf(paths: Iterable<string>, marks: (base: string) => boolean): string | undefined {
   let best: string | undefined;
   for (const path of paths) {
     const slash = path.lastIndexOf('/');
     const base = path.slice(slash + 1);
-    if (!(EXPORT_MARKER_FILES as readonly string[]).includes(base)) continue;
+    if (!marks(base)) continue;
     const dir = slash < 0 ? '' : path.slice(0, slash);
     if (best === undefined || depthOf(dir) < depthOf(best) || (depthOf(dir) === depthOf(best) && dir < best)) best = dir;
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isIgnoredEntry } from './entry-names.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
-import { findExportRoot, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
+import { SLACK_LAYOUT, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
 import { resolveSlackExportLimits } from './limits.js';
 
 /**
@@ -15,9 +15,10 @@ export async function openFolderSlackExport(folder: string, options: OpenSlackEx
   const limits = resolveSlackExportLimits(options.limits);
   const all: string[] = [];
   await walk(folder, '', all, limits.maxEntries, folder);
-  const root = findExportRoot(all);
+  const layout = options.layout ?? SLACK_LAYOUT;
+  const root = layout.findRoot(all);
   if (root === undefined)
-    throw new SlackExportError(`${folder}: no channels.json or users.json found; is this a Slack export?`, SLACK_EXPORT_ERROR.notAnExport, { file: folder });
+    throw new SlackExportError(`${folder}: no ${layout.markers} found; is this a ${layout.name}?`, SLACK_EXPORT_ERROR.notAnExport, { file: folder });
   const files = shareKnownPaths(relativeToRoot(all, root), options.knownPaths);
   const known = new Set(files);
   const base = root === '' ? folder : join(folder, ...root.split('/'));

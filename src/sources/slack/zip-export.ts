@@ -4,7 +4,7 @@ import { inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { decodeEntryName, findPathEscape, isIgnoredEntry, normalizeEntryPath } from './entry-names.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
-import { compareCodePoints, findExportRoot, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
+import { SLACK_LAYOUT, compareCodePoints, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
 import { RATIO_CHECK_MIN_BYTES, resolveSlackExportLimits, type ResolvedSlackExportLimits } from './limits.js';
 
 /**
@@ -34,9 +34,10 @@ export async function openZipSlackExport(zipPath: string, options: OpenSlackExpo
   let handle: FileHandle | undefined;
   try {
     const listing = await readDirectory(zip, zipPath, limits);
-    const root = findExportRoot(listing.paths);
+    const layout = options.layout ?? SLACK_LAYOUT;
+    const root = layout.findRoot(listing.paths);
     if (root === undefined)
-      throw new SlackExportError(`${zipPath}: no channels.json or users.json in the zip; is this a Slack export?`, SLACK_EXPORT_ERROR.notAnExport, { file: zipPath });
+      throw new SlackExportError(`${zipPath}: no ${layout.markers} in the zip; is this a ${layout.name}?`, SLACK_EXPORT_ERROR.notAnExport, { file: zipPath });
     const table = EntryTable.select(listing, root, options.knownPaths);
     handle = await open(zipPath, 'r');
     const reader = new WholeEntryReader(handle, zipPath, zip.fileSize);

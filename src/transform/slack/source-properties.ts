@@ -125,6 +125,12 @@ export interface MessageSourceFacts extends SourceFactsBase {
   occurrence?: number;
   /** This message's ts is earlier than the one imported before it in the same conversation. */
   outOfOrder?: boolean;
+  /** Pinned in its channel (Discord `isPinned`, Mattermost `is_pinned`). */
+  pinned?: boolean;
+  /** Link previews and rich cards, as the source wrote them (Discord embeds, Mattermost `props.attachments`). */
+  embeds?: unknown[];
+  /** The message this one answers in the source (Discord `reference`): `{id, channel?}`. */
+  replyTo?: { id: string; channel?: string };
 }
 
 export type SourceFacts = UserSourceFacts | ChannelSourceFacts | MessageSourceFacts;

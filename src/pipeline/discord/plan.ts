@@ -1,0 +1,84 @@
+import { readDiscordHeader, type DiscordFileError } from '../../sources/discord/channel-file.js';
+import type { SlackExport } from '../../sources/slack/index.js';
+import { DiscordChannel, DiscordGuild, THREAD_TYPES } from '../../transform/discord/index.js';
+import { parseRecord } from '../../transform/slack/records.js';
+
+/** One file of the export and where its messages go. */
+export interface DiscordFile {
+  file: string;
+  guild: DiscordGuild;
+  channel: DiscordChannel;
+  /** The platform channel its messages land in: its own, or for a thread file the parent channel's. */
+  channelId: string;
+  /** For a thread file: the thread's id (its root message's). */
+  threadId?: string;
+}
+
+/** The export's files grouped by platform channel, in the order their messages are read. */
+export interface DiscordPlan {
+  /** Channel id → its files: its own (partitions in part order), then its threads' files by thread id. */
+  channels: Map<string, DiscordFile[]>;
+  threadIds: Set<string>;
+  /** Files whose header cannot be read or is not DiscordChatExporter's: each is one rejected record. */
+  unreadable: Array<{ file: string; field: string; problem: string }>;
+  /** The first guild's id (not the DM pseudo-guild 0): the workspace in keys and properties. */
+  workspace: string;
+}
+
+/**
+ * Reads every file's header (not its messages) and decides where each file's messages go. A thread
+ * whose parent channel is in the export becomes reply threads of that channel; one whose parent is not
+ * becomes a channel of its own.
+ */
+export async function planDiscordExport(exp: SlackExport, files: readonly string[]): Promise<DiscordPlan> {
+  const headers: Array<{ file: string; guild: DiscordGuild; channel: DiscordChannel }> = [];
+  const unreadable: DiscordPlan['unreadable'] = [];
+  for (const file of [...files].sort(byPartition)) {
+    let header;
+    try {
+      header = await readDiscordHeader(exp, file);
+    } catch (error) {
+      unreadable.push({ file, field: '', problem: (error as DiscordFileError).message });
+      continue;
+    }
+    const guild = parseRecord(DiscordGuild, header.guild);
+    const channel = parseRecord(DiscordChannel, header.channel);
+    if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
+    else if (!channel.ok) unreadable.push({ file, field: `channel.${channel.problem.field}`, problem: channel.problem.reason });
+    else headers.push({ file, guild: guild.value, channel: channel.value });
+  }
+  const own = new Set(headers.filter((h) => !THREAD_TYPES.has(h.channel.type)).map((h) => h.channel.id));
+  const channels = new Map<string, DiscordFile[]>();
+  const threads: DiscordFile[] = [];
+  const threadIds = new Set<string>();
+  for (const h of headers) {
+    const parent = h.channel.categoryId;
+    if (THREAD_TYPES.has(h.channel.type) && parent && own.has(parent)) {
+      threads.push({ ...h, channelId: parent, threadId: h.channel.id });
+      threadIds.add(h.channel.id);
+    } else {
+      let list = channels.get(h.channel.id);
+      if (!list) channels.set(h.channel.id, (list = []));
+      list.push({ ...h, channelId: h.channel.id });
+    }
+  }
+  threads.sort((a, b) => compareSnowflakes(a.threadId!, b.threadId!) || byPartition(a.file, b.file));
+  for (const t of threads) channels.get(t.channelId)!.push(t);
+  const workspace = headers.find((h) => h.guild.id !== '0')?.guild.id ?? 'direct-messages';
+  return { channels, threadIds, unreadable, workspace };
+}
+
+/** Snowflakes as numbers without losing digits: by length, then digit by digit. */
+export function compareSnowflakes(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** Paths in code point order, except that `name [part 10].json` follows `name [part 9].json` (--partition). */
+function byPartition(a: string, b: string): number {
+  const pa = /^(.*) \[part (\d+)\]\.json$/.exec(a);
+  const pb = /^(.*) \[part (\d+)\]\.json$/.exec(b);
+  if (pa && pb && pa[1] === pb[1]) return Number(pa[2]) - Number(pb[2]);
+  const ka = pa ? `${pa[1]}.json` : a;
+  const kb = pb ? `${pb[1]}.json` : b;
+  return ka < kb ? -1 : ka > kb ? 1 : pa ? 1 : pb ? -1 : 0;
+}

@@ -1,0 +1,64 @@
+import { pipeline } from 'node:stream';
+import pick from 'stream-json/filters/pick.js';
+import streamArray from 'stream-json/streamers/stream-array.js';
+import streamValues from 'stream-json/streamers/stream-values.js';
+import { readBatches } from '../../shared/read-batches.js';
+import { ChatportError } from '../../shared/errors.js';
+import { SLACK_EXPORT_ERROR, openSlackExport, layoutOfFilesEnding, type SlackExport } from '../slack/index.js';
+
+/**
+ * A DiscordChatExporter JSON export: a folder (or a zip of it) of JSON files, one per channel, thread or
+ * DM (or several per channel when exported with --partition). Each file is `{guild, channel, dateRange,
+ * exportedAt, messages: [...], messageCount}`; a file may be gigabytes, so its messages are streamed.
+ */
+export const DISCORD_LAYOUT = layoutOfFilesEnding('Discord export (DiscordChatExporter JSON files)', '.json');
+
+export function openDiscordExport(path: string): Promise<SlackExport> {
+  return openSlackExport(path, { layout: DISCORD_LAYOUT });
+}
+
+/** The channel files of an export: its .json files (media folders and other files are not read). */
+export const discordChannelFiles = (exp: SlackExport): string[] => exp.files.filter((f) => f.endsWith('.json'));
+
+/** A file that is not a DiscordChatExporter channel file. */
+export class DiscordFileError extends ChatportError {
+  constructor(message: string, details: Record<string, unknown>, cause?: unknown) {
+    super(message, { code: SLACK_EXPORT_ERROR.jsonInvalid, details, cause });
+  }
+}
+
+/** The `guild` and `channel` objects at the top of a file: read until both are seen, the rest left unread. */
+export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown }> {
+  const values = pipeline(await exp.openFile(file), pick.withParserAsStream({ filter: /^(guild|channel)$/ }), streamValues.asStream(), () => undefined);
+  const found: Record<string, unknown> = {};
+  try {
+    for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
+      // pick emits them in file order; DiscordChatExporter writes guild, then channel.
+      found[found.guild === undefined ? 'guild' : 'channel'] = value;
+      if (found.channel !== undefined) break;
+    }
+  } catch (error) {
+    throw new DiscordFileError(`${exp.origin}: ${file} is not a readable JSON file (${(error as Error).message})`, { file: exp.origin, entry: file }, error);
+  } finally {
+    values.destroy();
+  }
+  if (found.guild === undefined || found.channel === undefined)
+    throw new DiscordFileError(`${exp.origin}: ${file} has no guild and channel objects; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
+  return { guild: found.guild, channel: found.channel };
+}
+
+/** The file's messages, in batches of `{index, value}`, streamed; a syntax error names the file and the last message read. */
+export async function* readDiscordMessages(exp: SlackExport, file: string): AsyncGenerator<Array<{ key: number; value: unknown }>> {
+  const elements = pipeline(await exp.openFile(file), pick.withParserAsStream({ filter: 'messages' }), streamArray.asStream(), () => undefined);
+  let last = -1;
+  try {
+    for await (const batch of readBatches<{ key: number; value: unknown }>(elements)) {
+      last = batch[batch.length - 1]?.key ?? last;
+      yield batch;
+    }
+  } catch (error) {
+    throw new DiscordFileError(`${exp.origin}: ${file}: the messages cannot be read after message ${last} (${(error as Error).message})`, { file: exp.origin, entry: file, index: last + 1 }, error);
+  } finally {
+    elements.destroy();
+  }
+}
