@@ -71,7 +71,21 @@ function lookupOf(deps: PlatformStageDeps): ChannelIdLookup {
 }
 
 
+/** A user or channel record the first pass could not take, as a rejected record of its stage. */
+function* rejectedOf(origin: string, directory: ChatDirectory, stage: 'users' | 'channels'): Generator<Processed> {
+  for (const r of directory.rejected) if (r.stage === stage) yield rejected(origin, r);
+}
+
+/** A record read but not taken, with the field, what was expected and what was found. */
+function rejected(origin: string, r: { position: ExportPosition; field: string; expected: string; reason: string; raw: unknown }, channelKey?: string): Processed {
+  return {
+    kind: 'rejected', position: at(origin, r.position), raw: r.raw, ...(channelKey ? { channelKey } : {}),
+    reasons: [{ field: r.field, expected: r.expected, found: r.reason, message: `${r.field}: ${r.reason} (expected ${r.expected})` }],
+  };
+}
+
 function* readUsers(origin: string, directory: ChatDirectory, context: ChatMappingContext, pipelineId: string): Generator<Processed> {
+  yield* rejectedOf(origin, directory, 'users');
   for (const user of directory.users.values()) {
     const { item, sourceKey } = mapChatUser(user, context);
     // Found again before a later run's users stage by these properties, as for every pipeline (docs/identity.md).
@@ -81,6 +95,7 @@ function* readUsers(origin: string, directory: ChatDirectory, context: ChatMappi
 }
 
 function* readChannels(origin: string, directory: ChatDirectory, context: ChatMappingContext, pipelineId: string): Generator<Processed> {
+  yield* rejectedOf(origin, directory, 'channels');
   for (const channel of directory.channels.values()) {
     const { item, sourceKey } = mapChatChannel(channel, context);
     item.properties = withIdentityProperties(item.properties, pipelineId, sourceKey) as typeof item.properties;
@@ -128,11 +143,7 @@ function processOutcome(outcome: MessageOutcome, origin: string, directory: Chat
     return;
   }
   if (outcome.kind === 'rejected') {
-    const key = channelKey(outcome.channelId);
-    out.push({
-      kind: 'rejected', position: at(origin, outcome.position), raw: outcome.raw, ...(key ? { channelKey: key } : {}),
-      reasons: [{ field: outcome.field, expected: outcome.expected, found: outcome.reason, message: `${outcome.field}: ${outcome.reason} (expected ${outcome.expected})` }],
-    });
+    out.push(rejected(origin, outcome, channelKey(outcome.channelId)));
     return;
   }
   const { message } = outcome;

@@ -1,10 +1,167 @@
+import { parseRecordBatches, type SourceItem } from '../../formats/index.js';
+import { openMattermostExport, type MattermostExport } from '../../sources/mattermost/open.js';
+import type { ChatDirectory, ChatDirectoryBuilder, ExportPosition, MessageOutcome } from '../../transform/chat-export/index.js';
+import {
+  MattermostChannel,
+  MattermostDirectChannel,
+  MattermostDirectPost,
+  MattermostPost,
+  MattermostTeam,
+  MattermostUser,
+  directChannelId,
+  mattermostChannel,
+  mattermostDirectChannel,
+  mattermostThread,
+  mattermostUser,
+  teamChannelId,
+  type MattermostNames,
+} from '../../transform/mattermost/index.js';
+import { parseRecord } from '../../transform/slack/records.js';
+import type { ChatExportAdapter } from '../chat-export/adapter.js';
+import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
 
-/** Mattermost exports as pipeline stages (docs/mattermost-migration.md). */
-export const mattermostExportReader: PlatformExportReader = {
-  check: () => Promise.reject(new Error('the Mattermost reader is not built yet')),
-  // eslint-disable-next-line require-yield
-  async *readStageBatches() {
-    throw new Error('the Mattermost reader is not built yet');
+/** Mattermost bulk exports as pipeline stages (docs/mattermost-migration.md). */
+const mattermostAdapter: ChatExportAdapter = {
+  name: 'Mattermost bulk export',
+  async open(path) {
+    const exp = await openMattermostExport(path);
+    return {
+      origin: path,
+      scan: (builder, signal) => scanMattermost(exp, builder, signal),
+      messages: (directory, owns, signal) => mattermostMessages(exp, directory, owns, signal),
+      close: () => exp.close(),
+    };
   },
 };
+
+export const mattermostExportReader: PlatformExportReader = chatExportReader(mattermostAdapter);
+
+/** Lines that hold no user, channel or message: read for what they say, counted nowhere. */
+const NOT_RECORDS = new Set(['version', 'team', 'emoji', 'scheme', 'role']);
+
+interface Line {
+  type: string;
+  value: unknown;
+  position: ExportPosition;
+}
+
+/** The export's lines, parsed, in batches; a line that is not JSON comes as an unparseable item. */
+async function* lines(exp: MattermostExport, signal?: AbortSignal): AsyncGenerator<Array<Line | { unparseable: SourceItem; position: ExportPosition }>> {
+  for await (const batch of parseRecordBatches(await exp.openLines(), { file: exp.file, format: 'ndjson', gzip: 'auto' })) {
+    signal?.throwIfAborted();
+    yield batch.map((item) => {
+      const position = { file: exp.file, index: (item.position.line ?? item.position.index + 1) - 1 };
+      if (!('record' in item)) return { unparseable: item, position };
+      const type = String(item.record.type);
+      return { type, value: item.record[type], position };
+    });
+  }
+}
+
+/**
+ * Pass 1: teams (the first names the workspace), channels, users with their memberships, direct
+ * channels, and every author and reacting user of the posts (placeholders for those the export lacks).
+ * Channels are added at the end, once their members (which the user lines list) are known.
+ */
+async function scanMattermost(exp: MattermostExport, builder: ChatDirectoryBuilder, signal?: AbortSignal): Promise<void> {
+  const teams = new Map<string, string | undefined>();
+  const channels: Array<() => void> = [];
+  const members = new Map<string, string[]>();
+  const memberOf = (id: string) => members.get(id) ?? members.set(id, []).get(id)!;
+  const direct = new Set<string>();
+  const addDirect = (names: string[], header: string | null | undefined, at: ExportPosition) => {
+    const id = directChannelId(names);
+    if (direct.has(id)) return;
+    direct.add(id);
+    channels.push(() => builder.addChannel(mattermostDirectChannel(names, header, at)));
+  };
+  for await (const batch of lines(exp, signal))
+    for (const line of batch) {
+      if ('unparseable' in line) continue;
+      const { type, value, position } = line;
+      if (type === 'team') {
+        const team = parseRecord(MattermostTeam, value);
+        if (team.ok && !teams.has(team.value.name)) {
+          if (teams.size === 0) builder.setWorkspace(team.value.name);
+          teams.set(team.value.name, team.value.display_name ?? undefined);
+        }
+      } else if (type === 'channel') {
+        const parsed = parseRecord(MattermostChannel, value);
+        if (!parsed.ok) builder.reject({ stage: 'channels', position, field: `channel.${parsed.problem.field}`, expected: 'a Mattermost channel line', reason: parsed.problem.reason, raw: value });
+        else {
+          const c = parsed.value;
+          channels.push(() => {
+            if (!builder.addChannel(mattermostChannel(c, memberOf(teamChannelId(c.team, c.name)), teams.get(c.team), position)))
+              builder.reject({ stage: 'channels', position, field: 'channel.name', expected: 'a channel name not used before in its team', reason: `${c.team}/${c.name} is already defined`, raw: value });
+          });
+        }
+      } else if (type === 'user') {
+        const parsed = parseRecord(MattermostUser, value);
+        if (!parsed.ok) builder.reject({ stage: 'users', position, field: `user.${parsed.problem.field}`, expected: 'a Mattermost user line', reason: parsed.problem.reason, raw: value });
+        else if (!builder.addUser(mattermostUser(parsed.value, position)))
+          builder.reject({ stage: 'users', position, field: 'user.username', expected: 'a username not used before', reason: `${parsed.value.username} is already defined`, raw: value });
+        else for (const team of parsed.value.teams ?? []) for (const c of team.channels ?? []) memberOf(teamChannelId(team.name, c.name)).push(parsed.value.username);
+      } else if (type === 'direct_channel') {
+        const parsed = parseRecord(MattermostDirectChannel, value);
+        if (!parsed.ok) builder.reject({ stage: 'channels', position, field: `direct_channel.${parsed.problem.field}`, expected: 'a Mattermost direct_channel line', reason: parsed.problem.reason, raw: value });
+        else addDirect(parsed.value.members, parsed.value.header, position);
+      } else if (type === 'post' || type === 'direct_post') {
+        const post = parsePost(type, value);
+        if (post === undefined) continue;
+        if (post.direct) addDirect(post.direct.channel_members, undefined, position);
+        for (const p of [post.record, ...(post.record.replies ?? [])]) {
+          builder.noteUser(p.user, { handle: p.user, reason: 'author of a post' }, position);
+          for (const r of p.reactions ?? []) builder.noteUser(r.user, { handle: r.user, reason: 'reacted to a post' }, position);
+        }
+      }
+    }
+  for (const add of channels) add();
+}
+
+/** Pass 2: the posts in the order the export lists them, each with its replies; other lines as outcomes. */
+async function* mattermostMessages(exp: MattermostExport, directory: ChatDirectory, owns: (channelId: string) => boolean, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
+  const names: MattermostNames = {
+    user: (username) => directory.users.get(username)?.username,
+    channel: (team, name) => (team === undefined ? undefined : directory.channels.get(teamChannelId(team, name))?.name),
+  };
+  for await (const batch of lines(exp, signal)) {
+    const out: MessageOutcome[] = [];
+    for (const line of batch) {
+      if ('unparseable' in line) {
+        const { unparseable } = line.unparseable as { unparseable: { message: string; expected: string; raw: unknown } };
+        out.push({ kind: 'rejected', position: line.position, field: '(line)', expected: unparseable.expected, reason: unparseable.message, raw: unparseable.raw });
+      } else if (line.type === 'post' || line.type === 'direct_post') out.push(...postOutcomes(line, names, directory, owns));
+      else if (!NOT_RECORDS.has(line.type) && !['user', 'channel', 'direct_channel'].includes(line.type))
+        out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
+    }
+    if (out.length > 0) yield out;
+  }
+}
+
+type ParsedPost = { record: MattermostPost; team: string; channelId: string; direct?: undefined } | { record: MattermostDirectPost; team?: undefined; channelId: string; direct: MattermostDirectPost };
+
+/** A post or direct_post line, its channel found; undefined (or the problem) when it does not parse. */
+function parsePost(type: string, value: unknown): ParsedPost | undefined;
+function parsePost(type: string, value: unknown, problems: true): ParsedPost | { field: string; reason: string };
+function parsePost(type: string, value: unknown, problems = false): ParsedPost | { field: string; reason: string } | undefined {
+  if (type === 'post') {
+    const parsed = parseRecord(MattermostPost, value);
+    if (parsed.ok) return { record: parsed.value, team: parsed.value.team, channelId: teamChannelId(parsed.value.team, parsed.value.channel) };
+    return problems ? parsed.problem : undefined;
+  }
+  const parsed = parseRecord(MattermostDirectPost, value);
+  if (parsed.ok) return { record: parsed.value, channelId: directChannelId(parsed.value.channel_members), direct: parsed.value };
+  return problems ? parsed.problem : undefined;
+}
+
+function postOutcomes(line: Line, names: MattermostNames, directory: ChatDirectory, owns: (channelId: string) => boolean): MessageOutcome[] {
+  const parsed = parsePost(line.type, line.value, true);
+  if (!('record' in parsed)) return [{ kind: 'rejected', position: line.position, field: `${line.type}.${parsed.field}`, expected: `a Mattermost ${line.type} line`, reason: parsed.reason, raw: line.value }];
+  const { record: post, team, channelId } = parsed;
+  // A sharded run: another shard's channel (its posts are parsed, but not mapped).
+  if (!owns(channelId)) return [];
+  if (!directory.channels.has(channelId))
+    return [{ kind: 'rejected', position: line.position, field: `${line.type}.channel`, expected: 'a channel the export defines', reason: `${channelId} is not defined by a channel line`, raw: line.value, channelId }];
+  return mattermostThread(post, channelId, team, names, line.position);
+}

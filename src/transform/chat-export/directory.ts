@@ -29,6 +29,17 @@ export interface ChatDirectory {
   workspace: string;
   users: ReadonlyMap<string, ChatDirectoryUser>;
   channels: ReadonlyMap<string, ChatDirectoryChannel>;
+  /** User and channel records the first pass could not take: each a rejected record of its stage. */
+  rejected: readonly DirectoryRejection[];
+}
+
+export interface DirectoryRejection {
+  stage: 'users' | 'channels';
+  position: ExportPosition;
+  field: string;
+  expected: string;
+  reason: string;
+  raw: unknown;
 }
 
 export interface ChatDirectoryBuilder {
@@ -39,6 +50,8 @@ export interface ChatDirectoryBuilder {
   /** The first record of a channel id wins (false for a later one); its members are noted. */
   addChannel(channel: SourceChannel): boolean;
   hasChannel(id: string): boolean;
+  hasUser(id: string): boolean;
+  reject(rejection: DirectoryRejection): void;
   setWorkspace(workspace: string): void;
   build(): ChatDirectory;
 }
@@ -48,6 +61,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
   const users = new Map<string, SourceUser>();
   const placeholders = new Map<string, { hint: UserHint; at: ExportPosition }>();
   const channels = new Map<string, SourceChannel>();
+  const rejected: DirectoryRejection[] = [];
   const noteUser = (id: string, hint: UserHint, at: ExportPosition) => {
     if (!users.has(id) && !placeholders.has(id)) placeholders.set(id, { hint, at });
   };
@@ -60,6 +74,8 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
     },
     noteUser,
     hasChannel: (id) => channels.has(id),
+    hasUser: (id) => users.has(id),
+    reject: (r) => void rejected.push(r),
     addChannel(channel) {
       if (channels.has(channel.id)) return false;
       channel.memberIds = [...new Set(channel.memberIds)];
@@ -67,7 +83,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
       for (const id of channel.memberIds) noteUser(id, { reason: `member of channel ${channel.name ?? channel.id}` }, channel.position);
       return true;
     },
-    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels) }),
+    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected }),
   };
 }
 
