@@ -17,6 +17,7 @@ const BENCHES: Record<string, { script: string; args: string[]; quickArgs: strin
   pacing: { script: 'pacing.ts', args: ['--messages', '440000', '--runs', '3'], quickArgs: ['--messages', '40000', '--runs', '1'] },
   export: { script: 'export-parquet.ts', args: ['--rows', '1000000'], quickArgs: ['--rows', '50000'] },
   parquet: { script: 'parquet-writer.ts', args: [], quickArgs: ['--rows', '100000'] },
+  'chat-exports': { script: 'chat-export-import.ts', args: ['--messages', '1000000'], quickArgs: ['--messages', '5000'] },
   shards: { script: 'shards.ts', args: ['--messages', '200000', '--runs', '3'], quickArgs: ['--messages', '5000', '--runs', '1'] },
   replies: { script: 'replies.ts', args: ['--messages', '100000', '--runs', '3'], quickArgs: ['--messages', '5000', '--runs', '1'] },
 };
