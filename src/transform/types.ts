@@ -57,6 +57,8 @@ export interface Skipped {
   /** Index of the matching rule in the stage's `skip` list, and the rule in words. */
   rule: number;
   because: string;
+  /** Members and messages of an export reader: the channel the record belongs to (so a shard knows whose it is). */
+  channelKey?: string;
 }
 
 export type Processed<T = Record<string, unknown>> = Accepted<T> | Rejected | Skipped;

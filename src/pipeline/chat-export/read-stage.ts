@@ -139,7 +139,8 @@ async function* readMessages(
 function processOutcome(outcome: MessageOutcome, origin: string, directory: ChatDirectory, context: ChatMappingContext, lookup: ChannelIdLookup, out: Processed[]): void {
   const channelKey = (id: string | undefined) => (id === undefined ? undefined : chatSourceKey.channel(directory.workspace, id));
   if (outcome.kind === 'skipped') {
-    out.push({ kind: 'skipped', position: at(origin, outcome.position), rule: -1, because: outcome.because });
+    const key = channelKey(outcome.channelId);
+    out.push({ kind: 'skipped', position: at(origin, outcome.position), rule: -1, because: outcome.because, ...(key ? { channelKey: key } : {}) });
     return;
   }
   if (outcome.kind === 'rejected') {
@@ -149,11 +150,11 @@ function processOutcome(outcome: MessageOutcome, origin: string, directory: Chat
   const { message } = outcome;
   const position = at(origin, message.position);
   const mapped = mapChatMessage(message, context);
+  const key = channelKey(message.channelId)!;
   if (mapped.kind === 'skipped') {
-    out.push({ kind: 'skipped', position, rule: -1, because: mapped.because });
+    out.push({ kind: 'skipped', position, rule: -1, because: mapped.because, channelKey: key });
     return;
   }
-  const key = channelKey(message.channelId)!;
   for (const { item, sourceKey } of mapped.items) out.push(acceptItem('messages', item as Record<string, unknown>, position, sourceKey, { key, lookup }));
 }
 

@@ -45,8 +45,7 @@ export function rawChannelKey(stage: StageConfig, record: Record<string, unknown
 
 /** The channel key of a processed record (Slack stages cut after their reader has mapped them). */
 export function processedChannelKey(stage: StageConfig, p: Processed): string | undefined {
-  if (p.kind === 'rejected') return p.channelKey;
-  if (p.kind !== 'accepted') return undefined;
+  if (p.kind !== 'accepted') return p.channelKey;
   return stage.stage === 'channels' ? p.sourceKey : p.channelKey;
 }
 
