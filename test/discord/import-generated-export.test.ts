@@ -98,14 +98,14 @@ describe('a generated Discord export imported through the pipeline', () => {
   it('makes channels of the right types: DM DIRECT, a 12-person group DM PRIVATE, a thread without its forum a channel', () => {
     expect(platform.channels.map((c) => c.slackId).sort()).toEqual(channelFiles().map((r) => r.channel.id).filter((id, i, a) => a.indexOf(id) === i).sort());
     const typeOf = (name: string) => channelOf(raw.find((r) => r.channel.name === name)!.channel.id);
-    expect(typeOf('general').type).toBe('PUBLIC');
+    expect(typeOf('lobby').type).toBe('PUBLIC');
     expect(typeOf('big group')).toMatchObject({ type: 'PRIVATE', source: { typeChange: { from: 'DIRECT', to: 'PRIVATE' } } });
     expect(typeOf('small group').type).toBe('DIRECT');
     expect(typeOf('lonely forum post').source).toMatchObject({ conversationType: 'GuildPublicThread' });
     // Members: the people who wrote in the channel or its threads.
-    const general = raw.filter((r) => r.channel.name === 'general' || r.channel.categoryId === typeOf('general').slackId);
-    const authors = new Set(general.flatMap((r) => r.messages).filter((m) => m.type !== 'ThreadStarterMessage').map((m) => m.author.id));
-    expect(typeOf('general').members).toEqual(platform.users.filter((u) => authors.has(String(u.source.id))).map((u) => u.name).sort());
+    const lobby = raw.filter((r) => r.channel.name === 'lobby' || r.channel.categoryId === typeOf('lobby').slackId);
+    const authors = new Set(lobby.flatMap((r) => r.messages).filter((m) => m.type !== 'ThreadStarterMessage').map((m) => m.author.id));
+    expect(typeOf('lobby').members).toEqual(platform.users.filter((u) => authors.has(String(u.source.id))).map((u) => u.name).sort());
   });
 
   it('puts every message in its channel in source order, and replies and threads into their roots\' reply threads', () => {

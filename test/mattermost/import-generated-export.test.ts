@@ -93,9 +93,9 @@ describe('a generated Mattermost bulk export imported through the pipeline', () 
     expect(channelOf('eng/secret').type).toBe('PRIVATE');
     expect(channelOf('eng/old-stuff').source).toMatchObject({ archived: true });
     const devMembers = of<{ username: string; teams: Array<{ name: string; channels: Array<{ name: string }> }> }>('user')
-      .filter((u) => u.teams.some((t) => t.name === 'eng' && t.channels.some((c) => c.name === 'dev')))
+      .filter((u) => u.teams.some((t) => t.name === 'eng' && t.channels.some((c) => c.name === 'backend')))
       .map((u) => platform.users.find((p) => p.source.id === u.username)!.name);
-    expect(channelOf('eng/dev').members).toEqual(devMembers.sort());
+    expect(channelOf('eng/backend').members).toEqual(devMembers.sort());
   });
 
   it('puts every post in its channel in the export\'s order, and replies into their post\'s reply thread', () => {
@@ -113,7 +113,7 @@ describe('a generated Mattermost bulk export imported through the pipeline', () 
     const find = (p: Post & { channel: string; team: string }) => messages.find((m) => shortId(m.source) === `${p.team}/${p.channel}/${p.create_at}/${p.user}`)!;
     const mention = posts.find((p) => p.message.startsWith('hey @'))!;
     const who = /@([\w.-]+),/.exec(mention.message)![1]!;
-    expect(find(mention).body).toBe(`hey @${platform.users.find((u) => u.source.id === who)!.name}, look at #${channelOf('eng/dev').name} **now** :smile:`);
+    expect(find(mention).body).toBe(`hey @${platform.users.find((u) => u.source.id === who)!.name}, look at #${channelOf('eng/backend').name} **now** :smile:`);
     expect(find(mention).source.mentions).toEqual({ users: [who] });
     const reacted = find(posts.find((p) => (p.reactions as unknown[]).length > 0)!);
     expect(reacted.source.reactions).toEqual([expect.objectContaining({ emoji: '+1', count: 2 }), expect.objectContaining({ emoji: 'tada', count: 1 })]);

@@ -9,7 +9,7 @@ import type { CliContext } from '../context.js';
 import { connectionEnvFor, withoutConnectionVariables } from '../connection-env.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { runImportCommand } from './import.js';
-import { slackPipelinePath } from './migrate.js';
+import { migratePipelinePath, slackPipelinePath, type MigrateSource } from './migrate.js';
 import { formatExportReport, runExport } from '../../pipeline/export/index.js';
 import { listFiles } from '../list-files.js';
 import { demoChatFunction } from './demo-function.js';
@@ -17,17 +17,18 @@ import type { ChatportClient } from '../../api/index.js';
 
 const PIPELINES = fileURLToPath(new URL('../../../pipelines/', import.meta.url));
 const FIXTURES = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
+const relativeToPackage = (path: string) => path.slice(path.indexOf('fixtures/'));
 
 /**
  * `chatport demo`: the main job on the embedded default. Starts the sandbox in this process, imports the
- * bundled CSV fixtures and the sample Slack export through the real pipeline (over HTTP, as against the
+ * bundled CSV fixtures and the sample Slack, Discord and Mattermost exports through the real pipeline (over HTTP, as against the
  * platform), runs the nightly analytics export into Parquet, and shows the reports, what the platform
  * holds and where the output is.
  */
 export function registerDemo(program: Command, ctx: CliContext): void {
   program
     .command('demo')
-    .description('the main job on the built-in sandbox: import the bundled CSV and Slack samples, run the nightly export, show the result')
+    .description('the main job on the built-in sandbox: import the bundled CSV, Slack, Discord and Mattermost samples, run the nightly export, show the result')
     .option('--state <dir>', 'state folder (default: a new temporary folder)')
     .action(async (options: { state?: string }) => {
       // People read the demo's output on stdout; its JSON logs stay quiet unless asked for.
@@ -46,6 +47,17 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         ctx.stdout.write(`\n== migrate the sample Slack export (fixtures/slack/sample) ==\n`);
         const slack = await loadPipelineFile(slackPipelinePath(), { ...env, SLACK_EXPORT: join(FIXTURES, 'slack', 'sample') }, ctx.logger);
         const slackReport = await runImportCommand(slack, { state: join(state, 'slack') }, { ...ctx, env });
+
+        const others: Array<[MigrateSource, string, string]> = [
+          ['discord', 'DISCORD_EXPORT', join(FIXTURES, 'discord', 'sample')],
+          ['mattermost', 'MATTERMOST_EXPORT', join(FIXTURES, 'mattermost', 'sample', 'export.jsonl')],
+        ];
+        const otherReports = [];
+        for (const [source, variable, path] of others) {
+          ctx.stdout.write(`\n== migrate the sample ${source === 'discord' ? 'Discord' : 'Mattermost'} export (${relativeToPackage(path)}) ==\n`);
+          const pipeline = await loadPipelineFile(migratePipelinePath(source), { ...env, [variable]: path }, ctx.logger);
+          otherReports.push(await runImportCommand(pipeline, { state: join(state, source) }, { ...ctx, env }));
+        }
 
         ctx.stdout.write(`\n== the platform now holds ==\n`);
         let users = 0;
@@ -74,7 +86,7 @@ export function registerDemo(program: Command, ctx: CliContext): void {
         ctx.stdout.write(formatExportReport(exported));
         for (const file of await listFiles(warehouse)) ctx.stdout.write(`  ${file}\n`);
         // The demo's rejects are on purpose: it succeeded when every record was accounted for.
-        ctx.setExitCode(report.totals.balanced && slackReport.totals.balanced ? 0 : 1);
+        ctx.setExitCode([report, slackReport, ...otherReports].every((r) => r.totals.balanced) ? 0 : 1);
       } finally {
         await client.close();
         await sandbox.close();
