@@ -41,10 +41,12 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
         if (!parsed.ok) continue;
         const m = parsed.value;
         const at = { file: f.file, index: key };
-        builder.addUser(discordUser(m.author, at));
+        // The first record of a user wins; later ones are not even mapped (pass 1 meets each author often).
+        const add = (u: typeof m.author) => builder.hasUser(u.id) || builder.addUser(discordUser(u, at));
+        add(m.author);
         authors.add(m.author.id);
-        for (const u of m.mentions ?? []) builder.addUser(discordUser(u, at));
-        for (const r of m.reactions ?? []) for (const u of r.users ?? []) builder.addUser(discordUser(u, at));
+        for (const u of m.mentions ?? []) add(u);
+        for (const r of m.reactions ?? []) for (const u of r.users ?? []) add(u);
       }
     const own = files[0]!;
     // A thread whose parent channel is not in the export is a channel of its own.
