@@ -45,7 +45,8 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
     const channel = parseRecord(DiscordChannel, header.channel);
     if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
     else if (!channel.ok) unreadable.push({ file, field: `channel.${channel.problem.field}`, problem: channel.problem.reason });
-    else headers.push({ file, guild: guild.value, channel: channel.value });
+    // Kept for the whole run: copies, so that they do not pin the parser's input chunks (detach-string.ts).
+    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value }));
   }
   const own = new Set(headers.filter((h) => !THREAD_TYPES.has(h.channel.type)).map((h) => h.channel.id));
   const channels = new Map<string, DiscordFile[]>();

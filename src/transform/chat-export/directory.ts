@@ -63,13 +63,14 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
   const channels = new Map<string, SourceChannel>();
   const rejected: DirectoryRejection[] = [];
   const noteUser = (id: string, hint: UserHint, at: ExportPosition) => {
-    if (!users.has(id) && !placeholders.has(id)) placeholders.set(id, { hint, at });
+    if (!users.has(id) && !placeholders.has(id)) placeholders.set(id, structuredClone({ hint, at }));
   };
   return {
     setWorkspace: (w) => void (workspace = w),
     addUser(user) {
       if (users.has(user.id)) return false;
-      users.set(user.id, user);
+      // Kept for the whole run: a copy, so that no string of it pins the parser's input (detach-string.ts).
+      users.set(user.id, structuredClone(user));
       return true;
     },
     noteUser,
@@ -78,7 +79,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
     reject: (r) => void rejected.push(r),
     addChannel(channel) {
       if (channels.has(channel.id)) return false;
-      channel.memberIds = [...new Set(channel.memberIds)];
+      channel = structuredClone({ ...channel, memberIds: [...new Set(channel.memberIds)] });
       channels.set(channel.id, channel);
       for (const id of channel.memberIds) noteUser(id, { reason: `member of channel ${channel.name ?? channel.id}` }, channel.position);
       return true;

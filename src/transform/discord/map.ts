@@ -1,4 +1,5 @@
 import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, SourceUser } from '../chat-export/index.js';
+import { detachString } from '../../shared/detach-string.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import { discordToText, mentionedIds, type DiscordNames } from './markup.js';
 import { DIRECT_TYPES, PERSON_MESSAGE_TYPES, THREAD_STARTER, type DiscordChannel, type DiscordGuild, type DiscordMessage, type DiscordUser } from './records.js';
@@ -66,7 +67,9 @@ export class ReplyRoots {
   }
   note(id: string, root: string): void {
     if (this.roots.size >= this.max) this.roots.delete(this.roots.keys().next().value!);
-    this.roots.set(id, root);
+    // Ids cut from the parser's input would keep its chunks alive (detach-string.ts).
+    const own = detachString(id);
+    this.roots.set(own, root === id ? own : detachString(root));
   }
   clear(): void {
     this.roots.clear();

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { ChatportClient } from '../../../api/index.js';
 import type { StageConfig } from '../../../config/index.js';
+import { detachString } from '../../../shared/detach-string.js';
 import { parseInt64, type Int64 } from '../../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../../shared/lossless-json.js';
 import type { Message } from '../../../wire/resources.js';
@@ -37,7 +38,8 @@ export async function findRootThreads(
       const ref = messageRefOf(stage, message.properties);
       if (ref === undefined || !refs.has(ref) || found.has(ref)) continue;
       const thread = replyThreadIdOf(message);
-      if (thread !== undefined) found.set(ref, thread);
+      // A ref cut from the page's text would keep the whole page alive (detach-string.ts).
+      if (thread !== undefined) found.set(detachString(ref), thread);
       if (--missing === 0) break;
     }
   }
