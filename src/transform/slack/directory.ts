@@ -100,7 +100,8 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
     addUser(position, raw) {
       const parsed = parseRecord(SlackUser, raw);
       if (!parsed.ok) return void rejected.push({ stage: 'users', position, problem: parsed.problem, raw });
-      const user = parsed.value;
+      // Kept for the whole run: a copy, whose strings do not pin users.json's stream chunks (shared/detach-string.ts).
+      const user = structuredClone(parsed.value);
       if (userIds.has(user.id))
         return void rejected.push({ stage: 'users', position, problem: { field: 'id', reason: `user id ${user.id} appears twice; the first is kept` }, raw });
       userIds.add(user.id);
@@ -115,8 +116,9 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
       if (!parsed.ok) return void rejected.push({ stage: 'channels', position, problem: parsed.problem, raw });
       if (conversationIds.has(parsed.value.id))
         return void rejected.push({ stage: 'channels', position, problem: { field: 'id', reason: `conversation id ${parsed.value.id} appears twice; the first is kept` }, raw });
-      conversationIds.add(parsed.value.id);
-      conversations.push({ kind, record: parsed.value, position });
+      const record = structuredClone(parsed.value);
+      conversationIds.add(record.id);
+      conversations.push({ kind, record, position });
     },
 
     noteMessage(position, raw) {
