@@ -1,7 +1,7 @@
 import { DiscordFileError, discordChannelFiles, openDiscordExport, readDiscordMessages } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import type { ChatDirectory, ChatDirectoryBuilder, MessageOutcome } from '../../transform/chat-export/index.js';
-import { DiscordMessage, ReplyRoots, THREAD_TYPES, discordChannel, discordMessage, discordUser, type DiscordMessageContext } from '../../transform/discord/index.js';
+import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_TYPES, discordChannel, discordMessage, discordUser, type DiscordMessageContext } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
@@ -37,7 +37,7 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
     const authors = new Set<string>();
     for (const f of files)
       for await (const { key, value } of messagesOf(exp, f, signal)) {
-        const parsed = parseRecord(DiscordMessage, value);
+        const parsed = parseRecord(DiscordMessagePeople, value);
         if (!parsed.ok) continue;
         const m = parsed.value;
         const at = { file: f.file, index: key };

@@ -49,6 +49,13 @@ export const DiscordMessage = z.looseObject({
 });
 export type DiscordMessage = z.infer<typeof DiscordMessage>;
 
+/** What pass 1 reads of a message: only the people in it (the messages pass checks the rest). */
+export const DiscordMessagePeople = z.looseObject({
+  author: DiscordUser,
+  mentions: z.array(DiscordUser).nullish(),
+  reactions: z.array(z.looseObject({ users: z.array(DiscordUser).nullish() })).nullish(),
+});
+
 /** Channel types whose files hold a thread's messages (their `categoryId` is the parent channel). */
 export const THREAD_TYPES = new Set(['GuildPublicThread', 'GuildPrivateThread', 'GuildNewsThread']);
 /** Direct conversations: one person (DirectTextChat) or a group (DirectGroupTextChat). */
