@@ -51,7 +51,7 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
  * Files up to this size are read whole and parsed with JSON.parse, several times faster than a streaming
  * parser; larger ones (a channel exported without --partition) are streamed, in flat memory.
  */
-const WHOLE_FILE_BYTES = 32 * 2 ** 20;
+const WHOLE_FILE_BYTES = 16 * 2 ** 20;
 const BATCH = 512;
 
 /** The file's messages, in batches of `{index, value}`; a syntax error names the file and the last message read. */

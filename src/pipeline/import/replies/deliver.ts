@@ -5,7 +5,8 @@ import type { Message } from '../../../wire/resources.js';
 import type { JournalEvent } from '../../state/events.js';
 import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
-import { replyKeyOf } from './refs.js';
+import { mayBeReply, replyKeyOf } from './refs.js';
+import { detachString } from '../../../shared/detach-string.js';
 
 /**
  * One reply, exactly once. The send has no idempotency key, so: a reply the journal says was sent is
@@ -81,14 +82,19 @@ async function lookUp(deps: DeliverDeps, key: string, target: ReplyTarget): Prom
   return (await keysAt(deps, target)).get(key);
 }
 
-/** Every message the target holds, by reply key. */
+/**
+ * Every message the target holds, by reply key. In a channel (where orphans go) only the messages that can
+ * be replies are kept: an export's channel holds every message of its channel, and this table lives until
+ * the pass ends. Keys are copies, not views of the page's text, which would keep each page alive.
+ */
 export async function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget): Promise<Map<string, Int64>> {
   const options = { pageSize: 100, signal: deps.signal };
   const messages = target.kind === 'thread' ? deps.client.threads.messages(target.threadId, options) : deps.client.channels.messages(target.channelId, options);
   const keys = new Map<string, Int64>();
   for await (const message of messages) {
+    if (target.kind === 'channel' && !mayBeReply(deps.stage, message.properties)) continue;
     const key = replyKeyOf(deps.stage, message.properties);
-    if (key !== undefined && !keys.has(key)) keys.set(key, message.id);
+    if (key !== undefined && !keys.has(key)) keys.set(detachString(key), message.id);
   }
   return keys;
 }

@@ -38,6 +38,15 @@ export function messageRefOf(stage: StageConfig, properties: unknown): string | 
   return facts?.id !== undefined && (facts.part === undefined || facts.part.index === 1) ? facts.id : undefined;
 }
 
+/**
+ * Whether a message the platform holds can be one of the stage's replies: an export's replies carry
+ * `source.thread` with `isRoot: false`; a pipeline with `thread:` marks nothing, so any message can be.
+ */
+export function mayBeReply(stage: StageConfig, properties: unknown): boolean {
+  if (!mappedByChatport(stage)) return true;
+  return slackFacts(properties)?.thread?.isRoot === false;
+}
+
 /** A record's own key among replies: unique per record (a split Slack message's parts each have one). */
 export function replyKeyOf(stage: StageConfig, properties: unknown): string | undefined {
   if (!mappedByChatport(stage)) return messageRefOf(stage, properties);
