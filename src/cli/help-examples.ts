@@ -39,8 +39,12 @@ const EXAMPLES: Record<string, string[]> = {
     'chatport api POST /imports/users --form file=@users.json',
   ],
   validate: ['chatport validate pipelines/csv-example.yaml     # offline: counts and each problem at file:line', 'chatport validate crm.yaml --show 50 --out rejects/ --json'],
-  verify: ['chatport verify pipelines/csv-example.yaml       # exit 0 when the platform holds exactly the source', 'chatport verify crm.yaml --sample 200 --json      # and 200 messages compared in full'],
-  status: ['chatport status pipelines/csv-example.yaml', 'chatport status crm.yaml --state /data/chatport/crm --json'],
+  verify: [
+    'chatport verify pipelines/csv-example.yaml       # exit 0 when the platform holds exactly the source',
+    'chatport verify crm.yaml --sample 200 --json      # and 200 messages compared in full',
+    'chatport verify crm.yaml --state /data/chatport/crm --shards 4   # a run split over 4 shards, as one',
+  ],
+  status: ['chatport status pipelines/csv-example.yaml', 'chatport status crm.yaml --state /data/chatport/crm --json', 'chatport status crm.yaml --state /data/chatport/crm --shards 4   # every shard, and the run as one'],
   schema: [
     'chatport schema > pipeline.schema.json          # import pipeline files; then in the YAML file:',
     '  # yaml-language-server: $schema=./pipeline.schema.json',
@@ -54,11 +58,21 @@ const EXAMPLES: Record<string, string[]> = {
   'jobs list': ['chatport jobs list', 'chatport jobs list --running --json'],
   'jobs get': ['chatport jobs get 42', 'chatport jobs get 42 --json'],
   'jobs wait': ['chatport jobs wait 42                           # exit 0 FINISHED, 3 FAILED', 'chatport jobs wait 42 --timeout 600 --interval 2'],
-  migrate: ['chatport migrate slack export.zip', 'chatport migrate slack ./slack-export/ --dry-run'],
+  migrate: ['chatport migrate slack export.zip', 'chatport migrate discord ./discord-export/', 'chatport migrate mattermost export.jsonl --dry-run'],
   'migrate slack': [
     'chatport migrate slack export.zip               # = SLACK_EXPORT=export.zip chatport import pipelines/slack.yaml',
     'chatport migrate slack ./slack-export/ --dry-run --json',
     'chatport migrate slack export.zip --state /data/chatport/slack   # rerun the same command to resume',
+  ],
+  'migrate discord': [
+    'chatport migrate discord ./discord-export/       # = DISCORD_EXPORT=./discord-export chatport import pipelines/discord.yaml',
+    'chatport migrate discord export.zip --dry-run --json',
+    'chatport migrate discord export.zip --shard 0/4 --state /data/chatport/discord   # one of four workers',
+  ],
+  'migrate mattermost': [
+    'chatport migrate mattermost export.jsonl         # = MATTERMOST_EXPORT=export.jsonl chatport import pipelines/mattermost.yaml',
+    'chatport migrate mattermost mattermost-export.zip --dry-run --json',
+    'chatport migrate mattermost export.jsonl --state /data/chatport/mm   # rerun the same command to resume',
   ],
   export: [
     'chatport export all --to out/ --format ndjson --date 2026-11-21',

@@ -51,7 +51,7 @@ describe('chatport sandbox --print-env', () => {
 
   it('every bundled pipeline runs against it with only those variables set', { timeout: 120_000 }, async () => {
     // A pipeline added later must join this test.
-    expect(readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).sort()).toEqual(['csv-example.yaml', 'nightly-analytics.yaml', 'raw-dump.yaml', 'slack.yaml']);
+    expect(readdirSync(join(ROOT, 'pipelines')).filter((f) => f.endsWith('.yaml')).sort()).toEqual(['csv-example.yaml', 'discord.yaml', 'mattermost.yaml', 'nightly-analytics.yaml', 'raw-dump.yaml', 'slack.yaml']);
     const env = onlyPrinted(await sourced());
     const csv = await runCli(['import', 'pipelines/csv-example.yaml', '--state', join(dir, 'csv')], env);
     expect(csv.code, csv.stderr).toBe(2); // the example's records that are bad on purpose
@@ -59,6 +59,10 @@ describe('chatport sandbox --print-env', () => {
     expect(raw.code, raw.stderr).toBe(0);
     const slack = await runCli(['import', 'pipelines/slack.yaml', '--state', join(dir, 'slack')], env);
     expect(slack.code, slack.stderr).toBe(0);
+    for (const source of ['discord', 'mattermost']) {
+      const ran = await runCli(['import', `pipelines/${source}.yaml`, '--state', join(dir, source)], env);
+      expect(ran.code, ran.stderr).toBe(0);
+    }
     const exported = await runCli(['export', '--pipeline', 'pipelines/nightly-analytics.yaml', '--to', join(dir, 'out'), '--date', 'today'], env);
     expect(exported.code, exported.stderr).toBe(0);
     expect(exported.stdout).toMatch(/succeeded/);
