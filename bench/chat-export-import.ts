@@ -5,22 +5,21 @@
  * Prints messages/s, CPU µs per message and peak RSS (and by quarter of the run, to show it flat),
  * min/median/max over the runs.
  *
- *   npm run build && node --import tsx bench/chat-export-import.ts --source discord --messages 1000000
- *   node --import tsx bench/chat-export-import.ts --source mattermost --messages 1000000 --runs 3
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/chat-export-import.js --source discord --messages 1000000
+ *   node dist-bench/bench/chat-export-import.js --source mattermost --messages 1000000 --runs 3
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateDiscordExport } from '../fixtures/discord/generator/index.js';
 import { generateMattermostExport } from '../fixtures/mattermost/generator/index.js';
 import { formatQuarters, runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 import { spread } from './lib/spread.js';
+import { CLI, workDir } from './lib/paths.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const WORK = fileURLToPath(new URL('./.work/chat-export/', import.meta.url));
+const WORK = workDir('chat-export');
 
 type Source = 'discord' | 'mattermost';
 

@@ -1,6 +1,6 @@
 /**
  * Peak memory of the duplicate-key check (SourceDuplicates) for N distinct keys, in its own process:
- * `npx tsx bench/duplicate-keys-memory.ts 5000000`. Prints the peak RSS above the process's RSS before the
+ * `node dist-bench/bench/duplicate-keys-memory.js 5000000`. Prints the peak RSS above the process's RSS before the
  * first key, and the bytes the table and position index hold at the end.
  */
 import { SourceDuplicates, idempotencyKeysOf, type Accepted } from '../src/transform/index.js';

@@ -4,7 +4,7 @@
  * Parquet zstd by `runExport`, compared in the same run with DuckDB converting the same CSV to Parquet
  * zstd (read_csv → COPY). Each runs in its own child process, so each peak RSS is its own.
  *
- *   node --import tsx bench/export-parquet.ts [--rows 1000000]
+ *   node dist-bench/bench/export-parquet.js [--rows 1000000]
  *
  * The "platform" is a small node:http server on 127.0.0.1 in the parent process (its CPU is not counted):
  * it answers the export start, the job poll (FINISHED with a file link) and serves the CSV file with
@@ -23,8 +23,9 @@ import { fileURLToPath } from 'node:url';
 import { runMeasured } from './lib/measure.js';
 import { generateBenchRows, type BenchRow } from './parquet-rows.js';
 import { loadDuckDB } from './lib/duckdb.js';
+import { workDir } from './lib/paths.js';
 
-const WORK = fileURLToPath(new URL('./.work/export-parquet/', import.meta.url));
+const WORK = workDir('export-parquet');
 const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime\n';
 
 function csvLine(r: BenchRow): string {
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
   try {
     const chatportOut = join(WORK, 'chatport-out');
     await rm(chatportOut, { recursive: true, force: true });
-    const c = await runMeasured(self, ['--child', 'chatport', platform.url, chatportOut], { CHATPORT_LOG_LEVEL: 'warn' }, ['--import', 'tsx']);
+    const c = await runMeasured(self, ['--child', 'chatport', platform.url, chatportOut], { CHATPORT_LOG_LEVEL: 'warn' });
     if (c.code !== 0) throw new Error(`chatport child failed:\n${c.stderrTail}`);
     const cr = JSON.parse(c.stdout) as { rows: number; rejected: number; runMs: number };
     if (cr.rows !== rows || cr.rejected !== 0) throw new Error(`chatport wrote ${cr.rows} rows (${cr.rejected} rejected), expected ${rows}`);
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
 
     const duckOut = join(WORK, 'duckdb.parquet');
     await rm(duckOut, { force: true });
-    const d = await runMeasured(self, ['--child', 'duckdb', csv, duckOut], {}, ['--import', 'tsx']);
+    const d = await runMeasured(self, ['--child', 'duckdb', csv, duckOut], {});
     if (d.code !== 0) throw new Error(`duckdb child failed:\n${d.stderrTail}`);
     const dr = JSON.parse(d.stdout) as { rows: number; runMs: number; bytes: number };
     results.push({ name: 'DuckDB read_csv → Parquet zstd (file on disk)', wallMs: d.wallMs, runMs: dr.runMs, cpuMs: d.cpuMs, maxRssMb: d.maxRssMb, rows: dr.rows, outMb: dr.bytes / 1024 ** 2 });
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   process.stdout.write(`Input: ${rows.toLocaleString('en')} rows, ${csvMb.toFixed(0)} MB of CSV; Node ${process.version}; ${new Date().toISOString()}\n`);
   process.stdout.write(`${[line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.map(line)].join('\n')}\n`);
-  process.stdout.write('"process wall" includes process start (and tsx compiling chatport\'s TypeScript); "run" is the export alone.\n');
+  process.stdout.write('"process wall" includes process start (module loading); "run" is the export alone.\n');
 }
 
 await main();

@@ -9,19 +9,18 @@
  * Utilisation = ideal / actual, where actual is the messages stage's duration in the run report (reading,
  * uploading and waiting for every job); the goal is ≥ 95% for both. Prints every run and min/median/max.
  *
- *   node --import tsx bench/pacing.ts --messages 440000 --runs 3
+ *   node dist-bench/bench/pacing.js --messages 440000 --runs 3
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { generate } from './import-csv.js';
+import { generate } from './lib/import-inputs.js';
 import { runMeasured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 import { spread } from './lib/spread.js';
+import { CLI, workDir } from './lib/paths.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const WORK = fileURLToPath(new URL('./.work/', import.meta.url));
+const WORK = workDir();
 const CHUNK = 5000;
 const GOAL = 0.95;
 

@@ -3,7 +3,7 @@
  * streamed from an iterator into one Parquet file, each candidate in its own child process so peak RSS is
  * its own. Figures and the choice: docs/parquet.md.
  *
- *   node --import tsx bench/parquet-writer.ts [--rows 1000000] [--candidates chatport,hyparquet-writer,…]
+ *   node dist-bench/bench/parquet-writer.js [--rows 1000000] [--candidates chatport,hyparquet-writer,…]
  *
  * Candidates:
  *   chatport          the sink's encoder: Arrow batches from typed arrays → parquet-wasm, zstd
@@ -22,6 +22,7 @@ import { createFileEncoder } from '../src/sinks/index.js';
 import type { Row, TableSchema } from '../src/sinks/index.js';
 import { generateBenchRows, type BenchRow } from './parquet-rows.js';
 import { loadDuckDB } from './lib/duckdb.js';
+import { workDir } from './lib/paths.js';
 
 const CANDIDATES = ['chatport', 'hyparquet-writer', 'duckdb-appender', 'duckdb-csv'] as const;
 type Candidate = (typeof CANDIDATES)[number];
@@ -153,7 +154,7 @@ async function main(): Promise<void> {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const dir = join(fileURLToPath(new URL('.', import.meta.url)), '.work', 'parquet-writer');
+  const dir = workDir('parquet-writer');
   const childCandidate = option('--child') as Candidate | undefined;
   const rows = Number(option('--rows') ?? 1_000_000);
   if (childCandidate) return child(childCandidate, rows, dir);
@@ -163,7 +164,7 @@ async function main(): Promise<void> {
   await mkdir(dir, { recursive: true });
   const results: Measurement[] = [];
   for (const candidate of candidates) {
-    const run = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', candidate, '--rows', String(rows)], { stdio: 'inherit' });
+    const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', candidate, '--rows', String(rows)], { stdio: 'inherit' });
     if (run.status !== 0) throw new Error(`${candidate} failed with exit code ${run.status}`);
     const { readFile } = await import('node:fs/promises');
     results.push(JSON.parse(await readFile(join(dir, `${candidate}.json`), 'utf8')) as Measurement);

@@ -5,18 +5,17 @@
  * run. The replies pass costs the difference: replies/s = replies ÷ (messages stage with replies − the same
  * stage flattened), and the chatport CPU per reply likewise. Prints every run and min/median/max.
  *
- *   npm run build && node --import tsx bench/replies.ts --messages 100000 --runs 3
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/replies.js --messages 100000 --runs 3
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runMeasured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 import { spread } from './lib/spread.js';
+import { CLI, workDir } from './lib/paths.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const WORK = fileURLToPath(new URL('./.work/replies/', import.meta.url));
+const WORK = workDir('replies');
 const USERS = 50;
 const CHANNELS = 20;
 

@@ -3,7 +3,7 @@
  * limits a benchmark of chatport"). Starts an in-memory sandbox, uploads one messages import file of
  * `--items` items shaped like the pipeline's (idempotency key, properties.source), and waits for the job.
  *
- *   node --import tsx bench/sandbox-ingest.ts [--items 500000] [--runs 3]
+ *   node dist-bench/bench/sandbox-ingest.js [--items 500000] [--runs 3]
  *
  * Prints one JSON line per run: items/s end to end (upload start → FINISHED, as a client sees it) and for
  * the job alone (createdTime → endedTime: validation + apply).

@@ -5,20 +5,19 @@
  * taken in turn). On a 2-core machine, N > 2 (and the sandbox beside the shards) shows the CPU split, not a
  * speed-up: the shards and the sandbox share two cores.
  *
- *   npm run build && node --import tsx bench/shards.ts --messages 200000 --runs 3
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/shards.js --messages 200000 --runs 3
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateSlackExport } from '../fixtures/slack/generator/index.js';
 import { runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
 import { spread } from './lib/spread.js';
+import { CLI, workDir } from './lib/paths.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const WORK = fileURLToPath(new URL('./.work/shards/', import.meta.url));
+const WORK = workDir('shards');
 
 interface ShardsRun {
   n: number;

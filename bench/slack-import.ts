@@ -3,22 +3,21 @@
  * migrated into the sandbox with `chatport migrate slack`; messages/s, CPU seconds and peak RSS of the
  * chatport process (measured in its own child process; the sandbox runs in another one).
  *
- *   npm run build && node --import tsx bench/slack-import.ts --messages 1000000
- *   node --import tsx bench/slack-import.ts --messages 100000 --messages 1000000   # peak RSS at two sizes
- *   node --import tsx bench/slack-import.ts --messages 1000000 --heap-mb 128        # proves a bounded heap suffices
- *   node --import tsx bench/slack-import.ts --messages 1000000 --messages 2000000 --runs 3   # peak RSS varies run to run
+ *   npm run build && npx tsc -p tsconfig.bench.json && node dist-bench/bench/slack-import.js --messages 1000000
+ *   node dist-bench/bench/slack-import.js --messages 100000 --messages 1000000   # peak RSS at two sizes
+ *   node dist-bench/bench/slack-import.js --messages 1000000 --heap-mb 128        # proves a bounded heap suffices
+ *   node dist-bench/bench/slack-import.js --messages 1000000 --messages 2000000 --runs 3   # peak RSS varies run to run
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { generateSlackExport } from '../fixtures/slack/generator/index.js';
 import { formatQuarters, runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
+import { CLI, workDir } from './lib/paths.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-const WORK = fileURLToPath(new URL('./.work/slack-import/', import.meta.url));
+const WORK = workDir('slack-import');
 
 interface StageTotals {
   read: number;

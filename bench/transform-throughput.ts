@@ -4,7 +4,7 @@
  *   parse     chatport's parseRecordBatches (CSV with line numbers)
  *   full      parseRecordBatches + mapping + validation + idempotency key + chunking
  * on a generated CSV of messages (default 200,000 rows; `--rows N`). Input is generated in memory and fed
- * as 64 KiB chunks, so no disk I/O is measured. Run: `node --import tsx bench/transform-throughput.ts`.
+ * as 64 KiB chunks, so no disk I/O is measured. Run: `node dist-bench/bench/transform-throughput.js`.
  */
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';

@@ -7,9 +7,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { workDir } from './paths.js';
 
-const DIR = fileURLToPath(new URL('../.work/duckdb/', import.meta.url));
+const DIR = workDir('duckdb');
 const VERSION = '1.5.6-r.1';
 
 /** The parts of @duckdb/node-api the benchmarks use. */

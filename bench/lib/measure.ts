@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { benchLib } from './paths.js';
 
 export interface Measured {
   wallMs: number;
@@ -18,7 +18,7 @@ export interface Measured {
   stderrTail: string;
 }
 
-const CHILD = fileURLToPath(new URL('./measured-child.mjs', import.meta.url));
+const CHILD = benchLib('measured-child.mjs');
 
 /** Runs `node <script> args` in a child process and measures its wall time, CPU time and peak RSS. */
 /** Quarters of rssByQuarterMb as text, `–` where there was no sample. */

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { CLI } from './paths.js';
 
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
 /** The sandbox in its own process (so it never shares CPU accounting with what is measured). */
 export async function startSandboxProcess(extraArgs: string[] = []): Promise<{ url: string; clientId: string; clientSecret: string; child: ChildProcess; stop(): Promise<void> }> {
