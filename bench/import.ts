@@ -5,8 +5,8 @@
  * - CPU: for each source format, chatport's CPU per record against that format's floor (bench/lib/floor-*.mjs),
  *   taken in pairs, run after run, with min / median / max; and the sandbox's CPU per imported item against
  *   chatport's.
- * - Memory: chatport's peak RSS importing CSV at each of `--memory-sizes`, and the sandbox's peak RSS once it
- *   holds them.
+ * - Memory: chatport's peak RSS importing CSV at each of `--memory-sizes`, and the peak RSS of a sandbox
+ *   started with `--data` (as a large rehearsal runs it) once it holds them.
  *
  *   node dist-bench/bench/import.js [--messages 1000000] [--formats csv,ndjson,json] [--runs 3]
  *                                   [--memory-sizes 1000000,5000000,10000000]
@@ -38,9 +38,9 @@ interface ImportRun {
 }
 
 /** One `chatport import --no-verify` into a fresh sandbox process, with the sandbox's CPU and memory. */
-async function importOnce(dir: string, messages: number): Promise<ImportRun> {
+async function importOnce(dir: string, messages: number, sandboxArgs: string[] = []): Promise<ImportRun> {
   await rm(join(dir, 'state'), { recursive: true, force: true });
-  const sandbox = await startSandboxProcess();
+  const sandbox = await startSandboxProcess(sandboxArgs);
   try {
     const env = { CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: sandbox.clientId, CHATPORT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn' };
     const sandboxCpu0 = cpuMsOf(sandbox.child.pid!);
@@ -94,7 +94,7 @@ async function cpuPairs(format: InputFormat, messages: number, runs: number): Pr
 async function memoryBySize(sizes: number[]): Promise<void> {
   const peaks: number[] = [];
   console.log('\n### memory: CSV import at each size\n');
-  console.log('| messages | wall s | chatport CPU µs/record | chatport peak RSS MB | by quarter of the run, MB | most old generation after a full GC, MB | sandbox peak RSS MB |');
+  console.log('| messages | wall s | chatport CPU µs/record | chatport peak RSS MB | by quarter of the run, MB | most old generation after a full GC, MB | sandbox (--data) peak RSS MB |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|');
   let sandboxAtLargest = 0;
   for (const messages of sizes) {
@@ -102,7 +102,8 @@ async function memoryBySize(sizes: number[]): Promise<void> {
     await rm(dir, { recursive: true, force: true });
     process.stderr.write(`import bench: generating ${messages.toLocaleString('en-US')} messages for the memory run…\n`);
     await generate(dir, messages, 'csv');
-    const run = await importOnce(dir, messages);
+    // The sandbox as a large rehearsal would run it: its state on disk (`--data`), messages' texts there too.
+    const run = await importOnce(dir, messages, ['--data', join(dir, 'sandbox-data')]);
     await rm(dir, { recursive: true, force: true });
     peaks.push(run.chatport.maxRssMb);
     sandboxAtLargest = run.sandboxPeakRssMb;

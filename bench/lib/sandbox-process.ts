@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { CLI } from './paths.js';
 
-
 /** The sandbox in its own process (so it never shares CPU accounting with what is measured). */
 export async function startSandboxProcess(extraArgs: string[] = []): Promise<{ url: string; clientId: string; clientSecret: string; child: ChildProcess; stop(): Promise<void> }> {
   const clientId = 'bench';
   const clientSecret = 'bench-secret-0001';
-  const child = spawn(process.execPath, ['--max-old-space-size=12000', CLI, 'sandbox', '--port', '0', '--client-id', clientId, '--client-secret', clientSecret, ...extraArgs], {
+  const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--client-id', clientId, '--client-secret', clientSecret, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, CHATPORT_LOG_LEVEL: 'warn' },
   });

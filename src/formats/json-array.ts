@@ -1,39 +1,58 @@
-import { pipeline } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import type { Token } from 'stream-json/parser.js';
-import streamArray from 'stream-json/streamers/stream-array.js';
-import withParser from 'stream-json/utils/with-parser.js';
 import { FormatError } from './errors.js';
-import { readBatches } from '../shared/read-batches.js';
+import { JsonArraySplitter } from './json-array-split.js';
+import { parseJsonExact } from '../shared/lossless-json.js';
 import type { SourceItem } from './types.js';
 
 /**
- * One JSON array (streamed, never held whole) → records in batches, with their 0-based index. An element that is not
- * an object is an UnparseableRecord at its index. A top-level value that is not an array, or a syntax
- * error, stops the file with a FormatError naming the index of the last element read. An integer beyond
- * ±(2^53 − 1) is read as its exact decimal text, as in NDJSON.
+ * One JSON array (streamed, never held whole) → records in batches (one per input buffer), with their
+ * 0-based index. The array is cut into its elements' texts (json-array-split.ts), each parsed alone with
+ * JSON.parse. An element that is not an object is an UnparseableRecord at its index. A top-level value
+ * that is not an array, or a syntax error, stops the file with a FormatError naming the index of the last
+ * element read; the elements before it are delivered. An integer beyond ±(2^53 − 1) is read as its exact
+ * decimal text, as in NDJSON.
  */
 export async function* parseJsonArrayBatches(bytes: Readable, file: string): AsyncGenerator<SourceItem[]> {
-  const elements = pipeline(bytes, withParser.asStream(exactIntegerElements, { packKeys: true }), () => {
-    // Errors reach the consumer through the batches.
-  });
-  let last = -1;
-  try {
-    for await (const batch of readBatches<{ key: number; value: unknown }>(elements)) {
-      const out: SourceItem[] = [];
-      for (const { key, value } of batch) {
-        last = key;
-        out.push(elementItem(key, value, file));
-      }
-      yield out;
+  const decoder = new StringDecoder('utf8');
+  const splitter = new JsonArraySplitter();
+  let index = 0;
+  const unreadable = (error: unknown) =>
+    new FormatError(`${file}: the JSON array cannot be read after element ${index - 1} (${(error as Error).message})`, { file, index }, error);
+  const pieces = async function* () {
+    for await (const chunk of bytes as AsyncIterable<Buffer>) yield decoder.write(chunk);
+    yield decoder.end();
+  };
+  for await (const piece of pieces()) {
+    let texts: string[];
+    try {
+      texts = splitter.push(piece);
+    } catch (error) {
+      throw unreadable(error);
     }
-  } catch (error) {
-    throw new FormatError(
-      `${file}: the JSON array cannot be read after element ${last} (${(error as Error).message})`,
-      { file, index: last + 1 },
-      error,
-    );
+    const { items, error } = parseElements(texts, file, index);
+    index += items.length;
+    if (items.length > 0) yield items;
+    if (error) throw unreadable(error);
   }
+  try {
+    splitter.end();
+  } catch (error) {
+    throw unreadable(error);
+  }
+}
+
+/** Parses element texts in order; stops at the first that is not JSON, keeping the items before it. */
+function parseElements(texts: readonly string[], file: string, firstIndex: number): { items: SourceItem[]; error?: unknown } {
+  const items: SourceItem[] = [];
+  for (const text of texts) {
+    try {
+      items.push(elementItem(firstIndex + items.length, parseJsonExact(text, 'text'), file));
+    } catch (error) {
+      return { items, error };
+    }
+  }
+  return { items };
 }
 
 function elementItem(key: number, value: unknown, file: string): SourceItem {
@@ -47,23 +66,4 @@ function elementItem(key: number, value: unknown, file: string): SourceItem {
       position: { file, index: key },
     };
   return { record: value as Record<string, unknown>, position: { file, index: key } };
-}
-
-/** streamArray, fed number tokens that are integers beyond the safe range as strings, so no digit is lost. */
-function exactIntegerElements(options?: Parameters<typeof streamArray>[0]) {
-  const elements = streamArray(options);
-  // Object.assign keeps whatever marks streamArray's function carries (flushable or not), as its type says.
-  return Object.assign((token: Token) => elements(isLongInteger(token) ? { name: 'stringValue', value: token.value } : token), elements);
-}
-
-const INTEGER_TOKEN = /^-?\d+$/;
-
-function isLongInteger(token: Token): token is Token & { value: string } {
-  return (
-    token.name === 'numberValue' &&
-    typeof token.value === 'string' &&
-    token.value.length >= 16 &&
-    INTEGER_TOKEN.test(token.value) &&
-    !Number.isSafeInteger(Number(token.value))
-  );
 }

@@ -30,6 +30,8 @@ import { FaultEngine } from './faults.js';
 import { JobEngine } from './jobs.js';
 import type { RecordedRequest, SandboxHandle, SandboxOptions } from './options.js';
 import { openPersistence, type Persistence } from './persistence.js';
+import { FileArena, MemoryArena, type ByteArena } from './byte-arena.js';
+
 import { Renderer } from './render.js';
 import { Router } from './router.js';
 import { SANDBOX_ROUTES } from './routes/index.js';
@@ -61,7 +63,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const random = options.random ?? Math.random;
   const clock = options.clock ?? Date.now;
 
-  const store = new Store({ id: 1, name: 'sandbox', key: randomBytes(16).toString('hex'), properties: {}, createdTime: Date.now() });
+  const texts = messageTexts(options.dataDir);
+  const store = new Store({ id: 1, name: 'sandbox', key: randomBytes(16).toString('hex'), properties: {}, createdTime: Date.now() }, texts);
   let persistence: Persistence | undefined;
   let loaded = false;
   if (options.dataDir) {
@@ -123,9 +126,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         await jobs.close();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         persistence?.compact();
+        texts.close();
         if (!options.dataDir) rmSync(exportsDir, { recursive: true, force: true });
       })()),
   };
+}
+
+/** The messages' texts under `--data`: a cache of the journal's, rewritten at every start. */
+const MESSAGE_TEXTS_FILE = 'message-texts.bin';
+
+/**
+ * Where messages' texts live: in memory, or with `--data` in a file there (rebuilt from the journal at each
+ * start), so a large rehearsal keeps only their places in memory (docs/sandbox.md "Memory").
+ */
+function messageTexts(dataDir: string | undefined): ByteArena {
+  if (!dataDir) return new MemoryArena();
+  mkdirSync(dataDir, { recursive: true });
+  return new FileArena(join(dataDir, MESSAGE_TEXTS_FILE));
 }
 
 /** Links must name an address clients can reach: a wildcard listen address becomes loopback. */

@@ -7,6 +7,10 @@
  * Times are epoch milliseconds here and rendered as ISO 8601 UTC on the wire.
  */
 
+import { MemoryArena, type ByteArena } from './byte-arena.js';
+import { KeyTable } from './key-table.js';
+import { MessageTable } from './message-table.js';
+
 export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
 export type JobState = 'PENDING' | 'RUNNING' | 'FINISHED' | 'FAILED';
 
@@ -196,7 +200,8 @@ export class Store {
   readonly directByMembers = new Map<string, number>();
   /** channel id → (user id → membership time), in join order. */
   readonly members = new Map<number, Map<number, number>>();
-  readonly messages = new Map<number, MessageRec>();
+  /** Compact columns (message-table.ts): get() builds a MessageRec each time, so treat it as a value. */
+  readonly messages: MessageTable;
   /**
    * Message ids in ascending order: all messages, replies included; per channel, the channel's own (MAIN
    * thread) messages; per parent, its replies (ids are sequential, so appends keep order).
@@ -206,7 +211,7 @@ export class Store {
   readonly repliesByParent = new Map<number, number[]>();
   readonly jobs = new Map<number, JobRec>();
   /** Idempotency keys share one space across the application (decisions.md). */
-  readonly keys = new Map<string, { kind: KeyKind; id: number }>();
+  readonly keys = new KeyTable();
   /** Read receipts: message id → (user id → time read), in the order read. */
   readonly receipts = new Map<number, Map<number, number>>();
   readonly notifications = new Map<number, NotificationRec>();
@@ -228,8 +233,10 @@ export class Store {
   /** Set by persistence; a no-op in memory-only mode. */
   journal: Journal = () => {};
 
-  constructor(app: ApplicationRec) {
+  /** `texts` holds the messages' bodies and properties: in memory, or in a file under `--data`. */
+  constructor(app: ApplicationRec, texts: ByteArena = new MemoryArena()) {
     this.app = app;
+    this.messages = new MessageTable(texts);
   }
 
   nextId(name: SeqName): number {
@@ -303,7 +310,7 @@ export class Store {
       }
       case 'msg': {
         const isNew = !this.messages.has(op.v.id);
-        this.messages.set(op.v.id, op.v);
+        this.messages.set(op.v);
         if (isNew) {
           insertSorted(this.messageIds, op.v.id);
           const index = op.v.parentId === undefined ? this.messageIdsByChannel : this.repliesByParent;
@@ -408,7 +415,7 @@ export class Store {
     for (const [c, m] of this.members) for (const [u, at] of m) yield { t: 'member', c, u, at };
     for (const id of this.messageIds) yield { t: 'msg', v: this.messages.get(id)! };
     for (const v of this.jobs.values()) yield { t: 'job', v };
-    for (const [k, { kind, id }] of this.keys) yield { t: 'key', k, kind, id };
+    for (const [k, { kind, id }] of this.keys.entries()) yield { t: 'key', k, kind, id };
     for (const [m, readers] of this.receipts) for (const [u, at] of readers) yield { t: 'read', m, u, at };
     for (const v of this.notifications.values()) yield { t: 'notif', v };
     for (const v of this.userSessions.values()) yield { t: 'usess', v };

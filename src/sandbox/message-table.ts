@@ -1,0 +1,132 @@
+/**
+ * The sandbox's messages, held compactly: ids are sequential, so each field is a column indexed by id
+ * (typed arrays in pages of 64Ki), and what varies in size (body, group tag, properties, file, edit time) is
+ * one JSON text in a ByteArena. A message costs about 30 bytes of columns plus its JSON, instead of a
+ * retained object graph the garbage collector walks on every full collection (about 0.7 KB an item, and a
+ * Map that cannot pass 2^24 entries). Reads build a MessageRec on demand; callers treat it as a value.
+ */
+import { parseJsonExact, stringifyJson } from '../shared/lossless-json.js';
+import type { ByteArena } from './byte-arena.js';
+import type { MessageFile, MessageRec } from './store.js';
+
+const PAGE_BITS = 16;
+const PAGE_SIZE = 1 << PAGE_BITS;
+const NONE = 0;
+
+/** One page of columns. 0 in user or parent means none (ids start at 1). */
+class Page {
+  readonly present = new Uint8Array(PAGE_SIZE);
+  readonly type = new Uint8Array(PAGE_SIZE);
+  readonly channel = new Int32Array(PAGE_SIZE);
+  readonly user = new Int32Array(PAGE_SIZE);
+  readonly parent = new Int32Array(PAGE_SIZE);
+  readonly created = new Float64Array(PAGE_SIZE);
+  /** Where the message's variable part is in the arena; -1 when it has none. */
+  readonly payload = new Float64Array(PAGE_SIZE).fill(-1);
+}
+
+/** The variable part of a message, as stored (short names: this text is kept once per message). */
+interface Payload {
+  b?: string;
+  g?: string;
+  p?: Record<string, unknown>;
+  f?: MessageFile;
+  e?: number;
+}
+
+export class MessageTable {
+  private readonly pages: Page[] = [];
+  private readonly types: string[] = [];
+  private readonly typeIndex = new Map<string, number>();
+  private count = 0;
+  private highest = 0;
+
+  constructor(private readonly arena: ByteArena) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  has(id: number): boolean {
+    const page = this.pages[id >>> PAGE_BITS];
+    return page !== undefined && page.present[id & (PAGE_SIZE - 1)] === 1;
+  }
+
+  get(id: number): MessageRec | undefined {
+    if (!Number.isInteger(id) || id < 1) return undefined;
+    const page = this.pages[id >>> PAGE_BITS];
+    const slot = id & (PAGE_SIZE - 1);
+    if (page === undefined || page.present[slot] !== 1) return undefined;
+    const message: MessageRec = { id, type: this.types[page.type[slot]!]!, channelId: page.channel[slot]!, createdTime: page.created[slot]! };
+    if (page.user[slot] !== NONE) message.userId = page.user[slot]!;
+    if (page.parent[slot] !== NONE) message.parentId = page.parent[slot]!;
+    const place = page.payload[slot]!;
+    if (place >= 0) {
+      const p = parseJsonExact(this.arena.read(place), 'bigint') as Payload;
+      if (p.b !== undefined) message.body = p.b;
+      if (p.g !== undefined) message.groupTag = p.g;
+      if (p.p !== undefined) message.properties = p.p;
+      if (p.f !== undefined) message.file = p.f;
+      if (p.e !== undefined) message.lastEditedTime = p.e;
+    }
+    return message;
+  }
+
+  /** Adds or replaces message `m.id` (a replaced message's old text stays in the arena, unreferenced). */
+  set(m: MessageRec): void {
+    if (!Number.isInteger(m.id) || m.id < 1 || m.id >= 2 ** 31) throw new RangeError(`message id ${m.id} is outside the store's range`);
+    const page = this.pageFor(m.id);
+    const slot = m.id & (PAGE_SIZE - 1);
+    if (page.present[slot] !== 1) this.count++;
+    page.present[slot] = 1;
+    page.type[slot] = this.typeNumber(m.type);
+    page.channel[slot] = m.channelId;
+    page.user[slot] = m.userId ?? NONE;
+    page.parent[slot] = m.parentId ?? NONE;
+    page.created[slot] = m.createdTime;
+    page.payload[slot] = this.storePayload(m);
+    if (m.id > this.highest) this.highest = m.id;
+  }
+
+  delete(id: number): boolean {
+    if (!this.has(id)) return false;
+    this.pages[id >>> PAGE_BITS]!.present[id & (PAGE_SIZE - 1)] = 0;
+    this.count--;
+    return true;
+  }
+
+  /** Every message, in id order. */
+  *values(): Generator<MessageRec> {
+    for (let id = 1; id <= this.highest; id++) {
+      const message = this.get(id);
+      if (message) yield message;
+    }
+  }
+
+  private pageFor(id: number): Page {
+    const index = id >>> PAGE_BITS;
+    while (this.pages.length <= index) this.pages.push(undefined as unknown as Page);
+    return (this.pages[index] ??= new Page());
+  }
+
+  private typeNumber(type: string): number {
+    let n = this.typeIndex.get(type);
+    if (n === undefined) {
+      if (this.types.length === 256) throw new RangeError('more than 256 message types');
+      n = this.types.push(type) - 1;
+      this.typeIndex.set(type, n);
+    }
+    return n;
+  }
+
+  private storePayload(m: MessageRec): number {
+    if (m.body === undefined && m.groupTag === undefined && m.properties === undefined && m.file === undefined && m.lastEditedTime === undefined) return -1;
+    const payload: Payload = {};
+    if (m.body !== undefined) payload.b = m.body;
+    if (m.groupTag !== undefined) payload.g = m.groupTag;
+    if (m.properties !== undefined) payload.p = m.properties;
+    if (m.file !== undefined) payload.f = m.file;
+    if (m.lastEditedTime !== undefined) payload.e = m.lastEditedTime;
+    return this.arena.append(stringifyJson(payload));
+  }
+}
