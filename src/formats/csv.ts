@@ -1,13 +1,9 @@
-import { Parser } from 'csv-parse';
-import { pipeline } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
-import { readBatches } from '../shared/read-batches.js';
+import { CsvRowReader, CsvSyntaxError } from './csv-rows.js';
 import { clipRaw } from './types.js';
 import type { CsvFormatOptions, SourceItem } from './types.js';
-
-/** Rows the parser may hold before it waits for them to be taken. */
-const ROWS_BUFFERED = 128;
 
 type RowBuilder = (fields: string[]) => Record<string, string>;
 
@@ -57,97 +53,96 @@ function isBlankRow(fields: string[]): boolean {
   return fields.length === 1 && fields[0] === '';
 }
 
-/** Put in the row stream, in order, where csv-parse met broken quoting (see below). */
-class CsvBreak {
-  constructor(readonly error: Error) {}
-}
-
 /**
- * CSV bytes → records in batches (see readBatches), with the line each record starts on.
+ * CSV bytes → records in batches (one per input buffer), with the line each record starts on.
  *
- * csv-parse runs in array mode, and line numbers are counted here: a record takes one line plus the line
- * breaks quoted inside its fields. (csv-parse's own `info.lines` counts a CRLF inside a quoted field twice,
- * and its `raw` option copies every byte once more, which costs a tenth of the parse.) Arrays are what we
- * need anyway to report a wrong field count as a rejected record (`relax_column_count`), with the row
- * written back as CSV, instead of a failed file.
- * Blank lines are skipped (they are not records). Broken quoting stops the file with a FormatError naming
- * the line where the broken record starts: after it, csv-parse cannot tell where records begin, and
- * guessing could lose or invent records. (csv-parse's `skip_records_with_error` + `on_skip` is used only to
- * put that error into the row stream at its place, so rows before it are still delivered and the line is
- * exact; letting the parser fail the stream would drop rows still buffered and the line with them.)
+ * Rows come from CsvRowReader (csv-rows.ts) as arrays of fields, and line numbers are counted here: a
+ * record takes one line plus the line breaks quoted inside its fields. Arrays are what we need anyway to
+ * report a wrong field count as a rejected record, with the row written back as CSV, instead of a failed
+ * file. Blank lines are skipped (they are not records). Broken quoting stops the file with a FormatError
+ * naming the line where the broken record starts, after the rows before it: past it nobody can tell where
+ * records begin, and guessing could lose or invent records.
  */
 export async function* parseCsvBatches(bytes: Readable, file: string, options: CsvFormatOptions = {}): AsyncGenerator<SourceItem[]> {
   const header = options.header ?? true;
   const delimiter = options.delimiter ?? ',';
   const quote = options.quote ?? '"';
-  const parser: Parser = new Parser({
-    skip_records_with_error: true,
-    on_skip: (error) => {
-      parser.push(new CsvBreak(error ?? new Error('unreadable CSV')));
-      return undefined;
-    },
-    delimiter,
-    quote,
-    bom: options.bom ?? true,
-    // The bytes are UTF-8 whatever the file's encoding was (TextNormalizer).
-    encoding: 'utf8',
-    relax_column_count: true,
-    skip_empty_lines: false,
-    // Up to this many parsed rows wait in the parser; the next batch takes all of them.
-    readableHighWaterMark: ROWS_BUFFERED,
-  } as ConstructorParameters<typeof Parser>[0]);
-  const rows = pipeline(bytes, parser, () => {
-    // Errors reach the consumer through the batches below; this callback only keeps pipeline quiet.
-  });
+  const reader = new CsvRowReader({ delimiter, quote, bom: options.bom ?? true });
+  // The bytes are UTF-8 whatever the file's encoding was (TextNormalizer).
+  const decoder = new StringDecoder('utf8');
+  const records = new CsvRecords(file, header, options, delimiter, quote);
+  for await (const chunk of bytes as AsyncIterable<Buffer>) {
+    const { rows, error } = rowsOf(() => reader.push(decoder.write(chunk)));
+    const out = records.take(rows);
+    if (out.length > 0) yield out;
+    if (error) throw records.broken(error);
+  }
+  const { rows, error } = rowsOf(() => [...reader.push(decoder.end()), ...reader.end()]);
+  const out = records.take(rows);
+  if (out.length > 0) yield out;
+  if (error) throw records.broken(error);
+}
 
-  let nextLine = 1;
-  let index = 0;
-  let columns: string[] | undefined = header ? undefined : options.columns;
-  let build: RowBuilder | undefined = columns && compileRowBuilder(columns);
-  if (columns) options.onColumns?.(columns);
+/** The rows a read gave, or those before its broken quoting and the error. */
+function rowsOf(read: () => string[][]): { rows: string[][]; error?: CsvSyntaxError } {
   try {
-    for await (const batch of readBatches<string[] | CsvBreak>(rows)) {
-      const out: SourceItem[] = [];
-      for (const row of batch) {
-        if (row instanceof CsvBreak) {
-          // Rows before the break are delivered; the file stops at it.
-          if (out.length > 0) yield out;
-          throw row.error;
-        }
-        const line = nextLine;
-        const fields = row;
-        nextLine += linesOf(fields);
-        if (isBlankRow(fields)) continue;
-        if (columns === undefined || build === undefined) {
-          columns = options.columns ?? (header ? fields : fields.map((_, i) => String(i + 1)));
-          assertUniqueColumns(columns, file, line);
-          build = compileRowBuilder(columns);
-          options.onColumns?.(columns);
-          if (header) continue;
-        }
-        if (fields.length !== columns.length) {
-          out.push({
-            unparseable: {
-              message: `expected ${columns.length} fields (as the header has), found ${fields.length}`,
-              expected: `${columns.length} fields`,
-              raw: clipRaw(rowAsCsv(fields, delimiter, quote)),
-            },
-            position: { file, line, index: index++ },
-          });
-          continue;
-        }
-        out.push({ record: build(fields), position: { file, line, index: index++ } });
-      }
-      if (out.length > 0) yield out;
-    }
+    return { rows: read() };
   } catch (error) {
-    if (error instanceof FormatError) throw error;
-    const code = (error as { code?: string }).code;
-    throw new FormatError(
-      `${file}: CSV cannot be read from line ${nextLine} on (${code ?? 'error'}): ${(error as Error).message.replace(/ (at|on) line \d+/, '')}`,
-      { file, line: nextLine, csvCode: code },
-      error,
-    );
+    if (!(error instanceof CsvSyntaxError)) throw error;
+    return { rows: (error as CsvSyntaxError & { rows?: string[][] }).rows ?? [], error };
+  }
+}
+
+/** Rows → records: the header, line numbers, and wrong field counts as unparseable records. */
+class CsvRecords {
+  private nextLine = 1;
+  private index = 0;
+  private columns: string[] | undefined;
+  private build: RowBuilder | undefined;
+
+  constructor(
+    private readonly file: string,
+    private readonly header: boolean,
+    private readonly options: CsvFormatOptions,
+    private readonly delimiter: string,
+    private readonly quote: string,
+  ) {
+    this.columns = header ? undefined : options.columns;
+    this.build = this.columns && compileRowBuilder(this.columns);
+    if (this.columns) options.onColumns?.(this.columns);
+  }
+
+  take(rows: readonly string[][]): SourceItem[] {
+    const out: SourceItem[] = [];
+    for (const fields of rows) {
+      const line = this.nextLine;
+      this.nextLine += linesOf(fields);
+      if (isBlankRow(fields)) continue;
+      if (this.columns === undefined || this.build === undefined) {
+        this.columns = this.options.columns ?? (this.header ? fields : fields.map((_, i) => String(i + 1)));
+        assertUniqueColumns(this.columns, this.file, line);
+        this.build = compileRowBuilder(this.columns);
+        this.options.onColumns?.(this.columns);
+        if (this.header) continue;
+      }
+      const position = { file: this.file, line, index: this.index++ };
+      if (fields.length !== this.columns.length)
+        out.push({
+          unparseable: {
+            message: `expected ${this.columns.length} fields (as the header has), found ${fields.length}`,
+            expected: `${this.columns.length} fields`,
+            raw: clipRaw(rowAsCsv(fields, this.delimiter, this.quote)),
+          },
+          position,
+        });
+      else out.push({ record: this.build(fields), position });
+    }
+    return out;
+  }
+
+  /** The FormatError for broken quoting in the record that starts at the next line. */
+  broken(error: CsvSyntaxError): FormatError {
+    return new FormatError(`${this.file}: CSV cannot be read from line ${this.nextLine} on (${error.code}): ${error.message}`, { file: this.file, line: this.nextLine, csvCode: error.code }, error);
   }
 }
 

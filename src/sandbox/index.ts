@@ -125,7 +125,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
         await jobs.close();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        persistence?.compact();
+        // Flushed, not folded into a snapshot: the next start folds it anyway, and a snapshot of a large
+        // rehearsal takes minutes, longer than a container's stop grace period.
+        persistence?.flush();
         texts.close();
         if (!options.dataDir) rmSync(exportsDir, { recursive: true, force: true });
       })()),

@@ -10,8 +10,10 @@
  * start with the file, line and byte offset.
  *
  * Layout: `<dir>/state.ndjson` (snapshot, replaced only by temp file + fsync + rename, so it is always
- * whole) and `<dir>/journal.ndjson` (ops since that snapshot). On open and on close the journal is folded
- * into a fresh snapshot and emptied.
+ * whole) and `<dir>/journal.ndjson` (ops since that snapshot). On open the journal is folded into a fresh
+ * snapshot and emptied; on close it is only flushed (folding 10M messages takes minutes, more than a stop's
+ * grace period). `<dir>/message-texts.bin` holds the messages' texts for the running store (byte-arena.ts):
+ * rebuilt from these files at every start, never read as state.
  */
 import { createReadStream, existsSync, mkdirSync, openSync, writeSync, fsyncSync, closeSync, renameSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -89,6 +89,9 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
   // The commonest input of all (what most exporters write) needs no parsing and formatting again.
   if (typeof value === 'string' && ISO_TEXT.test(value) && isCanonicalIsoInRange(value)) return value;
   if (typeof value === 'string' && UTC_TEXT.test(value)) {
+    // Seconds and up to three digits of fraction: the canonical form is this text, padded.
+    const canonical = value.length === 20 ? `${value.slice(0, 19)}.000Z` : `${value.slice(0, 20)}${value.slice(20, -1).padEnd(3, '0')}Z`;
+    if (isCanonicalIsoInRange(canonical)) return canonical;
     const date = new Date(value);
     // Date rolls 2024-02-31 over to March; equal days means the date exists.
     if (date.getUTCDate() === Number(value.slice(8, 10))) return date.toISOString();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JsonArraySplitter } from '../../src/formats/json-array-split.js';
+import { rng } from '../helpers/rng.js';
 
 /** Splits `text` fed in pieces of `size` characters; the elements parsed, or the error thrown. */
 function split(text: string, size: number): unknown[] | Error {
@@ -21,14 +22,6 @@ function wholeParse(text: string): unknown[] | 'invalid' {
   } catch {
     return 'invalid';
   }
-}
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
 }
 
 /** Random JSON values with the characters that matter: quotes, escaped quotes, backslashes, brackets in strings. */

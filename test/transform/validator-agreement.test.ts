@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FAST_VALIDATORS, zodValidator } from '../../src/transform/index.js';
 import type { StageKind } from '../../src/transform/index.js';
-
-/** A small deterministic PRNG so the generated cases are the same on every run. */
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s * 1664525 + 1013904223) >>> 0;
-    return s / 2 ** 32;
-  };
-}
+import { rng } from '../helpers/rng.js';
 
 const VALID: Record<StageKind, Record<string, unknown>> = {
   users: { name: 'ann', displayName: 'Ann', isGuest: false, properties: {}, displayPicture: { url: 'u', name: 'n', contentType: 'image/png', size: 0 }, idempotencyKey: 'k' },

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import { createClient } from '../../api/index.js';
-import { startSandbox } from '../../sandbox/index.js';
 import type { CliContext } from '../context.js';
 import { connectionEnvFor, withoutConnectionVariables } from '../connection-env.js';
 import { loadPipelineFile } from '../pipeline-file.js';
@@ -33,6 +32,7 @@ export function registerDemo(program: Command, ctx: CliContext): void {
     .action(async (options: { state?: string }) => {
       // People read the demo's output on stdout; its JSON logs stay quiet unless asked for.
       ctx.logger.level = ctx.env.CHATPORT_LOG_LEVEL ?? 'warn';
+      const { startSandbox } = await import('../../sandbox/index.js');
       const sandbox = await startSandbox({ port: 0, logger: ctx.logger });
       const client = createClient({ apiUrl: sandbox.url, auth: { kind: 'client-credentials', tokenUrl: sandbox.tokenUrl, ...sandbox.credentials } });
       try {

@@ -3,7 +3,8 @@ import type { Command} from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
 import { UsageError } from '../../shared/errors.js';
 import { seededRandom } from '../../shared/seeded-random.js';
-import { parseFaultSpec, startSandbox, type FaultRule, type SandboxHandle } from '../../sandbox/index.js';
+import type { FaultRule, SandboxHandle } from '../../sandbox/index.js';
+import { parseFaultSpec } from '../../sandbox/fault-spec.js';
 import { connectionEnvFor, exportLines } from '../connection-env.js';
 import type { CliContext } from '../context.js';
 
@@ -127,6 +128,8 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
       } catch (error) {
         throw error instanceof TypeError ? new UsageError(error.message) : error;
       }
+      // Loaded here, not at start-up: every other command would pay for the sandbox's modules.
+      const { startSandbox } = await import('../../sandbox/index.js');
       const sandbox = await startSandbox({
         port: flags.port,
         host: flags.host,

@@ -1,0 +1,87 @@
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { CsvRowReader, CsvSyntaxError } from '../../src/formats/csv-rows.js';
+import { rng } from '../helpers/rng.js';
+
+/** Rows read from `text` fed in pieces of `size` characters, or the error it stopped with. */
+function read(text: string, size: number, delimiter = ',', quote = '"'): string[][] | CsvSyntaxError {
+  const reader = new CsvRowReader({ delimiter, quote, bom: true });
+  const rows: string[][] = [];
+  try {
+    for (let i = 0; i < text.length; i += size) rows.push(...reader.push(text.slice(i, i + size)));
+    rows.push(...reader.end());
+  } catch (error) {
+    if (error instanceof CsvSyntaxError) return error;
+    throw error;
+  }
+  return rows;
+}
+
+/** csv-parse, as chatport used it before (array mode, rows of any length, blank lines kept). */
+function csvParse(text: string, delimiter = ',', quote = '"'): string[][] | 'error' {
+  try {
+    return parse(text, { delimiter, quote, bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
+  } catch {
+    return 'error';
+  }
+}
+
+const PLAIN = ['', 'a', 'hello world', 'émoji 🎉', 'مرحبا', '  spaced  ', '1.5', 'x;y'];
+const NEEDS_QUOTES = ['a,b', 'say "hi"', 'line\nbreak', 'crlf\r\nbreak', '"', '""', ',', 'x\r', 'tab\tand, comma'];
+
+function csvField(value: string, delimiter: string): string {
+  return value.includes(delimiter) || /["\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+describe('CSV row reader', () => {
+  it('reads the same rows as csv-parse from well-formed CSV, however the text is cut, with LF, CRLF or CR line ends', () => {
+    const random = rng(11);
+    for (let n = 0; n < 200; n++) {
+      const delimiter = [',', ';', '\t', '||'][n % 4]!;
+      const eol = ['\n', '\r\n', '\r'][Math.floor(random() * 3)]!;
+      const rows = Array.from({ length: 1 + Math.floor(random() * 6) }, () =>
+        Array.from({ length: 1 + Math.floor(random() * 4) }, () => (random() < 0.6 ? PLAIN : NEEDS_QUOTES)[Math.floor(random() * 8)]!),
+      );
+      // Lone CRs inside fields only where CR is not the line end (csv-parse takes the first line end it meets).
+      const fields = (row: string[]) => row.map((v) => (eol === '\r' ? v.replaceAll('\r', '') : v));
+      const text = rows.map((row) => fields(row).map((v) => csvField(v, delimiter)).join(delimiter)).join(eol) + (random() < 0.5 ? eol : '');
+      const expected = csvParse(text, delimiter);
+      expect(expected, text).not.toBe('error');
+      for (const size of [1, 2, 5, 64, text.length]) expect(read(text, size, delimiter), `${JSON.stringify(text)} in pieces of ${size}`).toEqual(expected);
+    }
+  });
+
+  it('keeps blank lines as rows of one empty field, and a byte order mark out of the first field', () => {
+    for (const text of ['a,b\n\n1,2\n', '\uFEFFa,b\r\n\r\n1,2', 'x\n\n\n', '\n']) for (const size of [1, 3, 100]) expect(read(text, size), JSON.stringify(text)).toEqual(csvParse(text));
+  });
+
+  it('stops at broken quoting where csv-parse does, naming the fault, after the rows before it', () => {
+    const broken: Array<[string, CsvSyntaxError['code']]> = [
+      ['a,b\n1,x"y\n', 'CSV_INVALID_OPENING_QUOTE'],
+      ['a,b\n1,"x"y\n', 'CSV_INVALID_CLOSING_QUOTE'],
+      ['a,b\n1,"xy\n2,3\n', 'CSV_QUOTE_NOT_CLOSED'],
+      ['a, "b"\n', 'CSV_INVALID_OPENING_QUOTE'],
+    ];
+    for (const [text, code] of broken) {
+      expect(csvParse(text), text).toBe('error');
+      for (const size of [1, 4, 100]) {
+        const result = read(text, size);
+        expect(result, `${text} in pieces of ${size}`).toBeInstanceOf(CsvSyntaxError);
+        expect((result as CsvSyntaxError).code).toBe(code);
+      }
+    }
+    const reader = new CsvRowReader({ delimiter: ',', quote: '"', bom: true });
+    try {
+      reader.push('a,b\n1,2\n3,"x"y\n');
+      expect.unreachable();
+    } catch (error) {
+      expect((error as { rows: string[][] }).rows).toEqual([['a', 'b'], ['1', '2']]);
+    }
+  });
+
+  it('takes another quote character, and a delimiter of several characters cut between pieces', () => {
+    expect(read("a;'x;''y'''\n", 1, ';', "'")).toEqual([['a', "x;'y'"]]);
+    expect(read('a||b||"c||d"\n1||||3', 1, '||')).toEqual([['a', 'b', 'c||d'], ['1', '', '3']]);
+    expect(read('a,b,\n', 2)).toEqual([['a', 'b', '']]);
+  });
+});
