@@ -63,6 +63,20 @@ export class KeyTable {
     return this.slots[slot * 4 + 3]!;
   }
 
+  /** Every entry, 4 words each (key hi, key lo, content, ordinal), in slot order. */
+  entries(): Uint32Array {
+    const out = new Uint32Array(this.used * 4);
+    let w = 0;
+    for (let at = 0; at < this.slots.length; at += 4) if (this.slots[at + 3] !== 0) out.set(this.slots.subarray(at, at + 4), (w++) * 4);
+    return out;
+  }
+
+  /** Empties the table, keeping its capacity. */
+  clear(): void {
+    this.slots.fill(0);
+    this.used = 0;
+  }
+
   private place(keyHi: number, keyLo: number, content: number, ordinal: number): void {
     const slots = this.slots;
     let i = keyLo & this.mask;

@@ -1,4 +1,7 @@
-import { KeyTable, keyFingerprint, textHash } from './key-table.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keyFingerprint, textHash } from './key-table.js';
+import { SpillingKeyTable } from './spilling-key-table.js';
 import { PositionIndex, describePosition } from './position-index.js';
 import type { Accepted, Reason, RecordPosition } from './types.js';
 
@@ -34,21 +37,30 @@ export type DuplicateVerdict =
  * includes everything the platform would store): records that differ only in source fields the mapping
  * does not use are the same.
  *
- * Memory: KeyTable (about 32 bytes per distinct key) plus PositionIndex (usually a few bytes per file).
- * Ordinals are the 1-based numbers of the records in the stage's input (every record, also rejected or
- * skipped ones), noted in order with `note`.
+ * Memory is bounded whatever the stage's size: keys beyond 700,000 are spilled to sorted files in
+ * `spillDir` (SpillingKeyTable, 2 bytes a spilled key stay in memory), plus PositionIndex (usually a few
+ * bytes per file). With last-wins, the first pass keeps only the records a later one supersedes (usually
+ * none), and the key table is closed before the main pass. Ordinals are the 1-based numbers of the
+ * records in the stage's input (every record, also rejected or skipped ones), noted in order with `note`.
  */
 export class SourceDuplicates {
-  private readonly table = new KeyTable();
+  private readonly table: SpillingKeyTable;
   private readonly positions = new PositionIndex();
-  /** last-wins: the first pass noted every position and each key's last occurrence. */
+  /** last-wins, first pass: each earlier record of a key seen again (ordinal, content, key hi, key lo). */
+  private earlier: number[] = [];
+  /** last-wins, main pass: each record a later one supersedes → that last record's ordinal, and whether the content is the same. */
+  private readonly losers = new Map<number, { last: number; same: boolean }>();
   private prepared = false;
 
   constructor(
     readonly mode: DuplicatesMode,
     /** The stage's key field(s), for messages. */
     private readonly keyName: string,
-  ) {}
+    spillDir: string = join(tmpdir(), `chatport-keys-${process.pid}-${Math.random().toString(36).slice(2)}`),
+    memoryKeys?: number,
+  ) {
+    this.table = new SpillingKeyTable(spillDir, memoryKeys);
+  }
 
   /** Bytes the key table and position index hold now. */
   get bytes(): number {
@@ -67,38 +79,51 @@ export class SourceDuplicates {
     const key = accepted.item.idempotencyKey;
     if (typeof key !== 'string') return;
     const [hi, lo] = keyFingerprint(key);
-    const slot = this.table.find(hi, lo);
-    if (slot === -1) this.table.insert(hi, lo, textHash(json), ordinal);
-    else this.table.update(slot, textHash(json), ordinal);
+    const content = textHash(json);
+    const found = this.table.lookup(hi, lo);
+    if (found === undefined) return this.table.insert(hi, lo, content, ordinal);
+    this.earlier.push(found.ordinal, found.content, hi, lo);
+    found.set(content, ordinal);
   }
 
-  /** The first pass is over: the main pass only asks `check`. */
+  /** The first pass is over: each superseded record learns its key's last record, and the key table goes. */
   endFirstPass(): void {
+    for (let i = 0; i < this.earlier.length; i += 4) {
+      const last = this.table.lookup(this.earlier[i + 2]!, this.earlier[i + 3]!)!;
+      this.losers.set(this.earlier[i]!, { last: last.ordinal, same: last.content === this.earlier[i + 1] });
+    }
+    this.earlier = [];
+    this.table.close();
     this.prepared = true;
+  }
+
+  /** Removes the spilled keys' files. */
+  close(): void {
+    this.table.close();
   }
 
   /** Undefined: send the record. Otherwise what to do instead. */
   check(ordinal: number, accepted: Accepted, json: string): DuplicateVerdict | undefined {
     const key = accepted.item.idempotencyKey;
     if (typeof key !== 'string') return undefined;
-    const [hi, lo] = keyFingerprint(key);
-    const content = textHash(json);
-    const slot = this.table.find(hi, lo);
     if (this.mode === 'last-wins') {
-      // The last occurrence is sent; a key the first pass did not see (it cannot happen) is sent too.
-      const last = slot === -1 ? ordinal : this.table.ordinalAt(slot);
-      if (last <= ordinal) return undefined;
-      const other = this.positions.at(last);
-      if (this.table.contentAt(slot) === content)
+      // The last occurrence is sent (also a key the first pass did not see: it cannot happen).
+      const loser = this.losers.get(ordinal);
+      if (loser === undefined) return undefined;
+      const other = this.positions.at(loser.last);
+      if (loser.same)
         return this.skip('duplicate', accepted, other, `key ${JSON.stringify(accepted.sourceKey)} appears again at ${describePosition(other)} with the same content; that record is sent, this one is counted as a duplicate`);
       return this.skip('superseded', accepted, other, `key ${JSON.stringify(accepted.sourceKey)} appears again at ${describePosition(other)} with other content; the later record wins (duplicates: last-wins), this one is skipped`);
     }
-    if (slot === -1) {
+    const [hi, lo] = keyFingerprint(key);
+    const content = textHash(json);
+    const found = this.table.lookup(hi, lo);
+    if (found === undefined) {
       this.table.insert(hi, lo, content, ordinal);
       return undefined;
     }
-    const first = this.positions.at(this.table.ordinalAt(slot));
-    if (this.table.contentAt(slot) === content)
+    const first = this.positions.at(found.ordinal);
+    if (found.content === content)
       return this.skip('duplicate', accepted, first, `key ${JSON.stringify(accepted.sourceKey)} was seen before at ${describePosition(first)} with the same content: a duplicate of it, not sent again`);
     const where = describePosition(first);
     return {

@@ -14,9 +14,11 @@ export async function openStageDuplicates(
   readInput: () => AsyncIterable<Processed[]>,
   signal: AbortSignal,
   logger: Logger,
+  /** Where keys beyond those kept in memory are written (the run folder's keys/<stage>). */
+  spillDir: string,
 ): Promise<SourceDuplicates> {
   const keyName = typeof stage.key === 'string' ? stage.key : stage.key.join(', ');
-  const duplicates = new SourceDuplicates(stage.options.duplicates, keyName);
+  const duplicates = new SourceDuplicates(stage.options.duplicates, keyName, spillDir);
   if (duplicates.mode !== 'last-wins') return duplicates;
   logger.info({ stage: stage.stage }, 'duplicates: last-wins: reading the input once to find the last record of each key');
   let ordinal = 0;

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { ChatportClient } from '../../api/index.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type RecordPosition } from '../../transform/index.js';
+import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type RecordPosition, type SourceDuplicates } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
@@ -241,6 +241,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     progress();
   };
 
+  let duplicates: SourceDuplicates | undefined;
   try {
     if (!state.done || mode !== 'import') {
       const replies = await openStageReplies({
@@ -249,7 +250,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         ...(mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: state.replies, signal: ctx.signal } } : {}),
       });
       const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
-      const duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger);
+      duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger, join(ctx.paths.runDir(ctx.runId), 'keys', stage));
       const fields = watchStageFields(ctx.config, stageConfig);
       const onInputBytes = (read: number, total: number | undefined) => {
         counts.bytesRead = read;
@@ -326,6 +327,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     await scheduler.drain().catch(() => undefined);
     throw error;
   } finally {
+    duplicates?.close();
     await rejects.close();
     await duplicateLog?.close();
     progress();

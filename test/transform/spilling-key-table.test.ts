@@ -1,0 +1,89 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SourceDuplicates, idempotencyKeyFor, keyFingerprint, type Accepted } from '../../src/transform/index.js';
+import { SpillingKeyTable, sortByFingerprint } from '../../src/transform/spilling-key-table.js';
+import { rng } from '../helpers/rng.js';
+
+const root = mkdtempSync(join(tmpdir(), 'chatport-spill-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+const newDir = () => join(root, `t${dirs++}`);
+
+describe('spilling key table', () => {
+  it('finds every key, in memory or spilled to many runs, and none it was not given; keeps updates made on disk', () => {
+    const dir = newDir();
+    const table = new SpillingKeyTable(dir, 1000);
+    const n = 25_000;
+    const fp = (i: number) => keyFingerprint(idempotencyKeyFor('p', 'messages', `k${i}`));
+    for (let i = 1; i <= n; i++) {
+      const [hi, lo] = fp(i);
+      expect(table.lookup(hi, lo)).toBeUndefined();
+      table.insert(hi, lo, i * 3, i);
+    }
+    expect(table.size).toBe(n);
+    expect(readdirSync(dir).length).toBe(24);
+    for (let i = 1; i <= n; i += 7) {
+      const [hi, lo] = fp(i);
+      expect(table.lookup(hi, lo), `key ${i}`).toMatchObject({ content: i * 3, ordinal: i });
+    }
+    for (let i = n + 1; i <= n + 5000; i++) {
+      const [hi, lo] = fp(i);
+      expect(table.lookup(hi, lo), `key ${i} was never given`).toBeUndefined();
+    }
+    for (const i of [1, 999, 1001, 12_345, n]) {
+      const [hi, lo] = fp(i);
+      table.lookup(hi, lo)!.set(7, n + i);
+      expect(table.lookup(hi, lo)).toMatchObject({ content: 7, ordinal: n + i });
+    }
+    // Memory stays at the table, the Bloom filter and the sparse index, whatever n is.
+    expect(table.bytes).toBeLessThan(17 * 2 ** 20 + n * 3);
+    table.close();
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('sorts entries by fingerprint as unsigned numbers, high word first', () => {
+    const random = rng(3);
+    const words = new Uint32Array(4 * 5000);
+    for (let i = 0; i < words.length; i++) words[i] = i % 4 < 2 ? Math.floor(random() * 2 ** (random() < 0.3 ? 4 : 32)) : i;
+    const sorted = sortByFingerprint(words);
+    const pairs = (w: Uint32Array) => Array.from({ length: w.length / 4 }, (_, i) => [w[i * 4]!, w[i * 4 + 1]!, w[i * 4 + 2]!, w[i * 4 + 3]!]);
+    const expected = pairs(words).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+    expect(pairs(sorted).map((p) => [p[0], p[1]])).toEqual(expected.map((p) => [p[0], p[1]]));
+    expect(new Set(pairs(sorted).map((p) => p.join(','))).size).toBe(5000);
+  });
+});
+
+/** The same records through a table that never spills and one that spills every 50 keys give the same verdicts. */
+describe('source duplicates beyond memory', () => {
+  const accepted = (key: string, name: string, i: number): Accepted =>
+    ({ kind: 'accepted', item: { name, idempotencyKey: idempotencyKeyFor('p', 'users', key) }, sourceKey: key, position: { file: 'u.csv', line: i + 2, index: i } }) as Accepted;
+
+  function verdicts(duplicates: SourceDuplicates, list: Accepted[]): string[] {
+    if (duplicates.mode === 'last-wins') {
+      list.forEach((a, i) => duplicates.noteInFirstPass(i + 1, a.position, a, JSON.stringify(a.item)));
+      duplicates.endFirstPass();
+    }
+    const out = list.map((a, i) => {
+      duplicates.note(i + 1, a.position);
+      const v = duplicates.check(i + 1, a, JSON.stringify(a.item));
+      return v === undefined ? 'sent' : v.kind === 'conflict' ? `conflict ${v.reason.found}` : `${v.kind} of ${v.line.of.line}`;
+    });
+    duplicates.close();
+    return out;
+  }
+
+  for (const mode of ['reject', 'last-wins'] as const)
+    it(`${mode}: spilling changes no verdict`, () => {
+      const random = rng(mode.length);
+      const list = Array.from({ length: 3000 }, (_, i) => {
+        const key = random() < 0.1 ? `k${Math.floor(random() * 200)}` : `u${i}`;
+        return accepted(key, random() < 0.5 ? 'same' : `other${i % 3}`, i);
+      });
+      const inMemory = verdicts(new SourceDuplicates(mode, 'id', newDir()), list);
+      const spilled = verdicts(new SourceDuplicates(mode, 'id', newDir(), 50), list);
+      expect(spilled).toEqual(inMemory);
+      expect(inMemory.filter((v) => v !== 'sent').length).toBeGreaterThan(50);
+    });
+});
