@@ -7,6 +7,10 @@
  *   node dist-bench/bench/slack-import.js --messages 100000 --messages 1000000   # peak RSS at two sizes
  *   node dist-bench/bench/slack-import.js --messages 1000000 --heap-mb 128        # proves a bounded heap suffices
  *   node dist-bench/bench/slack-import.js --messages 1000000 --messages 2000000 --runs 3   # peak RSS varies run to run
+ *
+ * Each run is a pair, taken in turn: the migration, then issue 12's one-pass floor over the same zip
+ * (bench/lib/floor-slack.mjs: each file inflated once, JSON.parse'd, each message JSON.stringify'd); the
+ * ratio of CPU per message is printed as min / median / max and reported as a goal (≤ 2×).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -15,7 +19,9 @@ import { parseArgs } from 'node:util';
 import { generateSlackExport } from '../fixtures/slack/generator/index.js';
 import { formatQuarters, runMeasured, type Measured } from './lib/measure.js';
 import { startSandboxProcess } from './lib/sandbox-process.js';
-import { CLI, workDir } from './lib/paths.js';
+import { CLI, benchLib, workDir } from './lib/paths.js';
+import { ratioGoal } from './lib/goals.js';
+import { spread } from './lib/spread.js';
 
 const WORK = workDir('slack-import');
 
@@ -31,6 +37,8 @@ export interface SlackBenchResult {
   zipMb: number;
   generateMs: number;
   chatport: Measured;
+  /** The one-pass floor over the same zip, run right after the migration. */
+  floor: Measured;
   /** Message items read (a message over the body limit counts once per part). */
   messageItems: number;
   totals: StageTotals & { balanced: boolean };
@@ -58,8 +66,10 @@ export async function benchSlackImport(messages: number, seed = 1, heapMb?: numb
     const report = JSON.parse(chatport.stdout) as { stages: { messages: StageTotals }; totals: StageTotals & { balanced: boolean } };
     const m = report.stages.messages;
     if (!report.totals.balanced || report.totals.rejected !== 0 || m.imported < messages) throw new Error(`unexpected report ${JSON.stringify(report.totals)}`);
+    const floor = await runMeasured(benchLib('floor-slack.mjs'), [zip]);
+    if (floor.code !== 0) throw new Error(`floor exited ${floor.code}: ${floor.stderrTail}`);
     return {
-      messages, zipMb: (await stat(zip)).size / 2 ** 20, generateMs, chatport, messageItems: m.read, totals: report.totals,
+      messages, zipMb: (await stat(zip)).size / 2 ** 20, generateMs, chatport, floor, messageItems: m.read, totals: report.totals,
       messagesPerSecond: messages / (chatport.wallMs / 1000),
     };
   } finally {
@@ -68,12 +78,14 @@ export async function benchSlackImport(messages: number, seed = 1, heapMb?: numb
   }
 }
 
+const floorUs = (r: SlackBenchResult) => (r.floor.cpuMs * 1000) / r.messages;
+
 export function formatSlackResults(results: SlackBenchResult[]): string {
   const rows = results.map((r) =>
-    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${formatQuarters(r.chatport.rssByQuarterMb)} | ${r.chatport.liveHeapMaxMb.toFixed(0)} (${r.chatport.majorGcs}) |`);
+    `| ${r.messages.toLocaleString('en-US')} | ${r.zipMb.toFixed(0)} | ${r.totals.read.toLocaleString('en-US')} | ${(r.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(r.messagesPerSecond).toLocaleString('en-US')} | ${(r.chatport.cpuMs / 1000).toFixed(1)} | ${((r.chatport.cpuMs * 1000) / r.messages).toFixed(1)} | ${r.chatport.maxRssMb.toFixed(0)} | ${formatQuarters(r.chatport.rssByQuarterMb)} | ${r.chatport.liveHeapMaxMb.toFixed(0)} (${r.chatport.majorGcs}) | ${floorUs(r).toFixed(1)} | ${(((r.chatport.cpuMs * 1000) / r.messages) / floorUs(r)).toFixed(2)}× |`);
   return [
-    '| messages | zip MB | records read (all stages) | wall s | messages/s | CPU s | CPU µs/message | peak RSS MB | peak RSS by quarter of the run, MB | most old generation in use after a full GC, MB (full GCs) |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| messages | zip MB | records read (all stages) | wall s | messages/s | CPU s | CPU µs/message | peak RSS MB | peak RSS by quarter of the run, MB | most old generation in use after a full GC, MB (full GCs) | floor CPU µs/message | ratio |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows,
   ].join('\n');
 }
@@ -91,6 +103,11 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     bySize.push(results);
   }
   process.stdout.write(`${formatSlackResults(bySize.flat())}\n`);
+  for (const results of bySize) {
+    const ratios = spread(results.map((r) => (r.chatport.cpuMs * 1000) / r.messages / floorUs(r)), 2);
+    process.stdout.write(`${results[0]!.messages.toLocaleString('en-US')} messages, CPU per message vs the one-pass floor, min / median / max: ${ratios.text}\n`);
+    ratioGoal(`Slack migration CPU per message vs its one-pass floor (${results[0]!.messages.toLocaleString('en-US')} messages)`, 2, ratios, results.length);
+  }
   if (bySize.length > 1) {
     const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
     const a = bySize[0]!;

@@ -22,7 +22,9 @@ export interface ChatEventOutcome {
 export interface ChatEvents {
   /** Runs every enabled function of `type` once on `event`; resolves when all have ended. */
   fire(type: ChatEventType, event: Record<string, unknown>): Promise<ChatEventOutcome[]>;
+  /** Whether any function would run for `type`: events are rendered only then (a reply in a channel of 200 members is 199 notifications). */
+  handles(type: ChatEventType): boolean;
 }
 
 /** No functions deployed anywhere: nothing runs. */
-export const NO_CHAT_EVENTS: ChatEvents = { fire: () => Promise.resolve([]) };
+export const NO_CHAT_EVENTS: ChatEvents = { fire: () => Promise.resolve([]), handles: () => false };

@@ -72,6 +72,13 @@ export class MessageTable {
     return message;
   }
 
+  /** The parent of message `id` (undefined for a top-level or unknown message), without reading its text. */
+  parentOf(id: number): number | undefined {
+    if (!this.has(id)) return undefined;
+    const parent = this.pages[id >>> PAGE_BITS]!.parent[id & (PAGE_SIZE - 1)]!;
+    return parent === NONE ? undefined : parent;
+  }
+
   /** Adds or replaces message `m.id` (a replaced message's old text stays in the arena, unreferenced). */
   set(m: MessageRec): void {
     if (!Number.isInteger(m.id) || m.id < 1 || m.id >= 2 ** 31) throw new RangeError(`message id ${m.id} is outside the store's range`);

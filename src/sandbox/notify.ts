@@ -43,6 +43,7 @@ export function afterMessageSent(app: SandboxApp, message: MessageRec, sentByFun
   // Functions run after the answer: the sender does not wait for them (their invocations record the outcome).
   // What a function sends runs no functions (runtime/context-bridge.ts).
   if (sentByFunction) return;
-  if (sender) void app.chatEvents.fire('user.sent.message', { message: app.render.message(message), channel: app.render.channel(channel) });
+  if (sender && app.chatEvents.handles('user.sent.message')) void app.chatEvents.fire('user.sent.message', { message: app.render.message(message), channel: app.render.channel(channel) });
+  if (!app.chatEvents.handles('user.received.notification')) return;
   for (const n of notifications) void app.chatEvents.fire('user.received.notification', { notification: app.render.notification(n) });
 }

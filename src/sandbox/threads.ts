@@ -36,6 +36,7 @@ export function threadMessageIds(store: Store, thread: ThreadRef): readonly numb
 /** 0 for a channel's messages, the parent's level plus one for a reply. */
 export function nestedLevelOf(store: Store, message: MessageRec): number {
   let level = 0;
-  for (let m: MessageRec | undefined = message; m?.parentId !== undefined; m = store.messages.get(m.parentId)) level++;
+  // Parent ids only (a column read): rendering every message of a thread walks these chains.
+  for (let parent = message.parentId; parent !== undefined; parent = store.messages.parentOf(parent)) level++;
   return level;
 }

@@ -47,6 +47,9 @@ describe.each(ARENAS)('message table %s', (_name, make) => {
     table.set(full);
     expect(table.get(1)).toStrictEqual(bare);
     expect(table.get(7)).toStrictEqual(full);
+    expect(table.parentOf(7)).toBe(2);
+    expect(table.parentOf(1)).toBeUndefined();
+    expect(table.parentOf(99)).toBeUndefined();
     expect(table.get(2)).toBeUndefined();
     expect(table.get(0)).toBeUndefined();
     expect(table.get(1.5)).toBeUndefined();

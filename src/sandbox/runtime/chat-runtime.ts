@@ -12,11 +12,12 @@ import { stripTypes } from './strip-types.js';
  * the handler returned) or FAILED (`result.error`: it threw, timed out, or ran out of memory).
  */
 export function createChatRuntime(app: SandboxApp, limits: HandlerLimits): ChatEvents {
+  const functionsFor = (type: ChatEventType) => [...app.store.functions.values()].filter((f) => f.enabled && f.type === type && f.currentVersionNumber > 0);
   return {
     async fire(type: ChatEventType, event: Record<string, unknown>): Promise<ChatEventOutcome[]> {
-      const functions = [...app.store.functions.values()].filter((f) => f.enabled && f.type === type && f.currentVersionNumber > 0);
-      return Promise.all(functions.map((fn) => invoke(app, fn, event, limits)));
+      return Promise.all(functionsFor(type).map((fn) => invoke(app, fn, event, limits)));
     },
+    handles: (type) => functionsFor(type).length > 0,
   };
 }
 
