@@ -4,7 +4,7 @@
  * Parquet zstd by `runExport`, compared in the same run with DuckDB converting the same CSV to Parquet
  * zstd (read_csv → COPY). Each runs in its own child process, so each peak RSS is its own.
  *
- *   node dist-bench/bench/export-parquet.js [--rows 1000000]
+ *   node dist-bench/bench/export-parquet.js [--rows 1000000] [--runs 3]
  *
  * The "platform" is a small node:http server on 127.0.0.1 in the parent process (its CPU is not counted):
  * it answers the export start, the job poll (FINISHED with a file link) and serves the CSV file with
@@ -24,6 +24,8 @@ import { runMeasured } from './lib/measure.js';
 import { generateBenchRows, type BenchRow } from './parquet-rows.js';
 import { loadDuckDB } from './lib/duckdb.js';
 import { workDir } from './lib/paths.js';
+import { ratioGoal } from './lib/goals.js';
+import { spread } from './lib/spread.js';
 
 const WORK = workDir('export-parquet');
 const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime\n';
@@ -129,36 +131,47 @@ async function main(): Promise<void> {
     await writeCsv(rows, csv);
   }
   const csvMb = statSync(csv).size / 1024 ** 2;
+  const runsAt = args.indexOf('--runs');
+  const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;
   const platform = await startPlatform(csv);
   const self = fileURLToPath(import.meta.url);
-  const results: Array<{ name: string; wallMs: number; runMs: number; cpuMs: number; maxRssMb: number; rows: number; outMb: number }> = [];
+  type Result = { name: string; run: number; wallMs: number; runMs: number; cpuMs: number; maxRssMb: number; rows: number; outMb: number };
+  const results: Result[] = [];
+  const ratios: number[] = [];
   try {
-    const chatportOut = join(WORK, 'chatport-out');
-    await rm(chatportOut, { recursive: true, force: true });
-    const c = await runMeasured(self, ['--child', 'chatport', platform.url, chatportOut], { CHATPORT_LOG_LEVEL: 'warn' });
-    if (c.code !== 0) throw new Error(`chatport child failed:\n${c.stderrTail}`);
-    const cr = JSON.parse(c.stdout) as { rows: number; rejected: number; runMs: number };
-    if (cr.rows !== rows || cr.rejected !== 0) throw new Error(`chatport wrote ${cr.rows} rows (${cr.rejected} rejected), expected ${rows}`);
-    results.push({ name: 'chatport export (HTTP → typed → Parquet zstd)', wallMs: c.wallMs, runMs: cr.runMs, cpuMs: c.cpuMs, maxRssMb: c.maxRssMb, rows: cr.rows, outMb: (await folderBytes(chatportOut)) / 1024 ** 2 });
+    // Pairs taken in turn: chatport, then DuckDB, run after run.
+    for (let run = 1; run <= runs; run++) {
+      const chatportOut = join(WORK, 'chatport-out');
+      await rm(chatportOut, { recursive: true, force: true });
+      const c = await runMeasured(self, ['--child', 'chatport', platform.url, chatportOut], { CHATPORT_LOG_LEVEL: 'warn' });
+      if (c.code !== 0) throw new Error(`chatport child failed:\n${c.stderrTail}`);
+      const cr = JSON.parse(c.stdout) as { rows: number; rejected: number; runMs: number };
+      if (cr.rows !== rows || cr.rejected !== 0) throw new Error(`chatport wrote ${cr.rows} rows (${cr.rejected} rejected), expected ${rows}`);
+      results.push({ name: 'chatport export (HTTP → typed → Parquet zstd)', run, wallMs: c.wallMs, runMs: cr.runMs, cpuMs: c.cpuMs, maxRssMb: c.maxRssMb, rows: cr.rows, outMb: (await folderBytes(chatportOut)) / 1024 ** 2 });
 
-    const duckOut = join(WORK, 'duckdb.parquet');
-    await rm(duckOut, { force: true });
-    const d = await runMeasured(self, ['--child', 'duckdb', csv, duckOut], {});
-    if (d.code !== 0) throw new Error(`duckdb child failed:\n${d.stderrTail}`);
-    const dr = JSON.parse(d.stdout) as { rows: number; runMs: number; bytes: number };
-    results.push({ name: 'DuckDB read_csv → Parquet zstd (file on disk)', wallMs: d.wallMs, runMs: dr.runMs, cpuMs: d.cpuMs, maxRssMb: d.maxRssMb, rows: dr.rows, outMb: dr.bytes / 1024 ** 2 });
+      const duckOut = join(WORK, 'duckdb.parquet');
+      await rm(duckOut, { force: true });
+      const d = await runMeasured(self, ['--child', 'duckdb', csv, duckOut], {});
+      if (d.code !== 0) throw new Error(`duckdb child failed:\n${d.stderrTail}`);
+      const dr = JSON.parse(d.stdout) as { rows: number; runMs: number; bytes: number };
+      results.push({ name: 'DuckDB read_csv → Parquet zstd (file on disk)', run, wallMs: d.wallMs, runMs: dr.runMs, cpuMs: d.cpuMs, maxRssMb: d.maxRssMb, rows: dr.rows, outMb: dr.bytes / 1024 ** 2 });
+      ratios.push(c.cpuMs / d.cpuMs);
+    }
   } finally {
     platform.server.closeAllConnections();
     platform.server.close();
   }
 
-  const header = ['', 'rows', 'process wall s', 'run s', 'CPU s', 'peak RSS MB', 'Parquet MB'];
-  const table = results.map((r) => [r.name, r.rows.toLocaleString('en'), (r.wallMs / 1000).toFixed(1), (r.runMs / 1000).toFixed(1), (r.cpuMs / 1000).toFixed(1), r.maxRssMb.toFixed(0), r.outMb.toFixed(1)]);
+  const header = ['', 'run', 'rows', 'process wall s', 'run s', 'CPU s', 'peak RSS MB', 'Parquet MB'];
+  const table = results.map((r) => [r.name, String(r.run), r.rows.toLocaleString('en'), (r.wallMs / 1000).toFixed(1), (r.runMs / 1000).toFixed(1), (r.cpuMs / 1000).toFixed(1), r.maxRssMb.toFixed(0), r.outMb.toFixed(1)]);
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((t) => t[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   process.stdout.write(`Input: ${rows.toLocaleString('en')} rows, ${csvMb.toFixed(0)} MB of CSV; Node ${process.version}; ${new Date().toISOString()}\n`);
   process.stdout.write(`${[line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...table.map(line)].join('\n')}\n`);
   process.stdout.write('"process wall" includes process start (module loading); "run" is the export alone.\n');
+  const r = spread(ratios, 2);
+  process.stdout.write(`chatport CPU / DuckDB CPU, min / median / max: ${r.text}\n`);
+  ratioGoal(`export CPU vs DuckDB (${rows.toLocaleString('en')} rows, CSV → Parquet zstd)`, 1.5, r, runs);
 }
 
 await main();

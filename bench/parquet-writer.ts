@@ -23,6 +23,7 @@ import type { Row, TableSchema } from '../src/sinks/index.js';
 import { generateBenchRows, type BenchRow } from './parquet-rows.js';
 import { loadDuckDB } from './lib/duckdb.js';
 import { workDir } from './lib/paths.js';
+import { spread } from './lib/spread.js';
 
 const CANDIDATES = ['chatport', 'hyparquet-writer', 'duckdb-appender', 'duckdb-csv'] as const;
 type Candidate = (typeof CANDIDATES)[number];
@@ -162,17 +163,22 @@ async function main(): Promise<void> {
   const candidates = (option('--candidates')?.split(',') ?? [...CANDIDATES]) as Candidate[];
   await rm(dir, { recursive: true, force: true });
   await mkdir(dir, { recursive: true });
+  const runsAt = args.indexOf('--runs');
+  const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 1;
   const results: Measurement[] = [];
-  for (const candidate of candidates) {
-    const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', candidate, '--rows', String(rows)], { stdio: 'inherit' });
-    if (run.status !== 0) throw new Error(`${candidate} failed with exit code ${run.status}`);
-    const { readFile } = await import('node:fs/promises');
-    results.push(JSON.parse(await readFile(join(dir, `${candidate}.json`), 'utf8')) as Measurement);
-  }
+  // Candidates taken in turn, run after run (`--runs N`), each in its own process.
+  for (let run = 0; run < runs; run++)
+    for (const candidate of candidates) {
+      const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', candidate, '--rows', String(rows)], { stdio: 'inherit' });
+      if (child.status !== 0) throw new Error(`${candidate} failed with exit code ${child.status}`);
+      const { readFile } = await import('node:fs/promises');
+      results.push(JSON.parse(await readFile(join(dir, `${candidate}.json`), 'utf8')) as Measurement);
+    }
   console.log(`\n| writer | rows | wall s | CPU s | peak RSS MB | file MB |\n|---|---:|---:|---:|---:|---:|`);
   for (const r of results) {
     console.log(`| ${r.candidate} | ${r.rows.toLocaleString('en')} | ${(r.wallMs / 1000).toFixed(1)} | ${(r.cpuMs / 1000).toFixed(1)} | ${r.peakRssMb} | ${(r.bytes / 1e6).toFixed(1)} |`);
   }
+  for (const candidate of candidates) console.log(`${candidate}: CPU s min / median / max of ${runs}: ${spread(results.filter((r) => r.candidate === candidate).map((r) => r.cpuMs / 1000)).text}`);
   await rm(dir, { recursive: true, force: true });
 }
 

@@ -11,6 +11,7 @@
 import { parseArgs } from 'node:util';
 import { startSandbox } from '../src/sandbox/index.js';
 import { createLogger } from '../src/shared/logger.js';
+import { spread } from './lib/spread.js';
 
 const { values } = parseArgs({ options: { items: { type: 'string', default: '500000' }, runs: { type: 'string', default: '3' } } });
 const items = Number(values.items);
@@ -55,6 +56,8 @@ const users = ['ann', 'ben', 'cal'].map((name) => ({ name, displayName: name, is
 await runImport('/imports/users', JSON.stringify(users));
 const channel = await call<{ id: number }>('/channels', { method: 'POST', body: JSON.stringify({ type: 'PUBLIC', name: 'bench' }), headers: { 'content-type': 'application/vnd.chat+json' } });
 
+const endToEnd: number[] = [];
+const jobAlone: number[] = [];
 for (let run = 0; run < runs; run++) {
   // Serialized up front, so the bench's own objects are garbage before the sandbox starts working.
   const file = JSON.stringify(Array.from({ length: items }, (_, i) => ({
@@ -79,5 +82,8 @@ for (let run = 0; run < runs; run++) {
       rssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
     }),
   );
+  endToEnd.push(items / (elapsedMs / 1000));
+  jobAlone.push(items / (jobMs / 1000));
 }
+console.log(`items/s min / median / max of ${runs} runs: end to end ${spread(endToEnd, 0).text}; job alone ${spread(jobAlone, 0).text}`);
 await sandbox.close();

@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import { parseRecordBatches } from '../src/formats/index.js';
 import { Chunker, createStageProcessor, isOversize } from '../src/transform/index.js';
+import { spread } from './lib/spread.js';
 
 const rowsArg = process.argv.indexOf('--rows');
 const ROWS = rowsArg === -1 ? 200_000 : Number(process.argv[rowsArg + 1]);
@@ -98,13 +99,24 @@ console.log(`input: ${ROWS} rows, ${(data.length / 1e6).toFixed(1)} MB CSV (1 in
 await baseline(data.subarray(0, data.indexOf('\nm20000,')));
 await parseOnly(data.subarray(0, data.indexOf('\nm20000,')));
 await full(data.subarray(0, data.indexOf('\nm20000,')));
-const results = [await measure('baseline: csv-parse + JSON.stringify', () => baseline(data)), await measure('parse: chatport parseRecordBatches', () => parseOnly(data)), await measure('full: parse+map+validate+key+chunk', () => full(data))];
-const base = results[0]!;
-for (const r of results) {
-  if (r.records !== ROWS) throw new Error(`${r.name}: ${r.records} records, expected ${ROWS}`);
-  const perRecordUs = (r.cpuMs * 1000) / r.records;
-  console.log(
-    `${r.name.padEnd(40)} ${Math.round(r.records / (r.wallMs / 1000)).toLocaleString('en-US').padStart(9)} records/s  ` +
-      `${perRecordUs.toFixed(2)} µs CPU/record  ${(r.cpuMs / base.cpuMs).toFixed(2)}× baseline CPU`,
-  );
+// Taken in turn, run after run (`--runs`, default 3): the three measured alike on a machine whose speed drifts.
+const runsArg = process.argv.indexOf('--runs');
+const RUNS = runsArg === -1 ? 3 : Number(process.argv[runsArg + 1]);
+const CANDIDATES: Array<[string, (data: Buffer) => Promise<number>]> = [
+  ['baseline: csv-parse + JSON.stringify', baseline],
+  ['parse: chatport parseRecordBatches', parseOnly],
+  ['full: parse+map+validate+key+chunk', full],
+];
+const perRecord = CANDIDATES.map(() => [] as number[]);
+const ratios = CANDIDATES.map(() => [] as number[]);
+for (let run = 0; run < RUNS; run++) {
+  const results: Result[] = [];
+  for (const [name, candidate] of CANDIDATES) results.push(await measure(name, () => candidate(data)));
+  results.forEach((r, i) => {
+    if (r.records !== ROWS) throw new Error(`${r.name}: ${r.records} records, expected ${ROWS}`);
+    perRecord[i]!.push((r.cpuMs * 1000) / r.records);
+    ratios[i]!.push(r.cpuMs / results[0]!.cpuMs);
+  });
 }
+console.log(`CPU µs per record and against the baseline, min / median / max of ${RUNS} runs:`);
+CANDIDATES.forEach(([name], i) => console.log(`${name.padEnd(40)} ${spread(perRecord[i]!, 2).text.padStart(20)} µs  ${spread(ratios[i]!, 2).text}×`));
