@@ -17,7 +17,7 @@ const BENCHES: Record<string, { script: string; args: string[]; quickArgs: strin
   sandbox: { script: 'sandbox-ingest.ts', args: ['--items', '500000', '--runs', '3'], quickArgs: ['--items', '50000', '--runs', '1'] },
   transform: { script: 'transform-throughput.ts', args: ['--rows', '200000', '--runs', '3'], quickArgs: ['--rows', '20000', '--runs', '1'] },
   import: { script: 'import.ts', args: [], quickArgs: ['--messages', '20000', '--runs', '1', '--memory-sizes', '20000,40000'] },
-  slack: { script: 'slack-import.ts', args: ['--messages', '200000', '--runs', '3'], quickArgs: ['--messages', '20000'] },
+  slack: { script: 'slack-import.ts', args: ['--messages', '100000', '--runs', '3'], quickArgs: ['--messages', '20000'] },
   pacing: { script: 'pacing.ts', args: ['--messages', '440000', '--runs', '3'], quickArgs: ['--messages', '40000', '--runs', '1'] },
   export: { script: 'export-parquet.ts', args: ['--rows', '1000000', '--runs', '3'], quickArgs: ['--rows', '50000', '--runs', '1'] },
   parquet: { script: 'parquet-writer.ts', args: ['--runs', '3'], quickArgs: ['--rows', '100000'] },
