@@ -66,8 +66,16 @@ export class KeyTable {
   /** Every entry, 4 words each (key hi, key lo, content, ordinal), in slot order. */
   entries(): Uint32Array {
     const out = new Uint32Array(this.used * 4);
+    const slots = this.slots;
     let w = 0;
-    for (let at = 0; at < this.slots.length; at += 4) if (this.slots[at + 3] !== 0) out.set(this.slots.subarray(at, at + 4), (w++) * 4);
+    for (let at = 0; at < slots.length; at += 4)
+      if (slots[at + 3] !== 0) {
+        out[w] = slots[at]!;
+        out[w + 1] = slots[at + 1]!;
+        out[w + 2] = slots[at + 2]!;
+        out[w + 3] = slots[at + 3]!;
+        w += 4;
+      }
     return out;
   }
 
@@ -96,16 +104,31 @@ export class KeyTable {
   }
 }
 
-const HEX_TAIL = /^[0-9a-f]{16}$/;
-
 /**
  * 64 bits of an idempotency key as two unsigned 32-bit numbers: its last 16 hex digits (keys end in a
- * sha256 digest), or, for a key of another form, two 32-bit hashes of its text.
+ * sha256 digest), or, for a key of another form, two 32-bit hashes of its text. Read digit by digit: this
+ * runs once per record.
  */
 export function keyFingerprint(key: string): [number, number] {
-  const tail = key.slice(-16);
-  if (HEX_TAIL.test(tail)) return [parseInt(tail.slice(0, 8), 16), parseInt(tail.slice(8), 16)];
+  const at = key.length - 16;
+  if (at >= 0) {
+    const hi = hex8(key, at);
+    const lo = hi === -1 ? -1 : hex8(key, at + 8);
+    if (lo !== -1) return [hi, lo];
+  }
   return [textHash(key, 0x811c9dc5), textHash(key, 0x050c5d1f)];
+}
+
+/** Eight lowercase hex digits at `at` as an unsigned number, or -1. */
+function hex8(text: string, at: number): number {
+  let value = 0;
+  for (let i = at; i < at + 8; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+    if (digit === -1) return -1;
+    value = value * 16 + digit;
+  }
+  return value;
 }
 
 /** FNV-1a over the UTF-16 units of a text: the content fingerprint of an item's JSON, computed per record. */

@@ -87,3 +87,18 @@ describe('source duplicates beyond memory', () => {
       expect(inMemory.filter((v) => v !== 'sent').length).toBeGreaterThan(50);
     });
 });
+
+describe('the spilled keys\' Bloom filter', () => {
+  it('never misses a spilled key, and rarely says maybe for another', () => {
+    const table = new SpillingKeyTable(newDir(), 1000);
+    const fp = (i: number) => keyFingerprint(idempotencyKeyFor('p', 'messages', `b${i}`));
+    for (let i = 1; i <= 20_000; i++) table.insert(...fp(i), 1, i);
+    const bloom = (table as unknown as { bloom: { mayHave(hi: number, lo: number): boolean } }).bloom;
+    // Keys 1..19,000 are in run files (the last 1,000 in memory): every one must be a "maybe".
+    for (let i = 1; i <= 19_000; i++) expect(bloom.mayHave(...fp(i))).toBe(true);
+    let maybes = 0;
+    for (let i = 100_000; i < 200_000; i++) if (bloom.mayHave(...fp(i))) maybes++;
+    expect(maybes).toBeLessThan(500);
+    table.close();
+  });
+});
