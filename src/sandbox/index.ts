@@ -6,7 +6,7 @@
  * /oauth/token) · paging.ts (offset and cursor pages) · faults.ts + fault-spec.ts (rules, CLI syntax) ·
  * jobs.ts (job engine) + capacity.ts (the items-per-second line, docs/sandbox.md) · import-validate.ts + fast-accept.ts +
  * import-job.ts (imports) · exports.ts (CSV exports, download grants) · store.ts (state, indexes, ops) +
- * message-table.ts, byte-arena.ts, key-table.ts (compact storage, docs/sandbox.md "Memory") · persistence.ts (snapshot + journal) ·
+ * message-table.ts, byte-arena.ts, idempotency-keys.ts (compact storage, docs/sandbox.md "Memory") · persistence.ts (snapshot + journal) ·
  * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group, listed in routes/index.ts) ·
  * threads.ts (derived thread ids) · mentions.ts · notify.ts (what a sent message sets off) · hosted-files.ts ·
  * chat-events.ts + runtime/ (chat functions in isolated-vm).

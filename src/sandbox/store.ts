@@ -8,7 +8,7 @@
  */
 
 import { MemoryArena, type ByteArena } from './byte-arena.js';
-import { KeyTable } from './key-table.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 import { MessageTable } from './message-table.js';
 
 export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
@@ -211,7 +211,7 @@ export class Store {
   readonly repliesByParent = new Map<number, number[]>();
   readonly jobs = new Map<number, JobRec>();
   /** Idempotency keys share one space across the application (decisions.md). */
-  readonly keys = new KeyTable();
+  readonly keys = new IdempotencyKeys();
   /** Read receipts: message id → (user id → time read), in the order read. */
   readonly receipts = new Map<number, Map<number, number>>();
   readonly notifications = new Map<number, NotificationRec>();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileArena, MemoryArena, type ByteArena } from '../../src/sandbox/byte-arena.js';
-import { KeyTable } from '../../src/sandbox/key-table.js';
+import { IdempotencyKeys } from '../../src/sandbox/idempotency-keys.js';
 import { MessageTable } from '../../src/sandbox/message-table.js';
 import type { MessageRec } from '../../src/sandbox/store.js';
 
@@ -77,9 +77,9 @@ describe.each(ARENAS)('message table %s', (_name, make) => {
   });
 });
 
-describe('key table', () => {
+describe('idempotency keys', () => {
   it('finds every key it was given, and no other, through growth', () => {
-    const table = new KeyTable();
+    const table = new IdempotencyKeys();
     const kinds = ['user', 'channel', 'member', 'message'] as const;
     const n = 150_000;
     for (let i = 0; i < n; i++) table.set(`cp1-${i.toString(16).padStart(32, '0')}`, { kind: kinds[i % 4]!, id: i + 1 });
@@ -90,7 +90,7 @@ describe('key table', () => {
   });
 
   it('tells keys apart by every byte: unicode, long keys, prefixes, and replaces a target in place', () => {
-    const table = new KeyTable();
+    const table = new IdempotencyKeys();
     const keys = ['a', 'aa', 'é', 'e\u0301', '🎉', 'k'.repeat(5000), `${'k'.repeat(4999)}j`, 'x y', 'x\u0000y'];
     keys.forEach((k, i) => table.set(k, { kind: 'message', id: i + 1 }));
     keys.forEach((k, i) => expect(table.get(k)).toEqual({ kind: 'message', id: i + 1 }));
@@ -102,7 +102,7 @@ describe('key table', () => {
   });
 
   it('keeps ids up to 2^30 − 1 exact, and refuses a larger one rather than keep it wrong', () => {
-    const table = new KeyTable();
+    const table = new IdempotencyKeys();
     table.set('big', { kind: 'channel', id: 2 ** 30 - 1 });
     expect(table.get('big')).toEqual({ kind: 'channel', id: 2 ** 30 - 1 });
     expect(() => table.set('bigger', { kind: 'message', id: 2 ** 30 })).toThrow(RangeError);

@@ -20,7 +20,7 @@ export interface KeyTarget {
   id: number;
 }
 
-export class KeyTable {
+export class IdempotencyKeys {
   /** Slot → entry number + 1 (0: empty). Its length is a power of two, at most 70% full. */
   private slots: Uint32Array = new Uint32Array(1 << 16);
   private hashes: Uint32Array = new Uint32Array(1 << 15);
