@@ -14,7 +14,7 @@ export async function openStageDuplicates(
   readInput: () => AsyncIterable<Processed[]>,
   signal: AbortSignal,
   logger: Logger,
-  /** Where keys beyond those kept in memory are written (the run folder's keys/<stage>). */
+  /** Where keys beyond those kept in memory are written (the run folder's spilled-keys-<stage>, removed when the stage ends). */
   spillDir: string,
 ): Promise<SourceDuplicates> {
   const keyName = typeof stage.key === 'string' ? stage.key : stage.key.join(', ');

@@ -250,7 +250,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         ...(mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: state.replies, signal: ctx.signal } } : {}),
       });
       const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
-      duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger, join(ctx.paths.runDir(ctx.runId), 'keys', stage));
+      duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger, join(ctx.paths.runDir(ctx.runId), `spilled-keys-${stage}`));
       const fields = watchStageFields(ctx.config, stageConfig);
       const onInputBytes = (read: number, total: number | undefined) => {
         counts.bytesRead = read;
