@@ -61,8 +61,11 @@ function withChunk<M>(done: Chunk<M>[], chunk: Chunk<M>): Chunk<M>[] {
 /** First capacity of an open chunk's buffer; it doubles as items come, up to what maxBytes needs. */
 const INITIAL_CAPACITY = 64 * 1024;
 
-/** Buffers of closed chunks kept for the next open chunks (each is up to maxBytes). */
-const SPARE_BUFFERS = 4;
+/**
+ * Buffers of released chunks kept for the next open chunks (each is up to maxBytes): enough for the
+ * chunks an import keeps in flight (2 × concurrency) and those open, so a steady import allocates none.
+ */
+const SPARE_BUFFERS = 16;
 
 /**
  * Groups items into JSON array chunks bounded by records AND bytes. Deterministic: the same items, groups
@@ -84,6 +87,8 @@ export class Chunker<M> {
   private openBytes = 0;
   private readonly open = new Map<Int64 | string | undefined, OpenChunk<M>>();
   private readonly spare: Buffer[] = [];
+  /** Each finished chunk's buffer (its bytes are a view of it), until the chunk is released. */
+  private readonly backing = new WeakMap<Chunk<M>, Buffer>();
   private seq = 0;
 
   constructor(options: ChunkerOptions) {
@@ -104,31 +109,30 @@ export class Chunker<M> {
 
   /** `add` for an item the caller already serialized (with stringifyJson), e.g. to fingerprint it. */
   addJson(json: string, meta: M, group?: Int64 | string): Chunk<M>[] | OversizeItem {
-    const existing = this.open.get(group);
-    let chunk = existing ?? this.newChunk(group);
-    // Encoded in place after the separator's byte; UTF-8 takes at most 3 bytes per UTF-16 unit.
-    const at = chunk.used + 1;
-    const needed = at + json.length * 3;
-    if (chunk.buffer.length < needed) chunk.buffer = grow(chunk.buffer, chunk.used, needed);
-    const size = chunk.buffer.write(json, at);
-    if (size + 2 > this.maxBytes) {
-      if (existing === undefined) this.recycle(chunk.buffer);
-      return { kind: 'oversize', reason: reason('', `an item of at most ${this.maxBytes - 2} bytes as JSON (chunkBytes ${this.maxBytes})`, `${size} bytes`) };
+    // An item's UTF-8 is at most 3 bytes per UTF-16 unit; its exact size is counted only when that bound
+    // would not fit (a big item, or the end of a chunk).
+    if (json.length * 3 + 2 > this.maxBytes) {
+      const size = Buffer.byteLength(json);
+      if (size + 2 > this.maxBytes) return { kind: 'oversize', reason: reason('', `an item of at most ${this.maxBytes - 2} bytes as JSON (chunkBytes ${this.maxBytes})`, `${size} bytes`) };
     }
     let done: Chunk<M>[] = NONE;
-    if (existing === undefined) {
-      if (this.open.size >= this.maxOpenGroups) done = [this.close(this.open.values().next().value as OpenChunk<M>)];
-      this.open.set(group, chunk);
-    } else if (chunk.used + 1 + size + 1 > this.maxBytes) {
+    let chunk = this.open.get(group);
+    if (chunk !== undefined && !this.fits(chunk, json)) {
       // Does not fit: the chunk is finished without it, and the item starts the group's next chunk.
-      const next = this.newChunk(group);
-      if (next.buffer.length < size + 2) next.buffer = grow(next.buffer, 0, size + 2);
-      chunk.buffer.copy(next.buffer, 1, at, at + size);
-      next.used = 0;
       done = [this.close(chunk)];
-      this.open.set(group, next);
-      chunk = next;
+      chunk = undefined;
     }
+    if (chunk === undefined) {
+      if (this.open.size >= this.maxOpenGroups) done = withChunk(done, this.close(this.open.values().next().value as OpenChunk<M>));
+      chunk = this.newChunk(group);
+      this.open.set(group, chunk);
+    }
+    // Room for the separator, the item at its largest (or up to maxBytes, which `fits` showed is enough)
+    // and the closing bracket; capacities never pass maxBytes.
+    const at = chunk.used + 1;
+    const room = Math.min(at + json.length * 3 + 1, this.maxBytes);
+    if (chunk.buffer.length < room) chunk.buffer = grow(chunk.buffer, chunk.used, room, this.maxBytes);
+    const size = chunk.buffer.write(json, at);
     chunk.buffer[chunk.used] = chunk.records === 0 ? 0x5b : 0x2c; // '[' or ','
     chunk.used += 1 + size;
     this.openBytes += chunk.records === 0 ? size : size + 1;
@@ -140,6 +144,24 @@ export class Chunker<M> {
       done = withChunk(done, this.close(oldest));
     }
     return done;
+  }
+
+  /**
+   * The chunk has been sent (or is no longer needed): its buffer serves a later chunk. Optional (an
+   * unreleased chunk's buffer is garbage collected), but reusing buffers keeps the allocator from holding
+   * freed ones: copies per chunk were most of an import's memory beyond its heap.
+   */
+  release(chunk: Chunk<M>): void {
+    const buffer = this.backing.get(chunk);
+    if (buffer === undefined) return;
+    this.backing.delete(chunk);
+    this.recycle(buffer);
+  }
+
+  /** Whether the item goes into `chunk` without passing maxBytes (its separator and the closing bracket included). */
+  private fits(chunk: OpenChunk<M>, json: string): boolean {
+    const free = this.maxBytes - chunk.used - 2;
+    return json.length * 3 <= free || Buffer.byteLength(json) <= free;
   }
 
   /** Finishes every open chunk, in the order their groups were opened. */
@@ -159,20 +181,23 @@ export class Chunker<M> {
   private close(chunk: OpenChunk<M>): Chunk<M> {
     this.open.delete(chunk.group);
     this.openBytes -= chunk.used - 1;
-    // The exact bytes are copied out so that the (larger) buffer can serve the next open chunk.
-    const bytes = Buffer.allocUnsafe(chunk.used + 1);
-    chunk.buffer.copy(bytes, 0, 0, chunk.used);
-    bytes[chunk.used] = 0x5d; // ']'
-    this.recycle(chunk.buffer);
-    return { seq: this.seq++, group: chunk.group, records: chunk.records, bytes, metas: chunk.metas };
+    // `fits` and addJson's room leave a byte for the bracket.
+    chunk.buffer[chunk.used] = 0x5d; // ']'
+    const done: Chunk<M> = { seq: this.seq++, group: chunk.group, records: chunk.records, bytes: chunk.buffer.subarray(0, chunk.used + 1), metas: chunk.metas };
+    this.backing.set(done, chunk.buffer);
+    return done;
   }
 }
 
-/** A buffer of at least `needed` bytes (doubling) holding the first `used` bytes of `buffer`. */
-function grow(buffer: Buffer, used: number, needed: number): Buffer {
+/**
+ * A buffer of at least `needed` bytes (doubling, by a quarter past 1 MiB, at most `cap`) holding the first
+ * `used` bytes of `buffer`. Buffers are reused from chunk to chunk, so their spare room is memory held for
+ * good: a quarter at most, not half.
+ */
+function grow(buffer: Buffer, used: number, needed: number, cap: number): Buffer {
   let capacity = Math.max(buffer.length, 1024);
-  while (capacity < needed) capacity *= 2;
-  const bigger = Buffer.allocUnsafe(capacity);
+  while (capacity < needed) capacity = capacity < 1 << 20 ? capacity * 2 : capacity + (capacity >>> 2);
+  const bigger = Buffer.allocUnsafe(Math.max(needed, Math.min(capacity, cap)));
   buffer.copy(bigger, 0, 0, used);
   return bigger;
 }

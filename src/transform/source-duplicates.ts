@@ -37,7 +37,7 @@ export type DuplicateVerdict =
  * includes everything the platform would store): records that differ only in source fields the mapping
  * does not use are the same.
  *
- * Memory is bounded whatever the stage's size: keys beyond 700,000 are spilled to sorted files in
+ * Memory is bounded whatever the stage's size: keys beyond 350,000 are spilled to sorted files in
  * `spillDir` (SpillingKeyTable, 2 bytes a spilled key stay in memory), plus PositionIndex (usually a few
  * bytes per file). With last-wins, the first pass keeps only the records a later one supersedes (usually
  * none), and the key table is closed before the main pass. Ordinals are the 1-based numbers of the
@@ -58,13 +58,20 @@ export class SourceDuplicates {
     private readonly keyName: string,
     spillDir: string = join(tmpdir(), `chatport-keys-${process.pid}-${Math.random().toString(36).slice(2)}`),
     memoryKeys?: number,
+    /** The input's expected number of keys, if known (sizes the spilled keys' filter: SpillingKeyTable). */
+    expectedKeys?: () => number | undefined,
   ) {
-    this.table = new SpillingKeyTable(spillDir, memoryKeys);
+    this.table = new SpillingKeyTable(spillDir, memoryKeys, expectedKeys);
   }
 
   /** Bytes the key table and position index hold now. */
   get bytes(): number {
     return this.table.bytes + this.positions.bytes;
+  }
+
+  /** Where a noted record is in the input (its file, line and index). */
+  positionOf(ordinal: number): RecordPosition {
+    return this.positions.at(ordinal);
   }
 
   /** Every record read, in order (before `check`). */

@@ -1,6 +1,6 @@
 /**
  * The source keys of a stage of any size in bounded memory (issue 12: an import's memory must not grow
- * with its input). Up to `memoryKeys` keys live in a KeyTable (16 MiB); when it is full its entries are
+ * with its input). Up to `memoryKeys` keys live in a KeyTable (8 MiB); when it is full its entries are
  * sorted by fingerprint and written to a run file in `dir`, and the table starts empty again. A key is
  * looked for in the table, then, if the Bloom filter over every spilled key says it may be there, in each
  * run: a sparse index in memory (every 256th fingerprint) names the one 4 KiB block to read.
@@ -43,16 +43,29 @@ export class SpillingKeyTable {
   private readonly block = Buffer.alloc(BLOCK_ENTRIES * ENTRY_BYTES);
   private readonly blockWords = new Uint32Array(this.block.buffer, this.block.byteOffset, BLOCK_ENTRIES * ENTRY_WORDS);
   private dirMade = false;
+  /** Slot numbers of the table in fingerprint order, at a spill. */
+  private order: Uint32Array | undefined;
 
   constructor(
     /** Where run files go (created when first needed, removed by close). */
     private readonly dir: string,
-    /** Keys held in memory before a spill: 700,000 keep the table at 2^20 slots (16 MiB). */
-    private readonly memoryKeys = 700_000,
+    /** Keys held in memory before a spill: 350,000 keep the table at 2^19 slots (8 MiB). */
+    private readonly memoryKeys = 350_000,
+    /**
+     * How many keys the whole input may hold (from its size and what has been read), if known: the
+     * filter is made for that many at once instead of growing by half again and again, each time
+     * read back from every run file, with a third of it unused on average.
+     */
+    private readonly expectedKeys: () => number | undefined = () => undefined,
   ) {}
 
   get size(): number {
     return this.table.size + this.spilled;
+  }
+
+  /** How many spilled keys the filter is made for now. */
+  get filterCapacity(): number {
+    return this.bloom.capacity;
   }
 
   /** Bytes held in memory. */
@@ -88,29 +101,53 @@ export class SpillingKeyTable {
   }
 
   private spill(): void {
-    const entries = sortByFingerprint(this.table.entries());
-    const count = entries.length / ENTRY_WORDS;
+    // Written in fingerprint order straight from the table, through an index of its slots (4 bytes a key
+    // and 256 KiB of counts, kept from the first spill on): sorting a copy took 11 MB more at each spill.
+    this.order ??= new Uint32Array(this.memoryKeys);
+    const words = this.table.words;
+    const count = orderByFingerprint(words, this.order);
     if (!this.dirMade) {
       mkdirSync(this.dir, { recursive: true });
       this.dirMade = true;
     }
     const fd = openSync(join(this.dir, `keys-${this.runs.length}.bin`), 'w+');
-    const bytes = Buffer.from(entries.buffer, entries.byteOffset, entries.byteLength);
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, done);
     const sparse = new Uint32Array(Math.ceil(count / BLOCK_ENTRIES) * 2);
-    for (let b = 0; b * BLOCK_ENTRIES < count; b++) {
-      sparse[b * 2] = entries[b * BLOCK_ENTRIES * ENTRY_WORDS]!;
-      sparse[b * 2 + 1] = entries[b * BLOCK_ENTRIES * ENTRY_WORDS + 1]!;
+    // A filter too small for the new total is made again from the files below; otherwise the keys go in now.
+    const rebuild = this.spilled + count > this.bloom.capacity;
+    const out = this.blockWords;
+    let written = 0;
+    for (let first = 0; first < count; first += BLOCK_ENTRIES) {
+      const n = Math.min(BLOCK_ENTRIES, count - first);
+      for (let i = 0; i < n; i++) {
+        const at = this.order[first + i]! * ENTRY_WORDS;
+        out[i * ENTRY_WORDS] = words[at]!;
+        out[i * ENTRY_WORDS + 1] = words[at + 1]!;
+        out[i * ENTRY_WORDS + 2] = words[at + 2]!;
+        out[i * ENTRY_WORDS + 3] = words[at + 3]!;
+        if (!rebuild) this.bloom.add(words[at]!, words[at + 1]!);
+      }
+      sparse[(first / BLOCK_ENTRIES) * 2] = out[0]!;
+      sparse[(first / BLOCK_ENTRIES) * 2 + 1] = out[1]!;
+      for (let done = 0; done < n * ENTRY_BYTES; ) done += writeSync(fd, this.block, done, n * ENTRY_BYTES - done, written + done);
+      written += n * ENTRY_BYTES;
     }
     this.runs.push({ fd, count, sparse });
     this.spilled += count;
-    if (this.spilled > this.bloom.capacity) this.rebuildBloom(Math.ceil(this.spilled * 1.5));
-    else for (let i = 0; i < count; i++) this.bloom.add(entries[i * ENTRY_WORDS]!, entries[i * ENTRY_WORDS + 1]!);
+    if (rebuild) this.rebuildBloom(this.bloomCapacity());
     this.table.clear();
+  }
+
+  /** Half again the keys spilled, or the input's expected keys and a tenth more (at most 40 times those spilled). */
+  private bloomCapacity(): number {
+    const expected = this.expectedKeys() ?? 0;
+    return Math.ceil(Math.max(this.spilled * 1.5, Math.min(expected * 1.1, this.spilled * 40)));
   }
 
   /** A larger filter, filled again from the run files (read in order: a filter cannot grow in place). */
   private rebuildBloom(capacity: number): void {
+    // Dropped before the new one is made (it is filled from the files, not from the old filter), so a
+    // collection while the new one fills can free it.
+    this.bloom = new Bloom(0);
     this.bloom = new Bloom(capacity);
     for (const run of this.runs)
       for (let first = 0; first < run.count; first += BLOCK_ENTRIES) {
@@ -173,37 +210,61 @@ function compare(hiA: number, loA: number, hiB: number, loB: number): number {
   return hiA !== hiB ? (hiA < hiB ? -1 : 1) : loA === loB ? 0 : loA < loB ? -1 : 1;
 }
 
-/**
- * Entries (4 words each) sorted by (hi, lo) as unsigned numbers: a least-significant-digit radix sort, a
- * byte a pass, moving whole entries between two arrays (reads in order, writes into 256 streams: far fewer
- * cache misses than sorting an index).
- */
+/** Entries (4 words each) sorted by (hi, lo) as unsigned numbers, in a new array. */
 export function sortByFingerprint(entries: Uint32Array): Uint32Array {
-  const n = entries.length / ENTRY_WORDS;
-  let from = entries.slice();
-  let to = new Uint32Array(entries.length);
-  const counts = new Uint32Array(257);
-  // lo's bytes from the lowest, then hi's: the last pass decides first.
-  for (let pass = 0; pass < 8; pass++) {
-    const word = pass < 4 ? 1 : 0;
-    const shift = (pass % 4) * 8;
-    counts.fill(0);
-    for (let i = 0; i < n; i++) counts[((from[i * ENTRY_WORDS + word]! >>> shift) & 0xff) + 1]!++;
-    if (counts[1 + ((from[word]! >>> shift) & 0xff)] === n) continue; // every entry has this byte alike
-    for (let d = 1; d <= 256; d++) counts[d]! += counts[d - 1]!;
-    for (let i = 0; i < n; i++) {
-      const at = i * ENTRY_WORDS;
-      const dest = counts[(from[at + word]! >>> shift) & 0xff]!++ * ENTRY_WORDS;
-      to[dest] = from[at]!;
-      to[dest + 1] = from[at + 1]!;
-      to[dest + 2] = from[at + 2]!;
-      to[dest + 3] = from[at + 3]!;
+  const order = new Uint32Array(entries.length / ENTRY_WORDS);
+  const count = orderByFingerprint(entries, order);
+  const sorted = new Uint32Array(count * ENTRY_WORDS);
+  for (let i = 0; i < count; i++) sorted.set(entries.subarray(order[i]! * ENTRY_WORDS, order[i]! * ENTRY_WORDS + ENTRY_WORDS), i * ENTRY_WORDS);
+  return sorted;
+}
+
+const BUCKET_BITS = 16;
+const bucketCounts = new Uint32Array((1 << BUCKET_BITS) + 1);
+
+/**
+ * The numbers of the used entries of `words` (4 words each; unused ones have ordinal 0) in (hi, lo) order,
+ * into `order`; returns how many. A counting sort by hi's top 16 bits (fingerprints are uniform hashes, so
+ * buckets hold a few entries each), then each bucket sorted by insertion, or by Array.sort if it is large.
+ */
+export function orderByFingerprint(words: Uint32Array, order: Uint32Array): number {
+  const slots = words.length / ENTRY_WORDS;
+  const counts = bucketCounts;
+  counts.fill(0);
+  let count = 0;
+  for (let s = 0; s < slots; s++)
+    if (words[s * ENTRY_WORDS + 3] !== 0) {
+      counts[(words[s * ENTRY_WORDS]! >>> (32 - BUCKET_BITS)) + 1]!++;
+      count++;
     }
-    const swap = from;
-    from = to;
-    to = swap;
+  if (count > order.length) throw new RangeError(`${count} entries do not fit in an order of ${order.length}`);
+  for (let b = 1; b < counts.length; b++) counts[b]! += counts[b - 1]!;
+  for (let s = 0; s < slots; s++) if (words[s * ENTRY_WORDS + 3] !== 0) order[counts[words[s * ENTRY_WORDS]! >>> (32 - BUCKET_BITS)]!++] = s;
+  // counts[b] is now where bucket b ends.
+  let start = 0;
+  for (let b = 0; b < 1 << BUCKET_BITS; b++) {
+    const end = counts[b]!;
+    if (end - start > 1) sortBucket(words, order, start, end);
+    start = end;
   }
-  return from;
+  return count;
+}
+
+function sortBucket(words: Uint32Array, order: Uint32Array, start: number, end: number): void {
+  const before = (x: number, y: number) => compare(words[x * ENTRY_WORDS]!, words[x * ENTRY_WORDS + 1]!, words[y * ENTRY_WORDS]!, words[y * ENTRY_WORDS + 1]!);
+  if (end - start > 32) {
+    order.set(Array.from(order.subarray(start, end)).sort(before), start);
+    return;
+  }
+  for (let i = start + 1; i < end; i++) {
+    const entry = order[i]!;
+    let j = i - 1;
+    while (j >= start && before(order[j]!, entry) > 0) {
+      order[j + 1] = order[j]!;
+      j--;
+    }
+    order[j + 1] = entry;
+  }
 }
 
 /**

@@ -104,4 +104,42 @@ describe('Chunker', () => {
       expect(seen).toEqual(list.map((_, i) => i).filter((i) => i % 10 === g));
     }
   });
+
+  it('reuses a released chunk\'s buffer for a later chunk, and never touches a chunk not yet released', () => {
+    // Three-byte characters near the byte bound: the worst-case room is what a chunk's end must get right.
+    const list = Array.from({ length: 400 }, (_, i) => ({ t: '€'.repeat((i * 13) % 29), i }));
+    const maxBytes = 600;
+    const chunker = new Chunker<number>({ maxRecords: 50, maxBytes });
+    const held: Array<{ chunk: Chunk<number>; text: string }> = [];
+    const released = new Set<ArrayBufferLike>();
+    let reused = 0;
+    const take = (done: Chunk<number>[]) => {
+      for (const chunk of done) {
+        if (released.has(chunk.bytes.buffer)) reused++;
+        expect(chunk.bytes.length).toBeLessThanOrEqual(maxBytes);
+        held.push({ chunk, text: chunk.bytes.toString('utf8') });
+        // Chunks are released two behind, as uploads finish while later chunks are built.
+        if (held.length > 2) {
+          const old = held[held.length - 3]!;
+          expect(old.chunk.bytes.toString('utf8')).toBe(old.text);
+          released.add(old.chunk.bytes.buffer);
+          chunker.release(old.chunk);
+        }
+      }
+    };
+    list.forEach((item, i) => {
+      const result = chunker.add(item, i);
+      if (isOversize(result)) throw new Error(`item ${i} taken for oversize`);
+      take(result);
+    });
+    take(chunker.finish());
+    expect(reused).toBeGreaterThan(10);
+    expect(held.flatMap((h) => JSON.parse(h.text) as unknown[])).toEqual(list);
+    // Each chunk was closed only when the next item would not fit (or at 50 records).
+    let at = 0;
+    for (const { chunk } of held.slice(0, -1)) {
+      at += chunk.records;
+      if (chunk.records < 50) expect(chunk.bytes.length + 1 + Buffer.byteLength(JSON.stringify(list[at]))).toBeGreaterThan(maxBytes);
+    }
+  });
 });

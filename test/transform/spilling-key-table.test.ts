@@ -43,6 +43,32 @@ describe('spilling key table', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
+  it('sizes the spilled keys\' filter for the expected keys once, instead of growing it run by run', () => {
+    const fp = (i: number) => keyFingerprint(idempotencyKeyFor('p', 'messages', `e${i}`));
+    const fill = (table: SpillingKeyTable, n: number) => {
+      const capacities = new Set<number>();
+      for (let i = 1; i <= n; i++) {
+        const [hi, lo] = fp(i);
+        table.insert(hi, lo, i, i);
+        capacities.add(table.filterCapacity);
+      }
+      return [...capacities];
+    };
+    const hinted = new SpillingKeyTable(newDir(), 500, () => 15_000);
+    const grown = new SpillingKeyTable(newDir(), 500);
+    // With the hint, the filter is made once, at the first spill, for the expected keys and a tenth more.
+    expect(fill(hinted, 15_000)).toEqual([0, 16_500]);
+    // Without it, it grows by half again each time the spilled keys pass it, read back from the run files.
+    expect(fill(grown, 15_000)).toEqual([0, 750, 1500, 3000, 5250, 8250, 12750, 19500]);
+    for (const table of [hinted, grown]) {
+      for (let i = 1; i <= 15_000; i += 13) expect(table.lookup(...fp(i)), `key ${i}`).toMatchObject({ ordinal: i });
+      let maybe = 0;
+      for (let i = 15_001; i <= 25_000; i++) if (table.lookup(...fp(i)) !== undefined) maybe++;
+      expect(maybe).toBe(0);
+      table.close();
+    }
+  });
+
   it('sorts entries by fingerprint as unsigned numbers, high word first', () => {
     const random = rng(3);
     const words = new Uint32Array(4 * 5000);

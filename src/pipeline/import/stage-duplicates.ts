@@ -16,9 +16,11 @@ export async function openStageDuplicates(
   logger: Logger,
   /** Where keys beyond those kept in memory are written (the run folder's spilled-keys-<stage>, removed when the stage ends). */
   spillDir: string,
+  /** How many records the whole input may hold, estimated as it is read (undefined when its size is unknown). */
+  expectedRecords?: () => number | undefined,
 ): Promise<SourceDuplicates> {
   const keyName = typeof stage.key === 'string' ? stage.key : stage.key.join(', ');
-  const duplicates = new SourceDuplicates(stage.options.duplicates, keyName, spillDir);
+  const duplicates = new SourceDuplicates(stage.options.duplicates, keyName, spillDir, undefined, expectedRecords);
   if (duplicates.mode !== 'last-wins') return duplicates;
   logger.info({ stage: stage.stage }, 'duplicates: last-wins: reading the input once to find the last record of each key');
   let ordinal = 0;

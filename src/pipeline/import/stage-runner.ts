@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type RecordPosition, type SourceDuplicates } from '../../transform/index.js';
+import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type SourceDuplicates } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
@@ -99,7 +99,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const options = stageConfig.options;
   const maxRejects = ctx.maxRejects ?? options.maxRejects;
   const lanes = options.lanes;
-  const chunker = new Chunker<RecordPosition>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes, maxOpenBytes: OPEN_CHUNKS_BUDGET_BYTES });
+  const chunker = new Chunker<number>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes, maxOpenBytes: OPEN_CHUNKS_BUDGET_BYTES });
   let chunkDirReady: Promise<unknown> | undefined;
   const scheduler = new OrderedScheduler(options.concurrency);
   const health = new JobHealth();
@@ -130,10 +130,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     await duplicateLog.write({ stage, ...verdict.line });
   };
 
-  const handleChunk = async (chunk: Chunk<RecordPosition>) => {
+  const handleChunk = async (chunk: Chunk<number>) => {
     counts.chunks++;
     if (mode === 'validate') {
       counts.pending += chunk.records;
+      chunker.release(chunk);
       return;
     }
     const sha256 = createHash('sha256').update(chunk.bytes).digest('hex');
@@ -159,9 +160,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     }
     if (mode === 'dry-run' || !ctx.uploader) {
       counts.pending += chunk.records;
+      chunker.release(chunk);
       return;
     }
-    // In flight, a chunk holds its bytes (sent as they are) and its records' positions; its items are read
+    // In flight, a chunk holds its bytes (sent as they are) and its records' ordinals (numbers, not position
+    // objects: those outlived young-generation collections and filled the old one); its items are read
     // back from the file only if a FAILED job makes it split (rare), or for refused items. The reader waits
     // while 2 × concurrency chunks are in flight, which bounds this memory.
     const file = chunkState.file;
@@ -171,6 +174,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     let items: Promise<string[]> | undefined;
     const loadItems = () => (items ??= readChunkItems(file));
     if (!chunkNeedsWork(chunkState)) {
+      chunker.release(chunk);
       await settleOutcome(metas, loadItems, records - chunkState.refused.size, [...chunkState.refused].sort((a, b) => a - b));
       state.chunks.delete(chunk.seq);
       return;
@@ -213,6 +217,8 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     };
     scheduler.schedule(orderKeys, async () => {
       const outcome = await importChunk(stage, current, ops);
+      // Every send of the chunk's bytes is over (retries and splits included): its buffer can be reused.
+      chunker.release(chunk);
       await settleOutcome(metas, loadItems, outcome.imported, outcome.refused);
       // Each chunk is met once per read of the input: a settled one is never looked up again, and
       // keeping it would make memory grow with the input (the journal has it for a resumed run).
@@ -230,11 +236,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     await ctx.journal.append({ t: 'upload-pacing', stage, concurrency: options.concurrency, rateLimited, at: new Date(ctx.now()).toISOString() });
   };
 
-  const settleOutcome = async (metas: RecordPosition[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {
+  const settleOutcome = async (ordinals: number[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {
     counts.imported += imported;
     const items = refused.length > 0 ? await loadItems() : [];
     for (const index of refused) {
-      const position = metas[index]!;
+      const position = duplicates!.positionOf(ordinals[index]!);
       const reason = { field: '', expected: 'an item the platform accepts', found: 'an import job that FAILED with this item alone', message: 'refused by the platform: the import job FAILED with this item alone, after retries' };
       await reject('refused', [stage, 'refused', position, [reason], parseJsonExact(items[index]!, 'bigint')]);
     }
@@ -250,7 +256,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
         ...(mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: state.replies, signal: ctx.signal } } : {}),
       });
       const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
-      duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger, join(ctx.paths.runDir(ctx.runId), `spilled-keys-${stage}`));
+      duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger, join(ctx.paths.runDir(ctx.runId), `spilled-keys-${stage}`), () => expectedRecords(counts));
       const fields = watchStageFields(ctx.config, stageConfig);
       const onInputBytes = (read: number, total: number | undefined) => {
         counts.bytesRead = read;
@@ -303,7 +309,7 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
               counts.pending++;
               continue;
             }
-            const result = chunker.addJson(json, processed.position, groupOf(stage, processed, lanes));
+            const result = chunker.addJson(json, ordinal, groupOf(stage, processed, lanes));
             if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
             else for (const chunk of result) await handleChunk(chunk);
           }
@@ -333,6 +339,12 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
     progress();
   }
   return counts;
+}
+
+/** The records the whole input may hold, from those read so far and the share of its bytes they took. */
+function expectedRecords(counts: StageCounts): number | undefined {
+  const { read, bytesRead, bytesTotal } = counts;
+  return bytesRead && bytesTotal && read > 0 ? Math.ceil((read * bytesTotal) / bytesRead) : undefined;
 }
 
 /** A stage finished in an earlier attempt: its counts come from the journal, its rejects file is kept. */
@@ -386,7 +398,7 @@ function groupOf(stage: StageName, accepted: Accepted, lanes: number): Int64 | u
 }
 
 /** Messages of one channel must be applied in order: chunks of the same lane never overlap. */
-function orderKeysOf(stage: StageName, chunk: Chunk<RecordPosition>): string[] {
+function orderKeysOf(stage: StageName, chunk: Chunk<number>): string[] {
   return stage === 'messages' ? [String(chunk.group)] : [];
 }
 
