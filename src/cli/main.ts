@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './heap-first.js';
 import { readFileSync } from 'node:fs';
 import { createProgram, mapCommanderError } from './program.js';
 import { ExitCode } from '../shared/exit-codes.js';

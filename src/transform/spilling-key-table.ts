@@ -5,8 +5,10 @@
  * looked for in the table, then, if the Bloom filter over every spilled key says it may be there, in each
  * run: a sparse index in memory (every 256th fingerprint) names the one 4 KiB block to read.
  *
- * Memory: the table, 2 to 3 bytes a spilled key for the Bloom filter (16 bits a key at its capacity, which
- * grows by half; about 1 false "maybe" in 1,000, each costing a block read per run), and 8 bytes per 256 spilled keys of sparse index.
+ * Memory: the table, 4 bytes a table key for the order a spill writes in, 2 bytes a spilled key for the
+ * Bloom filter (16 bits a key; made for the input's expected keys when known, else grown by half; about 1
+ * false "maybe" in 1,000, each costing a block read per run), and 8 bytes per 256 spilled keys of sparse
+ * index.
  * Disk: 16 bytes a spilled key. Entries are only added for keys not already present (callers look first).
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';

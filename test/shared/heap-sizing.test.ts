@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+// A child process (V8's heap is per process): young garbage with a rolling window that survives a few
+// collections, as an import's batches do; prints the young generation's size when tuning was asked for
+// and the most it reached afterwards, in MB.
+const CHILD = `
+import v8 from 'node:v8';
+const young = () => v8.getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 2 ** 20;
+if (process.argv.includes('tuned')) (await import('./src/shared/heap-sizing.ts')).keepHeapSmall();
+const atStart = young();
+let most = atStart;
+let window = [];
+for (let round = 0; round < 400; round++) {
+  for (let i = 0; i < 5000; i++) window.push({ text: 'record ' + round + ':' + i, n: [i, round] });
+  if (window.length > 40000) window = window.slice(20000);
+  most = Math.max(most, young());
+  await new Promise((resolve) => setImmediate(resolve));
+}
+process.stdout.write(JSON.stringify({ atStart, most }));
+`;
+
+function run(tuned: boolean): { atStart: number; most: number } {
+  const ran = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', CHILD, ...(tuned ? ['tuned'] : [])], { cwd: ROOT, encoding: 'utf8' });
+  if (ran.status !== 0) throw new Error(ran.stderr);
+  return JSON.parse(ran.stdout) as { atStart: number; most: number };
+}
+
+describe('keepHeapSmall', () => {
+  it('stops the young generation growing where it is, where V8 alone grows it to 32 MB', () => {
+    const alone = run(false);
+    expect(alone.most).toBeGreaterThan(Math.max(8, alone.atStart));
+    const tuned = run(true);
+    expect(tuned.most).toBe(tuned.atStart);
+  });
+});
