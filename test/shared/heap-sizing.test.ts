@@ -30,10 +30,10 @@ function run(tuned: boolean): { atStart: number; most: number } {
 }
 
 describe('keepHeapSmall', () => {
-  it('stops the young generation growing where it is, where V8 alone grows it to 32 MB', () => {
+  it('stops the young generation growing at 8 MB (16 if it doubles before the next check), where V8 alone grows it to 32 MB', () => {
     const alone = run(false);
-    expect(alone.most).toBeGreaterThan(Math.max(8, alone.atStart));
+    expect(alone.most).toBeGreaterThan(16);
     const tuned = run(true);
-    expect(tuned.most).toBe(tuned.atStart);
+    expect(tuned.most).toBeLessThanOrEqual(Math.max(16, tuned.atStart));
   });
 });

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { createProgram, mapCommanderError } from './program.js';
+import { ExitCode } from '../shared/exit-codes.js';
+import { isChatportError } from '../shared/errors.js';
+import { installSignalHandlers } from './signals.js';
+import { describeFailure, jsonText } from './failure.js';
+import { createCliLogging } from './cli-logging.js';
+import { reportOf } from '../pipeline/import/partial-report.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+/**
+ * The one top-level catch: every failure becomes one readable line on stderr (the `--json` error object on
+ * stdout as well) and an exit code from src/shared/exit-codes.ts. `process.exitCode` is set rather than
+ * calling `process.exit()`, so logs drain.
+ */
+async function main(argv: string[]): Promise<void> {
+  const debug = argv.includes('--debug') || process.env.CHATPORT_LOG_LEVEL === 'debug';
+  const wantsJson = argv.includes('--json');
+  const logging = createCliLogging({ terminal: process.stderr.isTTY === true ? process.stderr : undefined, level: debug ? 'debug' : undefined });
+  const { logger } = logging;
+  const signals = installSignalHandlers(logger);
+  let exitCode: number = ExitCode.OK;
+  const program = createProgram({
+    version: pkg.version,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    logger,
+    logging,
+    signal: signals.signal,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (raw) {
+    const error = mapCommanderError(raw);
+    const commanderPrinted = isChatportError(error) && error.code === 'USAGE' && error.details.commanderCode !== undefined;
+    if (error !== null) {
+      const failure = describeFailure(error, { debug });
+      exitCode = failure.exitCode;
+      // A failed import printed its report, whose `error` says the same: stdout holds one JSON document.
+      if (wantsJson && !reportOf(error)) process.stdout.write(jsonText(failure));
+      // Commander already printed its own message (and the help) for a command line it cannot understand.
+      if (!commanderPrinted) {
+        process.stderr.write(failure.text);
+        logging.recordFailure(failure.json.error);
+      }
+    }
+  } finally {
+    signals.dispose();
+    await logging.close();
+  }
+  process.exitCode = exitCode;
+}
+
+/** Runs the command line the process was started with; its exit code is left in `process.exitCode`. */
+export async function runCli(): Promise<void> {
+  await main(process.argv);
+}
