@@ -16,8 +16,9 @@ let tuned = false;
  * generation grows by a quarter between full collections, and the young one stops growing at 8 MB
  * (semi-space growth factor 1 from then on; checked every 20 ms, so it may pass 8 by one doubling).
  * Called before the CLI's modules load (src/cli/main.ts), which would grow it first. Measured on a
- * 1M-message import: peak RSS about 190–210 → 160–175 MB, CPU within the run-to-run noise
- * (BENCHMARKS.md). Not for the sandbox, which keeps gigabytes and would collect them four times as often.
+ * 1M-message JSON import, five pairs in turn: peak RSS 214–267 → 156–161 MB, for about 6% more CPU (more
+ * collections; BENCHMARKS.md). Not for the sandbox, which keeps gigabytes and would collect them four
+ * times as often.
  */
 export function keepHeapSmall(): void {
   if (tuned) return;
