@@ -104,7 +104,7 @@ export class SpillingKeyTable {
 
   private spill(): void {
     // Written in fingerprint order straight from the table, through an index of its slots (4 bytes a key
-    // and 256 KiB of counts, kept from the first spill on): sorting a copy took 11 MB more at each spill.
+    // and 256 KiB of bucket counts, kept from the first spill on): sorting a copy took 11 MB more at each spill.
     this.order ??= new Uint32Array(this.memoryKeys);
     const words = this.table.words;
     const count = orderByFingerprint(words, this.order);
@@ -212,17 +212,9 @@ function compare(hiA: number, loA: number, hiB: number, loB: number): number {
   return hiA !== hiB ? (hiA < hiB ? -1 : 1) : loA === loB ? 0 : loA < loB ? -1 : 1;
 }
 
-/** Entries (4 words each) sorted by (hi, lo) as unsigned numbers, in a new array. */
-export function sortByFingerprint(entries: Uint32Array): Uint32Array {
-  const order = new Uint32Array(entries.length / ENTRY_WORDS);
-  const count = orderByFingerprint(entries, order);
-  const sorted = new Uint32Array(count * ENTRY_WORDS);
-  for (let i = 0; i < count; i++) sorted.set(entries.subarray(order[i]! * ENTRY_WORDS, order[i]! * ENTRY_WORDS + ENTRY_WORDS), i * ENTRY_WORDS);
-  return sorted;
-}
-
 const BUCKET_BITS = 16;
-const bucketCounts = new Uint32Array((1 << BUCKET_BITS) + 1);
+/** The counting sort's buckets (256 KiB), made at the first spill and kept for the next ones. */
+let bucketCounts: Uint32Array | undefined;
 
 /**
  * The numbers of the used entries of `words` (4 words each; unused ones have ordinal 0) in (hi, lo) order,
@@ -231,7 +223,7 @@ const bucketCounts = new Uint32Array((1 << BUCKET_BITS) + 1);
  */
 export function orderByFingerprint(words: Uint32Array, order: Uint32Array): number {
   const slots = words.length / ENTRY_WORDS;
-  const counts = bucketCounts;
+  const counts = (bucketCounts ??= new Uint32Array((1 << BUCKET_BITS) + 1));
   counts.fill(0);
   let count = 0;
   for (let s = 0; s < slots; s++)
@@ -270,16 +262,16 @@ function sortBucket(words: Uint32Array, order: Uint32Array, start: number, end: 
 }
 
 /**
- * A blocked Bloom filter over (hi, lo) fingerprints, which are already uniform hashes: `hi` picks one 512-bit
- * block (one cache line), `lo` picks 8 bits in it. One memory access per key
- * instead of one per probe; at 16 bits a key about 1 false "maybe" in 1,000.
- */
-/**
  * The probe step, from `lo`'s high half: the bits of `hi` may all be choosing the block (up to 2^32 blocks),
  * and bits shared with the block's choice would make the keys of a block probe alike.
  */
 const stepOf = (lo: number) => ((lo >>> 16) | 1) >>> 0;
 
+/**
+ * A blocked Bloom filter over (hi, lo) fingerprints, which are already uniform hashes: `hi` picks one 512-bit
+ * block (one cache line), `lo` picks 8 bits in it. One memory access per key instead of one per probe; at
+ * 16 bits a key about 1 false "maybe" in 1,000.
+ */
 class Bloom {
   private readonly words: Uint32Array;
   private readonly blocks: number;

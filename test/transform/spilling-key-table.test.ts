@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SourceDuplicates, idempotencyKeyFor, keyFingerprint, type Accepted } from '../../src/transform/index.js';
-import { SpillingKeyTable, sortByFingerprint } from '../../src/transform/spilling-key-table.js';
+import { SpillingKeyTable, orderByFingerprint } from '../../src/transform/spilling-key-table.js';
 import { rng } from '../helpers/rng.js';
 
 const root = mkdtempSync(join(tmpdir(), 'chatport-spill-'));
@@ -73,7 +73,10 @@ describe('spilling key table', () => {
     const random = rng(3);
     const words = new Uint32Array(4 * 5000);
     for (let i = 0; i < words.length; i++) words[i] = i % 4 < 2 ? Math.floor(random() * 2 ** (random() < 0.3 ? 4 : 32)) : i;
-    const sorted = sortByFingerprint(words);
+    const order = new Uint32Array(5000);
+    expect(orderByFingerprint(words, order)).toBe(5000);
+    const sorted = new Uint32Array(words.length);
+    order.forEach((entry, i) => sorted.set(words.subarray(entry * 4, entry * 4 + 4), i * 4));
     const pairs = (w: Uint32Array) => Array.from({ length: w.length / 4 }, (_, i) => [w[i * 4]!, w[i * 4 + 1]!, w[i * 4 + 2]!, w[i * 4 + 3]!]);
     const expected = pairs(words).sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
     expect(pairs(sorted).map((p) => [p[0], p[1]])).toEqual(expected.map((p) => [p[0], p[1]]));
