@@ -89,6 +89,29 @@ describe('reply threads (thread: parent)', () => {
     expect((await all(f.client.channels.messages((await channelNamed('flone')).id)))).toHaveLength(6);
   });
 
+  it('a fresh thread is not read before its first send; a run in a new state folder finds the replies already there', async () => {
+    const dir = join(f.dir, 'again');
+    await writeThreaded(dir, 'ag');
+    const { config } = await writePipeline(dir, pipeline('threads-again'));
+    const threadReads = () => f.sandbox.requests().filter((r) => r.method === 'GET' && /^\/threads\/\d+\/messages$/.test(r.path)).length;
+    f.sandbox.clearRequests();
+    const first = await runImport({ config, stateDir: join(dir, 'state-1') }, { client: f.client });
+    expect(first.stages.messages).toMatchObject({ imported: 8, replies: 4, orphans: 1 });
+    // Both roots were read with repliesCount 0 by this run: nothing to look for in their threads.
+    expect(threadReads()).toBe(0);
+
+    f.sandbox.clearRequests();
+    const second = await runImport({ config, stateDir: join(dir, 'state-2') }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ read: 8, replies: 4, orphans: 1, pending: 0 });
+    expect(second.totals.balanced).toBe(true);
+    // This time the roots hold replies: each thread is read once, and nothing is sent again.
+    expect(threadReads()).toBe(2);
+    expect(f.sandbox.requests().filter((r) => r.method === 'POST' && /^\/(threads|channels)\/\d+\/messages$/.test(r.path))).toEqual([]);
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('agone')).id)));
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing']);
+    expect(await threadBodies(one[0]!)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
+  });
+
   it('a send whose answer was lost is looked up, not sent twice', async () => {
     const dir = join(f.dir, 'lost');
     await writeThreaded(dir, 'lo');

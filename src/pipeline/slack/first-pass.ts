@@ -8,7 +8,7 @@ import {
   readSlackUsers,
   type SlackExport,
 } from '../../sources/slack/index.js';
-import { createSlackDirectoryBuilder, type SlackDirectory } from '../../transform/slack/index.js';
+import { createSlackDirectoryBuilder, mayNameUnknownAuthor, type SlackDirectory } from '../../transform/slack/index.js';
 
 /** What pass 1 learns: the directory (users, placeholders, channels) and the export's conversation folders. */
 export interface SlackFirstPass {
@@ -21,7 +21,7 @@ export interface SlackFirstPass {
 
 /**
  * Pass 1 (docs/slack-migration.md): users, conversation lists, then every day file one at a time, only
- * to find the authors users.json lacks. Holds one day file at a time; the result grows with users and
+ * to find the authors users.json lacks (parsing only the files a look at their text cannot clear). Holds one day file at a time; the result grows with users and
  * channels, never with messages.
  */
 export async function readSlackFirstPass(exp: SlackExport, slack: SlackSourceConfig, signal?: AbortSignal): Promise<SlackFirstPass> {
@@ -29,8 +29,9 @@ export async function readSlackFirstPass(exp: SlackExport, slack: SlackSourceCon
   for await (const user of readSlackUsers(exp)) builder.addUser({ file: user.file, index: user.index }, user.value);
   for await (const conv of readSlackConversations(exp)) builder.addConversation(conv.kind, { file: conv.file, index: conv.index }, conv.value);
   const folders = listConversationFolders(exp);
+  const worthParsing = (text: string) => mayNameUnknownAuthor(text, builder.known);
   for (const days of folders.values())
-    for await (const day of readConversationDays(exp, days)) {
+    for await (const day of readConversationDays(exp, days, {}, { worthParsing })) {
       signal?.throwIfAborted();
       if ('messages' in day) day.messages.forEach((message, index) => builder.noteMessage({ file: day.file, index }, message));
     }

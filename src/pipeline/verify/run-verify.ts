@@ -122,7 +122,7 @@ async function checkThreads(
     refs.add(reply.parent);
   }
   const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
-  const roots = await findRootThreads(client, stage, wanted, cache, signal ?? new AbortController().signal);
+  const { threads: roots } = await findRootThreads(client, stage, wanted, cache, signal ?? new AbortController().signal);
   const result = await verifyThreads(client, stage, expected.replies, roots, signal);
   for (const orphan of result.orphans) expectInChannel(expected, orphan.channelKey, orphan.token, orphan.ordinal);
   return result;

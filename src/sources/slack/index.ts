@@ -14,6 +14,7 @@ export {
   listConversationFolders,
   listUnrecognizedFiles,
   readConversationDays,
+  type DayReadOptions,
   readSlackConversations,
   readSlackUsers,
   type ConversationKind,

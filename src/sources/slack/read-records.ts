@@ -78,17 +78,23 @@ export type SlackDay =
   | { file: string; date: string; messages: unknown[] }
   | { file: string; date: string; problem: string };
 
+export interface DayReadOptions {
+  /** A cheap look at a day file's text: false skips it unparsed (pass 1 parses only what can teach it something). */
+  worthParsing?(text: string): boolean;
+}
+
 /**
  * The day files of one conversation, one at a time, in date order. A day file is parsed whole (its
  * messages must be sorted by ts, and one day of one channel is small); only one is held at a time. A day
  * file that is not a JSON array is reported as a problem and the reading goes on: one broken file must
  * not stop a migration.
  */
-export async function* readConversationDays(exp: SlackExport, dayFiles: readonly string[], limits: SlackExportLimits = {}): AsyncGenerator<SlackDay> {
+export async function* readConversationDays(exp: SlackExport, dayFiles: readonly string[], limits: SlackExportLimits = {}, options: DayReadOptions = {}): AsyncGenerator<SlackDay> {
   const { maxWholeFileBytes } = resolveSlackExportLimits(limits);
   for (const file of dayFiles) {
     const date = DAY_FILE.exec(file.slice(file.lastIndexOf('/') + 1))?.[1] ?? '';
     const text = await readWholeFile(exp, file, maxWholeFileBytes);
+    if (options.worthParsing?.(text) === false) continue;
     let parsed: unknown;
     try {
       // Not text.trim(): it would copy the whole file (Slack ends day files with a newline).

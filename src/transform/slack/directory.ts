@@ -1,5 +1,6 @@
 import { LIMITS } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
+import type { KnownAuthors } from './author-scan.js';
 import { createNameAllocator, makeValidName } from '../names.js';
 import { SlackConversation, SlackUser, parseRecord, type RecordProblem, type SlackMessage } from './records.js';
 
@@ -67,6 +68,8 @@ export interface SlackDirectoryBuilder {
   addConversation(kind: ConversationKind, position: RecordPosition, raw: unknown): void;
   /** Call for every message of every day file; collects authors users.json lacks. */
   noteMessage(position: RecordPosition, raw: unknown): void;
+  /** Authors `noteMessage` has nothing to learn from (listed in users.json, or already noted). */
+  readonly known: KnownAuthors;
   build(): SlackDirectory;
 }
 
@@ -119,6 +122,11 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
       const record = structuredClone(parsed.value);
       conversationIds.add(record.id);
       conversations.push({ kind, record, position });
+    },
+
+    known: {
+      user: (id) => userIds.has(id) || references.has(id),
+      bot: (id) => botUsers.has(id) || userIds.has(id) || references.has(id),
     },
 
     noteMessage(position, raw) {

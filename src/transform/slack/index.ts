@@ -4,6 +4,7 @@
  * of calls and docs/source-properties.md for `properties.source`.
  */
 export { findAuthor, type AuthorRef } from './authors.js';
+export { mayNameUnknownAuthor, type KnownAuthors } from './author-scan.js';
 export { mapSlackChannel, mapSlackChannels, mapSlackMembers, type PendingMember, type PlannedChannel } from './channels.js';
 export { createSlackMappingContext, type Outcome, type SlackMappingContext, type SlackMappingOptions } from './context.js';
 export {

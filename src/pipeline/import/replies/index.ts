@@ -62,8 +62,8 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       if (!spool || !input.sending) return;
       await spool.close();
       const { client, journal, state, signal } = input.sending;
-      const roots = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
-      await sendReplies({ client, stage, spoolPath: spool.path, roots, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+      const { threads: roots, empty } = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
     },
   };
 }

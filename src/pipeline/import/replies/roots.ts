@@ -16,6 +16,16 @@ import { messageRefOf } from './refs.js';
  */
 export type RootThreads = Map<string, Int64>;
 
+export interface FoundRoots {
+  /** Root ref → its reply thread. */
+  threads: RootThreads;
+  /**
+   * Threads this process saw with `repliesCount` 0 (never from the cache: a resumed run may have sent
+   * since). Nothing can be in them yet, so their first send needs no look at what they hold.
+   */
+  empty: ReadonlySet<string>;
+}
+
 /** A message's reply thread id, from `_links.replies` (decisions.md "Threads"). */
 export function replyThreadIdOf(message: Message): Int64 | undefined {
   const href = (message._links as Record<string, { href?: string }> | undefined)?.replies?.href;
@@ -28,10 +38,11 @@ export async function findRootThreads(
   wanted: ReadonlyMap<string, ReadonlySet<string>>,
   cacheFile: string | undefined,
   signal: AbortSignal,
-): Promise<RootThreads> {
+): Promise<FoundRoots> {
   const cached = cacheFile === undefined ? undefined : await readFile(cacheFile, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Record<string, Int64>, () => undefined);
-  if (cached) return new Map(Object.entries(cached));
+  if (cached) return { threads: new Map(Object.entries(cached)), empty: new Set() };
   const found: RootThreads = new Map();
+  const empty = new Set<string>();
   for (const [channelId, refs] of wanted) {
     let missing = refs.size;
     for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
@@ -40,9 +51,10 @@ export async function findRootThreads(
       const thread = replyThreadIdOf(message);
       // A ref cut from the page's text would keep the whole page alive (detach-string.ts).
       if (thread !== undefined) found.set(detachString(ref), thread);
+      if (thread !== undefined && message.repliesCount === 0) empty.add(String(thread));
       if (--missing === 0) break;
     }
   }
   if (cacheFile !== undefined) await writeFileAtomic(cacheFile, stringifyJson(Object.fromEntries(found)));
-  return found;
+  return { threads: found, empty };
 }

@@ -21,6 +21,8 @@ export interface SendRepliesInput {
   stage: StageConfig;
   spoolPath: string;
   roots: RootThreads;
+  /** Threads known to hold nothing yet (FoundRoots.empty): their first send skips the look. */
+  emptyThreads: ReadonlySet<string>;
   state: RepliesState;
   journal: Journal<JournalEvent>;
   concurrency: number;
@@ -34,6 +36,7 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   // What each target already holds, read once while its replies are being sent (then dropped).
   const presentAt = new Map<string, Promise<Map<string, Int64>>>();
   const presentOf = (target: ReplyTarget) => {
+    if (target.kind === 'thread' && input.emptyThreads.has(String(target.threadId))) return nothingPresent;
     const id = target.kind === 'thread' ? `t${String(target.threadId)}` : `c${String(target.channelId)}`;
     let present = presentAt.get(id);
     if (!present) presentAt.set(id, (present = keysAt(input, target)));
@@ -70,6 +73,9 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   if (failure) throw failure.error;
   if (input.signal.aborted) throw input.signal.reason;
 }
+
+const NOTHING: ReadonlyMap<string, Int64> = new Map();
+const nothingPresent = () => Promise.resolve(NOTHING);
 
 /** A counting semaphore: `take` waits for a free slot, in the order asked. */
 class Slots {
