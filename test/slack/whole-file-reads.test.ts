@@ -116,6 +116,22 @@ describe('reading whole files from a folder', () => {
     await expect(readWholeFile(exp, 'general/2020-01-02.json', 1e6)).rejects.toMatchObject({ code: 'SLACK_FILE_MISSING' });
     await exp.close();
   });
+
+  it('reads small files at once and large ones in the background, the same bytes either way', async () => {
+    const dir = await useTempDir();
+    await mkdir(join(dir, 'general'));
+    await writeFile(join(dir, 'users.json'), '[]');
+    const small = JSON.stringify([{ type: 'message', ts: '1.000001', text: 'é'.repeat(1000) }]);
+    const large = JSON.stringify(Array.from({ length: 6000 }, (_, i) => ({ type: 'message', ts: `2.${String(i).padStart(6, '0')}`, text: `message ${i} ${'é'.repeat(i % 9)}` })));
+    expect(Buffer.byteLength(large)).toBeGreaterThan(256 * 1024);
+    await writeFile(join(dir, 'general', '2020-01-01.json'), small);
+    await writeFile(join(dir, 'general', '2020-01-02.json'), large);
+    const exp = await openSlackExport(dir);
+    const [a, b] = await Promise.all([readWholeFile(exp, 'general/2020-01-02.json', 1e9), readWholeFile(exp, 'general/2020-01-01.json', 1e9)]);
+    expect(a).toBe(large);
+    expect(b).toBe(small);
+    await exp.close();
+  });
 });
 
 describe('ts arithmetic without allocations', () => {

@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { open, opendir } from 'node:fs/promises';
+import { closeSync, createReadStream, fstatSync, openSync, read, readSync } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { isIgnoredEntry } from './entry-names.js';
@@ -39,25 +39,39 @@ export async function openFolderSlackExport(folder: string, options: OpenSlackEx
       });
       return stream;
     },
-    readWhole: async (path, maxBytes) => {
-      const handle = await open(fileOf(path), 'r');
-      try {
-        const { size } = await handle.stat();
-        if (size > maxBytes) throw wholeFileTooLarge(folder, path, maxBytes);
-        const bytes = Buffer.allocUnsafe(size);
-        let filled = 0;
-        while (filled < size) {
-          const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
-          if (bytesRead === 0) break;
-          filled += bytesRead;
-        }
-        return filled === size ? bytes : bytes.subarray(0, filled);
-      } finally {
-        await handle.close();
-      }
-    },
+    readWhole: async (path, maxBytes) => readWholeFile(fileOf(path), maxBytes, () => wholeFileTooLarge(folder, path, maxBytes)),
     close: async () => undefined,
   };
+}
+
+/**
+ * A day file is a few kilobytes: opened, measured and read synchronously it costs a few microseconds, where
+ * four asynchronous calls cost about 200 µs of CPU in thread-pool hand-offs. Larger files are read
+ * asynchronously, so the event loop never waits long.
+ */
+const SYNC_READ_BYTES = 256 * 1024;
+
+async function readWholeFile(file: string, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+  const fd = openSync(file, 'r');
+  try {
+    const { size } = fstatSync(fd);
+    if (size > maxBytes) throw tooLarge();
+    const bytes = Buffer.allocUnsafe(size);
+    const readAt = (filled: number) => (size <= SYNC_READ_BYTES ? readSync(fd, bytes, filled, size - filled, filled) : readAsync(fd, bytes, filled, size - filled, filled));
+    let filled = 0;
+    while (filled < size) {
+      const bytesRead = await readAt(filled);
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    return filled === size ? bytes : bytes.subarray(0, filled);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readAsync(fd: number, into: Buffer, offset: number, length: number, position: number): Promise<number> {
+  return new Promise((resolve, reject) => read(fd, into, offset, length, position, (error, bytesRead) => (error ? reject(error) : resolve(bytesRead))));
 }
 
 async function walk(dir: string, relative: string, out: string[], maxEntries: number, origin: string): Promise<void> {
