@@ -196,8 +196,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   }
 }
 
-/** A snapshot (users) is one partition, labelled with the window's last day. */
-async function* snapshot<R>(date: string, rows: R): AsyncGenerator<{ date: string; rows: R }> {
+/** All rows in one partition: a snapshot (users, labelled with the window's last day) or a one-day window. */
+async function* onePartition<R>(date: string, rows: R): AsyncGenerator<{ date: string; rows: R }> {
   yield { date, rows };
 }
 
@@ -218,10 +218,10 @@ async function openDatasetRows(items: AsyncIterator<SourceItem[]>, typing: Typed
   const batchRows = opts.format === 'parquet' ? columnBatchRows(opts.parquet) : undefined;
   if (batchRows !== undefined && (!dayColumn || days.length === 1)) {
     const typed = await openTypedBatches(items, { ...typing, batchRows });
-    return { ...typed, days: snapshot(dayColumn ? days[0]! : opts.date, typed.rows) };
+    return { ...typed, days: onePartition(dayColumn ? days[0]! : opts.date, typed.rows) };
   }
   const typed = await openTypedRows(items, typing);
-  return { ...typed, days: dayColumn ? partitionByDay(typed.rows, dayColumn, days) : snapshot(opts.date, typed.rows) };
+  return { ...typed, days: dayColumn ? partitionByDay(typed.rows, dayColumn, days) : onePartition(opts.date, typed.rows) };
 }
 
 function rowWindowOf(column: string, window: ExportWindow): RowWindow {
