@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
+import type { ColumnBatch } from './column-batch.js';
 import type { FileEncoder } from './encoders/file-encoder.js';
 import type { Row } from './schema.js';
 
@@ -30,25 +31,57 @@ const settle = () => new Promise<void>((resolve) => setImmediate(() => setImmedi
  * Writes files 0, 1, 2… until the rows run out. With no rows at all, one file is still written (a header or
  * a Parquet schema), so an empty day is visible as such.
  */
-export async function writeRolledFiles(
+export function writeRolledFiles(
   rows: AsyncIterable<Row>,
   encoder: FileEncoder,
   options: RollOptions,
   writeFile: (sequence: number, body: Readable) => Promise<void>,
 ): Promise<RolledFile[]> {
-  const iterator = rows[Symbol.asyncIterator]();
+  return writeRolled({ items: rows, rowsIn: () => 1, encode: (items, firstRowNumber) => encoder.encode(items, firstRowNumber) }, encoder, options, writeFile);
+}
+
+/** writeRolledFiles for rows in column batches (see FileEncoder.encodeBatches). */
+export function writeRolledBatches(
+  batches: AsyncIterable<ColumnBatch>,
+  encoder: FileEncoder,
+  options: RollOptions,
+  writeFile: (sequence: number, body: Readable) => Promise<void>,
+): Promise<RolledFile[]> {
+  const encodeBatches = encoder.encodeBatches?.bind(encoder);
+  if (!encodeBatches) throw new Error(`the ${encoder.extension} encoder takes rows, not column batches`);
+  return writeRolled({ items: batches, rowsIn: (batch) => batch.length, encode: (items) => encodeBatches(items) }, encoder, options, writeFile);
+}
+
+/** What is rolled: rows one by one, or batches of them. */
+interface RollInput<T> {
+  items: AsyncIterable<T>;
+  rowsIn(item: T): number;
+  encode(items: AsyncIterable<T>, firstRowNumber: number): AsyncIterable<Uint8Array>;
+}
+
+async function writeRolled<T>(
+  input: RollInput<T>,
+  encoder: FileEncoder,
+  options: RollOptions,
+  writeFile: (sequence: number, body: Readable) => Promise<void>,
+): Promise<RolledFile[]> {
+  const iterator = input.items[Symbol.asyncIterator]();
   const files: RolledFile[] = [];
-  let pending = await iterator.next();
+  // The first file is opened before the first item is asked for: a batch may take a while to fill, and the
+  // publication has started by then.
+  let pending: IteratorResult<T> | undefined;
   let rowsBefore = 0;
   try {
-    for (let sequence = 0; sequence === 0 || !pending.done; sequence++) {
+    for (let sequence = 0; sequence === 0 || pending?.done === false; sequence++) {
       const counter = { rows: 0, bytes: 0 };
       const hash = createHash('sha256');
 
-      const fileRows = async function* (): AsyncGenerator<Row> {
+      const fileItems = async function* (): AsyncGenerator<T> {
+        pending ??= await iterator.next();
         while (!pending.done) {
           yield pending.value;
-          counter.rows++;
+          // Counted before the next item is asked for: a batch may be refilled by then.
+          counter.rows += input.rowsIn(pending.value);
           pending = await iterator.next();
           if (pending.done) return;
           if (counter.rows % encoder.rollEveryRows === 0) {
@@ -58,7 +91,7 @@ export async function writeRolledFiles(
         }
       };
       const bytes = async function* (): AsyncGenerator<Uint8Array> {
-        for await (const chunk of encoder.encode(fileRows(), rowsBefore + 1)) {
+        for await (const chunk of input.encode(fileItems(), rowsBefore + 1)) {
           hash.update(chunk);
           counter.bytes += chunk.length;
           yield chunk;
@@ -70,7 +103,7 @@ export async function writeRolledFiles(
       rowsBefore += counter.rows;
     }
   } finally {
-    if (!pending.done) await iterator.return?.();
+    if (!pending?.done) await iterator.return?.();
   }
   return files;
 }

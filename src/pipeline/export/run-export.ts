@@ -13,10 +13,10 @@
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
  */
 import { JobFailedError, type Job } from '../../api/index.js';
-import { parseRecordBatches } from '../../formats/index.js';
+import { parseRecordBatches, type SourceItem } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
-import { createDestination, writeExport, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
-import { partitionByDay, type DayRows } from './day-partitions.js';
+import { columnBatchRows, createDestination, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
+import { partitionByDay } from './day-partitions.js';
 import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
 import { exportFromZeroOnChange, openExportDownload } from './download.js';
@@ -25,7 +25,8 @@ import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptio
 import { RejectsFile, rejectsPathFor } from './rejects-file.js';
 import { isBalanced, totalsOf, type DatasetReport, type ExportReport, type PartitionReport } from './report.js';
 import { DATASET_SCHEMAS, type ExportDataset } from './schemas.js';
-import { openTypedRows, type RowWindow } from './typed-rows.js';
+import { openTypedBatches } from './typed-batches.js';
+import { openTypedRows, type RowWindow, type TypedRows, type TypedRowsOptions } from './typed-rows.js';
 
 type Deps = ReturnType<typeof normalizeExportDeps>;
 
@@ -130,7 +131,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
   let rejectsFile: string | undefined;
   try {
-    const typed = await openTypedRows(items, {
+    const typed = await openDatasetRows(items, {
       schema,
       timestampUnit: opts.timestampUnit,
       rejects,
@@ -139,7 +140,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       stamp: { dataset, date: opts.date, runId: opts.runId },
       ...(schema.dayColumn ? { window: rowWindowOf(schema.dayColumn, opts.window) } : {}),
       ...(signal ? { signal } : {}),
-    });
+    }, opts);
     if (typed.plan.unknownColumns.length > 0) logger.warn({ columns: typed.plan.unknownColumns }, 'export has columns the schema does not know; kept as strings');
     if (typed.plan.missingColumns.length > 0) logger.warn({ columns: typed.plan.missingColumns }, 'export lacks declared columns; written as nulls');
     const details = () => ({
@@ -157,10 +158,9 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       missingColumns: typed.plan.missingColumns,
       download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
     });
-    const days = schema.dayColumn ? partitionByDay(typed.rows, schema.dayColumn, daysOf(opts.window)) : snapshot(opts.date, typed.rows);
     const partitions: PartitionReport[] = [];
     const files: DatasetReport['files'] = [];
-    for await (const day of days) {
+    for await (const day of typed.days) {
       const result = await writeExport(day.rows, writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, details));
       partitions.push({ date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl });
       files.push(...result.manifest.files);
@@ -196,9 +196,32 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   }
 }
 
-/** A snapshot (users) is one partition, labelled with the window's last day. */
-async function* snapshot(date: string, rows: AsyncIterable<Row>): AsyncGenerator<DayRows> {
+/** All rows in one partition: a snapshot (users, labelled with the window's last day) or a one-day window. */
+async function* onePartition<R>(date: string, rows: R): AsyncGenerator<{ date: string; rows: R }> {
   yield { date, rows };
+}
+
+interface DatasetRows {
+  plan: TypedRows['plan'];
+  counts: TypedRows['counts'];
+  days: AsyncIterable<{ date: string; rows: AsyncIterable<Row> | ColumnBatches }>;
+}
+
+/**
+ * The typed rows of one dataset, day by day. Parquet of one partition (a snapshot, or a window of one day:
+ * the nightly case) takes the columnar fast path (typed-batches.ts); other formats and windows of several
+ * days (whose rows are spooled per day) take rows one by one.
+ */
+async function openDatasetRows(items: AsyncIterator<SourceItem[]>, typing: TypedRowsOptions, opts: NormalizedExportOptions): Promise<DatasetRows> {
+  const days = daysOf(opts.window);
+  const dayColumn = typing.schema.dayColumn;
+  const batchRows = opts.format === 'parquet' ? columnBatchRows(opts.parquet) : undefined;
+  if (batchRows !== undefined && (!dayColumn || days.length === 1)) {
+    const typed = await openTypedBatches(items, { ...typing, batchRows });
+    return { ...typed, days: onePartition(dayColumn ? days[0]! : opts.date, typed.rows) };
+  }
+  const typed = await openTypedRows(items, typing);
+  return { ...typed, days: dayColumn ? partitionByDay(typed.rows, dayColumn, days) : onePartition(opts.date, typed.rows) };
 }
 
 function rowWindowOf(column: string, window: ExportWindow): RowWindow {

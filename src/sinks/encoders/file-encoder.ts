@@ -1,4 +1,5 @@
 /** How rows of one output file become bytes. One encoder per format; all stream and pull rows lazily. */
+import type { ColumnBatch } from '../column-batch.js';
 import type { Row } from '../schema.js';
 
 export interface FileEncoder {
@@ -17,4 +18,9 @@ export interface FileEncoder {
    * errors. Rows are pulled only as fast as the bytes are consumed.
    */
   encode(rows: AsyncIterable<Row>, firstRowNumber: number): AsyncIterable<Uint8Array>;
+  /**
+   * Encodes rows that come as column batches (Parquet only), each of them within one row group: the
+   * producer cuts them at multiples of `rollEveryRows`.
+   */
+  encodeBatches?(batches: AsyncIterable<ColumnBatch>): AsyncIterable<Uint8Array>;
 }

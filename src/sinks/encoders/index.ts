@@ -3,7 +3,7 @@ import type { TableSchema } from '../schema.js';
 import { createCsvEncoder } from './csv-encoder.js';
 import type { FileEncoder } from './file-encoder.js';
 import { createNdjsonEncoder, type GzipTextOptions } from './ndjson-encoder.js';
-import type { ParquetOptions } from './parquet-encoder.js';
+import type { ParquetOptions } from './parquet-batching.js';
 
 export const OUTPUT_FORMATS = ['parquet', 'ndjson', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -27,5 +27,5 @@ export async function createFileEncoder(format: OutputFormat, schema: TableSchem
 }
 
 export type { FileEncoder } from './file-encoder.js';
-export type { ParquetOptions, ParquetCompression } from './parquet-encoder.js';
+export { columnBatchRows, type ParquetOptions, type ParquetCompression } from './parquet-batching.js';
 export type { GzipTextOptions } from './ndjson-encoder.js';

@@ -5,24 +5,14 @@
  * Memory: one Arrow batch in JS plus the row group being encoded inside the wasm writer; nothing grows
  * with the number of rows. Bytes come out one row group at a time.
  */
-import { Compression, Table as WasmTable, WriterPropertiesBuilder, transformParquetStream, type RecordBatch as WasmRecordBatch } from 'parquet-wasm/node';
+import { Compression, Table as WasmTable, WriterPropertiesBuilder, transformParquetStream, type RecordBatch as WasmRecordBatch, type WriterProperties } from 'parquet-wasm/node';
+import { ColumnBatch } from '../column-batch.js';
 import type { Row, TableSchema } from '../schema.js';
-import { ArrowBatchBuilder } from './arrow-batch.js';
+import { ArrowBatchBuilder, arrowSchemaOf, batchToIpc } from './arrow-batch.js';
 import type { FileEncoder } from './file-encoder.js';
+import { parquetBatching, type ParquetCompression, type ParquetOptions } from './parquet-batching.js';
 
-export type ParquetCompression = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
-
-export interface ParquetOptions {
-  /** Column compression. Default `zstd`. */
-  compression?: ParquetCompression;
-  /**
-   * Rows per row group. Default 1,048,576 (arrow-rs's default): for the analytics tables that is about
-   * 60 MB before compression, above the 16 MiB BigQuery recommends, and files of 100–250 MB hold a few.
-   */
-  rowGroupRows?: number;
-  /** Rows per Arrow batch handed to the writer. Default 65,536 (smaller when a row group is smaller). */
-  batchRows?: number;
-}
+export type { ParquetCompression, ParquetOptions } from './parquet-batching.js';
 
 const CODECS: Record<ParquetCompression, Compression> = {
   zstd: Compression.ZSTD,
@@ -43,74 +33,112 @@ function toWasmBatch(ipc: Uint8Array): WasmRecordBatch {
   }
 }
 
+/** Where the next Arrow IPC batch comes from; undefined once there are no more. */
+type IpcSource = { next(): Promise<Uint8Array | undefined>; cancel(): Promise<void> };
+
+/** Rows → IPC batches of `batchRows`, never straddling a row group, so row groups hold exactly `rowGroupRows`. */
+function ipcFromRows(rows: AsyncIterable<Row>, schema: TableSchema, firstRowNumber: number, batchRows: number, rowGroupRows: number): IpcSource {
+  const builder = new ArrowBatchBuilder(schema, batchRows);
+  const iterator = rows[Symbol.asyncIterator]();
+  let rowNumber = firstRowNumber - 1;
+  let rowsInGroup = 0;
+  let sentAny = false;
+  let ended = false;
+  return {
+    async next() {
+      if (ended) return undefined;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) {
+          ended = true;
+          // An empty file still carries the schema, so it is sent one empty batch.
+          return builder.length > 0 || !sentAny ? builder.takeIpc() : undefined;
+        }
+        builder.push(next.value, ++rowNumber);
+        rowsInGroup++;
+        if (builder.full || rowsInGroup === rowGroupRows) {
+          if (rowsInGroup === rowGroupRows) rowsInGroup = 0;
+          sentAny = true;
+          return builder.takeIpc();
+        }
+      }
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  };
+}
+
+/** Column batches → IPC batches; the producer cuts them so that none straddles a row group. */
+function ipcFromBatches(batches: AsyncIterable<ColumnBatch>, schema: TableSchema): IpcSource {
+  const arrowSchema = arrowSchemaOf(schema);
+  const iterator = batches[Symbol.asyncIterator]();
+  let sentAny = false;
+  let ended = false;
+  return {
+    async next() {
+      if (ended) return undefined;
+      const next = await iterator.next();
+      if (next.done) {
+        ended = true;
+        // An empty file still carries the schema, so it is sent one empty batch.
+        return sentAny ? undefined : batchToIpc(new ColumnBatch(schema, 0), arrowSchema);
+      }
+      sentAny = true;
+      return batchToIpc(next.value, arrowSchema);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  };
+}
+
 export function createParquetEncoder(schema: TableSchema, options: ParquetOptions = {}): FileEncoder {
   const compression = options.compression ?? 'zstd';
-  const rowGroupRows = options.rowGroupRows ?? 1_048_576;
-  const batchRows = Math.min(options.batchRows ?? 65_536, rowGroupRows);
-
-  async function* encode(rows: AsyncIterable<Row>, firstRowNumber: number): AsyncGenerator<Uint8Array> {
-    const builder = new ArrowBatchBuilder(schema, batchRows);
-    const iterator = rows[Symbol.asyncIterator]();
-    let rowNumber = firstRowNumber - 1;
-    let rowsInGroup = 0;
-    let sentAny = false;
-    // The first error from the rows (or a row that does not fit the schema) wins over whatever the wasm
-    // stream reports after it was cancelled.
-    let failure: { error: unknown } | undefined;
-
-    const input = new ReadableStream<WasmRecordBatch>(
-      {
-        async pull(controller) {
-          try {
-            for (;;) {
-              const next = await iterator.next();
-              if (next.done) {
-                // An empty file still carries the schema, so it is sent one empty batch.
-                if (builder.length > 0 || !sentAny) controller.enqueue(toWasmBatch(builder.takeIpc()));
-                controller.close();
-                return;
-              }
-              builder.push(next.value, ++rowNumber);
-              rowsInGroup++;
-              // A batch never straddles a row group, so row groups hold exactly `rowGroupRows` rows.
-              if (builder.full || rowsInGroup === rowGroupRows) {
-                if (rowsInGroup === rowGroupRows) rowsInGroup = 0;
-                sentAny = true;
-                controller.enqueue(toWasmBatch(builder.takeIpc()));
-                return;
-              }
-            }
-          } catch (error) {
-            failure ??= { error };
-            controller.error(error);
-          }
-        },
-        async cancel() {
-          await iterator.return?.();
-        },
-      },
-      { highWaterMark: 0 },
-    );
-
-    const properties = new WriterPropertiesBuilder()
+  const { rowGroupRows, batchRows } = parquetBatching(options);
+  const properties = () =>
+    new WriterPropertiesBuilder()
       .setCompression(CODECS[compression])
       .setMaxRowGroupSize(rowGroupRows)
       .setCreatedBy('chatport (parquet-wasm)')
       .build();
-    try {
-      const output = (await transformParquetStream(input, properties)) as ReadableStream<Uint8Array>;
-      for await (const chunk of output) yield chunk;
-    } catch (error) {
-      throw failure ? failure.error : error;
-    }
-    if (failure) throw failure.error;
-  }
 
   return {
     extension: 'parquet',
     contentType: 'application/vnd.apache.parquet',
     compression,
     rollEveryRows: rowGroupRows,
-    encode,
+    encode: (rows, firstRowNumber) => writeParquet(ipcFromRows(rows, schema, firstRowNumber, batchRows, rowGroupRows), properties()),
+    encodeBatches: (batches) => writeParquet(ipcFromBatches(batches, schema), properties()),
   };
+}
+
+/** Streams IPC batches through the wasm writer; yields the file's bytes one row group at a time. */
+async function* writeParquet(source: IpcSource, properties: WriterProperties): AsyncGenerator<Uint8Array> {
+  // The first error from the rows (or a row that does not fit the schema) wins over whatever the wasm
+  // stream reports after it was cancelled.
+  let failure: { error: unknown } | undefined;
+  const input = new ReadableStream<WasmRecordBatch>(
+    {
+      async pull(controller) {
+        try {
+          const ipc = await source.next();
+          if (ipc === undefined) controller.close();
+          else controller.enqueue(toWasmBatch(ipc));
+        } catch (error) {
+          failure ??= { error };
+          controller.error(error);
+        }
+      },
+      cancel: () => source.cancel(),
+    },
+    { highWaterMark: 0 },
+  );
+  try {
+    const output = (await transformParquetStream(input, properties)) as ReadableStream<Uint8Array>;
+    for await (const chunk of output) yield chunk;
+  } catch (error) {
+    throw failure ? failure.error : error;
+  }
+  if (failure) throw failure.error;
 }

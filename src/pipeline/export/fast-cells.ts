@@ -1,0 +1,93 @@
+/**
+ * Hand-written readers for the common shapes of exported text (plain integers, `…T…Z` timestamps, `true`
+ * and `false`), without a regex, a Date or a BigInt per value. Each takes only a strict subset of what
+ * parse-cell.ts accepts and gives the same value for it; anything else gives NaN (or undefined), and the
+ * caller asks parse-cell.ts, which stays the one judge of what a value means and why it is refused.
+ */
+
+/** More digits than this might not be a safe integer. */
+const MAX_FAST_DIGITS = 15;
+
+/** `[+-]digits`, at most 15 digits (so always a safe integer); NaN for anything else. */
+export function fastInteger(text: string): number {
+  const length = text.length;
+  let i = 0;
+  let negative = false;
+  const sign = text.charCodeAt(0);
+  if (sign === 45 /* - */ || sign === 43 /* + */) {
+    negative = sign === 45;
+    i = 1;
+  }
+  const digits = length - i;
+  if (digits < 1 || digits > MAX_FAST_DIGITS) return NaN;
+  let value = 0;
+  for (; i < length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NaN;
+    value = value * 10 + d;
+  }
+  return negative ? -value : value;
+}
+
+/** `true`/`1` and `false`/`0` as written; undefined for anything else (other cases, spaces). */
+export function fastBoolean(text: string): boolean | undefined {
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  return undefined;
+}
+
+/** Two or four digits at `at`, or NaN. */
+function digitsAt(text: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return NaN;
+    value = value * 10 + d;
+  }
+  return value;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS` is 19 characters. */
+const SECONDS_END = 19;
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS[.f…]Z` (1 to 9 fraction digits, those past the microsecond dropped, as parseTimestamp
+ * does) → epoch microseconds as a safe integer; NaN for any other shape, an impossible date or time, a year
+ * before 100 (which parseTimestamp refuses) or an instant too far out for a safe integer.
+ */
+export function fastTimestampMicros(text: string): number {
+  const length = text.length;
+  if (length < SECONDS_END + 1 || text.charCodeAt(length - 1) !== 90 /* Z */) return NaN;
+  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 /* T */ || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return NaN;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  // NaN fails every comparison, so a non-digit anywhere ends here too.
+  if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59)) return NaN;
+  let fraction = 0;
+  if (length > SECONDS_END + 1) {
+    const fractionDigits = length - SECONDS_END - 2;
+    if (text.charCodeAt(SECONDS_END) !== 46 /* . */ || fractionDigits < 1 || fractionDigits > 9) return NaN;
+    const kept = Math.min(fractionDigits, 6);
+    fraction = digitsAt(text, SECONDS_END + 1, kept) * 10 ** (6 - kept);
+    if (fractionDigits > kept && Number.isNaN(digitsAt(text, SECONDS_END + 1 + kept, fractionDigits - kept))) return NaN;
+    if (Number.isNaN(fraction)) return NaN;
+  }
+  const micros = Date.UTC(year, month - 1, day, hour, minute, second) * 1000 + fraction;
+  return Number.isSafeInteger(micros) ? micros : NaN;
+}
+
+/** Epoch microseconds (a safe integer) → epoch milliseconds, floored as toEpochInUnit does (before 1970 too). */
+export function microsToMillis(micros: number): number {
+  const rest = micros % 1000;
+  // micros - rest is a multiple of 1000, so the division is exact.
+  return (micros - rest) / 1000 - (rest < 0 ? 1 : 0);
+}

@@ -1,0 +1,106 @@
+/**
+ * What the row typer and the batch typer share: the export's items batch by batch, the column plan fixed
+ * from the first readable record, the counts, the rejects, and the exact path for one record (typeRecord,
+ * then the window), which is what every record went through before the columnar fast path and what it
+ * still goes through whenever the fast path cannot vouch for a row.
+ */
+import { isUnparseable, type SourceItem, type SourceRecord, type UnparseableRecord } from '../../formats/index.js';
+import { ChatportError } from '../../shared/errors.js';
+import type { Row } from '../../sinks/index.js';
+import { planColumns, typeRecord, type ColumnPlan, type RejectReason } from './column-plan.js';
+import { positionOf, type RejectLine } from './rejects-file.js';
+import type { RowCounts, TypedRowsOptions } from './typed-rows.js';
+
+/** Without its timestamp a row of event data belongs to no day, so no partition can hold it. */
+function undated(column: string): RejectReason {
+  return { column, field: column, value: null, expected: `a timestamp: ${column} places the row in its day (dt=…)` };
+}
+
+/** The exact path's verdict on one record: a row to write, a reject to write, or outside the window. */
+export const OUTSIDE = Symbol('outside the window');
+export class Rejected {
+  constructor(readonly line: RejectLine) {}
+}
+export type ExactOutcome = Row | Rejected | typeof OUTSIDE;
+
+export class TypedSource {
+  readonly counts: RowCounts = { read: 0, rejected: 0, outside: 0 };
+  plan!: ColumnPlan;
+  /** The batch being taken and the next item in it. */
+  pending: SourceItem[] = [];
+  at = 0;
+
+  private constructor(
+    private readonly batches: AsyncIterator<SourceItem[]>,
+    readonly options: TypedRowsOptions,
+  ) {}
+
+  /**
+   * Reads up to the first readable record to fix the output schema (Parquet needs it before any row);
+   * nothing more is read until the typer asks.
+   */
+  static async open(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions): Promise<TypedSource> {
+    const source = new TypedSource(batches, options);
+    const first = await source.firstRecord();
+    source.plan = planColumns(options.schema, first ? Object.keys(first.record) : options.schema.columns.map((c) => c.source), options.timestampUnit, options.source);
+    return source;
+  }
+
+  /** The first readable record, left pending (the typer starts with it); unparseable ones before it are rejected. */
+  private async firstRecord(): Promise<SourceRecord | undefined> {
+    for (;;) {
+      if (this.at === this.pending.length && !(await this.nextBatch())) return undefined;
+      const item = this.pending[this.at]!;
+      if (!isUnparseable(item)) return item;
+      this.at++;
+      this.counts.read++;
+      await this.rejectUnparseable(item);
+    }
+  }
+
+  /** Takes the next batch of items; false at the end of the export. */
+  async nextBatch(): Promise<boolean> {
+    const step = await this.batches.next();
+    if (step.done) return false;
+    this.pending = step.value;
+    this.at = 0;
+    return true;
+  }
+
+  /** Stops the download (the writer gave up early, or the typer is done). */
+  async close(): Promise<void> {
+    await this.batches.return?.();
+  }
+
+  throwIfAborted(): void {
+    if (this.options.signal?.aborted) throw this.options.signal.reason;
+  }
+
+  /** typeRecord, then the window: the exact path for one record. */
+  exactOutcome(item: SourceRecord): ExactOutcome {
+    const { stamp, window } = this.options;
+    const typed = typeRecord(this.plan, item.record);
+    if (!typed.ok) return new Rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record });
+    if (!window) return typed.row;
+    const time = typed.row[window.column];
+    if (typeof time !== 'bigint') return new Rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: [undated(window.column)], record: item.record });
+    if (time < window.sinceUs || time >= window.untilUs) return OUTSIDE;
+    return typed.row;
+  }
+
+  /** Counts and writes a reject line; stops the run past maxRejects. */
+  async reject(line: RejectLine): Promise<void> {
+    const { rejects, maxRejects, source, stamp } = this.options;
+    this.counts.rejected++;
+    await rejects.write(line);
+    if (this.counts.rejected > maxRejects)
+      throw new ChatportError(`${source}: more than ${maxRejects} rows rejected (see ${rejects.path}); nothing of ${stamp.dataset} was published`, {
+        code: 'REJECT_LIMIT_EXCEEDED',
+        details: { source, rejected: this.counts.rejected, maxRejects, rejectsFile: rejects.path },
+      });
+  }
+
+  rejectUnparseable(item: UnparseableRecord): Promise<void> {
+    return this.reject({ ...this.options.stamp, ...positionOf(item.position), kind: 'unparseable', reasons: [{ message: item.unparseable.message, expected: item.unparseable.expected }], record: item.unparseable.raw });
+  }
+}

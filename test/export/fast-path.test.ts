@@ -1,0 +1,120 @@
+/**
+ * The columnar fast path (typed-batches.ts) against the exact path (typed-rows.ts) on the same exports:
+ * the same Parquet rows (read back with hyparquet), the same rejects, the same counts. Parquet settings
+ * whose batches would straddle row groups (rowGroupRows 10, batchRows 3) take the exact path; small
+ * aligned ones (12 and 4) take the fast path across several batches and row groups.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExport, type ExportReport } from '../../src/pipeline/export/index.js';
+import { fastInteger, fastTimestampMicros, microsToMillis } from '../../src/pipeline/export/fast-cells.js';
+import { parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
+import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
+import { readDataset } from './read-output.js';
+import { startExportBed, type ExportBed } from './support.js';
+
+const DATE = '2026-11-21';
+const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime';
+
+/** Every shape the fast readers take, refuse or leave to the exact parsers, and rows that must be rejected. */
+const MESSAGES_CSV = [
+  HEADER,
+  '1,TEXT,10,general,50,ann,12,0,3,,2026-11-21T10:15:00Z,',
+  '9007199254740993,TEXT,-42,"quoted, with comma",9223372036854775807,"multi\nline ""name""",-7,-9223372036854775808,00012,tag,2026-11-21T10:15:00.123Z,2026-11-21T10:15:00.123456789Z',
+  '3,,10,,,,,,,,2026-11-21T00:00:00.000000Z,1969-12-31T23:59:59.9985Z',
+  '4,TEXT,+7,"",-0, bob ,2147483647,-0,+5,x,2026-11-21T23:59:59.999999Z,2026-11-21T10:15:00+02:00',
+  '5,TEXT,10,c,50,u,1,1,1,,2026-11-21 10:15:00z,2026-11-21',
+  '6,TEXT,10,c,50,u,1,1,1,,2026-11-21T10:15:00.5+01:30, 2026-11-21T10:15:00Z ',
+  '7,TEXT,10,c,50,u,2147483648,1,1,,2026-11-21T10:15:00Z,',
+  '8,TEXT,x10,c,50,u,1,1,1,,2026-11-30T25:00:00Z,2026-02-30T00:00:00Z',
+  ',TEXT,10,c,50,u,1,1,1,,2026-11-21T10:15:00Z,',
+  '10,TEXT,10,c,50,u,1,1,1,,,',
+  '11,TEXT,10,c,50,u,1,1,1,,2026-11-22T00:00:00Z,',
+  '12,TEXT,10,c,50,u,1,1,1,,2026-11-20T23:59:59.999999Z,',
+  '13,TEXT,10,c',
+  '14,TEXT,10,c,50,u,1,1,1,,0099-11-21T10:15:00Z,',
+  '15,TEXT,10,c,50,u,1,1,1,,2026-11-21T10:15:00.Z,2026-11-21T10:15:60Z',
+  '16,TEXT,12345678901234567890,c,50,u,1,1,1,,2026-11-21T10:15:00.1234567890Z,',
+  ...Array.from({ length: 30 }, (_, i) => `${100 + i},TEXT,${-i},c${i % 3 ? i : ''},${i % 4 ? 9007199254740990 + i : ''},u,${i},${i},${i},,2026-11-21T${String(i % 24).padStart(2, '0')}:00:0${i % 10}.${i}Z,`),
+].join('\r\n');
+
+describe('the columnar fast path gives what the exact path gives', () => {
+  let bed: ExportBed;
+  let storage: OtherOrigin;
+  let body = Buffer.alloc(0);
+
+  beforeAll(async () => {
+    bed = await startExportBed({}, { users: 1, messages: 1 });
+    storage = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': 'text/csv', 'content-length': String(body.length) }, body }) });
+    bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
+  });
+  afterAll(async () => {
+    await storage.close();
+    await bed.close();
+  });
+
+  async function exportMessages(parquet: { rowGroupRows: number; batchRows: number }, timestampUnit: 'ms' | 'us') {
+    const root = bed.tempDir();
+    const report = await runExport({ datasets: ['messages'], to: root, format: 'parquet', date: DATE, runId: 'same', timestampUnit, parquet, job: { pollIntervalMs: 5 } }, { client: bed.client });
+    return { report, rows: await readDataset(root, 'messages', DATE), rejects: rejectsOf(report) };
+  }
+
+  for (const unit of ['us', 'ms'] as const) {
+    it(`the same Parquet rows, rejects and counts (timestamps in ${unit})`, async () => {
+      body = Buffer.from(MESSAGES_CSV);
+      const exact = await exportMessages({ rowGroupRows: 10, batchRows: 3 }, unit);
+      const fast = await exportMessages({ rowGroupRows: 12, batchRows: 4 }, unit);
+      expect(fast.rows).toEqual(exact.rows);
+      expect(fast.rejects).toEqual(exact.rejects);
+      expect(countsOf(fast.report)).toEqual(countsOf(exact.report));
+      // The cases are there: rows written, rejected (bad cells, no day, wrong field count) and outside the window.
+      expect(countsOf(fast.report)).toEqual({ rowsRead: 46, rowsWritten: 36, rowsRejected: 8, rowsOutsideWindow: 2 });
+      expect(fast.rows[1]).toMatchObject({ id: 9007199254740993n, channel_id: -42n, user_id: 9223372036854775807n, username: 'multi\nline "name"', replies_count: -9223372036854775808n, reactions_count: 12n });
+    });
+  }
+});
+
+/** The reject lines, less the job that names the export (each run starts its own). */
+function rejectsOf(report: ExportReport): unknown[] {
+  const path = report.datasets[0]!.rejectsFile;
+  if (!path) return [];
+  return readFileSync(path, 'utf8').trim().split('\n').map((l) => {
+    const { file, ...rest } = JSON.parse(l) as { file: string };
+    expect(file).toMatch(/^messages export \(job \d+\)$/);
+    return rest;
+  });
+}
+
+function countsOf(report: ExportReport) {
+  const { rowsRead, rowsWritten, rowsRejected, rowsOutsideWindow } = report.datasets[0]!;
+  return { rowsRead, rowsWritten, rowsRejected, rowsOutsideWindow };
+}
+
+describe('the fast readers agree with parse-cell.ts wherever they answer', () => {
+  it('integers', () => {
+    for (const text of ['0', '-0', '+0', '7', '-7', '+7', '00012', '999999999999999', '-999999999999999', '1000000000000000', '9007199254740993', '', '-', '+', '1e3', '1.0', ' 1', '1 ', '0x10', '١'])
+      if (!Number.isNaN(fastInteger(text))) expect(BigInt(fastInteger(text))).toBe((parseInt64(text) as { value: bigint }).value);
+    expect(fastInteger('9007199254740993')).toBeNaN();
+    expect(fastInteger('1 ')).toBeNaN();
+  });
+
+  it('timestamps, to the microsecond, before 1970 and in milliseconds too', () => {
+    const texts = [
+      '2026-11-21T10:15:00Z', '2026-11-21T10:15:00.1Z', '2026-11-21T10:15:00.123456Z', '2026-11-21T10:15:00.123456789Z',
+      '1969-12-31T23:59:59.9985Z', '1900-02-28T23:59:59.999999Z', '2000-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '0100-01-01T00:00:00Z',
+      '0099-12-31T00:00:00Z', '2026-11-21T24:00:00Z', '2026-11-21T10:60:00Z', '2026-11-21T10:15:60Z', '2026-13-01T00:00:00Z', '2026-04-31T00:00:00Z',
+      '2026-11-21T10:15:00.Z', '2026-11-21T10:15:00.1234567890Z', '2026-11-21T10:15:00z', '2026-11-21 10:15:00Z', '2026-11-21T10:15:00+00:00', '9999-12-31T23:59:59Z',
+    ];
+    for (const text of texts) {
+      const micros = fastTimestampMicros(text);
+      if (Number.isNaN(micros)) continue;
+      const exact = (parseTimestamp(text) as { value: bigint }).value;
+      expect(BigInt(micros)).toBe(exact);
+      const ms = exact / 1000n;
+      expect(BigInt(microsToMillis(micros))).toBe(exact < 0n && ms * 1000n !== exact ? ms - 1n : ms);
+    }
+    // Shapes left to the exact parser, whatever it makes of them; and the refused years before 100.
+    for (const text of ['2026-11-21T10:15:00z', '2026-11-21 10:15:00Z', '2026-11-21T10:15:00+00:00', '0099-12-31T00:00:00Z', '2026-04-31T00:00:00Z', '9999-12-31T23:59:59Z'])
+      expect(fastTimestampMicros(text)).toBeNaN();
+  });
+});
