@@ -32,8 +32,15 @@ describe('pass 1 looks at a day file before parsing it (mayNameUnknownAuthor)', 
   it('sends a user id or a key written with escapes to the full parse', () => {
     expect(mayNameUnknownAuthor('[{"ts": "1.1", "user": "U\\u0031"}]', isKnown)).toBe(true);
     expect(mayNameUnknownAuthor('[{"ts": "1.1", "\\u0075ser": "UX", "user": "U1"}]', isKnown)).toBe(true);
-    // An escape in a text value alone is no reason to parse.
+    // An escape in a text value alone is no reason to parse, nor an escaped backslash before a u in a key.
     expect(mayNameUnknownAuthor('[{"ts": "1.1", "user": "U1", "text": "caf\\u00e9"}]', isKnown)).toBe(false);
+    expect(mayNameUnknownAuthor('[{"ts": "1.1", "user": "U1", "a\\\\u0075": "x"}]', isKnown)).toBe(false);
+    expect(mayNameUnknownAuthor('[{"ts": "1.1", "user": "U1", "a\\\\\\u0075": "x"}]', isKnown)).toBe(true);
+  });
+
+  it('looks at a message of 20,000 escaped emoji in one pass (a backtracking look took a minute)', () => {
+    const text = `[{"ts": "1.1", "user": "U1", "text": "${'\\ud83d\\ude00'.repeat(20_000)}"}]`;
+    expect(mayNameUnknownAuthor(text, isKnown)).toBe(false);
   });
 
   it('pass 1 with the look builds the same directory as parsing every file, and parses fewer', () => {

@@ -16,8 +16,12 @@ export interface KnownAuthors {
 
 /** A bot message without a bot id is named by its username; only the full parse can tell which is which. */
 const BOT_MESSAGE = '"bot_message"';
-/** A key holding a \u escape: it could spell "user" in a way the look below would miss. */
-const ESCAPED_KEY = /"(?:[^"\\]|\\.)*\\u(?:[^"\\]|\\.)*"\s*:/;
+/**
+ * A key holding a \u escape: it could spell "user" in a way the look below would miss. The part before the
+ * first escape cannot take a \u, so there is one way to match a string: linear in the text, however many
+ * escapes a message holds.
+ */
+const ESCAPED_KEY = /"(?:[^"\\]|\\[^u])*\\u(?:[^"\\]|\\.)*"\s*:/;
 const AUTHOR_KEY = /"(user|bot_id)"\s*:\s*/g;
 
 /** False only when no message of the day file can name an author `known` does not know. */
