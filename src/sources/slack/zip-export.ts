@@ -1,9 +1,9 @@
-import { readSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { BlockCachedReader } from './block-reader.js';
+import { readAt } from './positioned-read.js';
 import { decodeEntryName, findPathEscape, isIgnoredEntry, normalizeEntryPath } from './entry-names.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import { SLACK_LAYOUT, compareCodePoints, relativeToRoot, shareKnownPaths, wholeFileTooLarge, type OpenSlackExportOptions, type SlackExport } from './export.js';
@@ -202,7 +202,7 @@ const LOCAL_HEADER_BYTES = 30;
 const LOCAL_HEADER_SIGNATURE = 0x04034b50;
 /** Read with the compressed data in the same call, so the local header seldom needs a read of its own. */
 const LOCAL_HEADER_ALLOWANCE = LOCAL_HEADER_BYTES + 512;
-/** Reads up to this size (most day files, compressed) block the event loop for microseconds (see readAt). */
+/** Most day files, compressed, are read synchronously (positioned-read.ts). */
 const SYNC_READ_BYTES = 64 * 1024;
 
 /**
@@ -263,13 +263,8 @@ class WholeEntryReader {
     return buffer.subarray(0, size);
   }
 
-  /**
-   * Small reads are synchronous: an asynchronous read costs about 50 µs of CPU in the hand-off to the
-   * thread pool against 3 µs for the read itself, and a day file is a read or two of a few kilobytes.
-   */
   private async readAt(buffer: Buffer, length: number, position: number): Promise<number> {
-    if (length <= SYNC_READ_BYTES) return readSync(this.handle.fd, buffer, 0, length, position);
-    return (await this.handle.read(buffer, 0, length, position)).bytesRead;
+    return readAt(this.handle.fd, buffer, 0, length, position, SYNC_READ_BYTES);
   }
 
   private bufferFor(size: number, shared: boolean): Buffer {
