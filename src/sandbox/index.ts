@@ -8,7 +8,7 @@
  * import-job.ts (imports) · exports.ts (CSV exports, download grants) · store.ts (state, indexes, ops) +
  * message-table.ts, byte-arena.ts, idempotency-keys.ts (compact storage, docs/sandbox.md "Memory") · persistence.ts (snapshot + journal) ·
  * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group, listed in routes/index.ts) ·
- * threads.ts (derived thread ids) · mentions.ts · notify.ts (what a sent message sets off) · hosted-files.ts ·
+ * threads.ts (derived thread ids) · mentions.ts · notify.ts (what a sent message sets off) · notification-log.ts (bounded feeds) · hosted-files.ts ·
  * chat-events.ts + runtime/ (chat functions in isolated-vm).
  * It imports only src/wire and src/shared (lint enforces it).
  */

@@ -10,6 +10,7 @@
 import { MemoryArena, type ByteArena } from './byte-arena.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { MessageTable } from './message-table.js';
+import { NotificationLog, kindCode, type NotifiedOp } from './notification-log.js';
 
 export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
 export type JobState = 'PENDING' | 'RUNNING' | 'FINISHED' | 'FAILED';
@@ -167,6 +168,9 @@ export type StoreOp =
   | { t: 'key'; k: string; kind: KeyKind; id: number }
   /** User `u` read message `m` (the /_sandbox/ rehearsal surface). */
   | { t: 'read'; m: number; u: number; at: number }
+  /** One send's notifications (notification-log.ts). */
+  | NotifiedOp
+  /** A single notification, as journals written before notification-log.ts held them; replayed, never written. */
   | { t: 'notif'; v: NotificationRec }
   | { t: 'usess'; v: UserSessionRec }
   | { t: 'csess'; v: ChatSessionRec }
@@ -214,9 +218,8 @@ export class Store {
   readonly keys = new IdempotencyKeys();
   /** Read receipts: message id → (user id → time read), in the order read. */
   readonly receipts = new Map<number, Map<number, number>>();
-  readonly notifications = new Map<number, NotificationRec>();
-  /** Notification ids per recipient, ascending. */
-  readonly notificationsByUser = new Map<number, number[]>();
+  /** Each user's newest notifications, bounded (notification-log.ts). */
+  readonly notifications = new NotificationLog();
   readonly userSessions = new Map<number, UserSessionRec>();
   readonly chatSessions = new Map<number, ChatSessionRec>();
   /** Channel id → (user id → time), per role. */
@@ -268,6 +271,7 @@ export class Store {
         if (!old) break;
         this.users.delete(op.id);
         this.usersByName.delete(old.name);
+        this.notifications.forgetUser(op.id);
         for (const [channelId, m] of this.members) if (m.delete(op.id) && this.channels.get(channelId)?.type === 'DIRECT') this.reindexDirect(channelId);
         break;
       }
@@ -388,12 +392,13 @@ export class Store {
       case 'runtime':
         this.runtime = op.v;
         break;
+      case 'notified':
+        this.notifications.apply(op);
+        for (const id of op.ids) this.seq.notification = Math.max(this.seq.notification, id);
+        break;
       case 'notif': {
-        this.notifications.set(op.v.id, op.v);
-        let list = this.notificationsByUser.get(op.v.userId);
-        if (!list) this.notificationsByUser.set(op.v.userId, (list = []));
-        insertSorted(list, op.v.id);
-        this.seq.notification = Math.max(this.seq.notification, op.v.id);
+        const v = op.v;
+        this.apply({ t: 'notified', m: v.messageId, c: v.channelId, title: v.title, body: v.body, at: v.createdTime, ids: [v.id], u: [v.userId], k: [kindCode(v.type)] });
         break;
       }
     }
@@ -417,7 +422,7 @@ export class Store {
     for (const v of this.jobs.values()) yield { t: 'job', v };
     for (const [k, { kind, id }] of this.keys.entries()) yield { t: 'key', k, kind, id };
     for (const [m, readers] of this.receipts) for (const [u, at] of readers) yield { t: 'read', m, u, at };
-    for (const v of this.notifications.values()) yield { t: 'notif', v };
+    yield* this.notifications.dump();
     for (const v of this.userSessions.values()) yield { t: 'usess', v };
     for (const v of this.chatSessions.values()) yield { t: 'csess', v };
     for (const [r, roles] of [['moderator', this.moderators], ['invite', this.invites]] as const)

@@ -9,7 +9,7 @@ import type { MessageRec } from '../store.js';
 import { mergeProperties, pathId, readBody } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
 import { threadOf } from '../threads.js';
-import { afterMessageSent } from '../notify.js';
+import { commitSend, notificationsOf } from '../notify.js';
 import { FUNCTION_HEADER } from '../runtime/context-bridge.js';
 
 const CreateMessage = z
@@ -69,8 +69,7 @@ export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, 
     ...(parentId !== undefined ? { parentId } : {}),
     createdTime: Date.now(),
   };
-  app.store.change({ t: 'msg', v: message });
-  afterMessageSent(app, message, ctx.req.headers[FUNCTION_HEADER] !== undefined);
+  commitSend(app, message, notificationsOf(app, message), ctx.req.headers[FUNCTION_HEADER] !== undefined);
   return message;
 }
 
