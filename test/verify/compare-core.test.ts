@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { align, forEachMatch } from '../../src/pipeline/verify/align.js';
 import { compareMessages } from '../../src/pipeline/verify/compare-messages.js';
 import { compareMembers, compareUsers, matchChannels, type PlatformChannel } from '../../src/pipeline/verify/compare-records.js';
-import { KeyHashSet } from '../../src/pipeline/verify/key-set.js';
+import { ExpectedReplies } from '../../src/pipeline/verify/expected-replies.js';
+import { KeyHashSet, MessageIdSet } from '../../src/pipeline/verify/key-set.js';
 import { ExpectedMessages, Interner, PlatformMessages } from '../../src/pipeline/verify/message-columns.js';
 
 /** Builds both sides from strings: each character is a message (author = the character, length 1). */
@@ -154,6 +155,36 @@ describe('KeyHashSet', () => {
     for (let i = 0; i < 20_000; i++) expect(set.add(`k${i}`)).toBe(true);
     for (let i = 0; i < 20_000; i += 997) expect(set.add(`k${i}`)).toBe(false);
     expect(set.size).toBe(20_000);
+  });
+});
+
+describe('MessageIdSet', () => {
+  it('holds int64 ids exactly, out of order and at the ends of the range; any other text as text', () => {
+    const set = new MessageIdSet();
+    const ids = ['9223372036854775807', '-9223372036854775808', '9007199254740993', '5', '0', '00', 'abc', '9223372036854775808'];
+    for (const id of [...ids].reverse()) set.add(id);
+    for (const id of ids) expect(set.has(id)).toBe(true);
+    // Neighbours beyond 2^53 are told apart; the same number written another way is another id, as with text.
+    for (const id of ['9007199254740992', '9223372036854775806', '6', '05', '-0', '-5', 'abd', '9223372036854775809']) expect(set.has(id)).toBe(false);
+    expect(set.size).toBe(ids.length);
+  });
+});
+
+describe('ExpectedReplies', () => {
+  it('groups replies by their root in the order roots first appear, source order within each; keeps token, channel and ordinal', () => {
+    const replies = new ExpectedReplies();
+    const add = (parent: string, key: string, ordinal: number) => replies.push({ parent, key, channelKey: `c-${parent}`, token: { author: ordinal, type: 1, length: key.length }, ordinal });
+    add('r2', 'a', 3);
+    add('r1', 'b', 4);
+    add('r2', 'c', 7);
+    add('r3', 'd', 8);
+    add('r1', 'e', 9);
+    for (let i = 0; i < 40; i++) add('r4', `k${i}`, 10 + i); // through growth
+    const groups = replies.byParent().map((g) => [g.parent, [...g.replies].map((i) => replies.ordinal[i])]);
+    expect(groups.slice(0, 3)).toEqual([['r2', [3, 7]], ['r1', [4, 9]], ['r3', [8]]]);
+    expect(groups[3]).toEqual(['r4', Array.from({ length: 40 }, (_, i) => 10 + i)]);
+    expect(replies.channelKeyOf(1)).toBe('c-r1');
+    expect(replies.token(2)).toEqual({ author: 7, type: 1, length: 1 });
   });
 });
 

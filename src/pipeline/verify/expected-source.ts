@@ -8,7 +8,7 @@ import type { ExpectedChannel, ExpectedMembers, ExpectedUser, Sourced } from './
 import { KeyHashSet, hash64 } from './key-set.js';
 import { ExpectedMessages, Interner, type Token } from './message-columns.js';
 import { parentRefOf, replyKeyOf, sendsReplies } from '../import/replies/index.js';
-import type { ExpectedReply } from './verify-threads.js';
+import { ExpectedReplies } from './expected-replies.js';
 
 /**
  * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
@@ -75,7 +75,7 @@ export interface ExpectedSource {
   /** Ordinals of the messages whose whole content is read back (`--sample`). */
   sample: Set<number>;
   /** Messages sent into reply threads (not into the channel columns): verify-threads.ts. */
-  replies: ExpectedReply[];
+  replies: ExpectedReplies;
 }
 
 export interface ReadExpectedOptions {
@@ -91,7 +91,7 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
   const out: ExpectedSource = {
     stages: new Set(config.stages.map((s) => s.stage)),
     users: [], channels: new Map(), members: new Map(), messages: new Map(), messageCount: 0,
-    authors: new Interner(), types: new Interner(), sample: new Set(), replies: [],
+    authors: new Interner(), types: new Interner(), sample: new Set(), replies: new ExpectedReplies(),
   };
   const sampler = new BottomHashes(options.sample, options.seed);
   for (const stage of config.stages) {
@@ -108,7 +108,7 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
         const token = { author: out.authors.id(typeof item.user === 'string' ? item.user : ''), type: out.types.id(String(item.type)), length: typeof item.body === 'string' ? item.body.length : 0 };
         const parent = threaded ? parentRefOf(stage, p) : undefined;
         if (parent !== undefined) {
-          out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, token, ordinal });
+          out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, channelKey: p.channelKey!, token, ordinal });
           continue;
         }
         expectInChannel(out, p.channelKey!, token, ordinal);

@@ -56,3 +56,57 @@ export function hash64(key: string): [number, number] {
   }
   return [a >>> 0, b >>> 0];
 }
+
+/**
+ * Platform message ids (int64 as decimal text), kept exactly as 8 bytes each and found by binary search;
+ * an id in any other form is kept as text. Equal means the same text, as with a Set of strings.
+ */
+export class MessageIdSet {
+  private ids = new BigInt64Array(16);
+  private count = 0;
+  private sorted = true;
+  private readonly other = new Set<string>();
+
+  add(id: string): void {
+    const value = int64Of(id);
+    if (value === undefined) {
+      this.other.add(id);
+      return;
+    }
+    if (this.count === this.ids.length) {
+      const grown = new BigInt64Array(this.ids.length * 2);
+      grown.set(this.ids);
+      this.ids = grown;
+    }
+    if (this.count > 0 && this.ids[this.count - 1]! >= value) this.sorted = false;
+    this.ids[this.count++] = value;
+  }
+
+  has(id: string): boolean {
+    const value = int64Of(id);
+    if (value === undefined) return this.other.has(id);
+    if (!this.sorted) {
+      this.ids = this.ids.slice(0, this.count).sort();
+      this.sorted = true;
+    }
+    let lo = 0;
+    let hi = this.count;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ids[mid]! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.count && this.ids[lo] === value;
+  }
+
+  get size(): number {
+    return this.count + this.other.size;
+  }
+}
+
+/** The id as an int64 when it is one written the canonical way (no sign but '-', no leading zeros). */
+function int64Of(id: string): bigint | undefined {
+  if (!/^(0|-?[1-9]\d{0,18})$/.test(id)) return undefined;
+  const value = BigInt(id);
+  return value === BigInt.asIntN(64, value) ? value : undefined;
+}

@@ -22,6 +22,11 @@ export class Interner {
   name(id: number): string {
     return this.names[id] ?? '';
   }
+
+  /** How many names, the empty one included: ids run from 0 to size - 1. */
+  get size(): number {
+    return this.names.length;
+  }
 }
 
 export interface Token {
@@ -113,7 +118,7 @@ export class PlatformMessages extends TokenColumns {
   }
 }
 
-function copyInto<T extends Uint32Array | Uint8Array | BigInt64Array>(target: T, source: T): T {
+export function copyInto<T extends Uint32Array | Uint8Array | BigInt64Array>(target: T, source: T): T {
   (target as Uint8Array).set(source as Uint8Array);
   return target;
 }

@@ -80,7 +80,7 @@ export async function readExportedMessages(
   interners: { authors: Interner; types: Interner },
   deps: PlatformReadDeps,
   /** Ids of messages that are not channel messages (replies in threads). */
-  skipIds: ReadonlySet<string> = new Set(),
+  skipIds: { has(id: string): boolean } = new Set<string>(),
 ): Promise<Map<string, PlatformMessages>> {
   const name = `messages export (job ${job.id})`;
   const download = openExportDownload(deps.client, job, { ...withSignal(deps.signal), sleep: deps.sleep, logger: deps.logger, name });

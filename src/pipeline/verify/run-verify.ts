@@ -15,7 +15,9 @@ import { RunRejects, readExpected, type ExpectedSource } from './expected-source
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
-import { verifyThreads, type ThreadsVerification } from './verify-threads.js';
+import { verifyThreads, type NameReplies, type ThreadsVerification } from './verify-threads.js';
+import { MessageIdSet } from './key-set.js';
+import { readMessagesAt } from './source-messages.js';
 import { findRootThreads } from '../import/replies/roots.js';
 import { expectInChannel } from './expected-source.js';
 
@@ -83,11 +85,13 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   if (messagesStage && exportJob) {
     const channelKeyById = new Map<string, string>([...matched.byKey].map(([key, c]) => [c.id, key]));
     for (const c of matched.extras) channelKeyById.set(c.id, String(c.properties?.[CHANNEL_KEY_PROPERTY]));
-    const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, deps.signal);
+    const messagesRead = { ...read, channelIds: messageChannelIds(expected, platformKeys) };
+    const nameReplies: NameReplies = (ordinals) => readMessagesAt(config, messagesStage, ordinals, messagesRead);
+    const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
     const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
-      maxFetches: (options.sample ?? 0) + (options.maxPinned ?? 1000), read: { ...read, channelIds: messageChannelIds(expected, platformKeys) }, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
+      maxFetches: (options.sample ?? 0) + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
     });
     contentChecked = result.contentChecked;
     record('messages', expected.messageCount, { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
@@ -110,21 +114,23 @@ async function checkThreads(
   expected: ExpectedSource,
   channels: ReadonlyMap<string, { id: string }>,
   runDir: string | undefined,
+  nameReplies: NameReplies,
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
-  if (expected.replies.length === 0) return { differences: [], verified: 0, replyIds: new Set(), orphans: [] };
+  const replies = expected.replies;
+  if (replies.count === 0) return { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
   const wanted = new Map<string, Set<string>>();
-  for (const reply of expected.replies) {
-    const channel = channels.get(reply.channelKey);
+  for (let i = 0; i < replies.count; i++) {
+    const channel = channels.get(replies.channelKeyOf(i));
     if (channel === undefined) continue;
     let refs = wanted.get(channel.id);
     if (!refs) wanted.set(channel.id, (refs = new Set()));
-    refs.add(reply.parent);
+    refs.add(replies.parentOf(i));
   }
   const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
   const { threads: roots } = await findRootThreads(client, stage, wanted, cache, signal ?? new AbortController().signal);
-  const result = await verifyThreads(client, stage, expected.replies, roots, signal);
-  for (const orphan of result.orphans) expectInChannel(expected, orphan.channelKey, orphan.token, orphan.ordinal);
+  const result = await verifyThreads(client, stage, replies, roots, nameReplies, signal);
+  for (const i of result.orphans) expectInChannel(expected, replies.channelKeyOf(i), replies.token(i), replies.ordinal[i]!);
   return result;
 }
 

@@ -3,61 +3,68 @@ import { isNotFoundError } from '../../api/index.js';
 import type { StageConfig } from '../../config/index.js';
 import { replyKeyOf } from '../import/replies/index.js';
 import type { RootThreads } from '../import/replies/roots.js';
-import type { Token } from './message-columns.js';
-import type { Difference, SourcePosition } from './types.js';
+import { where } from './describe.js';
+import type { ExpectedReplies } from './expected-replies.js';
+import { MessageIdSet, hash64 } from './key-set.js';
+import type { SourceMessage } from './source-messages.js';
+import type { Difference } from './types.js';
 
 /**
  * Reply threads (docs/threads.md): each root's thread must hold exactly the source's replies to it, in
  * source order. A reply whose root is not on the platform is an orphan: expected in its channel instead
- * (after the channel's own messages, where the replies pass put it).
+ * (after the channel's own messages, where the replies pass put it). Replies are matched by a 64-bit hash
+ * of their key (expected-replies.ts); those that differ are named by a second read of the source.
  */
-export interface ExpectedReply {
-  parent: string;
-  key: string;
-  sourceKey: string;
-  position: SourcePosition;
-  channelKey: string;
-  token: Token;
-  ordinal: number;
-}
-
 export interface ThreadsVerification {
   differences: Difference[];
   verified: number;
   /** Platform ids of the replies found in threads: not channel messages. */
-  replyIds: Set<string>;
-  /** Replies whose root has no thread on the platform. */
-  orphans: ExpectedReply[];
+  replyIds: MessageIdSet;
+  /** Indexes (into the expected replies) of replies whose root has no thread on the platform. */
+  orphans: number[];
+}
+
+/** The source records at these ordinals (source-messages.ts readMessagesAt): read only when a reply differs. */
+export type NameReplies = (ordinals: ReadonlySet<number>) => Promise<ReadonlyMap<number, SourceMessage>>;
+
+interface ReplyFinding {
+  kind: 'missing' | 'out-of-order';
+  reply: number;
+  parent: string;
+  platformId?: string;
+}
+
+interface HeldReply {
+  key: string | undefined;
+  id: string;
 }
 
 export async function verifyThreads(
   client: ChatportClient,
   stage: StageConfig,
-  replies: readonly ExpectedReply[],
+  replies: ExpectedReplies,
   roots: RootThreads,
+  nameReplies: NameReplies,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
-  const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new Set(), orphans: [] };
-  const byParent = new Map<string, ExpectedReply[]>();
-  for (const reply of replies) {
-    if (!roots.has(reply.parent)) {
-      out.orphans.push(reply);
+  const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
+  const findings: ReplyFinding[] = [];
+  for (const { parent, replies: group } of replies.byParent()) {
+    const thread = roots.get(parent);
+    if (thread === undefined) {
+      out.orphans.push(...group);
       continue;
     }
-    const list = byParent.get(reply.parent);
-    if (list) list.push(reply);
-    else byParent.set(reply.parent, [reply]);
-  }
-  for (const [parent, expected] of byParent) {
-    const held = await threadReplies(client, stage, roots.get(parent)!, signal);
+    const held = await threadReplies(client, stage, thread, signal);
     for (const r of held) out.replyIds.add(r.id);
-    compareThread(parent, expected, held, out);
+    out.verified += compareThread(parent, replies, group, held, findings, out.differences);
   }
+  out.differences.push(...(await describeFindings(findings, replies, nameReplies)));
   return out;
 }
 
-async function threadReplies(client: ChatportClient, stage: StageConfig, threadId: Parameters<ChatportClient['threads']['get']>[0], signal?: AbortSignal): Promise<Array<{ key: string | undefined; id: string }>> {
-  const out: Array<{ key: string | undefined; id: string }> = [];
+async function threadReplies(client: ChatportClient, stage: StageConfig, threadId: Parameters<ChatportClient['threads']['get']>[0], signal?: AbortSignal): Promise<HeldReply[]> {
+  const out: HeldReply[] = [];
   try {
     for await (const m of client.threads.messages(threadId, { pageSize: 100, ...(signal ? { signal } : {}) })) out.push({ key: replyKeyOf(stage, m.properties), id: String(m.id) });
   } catch (error) {
@@ -67,22 +74,47 @@ async function threadReplies(client: ChatportClient, stage: StageConfig, threadI
   return out;
 }
 
-/** Missing and extra replies, then order: the replies both sides hold must come in the source's order. */
-function compareThread(parent: string, expected: readonly ExpectedReply[], held: ReadonlyArray<{ key: string | undefined; id: string }>, out: ThreadsVerification): void {
-  const heldKeys = new Map(held.map((h, i) => [h.key, i]));
-  const wanted = new Set(expected.map((e) => e.key));
+function hashKey(key: string): string {
+  const [hi, lo] = hash64(key);
+  return `${hi}:${lo}`;
+}
+
+/**
+ * Missing and extra replies, then order: the replies both sides hold must come in the source's order.
+ * Returns how many were verified; extras go straight to `differences` (they have no source record).
+ */
+function compareThread(parent: string, replies: ExpectedReplies, group: Uint32Array, held: readonly HeldReply[], findings: ReplyFinding[], differences: Difference[]): number {
+  const heldAt = new Map(held.map((h, i) => [h.key === undefined ? undefined : hashKey(h.key), i]));
+  const wanted = new Set<string>();
+  let verified = 0;
   let lastIndex = -1;
-  for (const e of expected) {
-    const at = heldKeys.get(e.key);
-    const base = { stage: 'messages' as const, sourceKey: e.sourceKey, position: e.position, channelKey: e.channelKey };
+  for (const reply of group) {
+    const key = `${replies.keyHi[reply]}:${replies.keyLo[reply]}`;
+    wanted.add(key);
+    const at = heldAt.get(key);
     if (at === undefined) {
-      out.differences.push({ kind: 'missing', ...base, message: `reply ${e.sourceKey} is not in the reply thread of ${parent}` });
+      findings.push({ kind: 'missing', reply, parent });
       continue;
     }
-    if (at < lastIndex) out.differences.push({ kind: 'out-of-order', ...base, platformId: held[at]!.id, message: `reply ${e.sourceKey} is in the reply thread of ${parent}, but not where the source puts it` });
-    else out.verified++;
+    if (at < lastIndex) findings.push({ kind: 'out-of-order', reply, parent, platformId: held[at]!.id });
+    else verified++;
     lastIndex = Math.max(lastIndex, at);
   }
   for (const h of held)
-    if (h.key === undefined || !wanted.has(h.key)) out.differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, which the source does not reply there` });
+    if (h.key === undefined || !wanted.has(hashKey(h.key)))
+      differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, which the source does not reply there` });
+  return verified;
+}
+
+async function describeFindings(findings: readonly ReplyFinding[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<Difference[]> {
+  if (findings.length === 0) return [];
+  const source = await nameReplies(new Set(findings.map((f) => replies.ordinal[f.reply]!)));
+  return findings.map((f) => {
+    const src = source.get(replies.ordinal[f.reply]!);
+    const base = { stage: 'messages' as const, ...(src ? { sourceKey: src.sourceKey, position: src.position } : {}), channelKey: replies.channelKeyOf(f.reply) };
+    const name = src ? `reply ${src.sourceKey} (${where(src.position)})` : 'a reply';
+    return f.kind === 'missing'
+      ? { kind: 'missing', ...base, message: `${name} is not in the reply thread of ${f.parent}` }
+      : { kind: 'out-of-order', ...base, platformId: f.platformId!, message: `${name} is in the reply thread of ${f.parent}, but not where the source puts it` };
+  });
 }
