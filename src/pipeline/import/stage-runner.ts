@@ -379,9 +379,7 @@ async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (
 }
 
 function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number } {
-  let orphans = 0;
-  for (const { orphan } of r.sent.values()) if (orphan) orphans++;
-  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - orphans, orphans };
+  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TrialSpec } from '../../config/index.js';
 import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
 import type { Int64 } from '../../shared/int64.js';
+import { SentReplies } from './sent-replies.js';
 
 export interface ChunkState {
   seq: number;
@@ -22,7 +23,7 @@ export interface ChunkState {
 /** Reply threads: what the journal says of each reply key. */
 export interface RepliesState {
   sending: Set<string>;
-  sent: Map<string, { id: Int64; orphan: boolean }>;
+  sent: SentReplies;
   refused: Map<string, string>;
 }
 
@@ -44,7 +45,7 @@ export interface RunState {
 }
 
 export function emptyRunState(): RunState {
-  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new Map(), refused: new Map() }, done: false });
+  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map() }, done: false });
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
