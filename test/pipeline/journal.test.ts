@@ -2,7 +2,7 @@ import { mkdtemp, writeFile, readFile, appendFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openJournal, readJournal } from '../../src/pipeline/state/journal.js';
+import { openJournal, readJournal, readJournalEvents } from '../../src/pipeline/state/journal.js';
 
 describe('journal', () => {
   it('reads back what was appended, in order', async () => {
@@ -34,5 +34,38 @@ describe('journal', () => {
   it('treats a missing journal as empty', async () => {
     const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'none.ndjson');
     expect(await readJournal(path)).toEqual({ events: [], validBytes: 0 });
+  });
+
+  it('reads a journal of many 1 MiB pieces line by line: lines and multi-byte text across the cuts, a torn or damaged line at the end', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'journal-'));
+    const path = join(dir, 'j.ndjson');
+    // About 3.5 MiB of lines of uneven length, with 2- and 4-byte characters, so cuts fall inside lines and characters.
+    const lines: string[] = [];
+    for (let n = 0, bytes = 0; bytes < 3.5 * 2 ** 20; n++) {
+      lines.push(`${JSON.stringify({ n, key: `C${n}/é🎉`.repeat(1 + (n % 7)) })}\n`);
+      bytes += Buffer.byteLength(lines[n]!);
+    }
+    const whole = lines.join('');
+    await writeFile(path, whole);
+    const seen: number[] = [];
+    const { validBytes } = await readJournalEvents<{ n: number; key: string }>(path, (e) => {
+      expect(e.key).toBe(`C${e.n}/é🎉`.repeat(1 + (e.n % 7)));
+      seen.push(e.n);
+    });
+    expect(seen).toEqual(lines.map((_, n) => n));
+    expect(validBytes).toBe(Buffer.byteLength(whole));
+
+    await appendFile(path, '{"n":-1,"key":"torn');
+    expect((await readJournalEvents(path, () => undefined)).validBytes).toBe(Buffer.byteLength(whole));
+    await writeFile(path, `${whole}{"n":\n`);
+    expect((await readJournalEvents(path, () => undefined)).validBytes).toBe(Buffer.byteLength(whole));
+    await appendFile(path, '{"n":0}\n');
+    await expect(readJournalEvents(path, () => undefined)).rejects.toMatchObject({ code: 'STATE_CORRUPT', details: { line: lines.length + 1 } });
+  });
+
+  it('keeps only the events asked for', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'j.ndjson');
+    await writeFile(path, '{"n":0}\n{"n":1}\n{"n":2}\n{"n":3}\n');
+    expect((await readJournal<{ n: number }>(path, (e) => e.n % 2 === 1)).events).toEqual([{ n: 1 }, { n: 3 }]);
   });
 });

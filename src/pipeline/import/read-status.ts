@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import type { RunReport } from '../report.js';
 import type { JournalEvent, StageName } from '../state/events.js';
-import { readJournal } from '../state/journal.js';
+import { readJournalEvents } from '../state/journal.js';
 import { RunPaths } from '../state/run-paths.js';
-import { foldRunState } from '../state/run-state.js';
+import { RunStateFold } from '../state/run-state.js';
 
 export interface StageStatus {
   chunksWritten: number;
@@ -27,8 +27,9 @@ export interface RunStatusView {
 /** Where the pipeline's latest run stands, from its journal and last report. Reads only. */
 export async function readRunStatus(stateDir: string): Promise<RunStatusView> {
   const paths = new RunPaths(stateDir);
-  const { events } = await readJournal<JournalEvent>(paths.journal);
-  const run = foldRunState(events);
+  const fold = new RunStateFold();
+  await readJournalEvents<JournalEvent>(paths.journal, (e) => fold.add(e));
+  const run = fold.state;
   const stages = {} as Record<StageName, StageStatus>;
   for (const [name, s] of Object.entries(run.stages) as Array<[StageName, (typeof run.stages)[StageName]]>) {
     let chunksDone = 0;

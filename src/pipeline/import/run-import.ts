@@ -13,10 +13,10 @@ import type { ChannelIdLookup } from '../../transform/index.js';
 import { sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { JournalEvent, StageName } from '../state/events.js';
-import { openJournal, readJournal } from '../state/journal.js';
+import { openJournal, readJournalEvents } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { RunPaths } from '../state/run-paths.js';
-import { foldRunState } from '../state/run-state.js';
+import { RunStateFold, foldRunState } from '../state/run-state.js';
 import { claimStateFolder } from '../state/state-owner.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { checkMappedFields } from './check-mapped-fields.js';
@@ -87,12 +87,18 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
   const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
   const lock = await acquireLock(paths.lock);
-  const { events, validBytes } = await readJournal<JournalEvent>(paths.journal);
-  await claimStateFolder(paths.stateDir, config, events).catch(async (error: unknown) => {
+  // Folded as it is read: a migration's journal holds millions of events.
+  const fold = new RunStateFold();
+  let lastStarted: JournalEvent | undefined;
+  const { validBytes } = await readJournalEvents<JournalEvent>(paths.journal, (e) => {
+    fold.add(e);
+    if (e.t === 'run-started') lastStarted = e;
+  });
+  await claimStateFolder(paths.stateDir, config, lastStarted ? [lastStarted] : []).catch(async (error: unknown) => {
     await lock.release();
     throw error;
   });
-  const state = foldRunState(events);
+  const state = fold.state;
   const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
   const resuming = unfinished && options.restart !== true;
   if (resuming && !sameTrial(state.trial, config.trial)) {

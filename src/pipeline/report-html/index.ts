@@ -11,12 +11,15 @@ import { timelineSeries } from './timeline-series.js';
 
 export const REPORT_HTML = 'report.html';
 
+const TIMELINE_EVENTS = new Set<JournalEvent['t']>(['run-started', 'chunk-written', 'part-submitted', 'part-ended', 'upload-pacing', 'stage-done', 'run-ended']);
+
 /**
  * Writes `report.html` beside report.json in the run folder: counts and their invariant, rejects grouped by
  * reason, charts from the journal's timestamped events, verification. Returns the file's path.
  */
 export async function writeReportHtml(report: RunReport, journalFile: string): Promise<string> {
-  const { events } = await readJournal<JournalEvent>(journalFile);
+  // Only what the timeline draws: a migration's journal also holds two events a reply.
+  const { events } = await readJournal<JournalEvent>(journalFile, (e) => TIMELINE_EVENTS.has(e.t));
   const timeline = runTimeline(eventsOfRun(events, report.runId), Date.parse(report.endedAt));
   const rejects = report.rejectsFile ? await groupRejects(report.rejectsFile) : { records: 0, groups: [], more: { groups: 0, count: 0 } };
   const file = join(report.runDir, REPORT_HTML);

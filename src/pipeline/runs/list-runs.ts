@@ -33,7 +33,7 @@ interface JournalRun {
 /** The runs of a state folder, oldest first (run ids are ULIDs, which sort by time). Reads only. */
 export async function listRuns(stateDir: string): Promise<RunEntry[]> {
   const paths = new RunPaths(stateDir);
-  const journal = journalRuns((await readJournal<JournalEvent>(paths.journal)).events);
+  const journal = journalRuns((await readJournal<JournalEvent>(paths.journal, (e) => e.t === 'run-started' || e.t === 'run-ended')).events);
   const folders = await readdir(`${stateDir}/runs`).catch((error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? [] : Promise.reject(error)));
   // Runs whose folder was pruned stay in the journal; only the unfinished one is listed without its folder.
   const unfinished = [...journal].filter(([, run]) => !run.ended).map(([id]) => id);

@@ -49,71 +49,82 @@ export function emptyRunState(): RunState {
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
-/** Folds journal events into the state of the latest run. Pure. */
-export function foldRunState(events: Iterable<JournalEvent>): RunState {
-  let state = emptyRunState();
-  for (const e of events) {
+/** Folds journal events, one at a time as they are read, into the state of the latest run. */
+export class RunStateFold {
+  state = emptyRunState();
+
+  add(e: JournalEvent): void {
+    let state = this.state;
     if (e.t === 'run-started') {
       // A new run id means the previous run ended; the same id again is a resumed attempt.
-      if (state.runId !== e.runId) state = emptyRunState();
+      if (state.runId !== e.runId) this.state = state = emptyRunState();
       state.runId = e.runId;
       state.attempt = e.attempt;
       state.ended = false;
       if (e.trial) state.trial = e.trial;
-      continue;
+      return;
     }
-    if (e.t === 'upload-pacing') continue;
+    if (e.t === 'upload-pacing') return;
     if (e.t === 'run-ended') {
       state.ended = true;
-      continue;
+      return;
     }
-    const stage = state.stages[e.stage];
-    switch (e.t) {
-      case 'chunk-written':
-        stage.chunks.set(e.seq, {
-          seq: e.seq, file: e.file, records: e.records, bytes: e.bytes, sha256: e.sha256,
-          inFlight: new Map(), finished: new Set(), refused: new Set(), failures: new Map(), done: false,
-        });
-        break;
-      case 'part-submitted':
-        chunkOf(stage, e.seq).inFlight.set(e.part, e.jobId);
-        break;
-      case 'part-ended': {
-        const chunk = chunkOf(stage, e.seq);
-        chunk.inFlight.delete(e.part);
-        if (e.state === 'FINISHED') chunk.finished.add(e.part);
-        else chunk.failures.set(e.part, (chunk.failures.get(e.part) ?? 0) + 1);
-        break;
-      }
-      case 'item-refused':
-        chunkOf(stage, e.seq).refused.add(e.index);
-        break;
-      case 'refusal-withdrawn':
-        chunkOf(stage, e.seq).refused.delete(e.index);
-        break;
-      case 'chunk-done':
-        chunkOf(stage, e.seq).done = true;
-        break;
-      case 'stage-input-read':
-        stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, ...unsentOf(e) };
-        break;
-      case 'stage-done':
-        stage.done = true;
-        break;
-      case 'reply-sending':
-        stage.replies.sending.add(e.key);
-        break;
-      case 'reply-sent':
-        stage.replies.sending.delete(e.key);
-        stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true });
-        break;
-      case 'reply-refused':
-        stage.replies.sending.delete(e.key);
-        stage.replies.refused.set(e.key, e.message);
-        break;
-    }
+    applyStageEvent(state.stages[e.stage], e);
   }
-  return state;
+}
+
+/** Folds journal events into the state of the latest run. Pure. */
+export function foldRunState(events: Iterable<JournalEvent>): RunState {
+  const fold = new RunStateFold();
+  for (const e of events) fold.add(e);
+  return fold.state;
+}
+
+function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-started' | 'upload-pacing' | 'run-ended' }>): void {
+  switch (e.t) {
+    case 'chunk-written':
+      stage.chunks.set(e.seq, {
+        seq: e.seq, file: e.file, records: e.records, bytes: e.bytes, sha256: e.sha256,
+        inFlight: new Map(), finished: new Set(), refused: new Set(), failures: new Map(), done: false,
+      });
+      break;
+    case 'part-submitted':
+      chunkOf(stage, e.seq).inFlight.set(e.part, e.jobId);
+      break;
+    case 'part-ended': {
+      const chunk = chunkOf(stage, e.seq);
+      chunk.inFlight.delete(e.part);
+      if (e.state === 'FINISHED') chunk.finished.add(e.part);
+      else chunk.failures.set(e.part, (chunk.failures.get(e.part) ?? 0) + 1);
+      break;
+    }
+    case 'item-refused':
+      chunkOf(stage, e.seq).refused.add(e.index);
+      break;
+    case 'refusal-withdrawn':
+      chunkOf(stage, e.seq).refused.delete(e.index);
+      break;
+    case 'chunk-done':
+      chunkOf(stage, e.seq).done = true;
+      break;
+    case 'stage-input-read':
+      stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, ...unsentOf(e) };
+      break;
+    case 'stage-done':
+      stage.done = true;
+      break;
+    case 'reply-sending':
+      stage.replies.sending.add(e.key);
+      break;
+    case 'reply-sent':
+      stage.replies.sending.delete(e.key);
+      stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true });
+      break;
+    case 'reply-refused':
+      stage.replies.sending.delete(e.key);
+      stage.replies.refused.set(e.key, e.message);
+      break;
+  }
 }
 
 function chunkOf(stage: StageState, seq: number): ChunkState {
