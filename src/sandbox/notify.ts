@@ -1,6 +1,6 @@
 import type { SandboxApp } from './app.js';
 import { findMentions } from './mentions.js';
-import { kindCode, type NotificationKind, type NotifiedOp } from './notification-log.js';
+import { kindCode, notifiedId, notifiedOp, type NotificationKind, type NotifiedOp } from './notification-log.js';
 import type { MessageRec } from './store.js';
 
 /**
@@ -19,17 +19,9 @@ export function notificationsOf(app: SandboxApp, message: MessageRec): NotifiedO
   const mentions = findMentions(store, message.body);
   const mentioned = new Set(mentions.flatMap((m) => (m.user ? [m.user.id] : [])));
   const wholeChannel = mentions.some((m) => m.type === 'CHANNEL');
-  const op: NotifiedOp = {
-    t: 'notified',
-    m: message.id,
-    c: channel.id,
-    title: sender ? sender.displayName : store.app.name,
-    body: message.body ?? message.file?.name ?? '',
-    at: app.clock(),
-    ids: [],
-    u: [],
-    k: [],
-  };
+  const ids: number[] = [];
+  const users: number[] = [];
+  const kinds: number[] = [];
   for (const userId of store.members.get(channel.id)?.keys() ?? []) {
     if (userId === message.userId) continue;
     const kind: NotificationKind = !sender
@@ -41,11 +33,13 @@ export function notificationsOf(app: SandboxApp, message: MessageRec): NotifiedO
           : message.parentId !== undefined
             ? 'USER:REPLIED_TO:MESSAGE'
             : 'USER:SENT:MESSAGE';
-    op.ids.push(store.nextId('notification'));
-    op.u.push(userId);
-    op.k.push(kindCode(kind));
+    ids.push(store.nextId('notification'));
+    users.push(userId);
+    kinds.push(kindCode(kind));
   }
-  return op.ids.length > 0 ? op : undefined;
+  if (ids.length === 0) return undefined;
+  const note = { m: message.id, c: channel.id, title: sender ? sender.displayName : store.app.name, body: message.body ?? message.file?.name ?? '', at: app.clock() };
+  return notifiedOp(note, ids, users, kinds);
 }
 
 /** Stores a sent message and its notifications, then runs the chat functions they set off. */
@@ -66,8 +60,8 @@ function fireChatEvents(app: SandboxApp, message: MessageRec, notified: Notified
   if (message.userId !== undefined && app.store.users.has(message.userId) && app.chatEvents.handles('user.sent.message'))
     void app.chatEvents.fire('user.sent.message', { message: app.render.message(message), channel: app.render.channel(channel) });
   if (!notified || !app.chatEvents.handles('user.received.notification')) return;
-  for (let i = 0; i < notified.ids.length; i++) {
-    const n = app.store.notifications.get(notified.u[i]!, notified.ids[i]!);
+  for (let i = 0; i < notified.u.length; i++) {
+    const n = app.store.notifications.get(notified.u[i]!, notifiedId(notified, i));
     if (n) void app.chatEvents.fire('user.received.notification', { notification: app.render.notification(n) });
   }
 }

@@ -10,7 +10,7 @@
 import { MemoryArena, type ByteArena } from './byte-arena.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { MessageTable } from './message-table.js';
-import { NotificationLog, kindCode, type NotifiedOp } from './notification-log.js';
+import { NotificationLog, kindCode, notifiedId, type NotifiedOp } from './notification-log.js';
 
 export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
 export type JobState = 'PENDING' | 'RUNNING' | 'FINISHED' | 'FAILED';
@@ -394,11 +394,11 @@ export class Store {
         break;
       case 'notified':
         this.notifications.apply(op);
-        for (const id of op.ids) this.seq.notification = Math.max(this.seq.notification, id);
+        if (op.u.length > 0) this.seq.notification = Math.max(this.seq.notification, notifiedId(op, op.u.length - 1));
         break;
       case 'notif': {
         const v = op.v;
-        this.apply({ t: 'notified', m: v.messageId, c: v.channelId, title: v.title, body: v.body, at: v.createdTime, ids: [v.id], u: [v.userId], k: [kindCode(v.type)] });
+        this.apply({ t: 'notified', m: v.messageId, c: v.channelId, title: v.title, body: v.body, at: v.createdTime, first: v.id, u: [v.userId], k: kindCode(v.type) });
         break;
       }
     }

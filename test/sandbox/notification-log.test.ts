@@ -2,11 +2,12 @@ import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NOTIFICATIONS_KEPT_PER_USER, NotificationLog, kindCode, type NotifiedOp } from '../../src/sandbox/notification-log.js';
+import { NOTIFICATIONS_KEPT_PER_USER, NotificationLog, kindCode, notifiedId, notifiedOp, type NotifiedOp } from '../../src/sandbox/notification-log.js';
 import { startTestSandbox, type Body, type TestSandbox } from './helpers.js';
 
 function send(first: number, messageId: number, users: number[], kind = 'USER:SENT:MESSAGE'): NotifiedOp {
-  return { t: 'notified', m: messageId, c: 1, title: `from ${messageId}`, body: `body ${messageId}`, at: messageId * 1000, ids: users.map((_, i) => first + i), u: users, k: users.map(() => kindCode(kind)) };
+  const note = { m: messageId, c: 1, title: `from ${messageId}`, body: `body ${messageId}`, at: messageId * 1000 };
+  return notifiedOp(note, users.map((_, i) => first + i), users, users.map(() => kindCode(kind)));
 }
 
 describe('NotificationLog: a bounded feed per user', () => {
@@ -46,11 +47,17 @@ describe('NotificationLog: a bounded feed per user', () => {
     log.apply(send(4, 2, [2, 3], 'USER:MENTIONED:USER'));
     log.apply(send(6, 3, [3]));
     const ops = [...log.dump()];
-    expect(ops.map((op) => [op.m, op.ids, op.u])).toEqual([
+    expect(ops.map((op) => [op.m, op.u.map((_, i) => notifiedId(op, i)), op.u])).toEqual([
       [1, [1, 2], [1, 2]],
       [2, [4, 5], [2, 3]],
       [3, [6], [3]],
     ]);
+    // Journaled short: consecutive ids as `first` and one kind for all; ids listed once some fell out.
+    expect(send(10, 9, [4, 5, 6])).toMatchObject({ first: 10, k: kindCode('USER:SENT:MESSAGE') });
+    expect(send(10, 9, [4, 5, 6])).not.toHaveProperty('ids');
+    const gappy = new NotificationLog(1);
+    gappy.apply(notifiedOp({ m: 1, c: 1, title: 't', body: 'b', at: 0 }, [1, 2, 3, 4], [2, 1, 1, 3], [0, 3, 1, 1]));
+    expect([...gappy.dump()]).toEqual([{ t: 'notified', m: 1, c: 1, title: 't', body: 'b', at: 0, u: [2, 1, 3], ids: [1, 3, 4], k: [0, 1, 1] }]);
     const rebuilt = new NotificationLog(2);
     for (const op of ops) rebuilt.apply(op);
     for (const user of [1, 2, 3]) {
