@@ -4,7 +4,8 @@
  * each entry's target is packed into 32 bits: about 55 bytes a key in all, where a Map of strings to
  * objects costs about 150 and stops at 2^24 entries, short of a 100M-message rehearsal.
  */
-import { StringKeyTable, grownTo } from '../shared/string-key-table.js';
+import { StringKeyTable } from '../shared/string-key-table.js';
+import { grownTo } from '../shared/typed-arrays.js';
 import type { KeyKind } from './store.js';
 
 const KINDS: readonly KeyKind[] = ['user', 'channel', 'member', 'message'];

@@ -5,6 +5,8 @@
  * at V8's limit of 2^24 entries. Callers keep what each key names in their own typed arrays, by entry.
  * Used by the sandbox's idempotency keys and by the client's record of sent replies.
  */
+import { grownTo } from './typed-arrays.js';
+
 const CHUNK_BYTES = 16 * 2 ** 20;
 /** Key bytes are addressed by a 32-bit place: up to 4 GiB of keys. */
 const MOST_KEY_BYTES = 2 ** 32;
@@ -118,13 +120,6 @@ export class StringKeyTable {
     this.places = grownTo(this.places, length);
     this.lengths = grownTo(this.lengths, length);
   }
-}
-
-/** A copy of `old` in a new array of `length` (the rest zero). */
-export function grownTo<T extends Uint32Array | Uint16Array | Uint8Array | Float64Array | BigInt64Array>(old: T, length: number): T {
-  const next = new (old.constructor as new (n: number) => T)(length);
-  (next as Uint8Array).set(old as Uint8Array);
-  return next;
 }
 
 /** FNV-1a over the first `length` bytes. */

@@ -89,12 +89,12 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   const lock = await acquireLock(paths.lock);
   // Folded as it is read: a migration's journal holds millions of events.
   const fold = new RunStateFold();
-  let lastStarted: JournalEvent | undefined;
+  let lastRunPipeline: string | undefined;
   const { validBytes } = await readJournalEvents<JournalEvent>(paths.journal, (e) => {
     fold.add(e);
-    if (e.t === 'run-started') lastStarted = e;
+    if (e.t === 'run-started') lastRunPipeline = e.pipeline;
   });
-  await claimStateFolder(paths.stateDir, config, lastStarted ? [lastStarted] : []).catch(async (error: unknown) => {
+  await claimStateFolder(paths.stateDir, config, lastRunPipeline).catch(async (error: unknown) => {
     await lock.release();
     throw error;
   });

@@ -6,12 +6,10 @@ import type { JournalEvent } from '../state/events.js';
 import { readJournal } from '../state/journal.js';
 import { groupRejects } from './reject-groups.js';
 import { renderReportPage } from './render-page.js';
-import { eventsOfRun, runTimeline } from './run-timeline.js';
+import { eventsOfRun, isTimelineEvent, runTimeline } from './run-timeline.js';
 import { timelineSeries } from './timeline-series.js';
 
 export const REPORT_HTML = 'report.html';
-
-const TIMELINE_EVENTS = new Set<JournalEvent['t']>(['run-started', 'chunk-written', 'part-submitted', 'part-ended', 'upload-pacing', 'stage-done', 'run-ended']);
 
 /**
  * Writes `report.html` beside report.json in the run folder: counts and their invariant, rejects grouped by
@@ -19,7 +17,7 @@ const TIMELINE_EVENTS = new Set<JournalEvent['t']>(['run-started', 'chunk-writte
  */
 export async function writeReportHtml(report: RunReport, journalFile: string): Promise<string> {
   // Only what the timeline draws: a migration's journal also holds two events a reply.
-  const { events } = await readJournal<JournalEvent>(journalFile, (e) => TIMELINE_EVENTS.has(e.t));
+  const { events } = await readJournal<JournalEvent>(journalFile, isTimelineEvent);
   const timeline = runTimeline(eventsOfRun(events, report.runId), Date.parse(report.endedAt));
   const rejects = report.rejectsFile ? await groupRejects(report.rejectsFile) : { records: 0, groups: [], more: { groups: 0, count: 0 } };
   const file = join(report.runDir, REPORT_HTML);

@@ -30,19 +30,28 @@ export interface RunTimeline {
   attempts: number[];
 }
 
-/** The journal's events that belong to `runId`: from its first run-started to the next run's. Pure. */
-export function eventsOfRun(events: readonly JournalEvent[], runId: string): JournalEvent[] {
-  const out: JournalEvent[] = [];
+const TIMELINE_EVENT_TYPES = ['run-started', 'chunk-written', 'part-submitted', 'part-ended', 'upload-pacing', 'stage-done', 'run-ended'] as const;
+/** The events a timeline is drawn from: runTimeline's switch takes no other (the type checker holds it to this list). */
+export type TimelineEvent = Extract<JournalEvent, { t: (typeof TIMELINE_EVENT_TYPES)[number] }>;
+const TIMELINE_TYPES: ReadonlySet<string> = new Set(TIMELINE_EVENT_TYPES);
+
+export function isTimelineEvent(e: JournalEvent): e is TimelineEvent {
+  return TIMELINE_TYPES.has(e.t);
+}
+
+/** The journal's timeline events that belong to `runId`: from its first run-started to the next run's. Pure. */
+export function eventsOfRun(events: readonly JournalEvent[], runId: string): TimelineEvent[] {
+  const out: TimelineEvent[] = [];
   let inRun = false;
   for (const e of events) {
     if (e.t === 'run-started') inRun = e.runId === runId;
-    if (inRun) out.push(e);
+    if (inRun && isTimelineEvent(e)) out.push(e);
   }
   return out;
 }
 
 /** The run's jobs and pacing, in time, from its journal events (see eventsOfRun). Pure. */
-export function runTimeline(events: readonly JournalEvent[], endedAt: number): RunTimeline {
+export function runTimeline(events: readonly TimelineEvent[], endedAt: number): RunTimeline {
   const chunkRecords = new Map<string, number>();
   const open = new Map<string, JobSpan>();
   const jobs: JobSpan[] = [];

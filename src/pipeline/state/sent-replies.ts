@@ -1,5 +1,6 @@
 import { int64, type Int64 } from '../../shared/int64.js';
-import { StringKeyTable, grownTo } from '../../shared/string-key-table.js';
+import { StringKeyTable } from '../../shared/string-key-table.js';
+import { grownTo } from '../../shared/typed-arrays.js';
 
 /**
  * The replies the journal says were sent: reply key → the platform's id and whether it went into its
@@ -28,8 +29,9 @@ export class SentReplies {
   }
 
   set(key: string, sent: { id: Int64; orphan: boolean }): void {
-    const isNew = this.keys.find(key) === -1;
+    const before = this.keys.size;
     const entry = this.keys.add(key);
+    const isNew = this.keys.size > before;
     if (this.ids.length < this.keys.capacity) {
       this.ids = grownTo(this.ids, this.keys.capacity);
       this.orphanFlags = grownTo(this.orphanFlags, this.keys.capacity);

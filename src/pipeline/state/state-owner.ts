@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import { writeFileAtomic } from './atomic-file.js';
-import type { JournalEvent } from './events.js';
 import { readTextIfExists } from '../../shared/read-if-exists.js';
 
 /** `<state>/pipeline.json`: the pipeline a state folder belongs to (docs/identity.md). */
@@ -20,19 +19,18 @@ export function stateOwnerFile(stateDir: string): string {
  * Claims a state folder for a pipeline, or refuses one that belongs to another (STATE_FOREIGN, exit 78),
  * before anything is sent: a journal says what *its* pipeline committed, and another id would read it as
  * its own (a renamed pipeline imported every message again). A folder without pipeline.json (made before
- * chatport wrote one) belongs to the pipeline its journal's last run names (by id or name). A new name
- * under the same id is a rename done right: the file takes the new name.
+ * chatport wrote one) belongs to `journalPipeline`, the pipeline its journal's last run names (by id or
+ * name). A new name under the same id is a rename done right: the file takes the new name.
  */
-export async function claimStateFolder(stateDir: string, pipeline: StateOwner, journal: readonly JournalEvent[]): Promise<void> {
+export async function claimStateFolder(stateDir: string, pipeline: StateOwner, journalPipeline: string | undefined): Promise<void> {
   const file = stateOwnerFile(stateDir);
   const recorded = await readOwner(file);
   if (recorded !== undefined) {
     if (recorded.id !== pipeline.id) throw foreignState(stateDir, recorded, pipeline);
     if (recorded.name === pipeline.name) return;
   } else {
-    const journalName = lastRunPipeline(journal);
-    if (journalName !== undefined && journalName !== pipeline.id && journalName !== pipeline.name)
-      throw foreignState(stateDir, { id: journalName, name: journalName }, pipeline);
+    if (journalPipeline !== undefined && journalPipeline !== pipeline.id && journalPipeline !== pipeline.name)
+      throw foreignState(stateDir, { id: journalPipeline, name: journalPipeline }, pipeline);
   }
   await writeFileAtomic(file, `${JSON.stringify({ id: pipeline.id, name: pipeline.name }, null, 2)}\n`);
 }
@@ -56,14 +54,6 @@ async function readOwner(file: string): Promise<StateOwner | undefined> {
 }
 
 /** Journals record the pipeline's name, which was its id unless the file set one. */
-function lastRunPipeline(journal: readonly JournalEvent[]): string | undefined {
-  for (let i = journal.length - 1; i >= 0; i--) {
-    const e = journal[i]!;
-    if (e.t === 'run-started') return e.pipeline;
-  }
-  return undefined;
-}
-
 function foreignState(stateDir: string, owner: StateOwner, pipeline: StateOwner): ChatportError {
   const who = owner.name === owner.id ? `"${owner.id}"` : `"${owner.name}" (id "${owner.id}")`;
   return new ChatportError(

@@ -1,5 +1,6 @@
 import { hash64 } from './key-set.js';
-import { Interner, TokenColumns, copyInto, type Token } from './message-columns.js';
+import { grownTo } from '../../shared/typed-arrays.js';
+import { Interner, TokenColumns, type Token } from './message-columns.js';
 
 /**
  * The source's replies as columns, so that a ten-million-message migration's millions of replies fit: the
@@ -18,11 +19,11 @@ export class ExpectedReplies extends TokenColumns {
   ordinal = new Uint32Array(16);
 
   protected growExtra(size: number): void {
-    this.parent = copyInto(new Uint32Array(size), this.parent);
-    this.channel = copyInto(new Uint32Array(size), this.channel);
-    this.keyHi = copyInto(new Uint32Array(size), this.keyHi);
-    this.keyLo = copyInto(new Uint32Array(size), this.keyLo);
-    this.ordinal = copyInto(new Uint32Array(size), this.ordinal);
+    this.parent = grownTo(this.parent, size);
+    this.channel = grownTo(this.channel, size);
+    this.keyHi = grownTo(this.keyHi, size);
+    this.keyLo = grownTo(this.keyLo, size);
+    this.ordinal = grownTo(this.ordinal, size);
   }
 
   push(reply: { parent: string; key: string; channelKey: string; token: Token; ordinal: number }): void {
@@ -31,6 +32,11 @@ export class ExpectedReplies extends TokenColumns {
     this.channel[i] = this.channels.id(reply.channelKey);
     [this.keyHi[i], this.keyLo[i]] = hash64(reply.key);
     this.ordinal[i] = reply.ordinal;
+  }
+
+  /** The reply's key hash, in the form keyHashText gives a key the platform holds. */
+  keyHashOf(i: number): string {
+    return `${this.keyHi[i]}:${this.keyLo[i]}`;
   }
 
   parentOf(i: number): string {
@@ -54,4 +60,10 @@ export class ExpectedReplies extends TokenColumns {
     for (let p = 0; p < roots; p++) if (counts[p + 1]! > counts[p]!) groups.push({ parent: this.parents.name(p), replies: order.subarray(counts[p]!, counts[p + 1]!) });
     return groups;
   }
+}
+
+/** A key's 64-bit hash as text, to match against ExpectedReplies.keyHashOf. */
+export function keyHashText(key: string): string {
+  const [hi, lo] = hash64(key);
+  return `${hi}:${lo}`;
 }

@@ -1,3 +1,6 @@
+import { parseInt64 } from '../../shared/int64.js';
+import { grownTo } from '../../shared/typed-arrays.js';
+
 /**
  * A set of strings kept as 64-bit hashes in one typed array (8 bytes a key instead of a string each), to
  * tell a source key seen again in a stage of millions of records. Two keys sharing a 64-bit hash are
@@ -73,11 +76,7 @@ export class MessageIdSet {
       this.other.add(id);
       return;
     }
-    if (this.count === this.ids.length) {
-      const grown = new BigInt64Array(this.ids.length * 2);
-      grown.set(this.ids);
-      this.ids = grown;
-    }
+    if (this.count === this.ids.length) this.ids = grownTo(this.ids, this.ids.length * 2);
     if (this.count > 0 && this.ids[this.count - 1]! >= value) this.sorted = false;
     this.ids[this.count++] = value;
   }
@@ -104,9 +103,8 @@ export class MessageIdSet {
   }
 }
 
-/** The id as an int64 when it is one written the canonical way (no sign but '-', no leading zeros). */
+/** The id as an int64 when it is one written the canonical way (no leading zeros; "-0" is text). */
 function int64Of(id: string): bigint | undefined {
-  if (!/^(0|-?[1-9]\d{0,18})$/.test(id)) return undefined;
-  const value = BigInt(id);
-  return value === BigInt.asIntN(64, value) ? value : undefined;
+  const value = id === '-0' ? undefined : parseInt64(id);
+  return value === undefined ? undefined : BigInt(value);
 }

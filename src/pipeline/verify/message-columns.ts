@@ -3,6 +3,7 @@
  * a token (author, type, body length: what the analytics export also carries) plus a reference back to
  * the record (the source ordinal, or the platform id). Names and types are interned to small numbers.
  */
+import { grownTo } from '../../shared/typed-arrays.js';
 
 /** Strings ↔ small numbers; 0 is the empty string (a message without author). */
 export class Interner {
@@ -43,9 +44,9 @@ export abstract class TokenColumns {
 
   protected grow(): void {
     const size = this.author.length * 2;
-    this.author = copyInto(new Uint32Array(size), this.author);
-    this.type = copyInto(new Uint8Array(size), this.type);
-    this.length = copyInto(new Uint32Array(size), this.length);
+    this.author = grownTo(this.author, size);
+    this.type = grownTo(this.type, size);
+    this.length = grownTo(this.length, size);
     this.growExtra(size);
   }
 
@@ -70,7 +71,7 @@ export class ExpectedMessages extends TokenColumns {
   ordinal = new Uint32Array(16);
 
   protected growExtra(size: number): void {
-    this.ordinal = copyInto(new Uint32Array(size), this.ordinal);
+    this.ordinal = grownTo(this.ordinal, size);
   }
 
   push(t: Token, ordinal: number): number {
@@ -86,8 +87,8 @@ export class PlatformMessages extends TokenColumns {
   edited = new Uint8Array(16);
 
   protected growExtra(size: number): void {
-    this.id = copyInto(new BigInt64Array(size), this.id);
-    this.edited = copyInto(new Uint8Array(size), this.edited);
+    this.id = grownTo(this.id, size);
+    this.edited = grownTo(this.edited, size);
   }
 
   push(t: Token, id: bigint, edited: boolean): number {
@@ -116,11 +117,6 @@ export class PlatformMessages extends TokenColumns {
       this.edited[to] = edited[from]!;
     });
   }
-}
-
-export function copyInto<T extends Uint32Array | Uint8Array | BigInt64Array>(target: T, source: T): T {
-  (target as Uint8Array).set(source as Uint8Array);
-  return target;
 }
 
 export function sameToken(a: TokenColumns, i: number, b: TokenColumns, j: number): boolean {

@@ -4,8 +4,8 @@ import type { StageConfig } from '../../config/index.js';
 import { replyKeyOf } from '../import/replies/index.js';
 import type { RootThreads } from '../import/replies/roots.js';
 import { where } from './describe.js';
-import type { ExpectedReplies } from './expected-replies.js';
-import { MessageIdSet, hash64 } from './key-set.js';
+import { keyHashText, type ExpectedReplies } from './expected-replies.js';
+import { MessageIdSet } from './key-set.js';
 import type { SourceMessage } from './source-messages.js';
 import type { Difference } from './types.js';
 
@@ -74,22 +74,17 @@ async function threadReplies(client: ChatportClient, stage: StageConfig, threadI
   return out;
 }
 
-function hashKey(key: string): string {
-  const [hi, lo] = hash64(key);
-  return `${hi}:${lo}`;
-}
-
 /**
  * Missing and extra replies, then order: the replies both sides hold must come in the source's order.
  * Returns how many were verified; extras go straight to `differences` (they have no source record).
  */
 function compareThread(parent: string, replies: ExpectedReplies, group: Uint32Array, held: readonly HeldReply[], findings: ReplyFinding[], differences: Difference[]): number {
-  const heldAt = new Map(held.map((h, i) => [h.key === undefined ? undefined : hashKey(h.key), i]));
+  const heldAt = new Map(held.map((h, i) => [h.key === undefined ? undefined : keyHashText(h.key), i]));
   const wanted = new Set<string>();
   let verified = 0;
   let lastIndex = -1;
   for (const reply of group) {
-    const key = `${replies.keyHi[reply]}:${replies.keyLo[reply]}`;
+    const key = replies.keyHashOf(reply);
     wanted.add(key);
     const at = heldAt.get(key);
     if (at === undefined) {
@@ -101,7 +96,7 @@ function compareThread(parent: string, replies: ExpectedReplies, group: Uint32Ar
     lastIndex = Math.max(lastIndex, at);
   }
   for (const h of held)
-    if (h.key === undefined || !wanted.has(hashKey(h.key)))
+    if (h.key === undefined || !wanted.has(keyHashText(h.key)))
       differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, which the source does not reply there` });
   return verified;
 }

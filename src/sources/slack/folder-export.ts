@@ -66,7 +66,6 @@ async function readWholeDayFile(file: string, maxBytes: number, tooLarge: () => 
   }
 }
 
-
 async function walk(dir: string, relative: string, out: string[], maxEntries: number, origin: string): Promise<void> {
   const handle = await opendir(dir);
   const children: { name: string; isDir: boolean }[] = [];
