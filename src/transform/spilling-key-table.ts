@@ -1,17 +1,19 @@
 /**
  * The source keys of a stage of any size in bounded memory (issue 12: an import's memory must not grow
  * with its input). Up to `memoryKeys` keys live in a KeyTable (8 MiB); when it is full its entries are
- * sorted by fingerprint and written to a run file in `dir`, and the table starts empty again. A key is
- * looked for in the table, then, if the Bloom filter over every spilled key says it may be there, in each
- * run: a sparse index in memory (every 256th fingerprint) names the one 4 KiB block to read.
+ * sorted by fingerprint and written to a run file in `dir`, and the table starts empty again; runs of equal
+ * size are merged (a binary counter, so at most log2(spills) + 1 runs). A key is looked for in the table,
+ * then, if the Bloom filter over every spilled key says it may be there, in each run: a sparse index in
+ * memory (every 256th fingerprint) names the one 4 KiB block to read.
  *
- * Memory: the table, 4 bytes a table key for the order a spill writes in, 2 bytes a spilled key for the
- * Bloom filter (16 bits a key; made for the input's expected keys when known, else grown by half; about 1
- * false "maybe" in 1,000, each costing a block read per run), and 8 bytes per 256 spilled keys of sparse
- * index.
- * Disk: 16 bytes a spilled key. Entries are only added for keys not already present (callers look first).
+ * Memory: the table, 4 bytes a table key for the order a spill writes in, 1 byte a spilled key for the
+ * Bloom filter (8 bits a key; made for the input's expected keys when known, else grown by half; about 1
+ * false "maybe" in 50 when full, each costing a block read per run), and 8 bytes per 256 spilled keys of
+ * sparse index. The filter is the only part that grows with the input: docs/architecture.md "Memory".
+ * Disk: 16 bytes a spilled key (twice that while two runs merge).
+ * Entries are only added for keys not already present (callers look first).
  */
-import { closeSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { KeyTable } from './key-table.js';
 
@@ -25,13 +27,16 @@ export interface KeyEntry {
 const ENTRY_WORDS = 4;
 const ENTRY_BYTES = ENTRY_WORDS * 4;
 const BLOCK_ENTRIES = 256;
-const BLOOM_BITS_PER_KEY = 16;
-const BLOOM_PROBES = 8;
+const BLOOM_BITS_PER_KEY = 8;
+const BLOOM_PROBES = 6;
 const BLOCK_BITS = 512;
+/** Entries a merge reads and writes at a time (256 KiB). */
+const MERGE_ENTRIES = 16_384;
 
 /** One spilled, sorted run: its file and every 256th fingerprint. */
 interface Run {
   fd: number;
+  path: string;
   count: number;
   /** hi, lo of the first entry of each block. */
   sparse: Uint32Array;
@@ -45,6 +50,8 @@ export class SpillingKeyTable {
   private readonly block = Buffer.alloc(BLOCK_ENTRIES * ENTRY_BYTES);
   private readonly blockWords = new Uint32Array(this.block.buffer, this.block.byteOffset, BLOCK_ENTRIES * ENTRY_WORDS);
   private dirMade = false;
+  /** Run files made so far (their names' numbers). */
+  private runsMade = 0;
   /** Slot numbers of the table in fingerprint order, at a spill. */
   private order: Uint32Array | undefined;
 
@@ -108,11 +115,7 @@ export class SpillingKeyTable {
     this.order ??= new Uint32Array(this.memoryKeys);
     const words = this.table.words;
     const count = orderByFingerprint(words, this.order);
-    if (!this.dirMade) {
-      mkdirSync(this.dir, { recursive: true });
-      this.dirMade = true;
-    }
-    const fd = openSync(join(this.dir, `keys-${this.runs.length}.bin`), 'w+');
+    const { fd, path } = this.newRunFile();
     const sparse = new Uint32Array(Math.ceil(count / BLOCK_ENTRIES) * 2);
     // A filter too small for the new total is made again from the files below; otherwise the keys go in now.
     const rebuild = this.spilled + count > this.bloom.capacity;
@@ -130,13 +133,67 @@ export class SpillingKeyTable {
       }
       sparse[(first / BLOCK_ENTRIES) * 2] = out[0]!;
       sparse[(first / BLOCK_ENTRIES) * 2 + 1] = out[1]!;
-      for (let done = 0; done < n * ENTRY_BYTES; ) done += writeSync(fd, this.block, done, n * ENTRY_BYTES - done, written + done);
+      writeFully(fd, this.block, n * ENTRY_BYTES, written);
       written += n * ENTRY_BYTES;
     }
-    this.runs.push({ fd, count, sparse });
+    this.runs.push({ fd, path, count, sparse });
     this.spilled += count;
     if (rebuild) this.rebuildBloom(this.bloomCapacity());
     this.table.clear();
+    this.mergeEqualRuns();
+  }
+
+  private newRunFile(): { fd: number; path: string } {
+    if (!this.dirMade) {
+      mkdirSync(this.dir, { recursive: true });
+      this.dirMade = true;
+    }
+    const path = join(this.dir, `keys-${this.runsMade++}.bin`);
+    return { fd: openSync(path, 'w+'), path };
+  }
+
+  /**
+   * While the newest run is no smaller than the one before it, the two are merged into one (a binary
+   * counter): at most log2(spills) + 1 runs, each key rewritten that many times, and a false "maybe" of
+   * the filter costs a block read per run.
+   */
+  private mergeEqualRuns(): void {
+    while (this.runs.length >= 2 && this.runs.at(-2)!.count <= this.runs.at(-1)!.count) {
+      const newer = this.runs.pop()!;
+      const older = this.runs.pop()!;
+      this.runs.push(this.merge(older, newer));
+      for (const run of [older, newer]) {
+        closeSync(run.fd);
+        unlinkSync(run.path);
+      }
+    }
+  }
+
+  /** One run of both runs' entries in fingerprint order (a key is in one run only: insert follows a missed lookup). */
+  private merge(a: Run, b: Run): Run {
+    const { fd, path } = this.newRunFile();
+    const count = a.count + b.count;
+    const sparse = new Uint32Array(Math.ceil(count / BLOCK_ENTRIES) * 2);
+    const left = new RunCursor(a);
+    const right = new RunCursor(b);
+    const out = new Uint32Array(MERGE_ENTRIES * ENTRY_WORDS);
+    const outBytes = Buffer.from(out.buffer);
+    let buffered = 0;
+    for (let written = 0; written < count; written++) {
+      const takeLeft = right.done || (!left.done && compare(left.word(0), left.word(1), right.word(0), right.word(1)) < 0);
+      const from = takeLeft ? left : right;
+      for (let w = 0; w < ENTRY_WORDS; w++) out[buffered * ENTRY_WORDS + w] = from.word(w);
+      if (written % BLOCK_ENTRIES === 0) {
+        sparse[(written / BLOCK_ENTRIES) * 2] = from.word(0);
+        sparse[(written / BLOCK_ENTRIES) * 2 + 1] = from.word(1);
+      }
+      from.advance();
+      if (++buffered === MERGE_ENTRIES || written === count - 1) {
+        writeFully(fd, outBytes, buffered * ENTRY_BYTES, (written + 1 - buffered) * ENTRY_BYTES);
+        buffered = 0;
+      }
+    }
+    return { fd, path, count, sparse };
   }
 
   /** Half again the keys spilled, or the input's expected keys and a tenth more (at most 40 times those spilled). */
@@ -160,12 +217,7 @@ export class SpillingKeyTable {
 
   private readBlock(run: Run, first: number): number {
     const n = Math.min(BLOCK_ENTRIES, run.count - first);
-    const want = n * ENTRY_BYTES;
-    for (let done = 0; done < want; ) {
-      const got = readSync(run.fd, this.block, done, want - done, first * ENTRY_BYTES + done);
-      if (got === 0) throw new Error(`key run file ended early (block at entry ${first})`);
-      done += got;
-    }
+    readFully(run.fd, this.block, n * ENTRY_BYTES, first * ENTRY_BYTES);
     return n;
   }
 
@@ -205,6 +257,54 @@ export class SpillingKeyTable {
       else b = mid - 1;
     }
     return undefined;
+  }
+}
+
+function readFully(fd: number, into: Buffer, bytes: number, position: number): void {
+  for (let done = 0; done < bytes; ) {
+    const got = readSync(fd, into, done, bytes - done, position + done);
+    if (got === 0) throw new Error(`key run file ended early (at byte ${position + done})`);
+    done += got;
+  }
+}
+
+function writeFully(fd: number, from: Buffer, bytes: number, position: number): void {
+  for (let done = 0; done < bytes; ) done += writeSync(fd, from, done, bytes - done, position + done);
+}
+
+/** A run's entries in order, read MERGE_ENTRIES at a time (for a merge). */
+class RunCursor {
+  private readonly bytes = Buffer.alloc(MERGE_ENTRIES * ENTRY_BYTES);
+  private readonly words = new Uint32Array(this.bytes.buffer, this.bytes.byteOffset, MERGE_ENTRIES * ENTRY_WORDS);
+  /** The run's entry number of the buffer's first entry, the entry at hand in it, and how many it holds. */
+  private start = 0;
+  private at = 0;
+  private held = 0;
+
+  constructor(private readonly run: Run) {
+    this.fill();
+  }
+
+  get done(): boolean {
+    return this.at === this.held;
+  }
+
+  /** Word w (0 hi, 1 lo, 2 content, 3 ordinal) of the entry at hand. */
+  word(w: number): number {
+    return this.words[this.at * ENTRY_WORDS + w]!;
+  }
+
+  advance(): void {
+    if (++this.at === this.held) {
+      this.start += this.held;
+      this.fill();
+    }
+  }
+
+  private fill(): void {
+    this.held = Math.min(MERGE_ENTRIES, this.run.count - this.start);
+    this.at = 0;
+    if (this.held > 0) readFully(this.run.fd, this.bytes, this.held * ENTRY_BYTES, this.start * ENTRY_BYTES);
   }
 }
 
@@ -269,8 +369,8 @@ const stepOf = (lo: number) => ((lo >>> 16) | 1) >>> 0;
 
 /**
  * A blocked Bloom filter over (hi, lo) fingerprints, which are already uniform hashes: `hi` picks one 512-bit
- * block (one cache line), `lo` picks 8 bits in it. One memory access per key instead of one per probe; at
- * 16 bits a key about 1 false "maybe" in 1,000.
+ * block (one cache line), `lo` picks 6 bits in it. One memory access per key instead of one per probe; at
+ * 8 bits a key about 1 false "maybe" in 50 when full.
  */
 class Bloom {
   private readonly words: Uint32Array;
