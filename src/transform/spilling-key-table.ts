@@ -9,7 +9,9 @@
  * Memory: the table, 4 bytes a table key for the order a spill writes in, 1 byte a spilled key for the
  * Bloom filter (8 bits a key; made for the input's expected keys when known, else grown by half; about 1
  * false "maybe" in 50 when full, each costing a block read per run), and 8 bytes per 256 spilled keys of
- * sparse index. The filter is the only part that grows with the input: docs/architecture.md "Memory".
+ * sparse index. The table and the filter share a budget (16 MiB): for a large input the table is made
+ * smaller, down to a quarter, so memory is the same from small inputs to about 11 million keys, and
+ * beyond that only the filter grows (docs/architecture.md "Memory").
  * Disk: 16 bytes a spilled key (twice that while two runs merge).
  * Entries are only added for keys not already present (callers look first).
  */
@@ -30,6 +32,8 @@ const BLOCK_ENTRIES = 256;
 const BLOOM_BITS_PER_KEY = 8;
 const BLOOM_PROBES = 6;
 const BLOCK_BITS = 512;
+/** How often (in keys added to the table) the spill limit is worked out again: the expected keys change as the input is read. */
+const LIMIT_CHECK_KEYS = 16_384;
 /** Entries a merge reads and writes at a time (256 KiB). */
 const MERGE_ENTRIES = 16_384;
 
@@ -43,7 +47,9 @@ interface Run {
 }
 
 export class SpillingKeyTable {
-  private readonly table = new KeyTable();
+  private table = new KeyTable();
+  /** Keys the table holds before it spills now (spillLimit, checked every LIMIT_CHECK_KEYS keys). */
+  private limit: number;
   private readonly runs: Run[] = [];
   private spilled = 0;
   private bloom = new Bloom(0);
@@ -66,7 +72,15 @@ export class SpillingKeyTable {
      * read back from every run file, with a third of it unused on average.
      */
     private readonly expectedKeys: () => number | undefined = () => undefined,
-  ) {}
+    /**
+     * What the table and the filter may take together: a table that would pass it beside the filter the
+     * expected keys need spills at half the keys (down to a quarter of memoryKeys), so memory stays the
+     * same from small inputs to large ones (16 MiB: flat to about 11 million keys, the filter growing alone beyond).
+     */
+    private readonly memoryBudgetBytes = 16 * 2 ** 20,
+  ) {
+    this.limit = memoryKeys;
+  }
 
   get size(): number {
     return this.table.size + this.spilled;
@@ -98,7 +112,9 @@ export class SpillingKeyTable {
 
   /** Adds a key that lookup did not find. */
   insert(hi: number, lo: number, content: number, ordinal: number): void {
-    if (this.table.size >= this.memoryKeys) this.spill();
+    // Often enough to come before the table doubles (its sizes are 70% of powers of two), and cheap.
+    if (this.table.size % LIMIT_CHECK_KEYS === 0) this.limit = this.spillLimit();
+    if (this.table.size >= this.limit) this.spill();
     this.table.insert(hi, lo, content, ordinal);
   }
 
@@ -139,8 +155,21 @@ export class SpillingKeyTable {
     this.runs.push({ fd, path, count, sparse });
     this.spilled += count;
     if (rebuild) this.rebuildBloom(this.bloomCapacity());
-    this.table.clear();
+    // A table larger than the limit needs is made again smaller (clear keeps its capacity).
+    const slots = slotsFor(this.limit);
+    if (slots * ENTRY_BYTES < this.table.bytes) this.table = new KeyTable(slots);
+    else this.table.clear();
     this.mergeEqualRuns();
+  }
+
+  /** memoryKeys, halved while a table for them and the filter the input's expected keys need pass the budget. */
+  private spillLimit(): number {
+    const expected = this.expectedKeys();
+    if (expected === undefined) return this.memoryKeys;
+    const filterBytes = Bloom.bytesFor(Math.max(this.bloom.capacity, this.filterKeysFor(expected)));
+    let keys = this.memoryKeys;
+    while (keys / 2 >= this.memoryKeys / 4 && slotsFor(keys) * ENTRY_BYTES + filterBytes > this.memoryBudgetBytes) keys = Math.floor(keys / 2);
+    return keys;
   }
 
   private newRunFile(): { fd: number; path: string } {
@@ -198,8 +227,11 @@ export class SpillingKeyTable {
 
   /** Half again the keys spilled, or the input's expected keys and a tenth more (at most 40 times those spilled). */
   private bloomCapacity(): number {
-    const expected = this.expectedKeys() ?? 0;
-    return Math.ceil(Math.max(this.spilled * 1.5, Math.min(expected * 1.1, this.spilled * 40)));
+    return Math.ceil(Math.max(this.spilled * 1.5, this.filterKeysFor(this.expectedKeys() ?? 0)));
+  }
+
+  private filterKeysFor(expected: number): number {
+    return Math.min(expected * 1.1, Math.max(this.spilled, this.memoryKeys) * 40);
   }
 
   /** A larger filter, filled again from the run files (read in order: a filter cannot grow in place). */
@@ -258,6 +290,13 @@ export class SpillingKeyTable {
     }
     return undefined;
   }
+}
+
+/** The slots of a KeyTable that holds `keys` without doubling (it doubles past 70% full). */
+function slotsFor(keys: number): number {
+  let slots = 16;
+  while (keys * 10 > slots * 7) slots *= 2;
+  return slots;
 }
 
 function readFully(fd: number, into: Buffer, bytes: number, position: number): void {
@@ -377,8 +416,16 @@ class Bloom {
   private readonly blocks: number;
 
   constructor(readonly capacity: number) {
-    this.blocks = Math.max(1, Math.ceil((capacity * BLOOM_BITS_PER_KEY) / BLOCK_BITS));
+    this.blocks = Bloom.blocksFor(capacity);
     this.words = new Uint32Array(this.blocks * (BLOCK_BITS / 32));
+  }
+
+  static bytesFor(capacity: number): number {
+    return Bloom.blocksFor(capacity) * (BLOCK_BITS / 8);
+  }
+
+  private static blocksFor(capacity: number): number {
+    return Math.max(1, Math.ceil((capacity * BLOOM_BITS_PER_KEY) / BLOCK_BITS));
   }
 
   get bytes(): number {

@@ -93,6 +93,34 @@ describe('spilling key table', () => {
     }
   });
 
+  it('keeps the table and the filter within the memory budget by spilling sooner, for inputs whose filter would pass it', () => {
+    const fp = (i: number) => keyFingerprint(idempotencyKeyFor('p', 'messages', `g${i}`));
+    // 4,000 keys need a table of 8,192 slots (128 KiB); 100,000 expected keys a filter of about 110 KB.
+    const budgeted = new SpillingKeyTable(newDir(), 4_000, () => 100_000, 150_000);
+    const unbounded = new SpillingKeyTable(newDir(), 4_000, () => 100_000, Infinity);
+    const small = new SpillingKeyTable(newDir(), 4_000, () => 5_000, 150_000);
+    const peaks = [0, 0, 0];
+    [budgeted, unbounded, small].forEach((table, t) => {
+      const n = t === 2 ? 5_000 : 100_000;
+      for (let i = 1; i <= n; i++) {
+        table.insert(...fp(i), i, i);
+        peaks[t] = Math.max(peaks[t]!, table.bytes);
+      }
+    });
+    // Halved twice (a table of 2,048 slots, 32 KiB, spilling at 1,000 keys), never below a quarter of memoryKeys.
+    expect(peaks[0]).toBeLessThanOrEqual(150_000 + 2_000);
+    expect(peaks[0]).toBeGreaterThan(110_000 + 32 * 1024);
+    expect(peaks[1]).toBeGreaterThan(110_000 + 128 * 1024);
+    // A small input's filter leaves room: the table keeps its full size.
+    expect(peaks[2]).toBeGreaterThanOrEqual(128 * 1024);
+    for (const table of [budgeted, unbounded]) {
+      for (let i = 1; i <= 100_000; i += 11) expect(table.lookup(...fp(i)), `key ${i}`).toMatchObject({ ordinal: i });
+      for (let i = 100_001; i <= 110_000; i++) expect(table.lookup(...fp(i)), `key ${i} was never given`).toBeUndefined();
+      table.close();
+    }
+    small.close();
+  });
+
   it('sorts entries by fingerprint as unsigned numbers, high word first', () => {
     const random = rng(3);
     const words = new Uint32Array(4 * 5000);
