@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { int64 } from './int64.js';
+import { fastCheckOf, withFastCheck } from './fast-check.js';
+import { isPlainCursorPage, isPlainMessage } from './fast-resources.js';
 import { lenientObject } from './lenient-case.js';
 
 /**
@@ -57,7 +59,7 @@ export const User = lenientObject({
 });
 export type User = z.infer<typeof User>;
 
-export const Message = lenientObject({
+export const Message = withFastCheck(lenientObject({
   id: int64,
   type: z.string(),
   nestedLevel: z.number().int().optional(),
@@ -70,7 +72,7 @@ export const Message = lenientObject({
   lastEditedTime: dateTime.optional(),
   createdTime: dateTime.optional(),
   _links: Links.optional(),
-});
+}), isPlainMessage);
 export type Message = z.infer<typeof Message>;
 
 /** A channel's MAIN thread or a message's reply thread (type MESSAGE, `_links.parent`): decisions.md "Threads". */
@@ -191,11 +193,13 @@ export function offsetPage<T extends z.ZodType>(kind: string, item: T) {
 
 /** Cursor page: links carry the cursors; `page` holds only `size`. */
 export function cursorPage<T extends z.ZodType>(kind: string, item: T) {
-  return z.looseObject({
+  const page = z.looseObject({
     _embedded: z.looseObject({ [kind]: z.array(item) }).optional(),
     _links: Links.optional(),
     page: lenientObject({ size: z.number().int() }).optional(),
   });
+  const isPlainItem = fastCheckOf(item);
+  return isPlainItem === undefined ? page : withFastCheck(page, (value) => isPlainCursorPage(value, kind, isPlainItem));
 }
 
 /** OAuth 2.0 client-credentials token response (decisions.md "Authentication"). */

@@ -20,6 +20,7 @@ import type { RetryPolicy } from '../retry/policies.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
 import { buildApiUrl, appendQuery, type Query } from './url.js';
 import { parseJsonExact } from '../../shared/lossless-json.js';
+import { safeParseFast } from '../../wire/fast-check.js';
 
 /** One call of the API, as resources describe it. */
 export interface CallSpec {
@@ -188,7 +189,7 @@ export class Transport {
         cause,
       });
     }
-    const parsed = schema.safeParse(json);
+    const parsed = safeParseFast(schema, json);
     if (parsed.success) return parsed.data;
     const issues = parsed.error.issues.slice(0, 10).map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
     const first = issues[0];
