@@ -38,7 +38,7 @@ export type DuplicateVerdict =
  * does not use are the same.
  *
  * Memory is bounded whatever the stage's size: keys beyond 350,000 are spilled to sorted files in
- * `spillDir` (SpillingKeyTable, 2 bytes a spilled key stay in memory), plus PositionIndex (usually a few
+ * `spillDir` (SpillingKeyTable: 16 MiB up to about 11M keys, then 1 byte a further key), plus PositionIndex (usually a few
  * bytes per file). With last-wins, the first pass keeps only the records a later one supersedes (usually
  * none), and the key table is closed before the main pass. Ordinals are the 1-based numbers of the
  * records in the stage's input (every record, also rejected or skipped ones), noted in order with `note`.

@@ -225,11 +225,12 @@ export class SpillingKeyTable {
     return { fd, path, count, sparse };
   }
 
-  /** Half again the keys spilled, or the input's expected keys and a tenth more (at most 40 times those spilled). */
+  /** Half again the keys spilled, or the input's expected keys and a tenth more (filterKeysFor). */
   private bloomCapacity(): number {
     return Math.ceil(Math.max(this.spilled * 1.5, this.filterKeysFor(this.expectedKeys() ?? 0)));
   }
 
+  /** The input's expected keys and a tenth more, at most 40 times the table's keys or those spilled (an early guess can be far off). */
   private filterKeysFor(expected: number): number {
     return Math.min(expected * 1.1, Math.max(this.spilled, this.memoryKeys) * 40);
   }

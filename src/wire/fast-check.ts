@@ -9,7 +9,7 @@ import { INT64_MAX, INT64_MIN } from '../shared/int64.js';
  * test/wire/fast-check.test.ts holds both to that over many generated bodies.
  *
  * One difference remains: zod puts a loose object's known keys first, while a fast yes keeps the order the
- * platform sent. Nothing reads a response's key order.
+ * platform sent (the same keys and values; what prints a resource shows the platform's order).
  */
 const checks = new WeakMap<z.ZodType, (value: unknown) => boolean>();
 
