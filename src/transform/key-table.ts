@@ -1,3 +1,5 @@
+import { crc32 } from 'node:zlib';
+
 /**
  * The source keys a stage has seen, for millions of records in little memory: an open-addressing hash
  * table (linear probing) in one Uint32Array, 4 words = 16 bytes a slot: a 64-bit fingerprint of the key,
@@ -121,9 +123,18 @@ function hex8(text: string, at: number): number {
 }
 
 /**
- * A 32-bit hash of a text (MurmurHash3's mixing, over the text's UTF-16 units taken two at a time): the
- * content fingerprint of an item's JSON, computed per record. Two units a step halve the dependent
- * multiply chain that made a unit-at-a-time FNV-1a cost 1.5 µs on a 200-character item (now about 0.7 µs).
+ * The content fingerprint of an item's JSON, computed per record: zlib's CRC-32 of its UTF-8, native
+ * (about 0.35 µs on a 255-character item, against 0.9 µs for textHash in JavaScript). Two texts that differ
+ * in up to 32 consecutive bits always differ here; any other two with odds of 1 in 2^32.
+ */
+export function contentHash(json: string): number {
+  return crc32(json);
+}
+
+/**
+ * A 32-bit hash of a text (MurmurHash3's mixing, over the text's UTF-16 units taken two at a time), for
+ * keys that do not end in hex digits. Two units a step halve the dependent multiply chain of a
+ * unit-at-a-time FNV-1a.
  */
 export function textHash(text: string, seed = 0x811c9dc5): number {
   const n = text.length;

@@ -1,6 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFingerprint, textHash } from './key-table.js';
+import { contentHash, keyFingerprint } from './key-table.js';
 import { SpillingKeyTable } from './spilling-key-table.js';
 import { PositionIndex, describePosition } from './position-index.js';
 import type { Accepted, Reason, RecordPosition } from './types.js';
@@ -86,7 +86,7 @@ export class SourceDuplicates {
     const key = accepted.item.idempotencyKey;
     if (typeof key !== 'string') return;
     const [hi, lo] = keyFingerprint(key);
-    const content = textHash(json);
+    const content = contentHash(json);
     const found = this.table.lookup(hi, lo);
     if (found === undefined) return this.table.insert(hi, lo, content, ordinal);
     this.earlier.push(found.ordinal, found.content, hi, lo);
@@ -123,7 +123,7 @@ export class SourceDuplicates {
       return this.skip('superseded', accepted, other, `key ${JSON.stringify(accepted.sourceKey)} appears again at ${describePosition(other)} with other content; the later record wins (duplicates: last-wins), this one is skipped`);
     }
     const [hi, lo] = keyFingerprint(key);
-    const content = textHash(json);
+    const content = contentHash(json);
     const found = this.table.lookup(hi, lo);
     if (found === undefined) {
       this.table.insert(hi, lo, content, ordinal);

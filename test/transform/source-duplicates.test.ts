@@ -1,5 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { KeyTable, PositionIndex, SourceDuplicates, idempotencyKeyFor, keyFingerprint, type Accepted, type RecordPosition } from '../../src/transform/index.js';
+import { contentHash } from '../../src/transform/key-table.js';
+
+describe('contentHash', () => {
+  it('never gives a text and its change of one character (ASCII or not) one value, nor two such changes, and gives one text one value', () => {
+    const base = JSON.stringify({ type: 'TEXT', body: 'Grüße, 世界 🙂', user: 'ann', properties: { source: { id: 'm1' } } });
+    const seen = new Map<number, string>();
+    for (let at = 0; at < base.length; at++)
+      for (const c of ['a', 'b', 'é', '界', '"']) {
+        if (base[at] === c) continue;
+        const other = base.slice(0, at) + c + base.slice(at + 1);
+        const h = contentHash(other);
+        expect(h, `${other} against the base`).not.toBe(contentHash(base));
+        const before = seen.get(h);
+        if (before !== undefined) expect(before, `${other} and ${before} share ${h}`).toBe(other);
+        seen.set(h, other);
+      }
+    expect(contentHash(base)).toBe(contentHash(JSON.parse(JSON.stringify(base)) as string));
+    expect(contentHash('')).toBe(0);
+  });
+});
 
 describe('KeyTable', () => {
   it('finds every key inserted, across many doublings, and keeps the last content and ordinal given', () => {
