@@ -120,8 +120,7 @@ export class JobEngine {
       } else {
         ok = await work(this.control(job));
       }
-      const waitMs = job.createdTime + (this.options.minDurationMs ?? 0) - Date.now();
-      if (waitMs > 0) await realSleep(waitMs, signal);
+      await sleepUntil(job.createdTime + (this.options.minDurationMs ?? 0), signal);
     } catch (error) {
       if (signal.aborted) return;
       this.logger.error({ jobId: job.id, err: error instanceof Error ? error.message : String(error) }, 'sandbox job crashed');
@@ -135,9 +134,9 @@ export class JobEngine {
   private async process(job: JobRec, items: number, signal: AbortSignal): Promise<void> {
     if (!this.line || items === 0) return this.update(job, { state: 'RUNNING' });
     const slot = this.line.reserve(items, Date.now());
-    if (slot.startAt > Date.now()) await realSleep(slot.startAt - Date.now(), signal);
+    await sleepUntil(slot.startAt, signal);
     this.update(job, { state: 'RUNNING' });
-    if (slot.endAt > Date.now()) await realSleep(slot.endAt - Date.now(), signal);
+    await sleepUntil(slot.endAt, signal);
   }
 
   private update(job: JobRec, change: Partial<JobRec>): void {
@@ -158,4 +157,9 @@ export class JobEngine {
       },
     };
   }
+}
+
+/** Sleeps until the wall clock reaches `at` (ms): a timer can fire a millisecond before Date.now() gets there. */
+async function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
+  for (let ms = at - Date.now(); ms > 0; ms = at - Date.now()) await realSleep(ms, signal);
 }

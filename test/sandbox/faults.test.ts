@@ -169,7 +169,10 @@ describe('faults set at start, and job behaviour', () => {
       const stuck = (await s.upload('/imports/users', [])).json;
       s.sandbox.setJobOptions({});
       const waiting = (await s.upload('/imports/users', [])).json;
-      await new Promise((r) => setTimeout(r, 50));
+      // The stuck job takes the one slot and never gives it back, so the next one stays PENDING.
+      while ((await s.call(`/jobs/${stuck.id}`)).json.state !== 'RUNNING') await new Promise((r) => setTimeout(r, 10));
+      expect((await s.call(`/jobs/${waiting.id}`)).json.state).toBe('PENDING');
+      await new Promise((r) => setTimeout(r, 150));
       expect((await s.call(`/jobs/${stuck.id}`)).json.state).toBe('RUNNING');
       expect((await s.call(`/jobs/${waiting.id}`)).json.state).toBe('PENDING');
       expect((await s.call('/jobs?running=true')).json.page.totalElements).toBe(2);
