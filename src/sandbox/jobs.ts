@@ -1,5 +1,5 @@
 import type { Logger } from '../shared/logger.js';
-import { realSleep } from '../shared/async.js';
+import { realSleepUntil } from '../shared/async.js';
 import { ProcessingLine } from './capacity.js';
 import type { SandboxCapacity, SandboxJobOptions } from './options.js';
 import type { JobRec, Store } from './store.js';
@@ -120,7 +120,7 @@ export class JobEngine {
       } else {
         ok = await work(this.control(job));
       }
-      await sleepUntil(job.createdTime + (this.options.minDurationMs ?? 0), signal);
+      await realSleepUntil(job.createdTime + (this.options.minDurationMs ?? 0), signal);
     } catch (error) {
       if (signal.aborted) return;
       this.logger.error({ jobId: job.id, err: error instanceof Error ? error.message : String(error) }, 'sandbox job crashed');
@@ -134,9 +134,9 @@ export class JobEngine {
   private async process(job: JobRec, items: number, signal: AbortSignal): Promise<void> {
     if (!this.line || items === 0) return this.update(job, { state: 'RUNNING' });
     const slot = this.line.reserve(items, Date.now());
-    await sleepUntil(slot.startAt, signal);
+    await realSleepUntil(slot.startAt, signal);
     this.update(job, { state: 'RUNNING' });
-    await sleepUntil(slot.endAt, signal);
+    await realSleepUntil(slot.endAt, signal);
   }
 
   private update(job: JobRec, change: Partial<JobRec>): void {
@@ -157,9 +157,4 @@ export class JobEngine {
       },
     };
   }
-}
-
-/** Sleeps until the wall clock reaches `at` (ms): a timer can fire a millisecond before Date.now() gets there. */
-async function sleepUntil(at: number, signal: AbortSignal): Promise<void> {
-  for (let ms = at - Date.now(); ms > 0; ms = at - Date.now()) await realSleep(ms, signal);
 }

@@ -5,6 +5,11 @@ export type Now = () => number;
 
 export const realNow: Now = () => Date.now();
 
+/** Resolves once the wall clock has reached `at` (ms): a timer can fire a millisecond before Date.now() gets there. */
+export async function realSleepUntil(at: number, signal?: AbortSignal): Promise<void> {
+  for (let ms = at - Date.now(); ms > 0; ms = at - Date.now()) await realSleep(ms, signal);
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason when aborted. */
 export const realSleep: Sleep = (ms, signal) =>
   new Promise((resolve, reject) => {

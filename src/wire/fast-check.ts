@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { INT64_MAX, INT64_MIN } from '../shared/int64.js';
+import { mayGetAlias } from './lenient-case.js';
 
 /**
  * A fast yes for the responses read most (pages of messages: a migration's roots step and verification
@@ -36,9 +37,9 @@ export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** An object no snake_case alias would be added to (lenient-case.ts): no key with `_` past its first character. */
+/** An object no camelCase alias would be added to (lenient-case.ts). */
 export function hasNoSnakeKeys(value: Record<string, unknown>): boolean {
-  for (const key in value) if (key.indexOf('_', 1) !== -1 && key.charCodeAt(0) !== 0x5f) return false;
+  for (const key in value) if (mayGetAlias(key)) return false;
   return true;
 }
 
@@ -51,6 +52,10 @@ export function isInt64(value: unknown): boolean {
   return typeof value === 'number' ? Number.isSafeInteger(value) : typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX;
 }
 
-export const isOptionalString = (value: unknown): boolean => value === undefined || typeof value === 'string';
-export const isOptionalBoolean = (value: unknown): boolean => value === undefined || typeof value === 'boolean';
-export const isOptionalSafeInteger = (value: unknown): boolean => value === undefined || Number.isSafeInteger(value);
+/** Absent, or passing `check`. */
+export const isOptional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
+const isString = (value: unknown): boolean => typeof value === 'string';
+const isBoolean = (value: unknown): boolean => typeof value === 'boolean';
+export const isOptionalString = (value: unknown): boolean => isOptional(value, isString);
+export const isOptionalBoolean = (value: unknown): boolean => isOptional(value, isBoolean);
+export const isOptionalSafeInteger = (value: unknown): boolean => isOptional(value, Number.isSafeInteger);

@@ -1,4 +1,4 @@
-import { hasNoSnakeKeys, isInt64, isObject, isOptionalBoolean, isOptionalSafeInteger, isOptionalString, isPlainRecord } from './fast-check.js';
+import { hasNoSnakeKeys, isInt64, isObject, isOptional, isOptionalBoolean, isOptionalSafeInteger, isOptionalString, isPlainRecord } from './fast-check.js';
 
 /**
  * Fast checks (fast-check.ts) of the resources read in bulk, one per schema of resources.ts: each says yes
@@ -14,8 +14,6 @@ export function isPlainLinks(value: unknown): boolean {
   }
   return true;
 }
-
-const isOptional = (value: unknown, check: (value: unknown) => boolean): boolean => value === undefined || check(value);
 
 /** resources.ts `User`. */
 export function isPlainUser(value: unknown): boolean {

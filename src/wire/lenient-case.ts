@@ -7,12 +7,17 @@ import { z } from 'zod';
  * (HAL's `_links`, `_embedded`) are left alone. Only this object's own keys: nested resources have their
  * own schema, and `properties` (data users put there) is never renamed.
  */
+/** A key that may get a camelCase alias: snake_case, not starting with `_`. */
+export function mayGetAlias(key: string): boolean {
+  return !key.startsWith('_') && key.includes('_');
+}
+
 export function withCamelCaseAliases(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const source = value as Record<string, unknown>;
   let out: Record<string, unknown> | undefined;
   for (const key of Object.keys(source)) {
-    if (key.startsWith('_') || !key.includes('_')) continue;
+    if (!mayGetAlias(key)) continue;
     const camel = key.replace(/_+([a-z0-9])/g, (_, c: string) => c.toUpperCase());
     if (camel === key || Object.hasOwn(source, camel)) continue;
     out ??= { ...source };
