@@ -2,6 +2,7 @@ import { parseJsonExact } from '../shared/lossless-json.js';
 import { reason } from './types.js';
 import type { Reason } from './types.js';
 import type { ValueType } from './mapping-spec.js';
+import { isoOfEpochMs } from '../shared/iso-time.js';
 
 /** Returned by a coercion that failed; the reason is already in the list. */
 export const BAD: unique symbol = Symbol('bad value');
@@ -106,7 +107,7 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
       if (Number.isFinite(ms) && new Date(Date.UTC(+y!, +mo! - 1, +d!)).getUTCDate() !== +d!) ms = NaN;
     }
   }
-  if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return new Date(ms).toISOString();
+  if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return isoOfEpochMs(ms);
   return bad(reasons, 'date', field, value, source);
 }
 

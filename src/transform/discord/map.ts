@@ -3,6 +3,7 @@ import { detachString } from '../../shared/detach-string.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import { discordToText, mentionedIds, type DiscordNames } from './markup.js';
 import { DIRECT_TYPES, PERSON_MESSAGE_TYPES, THREAD_STARTER, type DiscordChannel, type DiscordGuild, type DiscordMessage, type DiscordUser } from './records.js';
+import { isoOfEpochMs } from '../../shared/iso-time.js';
 
 /** DiscordChatExporter's name for a user whose account was deleted. */
 const DELETED_USER = 'Deleted User';
@@ -174,5 +175,5 @@ function embedsText(embeds: unknown[]): string {
 /** DiscordChatExporter writes local offsets (`2021-03-04T05:06:07.89+01:00`): the UTC instant. */
 function isoOf(timestamp: string): string {
   const ms = Date.parse(timestamp);
-  return Number.isNaN(ms) ? timestamp : new Date(ms).toISOString();
+  return Number.isNaN(ms) ? timestamp : isoOfEpochMs(ms);
 }

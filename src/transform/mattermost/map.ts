@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, SourceUser } from '../chat-export/index.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import type { MattermostChannel, MattermostDirectPost, MattermostPost, MattermostReply, MattermostUser } from './records.js';
+import { isoOfEpochMs } from '../../shared/iso-time.js';
 
 /**
  * Mattermost bulk export records → the neutral model. Ids: a user is its username; a team channel
@@ -101,11 +102,11 @@ function mattermostMessage(post: MattermostReply, channelId: string, id: string,
     body: body === '' && embeds ? embedsText(embeds) : body,
     facts: compact({
       ts: String(post.create_at),
-      time: new Date(post.create_at).toISOString(),
+      time: isoOfEpochMs(post.create_at),
       author: post.user,
       authorKind: system ? ('system' as const) : ('user' as const),
       thread,
-      edited: (post.edit_at ?? 0) > 0 ? { time: new Date(post.edit_at!).toISOString() } : undefined,
+      edited: (post.edit_at ?? 0) > 0 ? { time: isoOfEpochMs(post.edit_at!) } : undefined,
       mentions: mentioned.length > 0 ? { users: mentioned } : undefined,
       files: files.length > 0 ? files : undefined,
       reactions: reactionsOf(post.reactions ?? []),

@@ -5,7 +5,7 @@ import type { RecordPosition } from './directory.js';
 import { slackSourceKey } from './keys.js';
 import { attachmentsText, fileFactsOf, fileLine, reactionFactsOf } from './message-body.js';
 import { splitBody } from '../split-body.js';
-import { convertMrkdwn } from './mrkdwn.js';
+import { convertMrkdwn, type ConvertedText } from './mrkdwn.js';
 import { SlackMessage, compareTs, parseRecord, tsToIso, SLACK_TS } from './records.js';
 import { SOURCE_PROPERTY, compact, pickExtra, type MessageSourceFacts } from './source-properties.js';
 import { createThreadTracker, type ThreadTracker } from './threads.js';
@@ -186,8 +186,8 @@ function threadFactsOf(message: SlackMessage, channelKey: string, threads: Threa
   });
 }
 
-function hasMentions(m: Record<string, string[]>): boolean {
-  return Object.values(m).some((list) => list.length > 0);
+function hasMentions(m: ConvertedText['mentions']): boolean {
+  return m.users.length > 0 || m.channels.length > 0 || m.groups.length > 0 || m.broadcasts.length > 0;
 }
 
 function nonEmptyLists(m: Record<string, string[]>): Record<string, string[]> {

@@ -22,6 +22,8 @@ const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"'
 
 export function convertMrkdwn(text: string, lookup: MentionLookup): ConvertedText {
   const mentions: ConvertedText['mentions'] = { users: [], channels: [], groups: [], broadcasts: [] };
+  // Most messages hold neither a token nor an entity: no regex pass for them.
+  if (text.indexOf('<') === -1 && text.indexOf('&') === -1) return { text, mentions };
   const converted = text.replace(TOKEN, (_match, token: string | undefined, entity: string | undefined) => {
     if (entity !== undefined) return ENTITIES[entity]!;
     return convertToken(token!, lookup, mentions);

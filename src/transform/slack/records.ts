@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isoOfEpochMs } from '../../shared/iso-time.js';
 
 /**
  * The Slack export records chatport reads (docs in /work/shared/docs/slack-export.md). Loose objects:
@@ -146,10 +147,10 @@ export function tsToIso(value: string): string {
   const sec = dot < 0 ? value : value.slice(0, dot);
   const frac = dot < 0 ? '' : value.slice(dot + 1, nextDotOrEnd(value, dot + 1));
   const ms = Number(sec === '' ? '0' : sec) * 1000 + Number(frac.padEnd(3, '0').slice(0, 3));
-  return new Date(ms).toISOString();
+  return isoOfEpochMs(ms);
 }
 
 /** ISO time of epoch seconds as Slack writes `created` and `last_set`; undefined for 0 or absent. */
 export function epochToIso(seconds: number | undefined): string | undefined {
-  return seconds === undefined || seconds <= 0 || !Number.isFinite(seconds) ? undefined : new Date(seconds * 1000).toISOString();
+  return seconds === undefined || seconds <= 0 || !Number.isFinite(seconds) ? undefined : isoOfEpochMs(seconds * 1000);
 }
