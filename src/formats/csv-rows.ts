@@ -35,8 +35,28 @@ const CR = 13;
 /** parseRecord could not finish the record with the text it has: more is needed. */
 const INCOMPLETE = -1;
 
+/** Line breaks in a text: CRLF, LF or a lone CR each count once. */
+export function countLineBreaks(text: string): number {
+  // Most fields have none; indexOf is native and far quicker than a loop over every character.
+  if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) return 0;
+  let breaks = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) breaks++;
+    else if (c === 13) {
+      breaks++;
+      if (text.charCodeAt(i + 1) === 10) i++;
+    }
+  }
+  return breaks;
+}
+
 export class CsvRowReader {
   private pending = '';
+  /** Physical lines of each row completed since takeLineCounts() (only quoted fields hold line breaks). */
+  private lineCounts: number[] = [];
+  /** Line breaks inside the quoted fields of the record being parsed. */
+  private recordBreaks = 0;
   private started = false;
   private readonly delimiter: string;
   private readonly delimiterCode: number;
@@ -66,6 +86,16 @@ export class CsvRowReader {
     return this.rows(this.pending, true);
   }
 
+  /**
+   * How many physical lines each row returned since the last call took, in order: one, plus the line
+   * breaks quoted inside its fields. Rows completed before a CsvSyntaxError are included.
+   */
+  takeLineCounts(): number[] {
+    const counts = this.lineCounts;
+    this.lineCounts = [];
+    return counts;
+  }
+
   private rows(text: string, final: boolean): string[][] {
     let at = 0;
     if (!this.started && text.length > 0) {
@@ -83,6 +113,7 @@ export class CsvRowReader {
       }
       if (next === INCOMPLETE) break;
       rows.push(fields);
+      this.lineCounts.push(1 + this.recordBreaks);
       at = next;
     }
     this.pending = at < text.length ? text.slice(at) : '';
@@ -92,6 +123,7 @@ export class CsvRowReader {
   /** Parses one record from `at` into `fields`; returns where the next record starts, or INCOMPLETE. */
   private parseRecord(text: string, at: number, fields: string[], final: boolean): number {
     let i = at;
+    this.recordBreaks = 0;
     for (;;) {
       if (text.charCodeAt(i) === this.quoteCode) {
         i = this.quotedField(text, i, fields, final);
@@ -145,7 +177,7 @@ export class CsvRowReader {
       if (close === -1 || close + 1 >= text.length) {
         if (!final) return INCOMPLETE;
         if (close === -1) throw new CsvSyntaxError('a quoted field is still open at the end of the input', 'CSV_QUOTE_NOT_CLOSED');
-        fields.push(value + text.slice(from, close));
+        this.pushQuoted(fields, value + text.slice(from, close));
         return close + 1;
       }
       if (text.charCodeAt(close + 1) === this.quoteCode) {
@@ -158,8 +190,13 @@ export class CsvRowReader {
         if (!final && this.delimiter.length > 1 && this.delimiter.startsWith(text.slice(close + 1))) return INCOMPLETE;
         throw new CsvSyntaxError(`after a quoted field's closing quote comes ${JSON.stringify(text.charAt(close + 1))}, not a delimiter or a line break`, 'CSV_INVALID_CLOSING_QUOTE');
       }
-      fields.push(value + text.slice(from, close));
+      this.pushQuoted(fields, value + text.slice(from, close));
       return close + 1;
     }
+  }
+
+  private pushQuoted(fields: string[], value: string): void {
+    fields.push(value);
+    this.recordBreaks += countLineBreaks(value);
   }
 }

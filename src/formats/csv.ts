@@ -19,29 +19,6 @@ function compileRowBuilder(columns: readonly string[]): RowBuilder {
   return new Function('f', `return { ${body} };`) as RowBuilder;
 }
 
-/** Line breaks in a text: CRLF, LF or a lone CR each count once. */
-function countLineBreaks(text: string): number {
-  // Most fields have none; indexOf is native and far quicker than a loop over every character.
-  if (text.indexOf('\n') === -1 && text.indexOf('\r') === -1) return 0;
-  let breaks = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10) breaks++;
-    else if (c === 13) {
-      breaks++;
-      if (text.charCodeAt(i + 1) === 10) i++;
-    }
-  }
-  return breaks;
-}
-
-/** Physical lines a record takes: its own line, plus the line breaks quoted inside its fields. */
-function linesOf(fields: readonly string[]): number {
-  let lines = 1;
-  for (let i = 0; i < fields.length; i++) lines += countLineBreaks(fields[i]!);
-  return lines;
-}
-
 /** A row written back as CSV (quoted where needed), for the reject of a row with the wrong field count. */
 function rowAsCsv(fields: readonly string[], delimiter: string, quote: string): string {
   return fields
@@ -56,12 +33,12 @@ function isBlankRow(fields: string[]): boolean {
 /**
  * CSV bytes → records in batches (one per input buffer), with the line each record starts on.
  *
- * Rows come from CsvRowReader (csv-rows.ts) as arrays of fields, and line numbers are counted here: a
- * record takes one line plus the line breaks quoted inside its fields. Arrays are what we need anyway to
- * report a wrong field count as a rejected record, with the row written back as CSV, instead of a failed
- * file. Blank lines are skipped (they are not records). Broken quoting stops the file with a FormatError
- * naming the line where the broken record starts, after the rows before it: past it nobody can tell where
- * records begin, and guessing could lose or invent records.
+ * Rows come from CsvRowReader (csv-rows.ts) as arrays of fields, with the physical lines each took (one,
+ * plus the line breaks quoted inside its fields), from which line numbers are counted here. Arrays are
+ * what we need anyway to report a wrong field count as a rejected record, with the row written back as
+ * CSV, instead of a failed file. Blank lines are skipped (they are not records). Broken quoting stops
+ * the file with a FormatError naming the line where the broken record starts, after the rows before it:
+ * past it nobody can tell where records begin, and guessing could lose or invent records.
  */
 export async function* parseCsvBatches(bytes: Readable, file: string, options: CsvFormatOptions = {}): AsyncGenerator<SourceItem[]> {
   const header = options.header ?? true;
@@ -73,12 +50,12 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
   const records = new CsvRecords(file, header, options, delimiter, quote);
   for await (const chunk of bytes as AsyncIterable<Buffer>) {
     const { rows, error } = rowsOf(() => reader.push(decoder.write(chunk)));
-    const out = records.take(rows);
+    const out = records.take(rows, reader.takeLineCounts());
     if (out.length > 0) yield out;
     if (error) throw records.broken(error);
   }
   const { rows, error } = rowsOf(() => [...reader.push(decoder.end()), ...reader.end()]);
-  const out = records.take(rows);
+  const out = records.take(rows, reader.takeLineCounts());
   if (out.length > 0) yield out;
   if (error) throw records.broken(error);
 }
@@ -112,11 +89,13 @@ class CsvRecords {
     if (this.columns) options.onColumns?.(this.columns);
   }
 
-  take(rows: readonly string[][]): SourceItem[] {
+  /** `lineCounts[i]`: the physical lines row i took (CsvRowReader.takeLineCounts). */
+  take(rows: readonly string[][], lineCounts: readonly number[]): SourceItem[] {
     const out: SourceItem[] = [];
-    for (const fields of rows) {
+    for (let r = 0; r < rows.length; r++) {
+      const fields = rows[r]!;
       const line = this.nextLine;
-      this.nextLine += linesOf(fields);
+      this.nextLine += lineCounts[r]!;
       if (isBlankRow(fields)) continue;
       if (this.columns === undefined || this.build === undefined) {
         this.columns = this.options.columns ?? (this.header ? fields : fields.map((_, i) => String(i + 1)));

@@ -11,6 +11,21 @@ const TWO_TO_32 = 4294967296;
 /** int64 values are written as two 32-bit halves, low half first: true on x64 and arm64. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const encoder = new TextEncoder();
+/**
+ * Up to this length an ASCII text is copied by a loop: most exported strings are short ids and names, for
+ * which encodeInto's call, its view of the buffer and its result object cost more than the copy.
+ */
+const SHORT_TEXT = 64;
+
+/** Writes `text` at `at` when it is all ASCII (its UTF-8 bytes are its code units); false, and bytes left unspecified, otherwise. */
+function copyAscii(text: string, bytes: Uint8Array, at: number): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return false;
+    bytes[at + i] = c;
+  }
+  return true;
+}
 
 /** One column's buffers. */
 export class ColumnBuffer {
@@ -94,7 +109,7 @@ export class ColumnBuffer {
       grown.set(this.bytes.subarray(0, this.byteLength));
       this.bytes = grown;
     }
-    this.byteLength += encoder.encodeInto(text, this.bytes.subarray(this.byteLength)).written;
+    this.byteLength += text.length <= SHORT_TEXT && copyAscii(text, this.bytes, this.byteLength) ? text.length : encoder.encodeInto(text, this.bytes.subarray(this.byteLength)).written;
     this.offsets![index + 1] = this.byteLength;
   }
 

@@ -12,6 +12,7 @@ import { parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { readDataset } from './read-output.js';
 import { startExportBed, type ExportBed } from './support.js';
+import { rng } from '../helpers/rng.js';
 
 const DATE = '2026-11-21';
 const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime';
@@ -112,6 +113,20 @@ describe('the fast readers agree with parse-cell.ts wherever they answer', () =>
       expect(BigInt(micros)).toBe(exact);
       const ms = exact / 1000n;
       expect(BigInt(microsToMillis(micros))).toBe(exact < 0n && ms * 1000n !== exact ? ms - 1n : ms);
+    }
+    // 20,000 random instants from year 100 to 9999, to the microsecond.
+    const random = rng(3);
+    const two = (n: number) => String(n).padStart(2, '0');
+    for (let i = 0; i < 20_000; i++) {
+      const year = 100 + Math.floor(random() * 9900);
+      const month = 1 + Math.floor(random() * 12);
+      const day = 1 + Math.floor(random() * new Date(Date.UTC(year, month, 0)).getUTCDate());
+      const fraction = String(Math.floor(random() * 1_000_000)).padStart(6, '0');
+      const text = `${String(year).padStart(4, '0')}-${two(month)}-${two(day)}T${two(Math.floor(random() * 24))}:${two(Math.floor(random() * 60))}:${two(Math.floor(random() * 60))}.${fraction}Z`;
+      const micros = fastTimestampMicros(text);
+      const exact = (parseTimestamp(text) as { value: bigint }).value;
+      if (Number.isNaN(micros)) expect(Number.isSafeInteger(Number(exact))).toBe(false);
+      else if (BigInt(micros) !== exact) expect({ text, micros }).toEqual({ text, micros: Number(exact) });
     }
     // Shapes left to the exact parser, whatever it makes of them; and the refused years before 100.
     for (const text of ['2026-11-21T10:15:00z', '2026-11-21 10:15:00Z', '2026-11-21T10:15:00+00:00', '0099-12-31T00:00:00Z', '2026-04-31T00:00:00Z', '9999-12-31T23:59:59Z'])
