@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { createProgram, mapCommanderError } from './program.js';
+import { createProgramFor } from './command-loaders.js';
+import { mapCommanderError } from './program-base.js';
 import { ExitCode } from '../shared/exit-codes.js';
 import { isChatportError } from '../shared/errors.js';
 import { installSignalHandlers } from './signals.js';
@@ -21,7 +22,7 @@ async function main(argv: string[]): Promise<void> {
   const { logger } = logging;
   const signals = installSignalHandlers(logger);
   let exitCode: number = ExitCode.OK;
-  const program = createProgram({
+  const program = await createProgramFor({
     version: pkg.version,
     stdout: process.stdout,
     stderr: process.stderr,
@@ -32,7 +33,7 @@ async function main(argv: string[]): Promise<void> {
     setExitCode: (code) => {
       exitCode = code;
     },
-  });
+  }, argv);
   try {
     await program.parseAsync(argv);
   } catch (raw) {
