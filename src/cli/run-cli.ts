@@ -22,19 +22,21 @@ async function main(argv: string[]): Promise<void> {
   const { logger } = logging;
   const signals = installSignalHandlers(logger);
   let exitCode: number = ExitCode.OK;
-  const program = await createProgramFor({
-    version: pkg.version,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-    logger,
-    logging,
-    signal: signals.signal,
-    setExitCode: (code) => {
-      exitCode = code;
-    },
-  }, argv);
   try {
+    // Inside the catch: a command module that fails to load is reported like any other failure.
+    const context = {
+      version: pkg.version,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      logger,
+      logging,
+      signal: signals.signal,
+      setExitCode: (code: number) => {
+        exitCode = code;
+      },
+    };
+    const program = await createProgramFor(context, argv);
     await program.parseAsync(argv);
   } catch (raw) {
     const error = mapCommanderError(raw);
