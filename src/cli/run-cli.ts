@@ -59,7 +59,19 @@ async function main(argv: string[]): Promise<void> {
   process.exitCode = exitCode;
 }
 
+/**
+ * A reader that goes away (`chatport jobs list | head -3`) is not a failure of the command: what it
+ * would still have printed is dropped and the command ends as it would have (its exit code unchanged),
+ * as a Unix tool stops at SIGPIPE. Any other error writing stdout still ends the process.
+ */
+function ignoreClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 /** Runs the command line the process was started with; its exit code is left in `process.exitCode`. */
 export async function runCli(): Promise<void> {
+  ignoreClosedStdout();
   await main(process.argv);
 }
