@@ -5,6 +5,7 @@
  * their day); any other value, and anything not an integer, is left to Date, so the text is always
  * exactly what toISOString gives.
  */
+import { civilFromDays } from './calendar.js';
 
 const MS_PER_DAY = 86_400_000;
 /** 10000-01-01T00:00:00.000Z: from here on toISOString writes an expanded year (`+010000-…`). */
@@ -33,17 +34,8 @@ export function isoOfEpochMs(ms: number): string {
   return `${cachedPrefix}${TWO_DIGITS[hours]}:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[millis]}Z`;
 }
 
-/** `YYYY-MM-DDT` of a day counted from 1970-01-01 (the proleptic Gregorian calendar, as Date uses). */
+/** `YYYY-MM-DDT` of a day counted from 1970-01-01. */
 function datePrefixOf(day: number): string {
-  // Civil date from a day number (H. Hinnant's days_from_civil, inverted), for days ≥ 0.
-  const z = day + 719_468;
-  const era = Math.floor(z / 146_097);
-  const dayOfEra = z - era * 146_097;
-  const yearOfEra = Math.floor((dayOfEra - Math.floor(dayOfEra / 1460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365);
-  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
-  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
-  const dayOfMonth = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
-  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
-  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
-  return `${String(year).padStart(4, '0')}-${TWO_DIGITS[month]}-${TWO_DIGITS[dayOfMonth]}T`;
+  const date = civilFromDays(day);
+  return `${String(date.year).padStart(4, '0')}-${TWO_DIGITS[date.month]}-${TWO_DIGITS[date.day]}T`;
 }

@@ -3,6 +3,7 @@ import { reason } from './types.js';
 import type { Reason } from './types.js';
 import type { ValueType } from './mapping-spec.js';
 import { isoOfEpochMs } from '../shared/iso-time.js';
+import { daysInMonth } from '../shared/calendar.js';
 
 /** Returned by a coercion that failed; the reason is already in the list. */
 export const BAD: unique symbol = Symbol('bad value');
@@ -80,9 +81,7 @@ function isCanonicalIsoInRange(text: string): boolean {
   const year = Number(text.slice(0, 4));
   const month = two(text, 5);
   const day = two(text, 8);
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const daysInMonth = month === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31;
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && two(text, 11) < 24 && two(text, 14) < 60 && two(text, 17) < 60;
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && two(text, 11) < 24 && two(text, 14) < 60 && two(text, 17) < 60;
 }
 
 function toDate(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {

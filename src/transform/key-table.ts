@@ -124,7 +124,8 @@ function hex8(text: string, at: number): number {
 
 /**
  * The content fingerprint of an item's JSON, computed per record: zlib's CRC-32 of its UTF-8, native
- * (about 0.35 µs on a 255-character item, against 0.9 µs for textHash in JavaScript). Two texts that differ
+ * (about 0.35 µs on a 255-character ASCII item, against 0.9 µs for textHash in JavaScript; about 0.9 µs
+ * when the text is not ASCII, as it is encoded first). Two texts that differ
  * in up to 32 consecutive bits always differ here; any other two with odds of 1 in 2^32.
  */
 export function contentHash(json: string): number {

@@ -4,6 +4,7 @@
  * parse-cell.ts accepts and gives the same value for it; anything else gives NaN (or undefined), and the
  * caller asks parse-cell.ts, which stays the one judge of what a value means and why it is refused.
  */
+import { daysFromCivil, daysInMonth } from '../../shared/calendar.js';
 
 /** More digits than this might not be a safe integer. */
 const MAX_FAST_DIGITS = 15;
@@ -47,11 +48,6 @@ function digitsAt(text: string, at: number, count: number): number {
   return value;
 }
 
-function daysInMonth(year: number, month: number): number {
-  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
-}
-
 /** `YYYY-MM-DDTHH:MM:SS` is 19 characters. */
 const SECONDS_END = 19;
 
@@ -83,19 +79,6 @@ export function fastTimestampMicros(text: string): number {
   }
   const micros = ((daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second) * 1_000_000 + fraction;
   return Number.isSafeInteger(micros) ? micros : NaN;
-}
-
-/**
- * Days from 1970-01-01 to a valid date of the proleptic Gregorian calendar, year ≥ 1 (H. Hinnant's
- * days_from_civil): what Date.UTC gives divided by a day's milliseconds, without the runtime call.
- */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
 }
 
 /** Epoch microseconds (a safe integer) → epoch milliseconds, floored as toEpochInUnit does (before 1970 too). */
