@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { ChatportError } from '../shared/errors.js';
 import type { Logger } from '../shared/logger.js';
+import { parseJsonExact, stringifyJson } from '../shared/lossless-json.js';
 import type { Store, StoreOp } from './store.js';
 
 const SNAPSHOT = 'state.ndjson';
@@ -59,7 +60,8 @@ export async function openPersistence(dir: string, store: Store, logger: Logger)
   };
   persistence.compact();
   store.journal = (op) => {
-    pending.push(JSON.stringify(op) + '\n');
+    // Properties may hold integers beyond 2^53 (bigints): JSON.stringify would throw after the op applied.
+    pending.push(stringifyJson(op) + '\n');
     // Bound memory if a caller forgets to flush during a long import.
     if (pending.length >= 10_000) persistence.flush();
   };
@@ -86,7 +88,7 @@ async function replay(path: string, store: Store, logger: Logger, options: { tor
     if (unreadable) throw damaged(path, unreadable);
     let op: StoreOp;
     try {
-      op = JSON.parse(line) as StoreOp;
+      op = parseJsonExact(line, 'bigint') as StoreOp;
     } catch (cause) {
       unreadable = { line: lineNo, offset: lineOffset, cause };
       continue;
@@ -114,7 +116,7 @@ function writeSnapshot(path: string, store: Store): void {
     let buffer: string[] = [];
     let size = 0;
     for (const op of store.dump()) {
-      const line = JSON.stringify(op) + '\n';
+      const line = stringifyJson(op) + '\n';
       buffer.push(line);
       size += line.length;
       if (size > 1 << 20) {
