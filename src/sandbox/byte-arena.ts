@@ -9,6 +9,8 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 export interface ByteArena {
   /** Stores `text` as UTF-8; returns its place, to give to read(). */
   append(text: string): number;
+  /** Stores bytes that are already UTF-8 (a view: they are copied); returns their place. */
+  appendBytes(bytes: Uint8Array): number;
   /** The text stored at `place`. */
   read(place: number): string;
   /** Bytes stored so far. */
@@ -36,6 +38,17 @@ export class MemoryArena implements ByteArena {
     this.current.writeUInt32LE(length, offset);
     this.used += PREFIX + length;
     this.bytes += PREFIX + length;
+    return (this.chunks.length - 1) * CHUNK_SPAN + offset;
+  }
+
+  appendBytes(bytes: Uint8Array): number {
+    const most = PREFIX + bytes.length;
+    if (this.used + most > this.current.length) this.startChunk(most);
+    const offset = this.used;
+    this.current.writeUInt32LE(bytes.length, offset);
+    this.current.set(bytes, offset + PREFIX);
+    this.used += most;
+    this.bytes += most;
     return (this.chunks.length - 1) * CHUNK_SPAN + offset;
   }
 
@@ -74,12 +87,24 @@ export class FileArena implements ByteArena {
   append(text: string): number {
     const most = PREFIX + text.length * 3;
     if (this.pendingUsed + most > this.pending.length) this.flush();
-    if (most > this.pending.length) return this.appendLarge(text);
+    if (most > this.pending.length) return this.appendLarge(Buffer.from(text, 'utf8'));
     const place = this.flushed + this.pendingUsed;
     const length = this.pending.write(text, this.pendingUsed + PREFIX, 'utf8');
     this.pending.writeUInt32LE(length, this.pendingUsed);
     this.pendingUsed += PREFIX + length;
     this.bytes += PREFIX + length;
+    return place;
+  }
+
+  appendBytes(bytes: Uint8Array): number {
+    const most = PREFIX + bytes.length;
+    if (this.pendingUsed + most > this.pending.length) this.flush();
+    if (most > this.pending.length) return this.appendLarge(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    const place = this.flushed + this.pendingUsed;
+    this.pending.writeUInt32LE(bytes.length, this.pendingUsed);
+    this.pending.set(bytes, this.pendingUsed + PREFIX);
+    this.pendingUsed += most;
+    this.bytes += most;
     return place;
   }
 
@@ -107,8 +132,7 @@ export class FileArena implements ByteArena {
     this.pendingUsed = 0;
   }
 
-  private appendLarge(text: string): number {
-    const body = Buffer.from(text, 'utf8');
+  private appendLarge(body: Buffer): number {
     const head = Buffer.allocUnsafe(PREFIX);
     head.writeUInt32LE(body.length, 0);
     const place = this.flushed;

@@ -31,9 +31,24 @@ export class IdempotencyKeys {
     return entry === -1 ? undefined : unpack(this.targets[entry]!);
   }
 
+  /** get() of the key whose UTF-8 is bytes[start, end). */
+  getUtf8(bytes: Uint8Array, start: number, end: number): KeyTarget | undefined {
+    const entry = this.keys.findUtf8(bytes, start, end);
+    return entry === -1 ? undefined : unpack(this.targets[entry]!);
+  }
+
   set(key: string, target: KeyTarget): void {
-    if (!Number.isInteger(target.id) || target.id < 0 || target.id > MOST_ID) throw new RangeError(`id ${target.id} is outside the key table's range`);
-    const entry = this.keys.add(key);
+    checkTarget(target);
+    this.setEntry(this.keys.add(key), target);
+  }
+
+  /** set() of the key whose UTF-8 is bytes[start, end). */
+  setUtf8(bytes: Uint8Array, start: number, end: number, target: KeyTarget): void {
+    checkTarget(target);
+    this.setEntry(this.keys.addUtf8(bytes, start, end), target);
+  }
+
+  private setEntry(entry: number, target: KeyTarget): void {
     if (this.targets.length < this.keys.capacity) this.targets = grownTo(this.targets, this.keys.capacity);
     this.targets[entry] = target.id * 4 + KIND_NUMBER[target.kind];
   }
@@ -42,6 +57,11 @@ export class IdempotencyKeys {
   *entries(): Generator<[string, KeyTarget]> {
     for (let entry = 0; entry < this.keys.size; entry++) yield [this.keys.keyAt(entry), unpack(this.targets[entry]!)];
   }
+}
+
+/** Before the key is added: a target the table cannot hold must leave no key behind. */
+function checkTarget(target: KeyTarget): void {
+  if (!Number.isInteger(target.id) || target.id < 0 || target.id > MOST_ID) throw new RangeError(`id ${target.id} is outside the key table's range`);
 }
 
 function unpack(packed: number): KeyTarget {

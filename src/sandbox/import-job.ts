@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '../shared/logger.js';
 import type { ImportKind } from '../wire/imports.js';
 import type { JobWork } from './jobs.js';
-import { KEY_KIND, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
+import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
+import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
+import { parseImportFile } from './multipart.js';
 import { directKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
 
@@ -11,6 +13,18 @@ const CHUNK = 5000;
 
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** An import file as the route read it: parsed items, or a scanned messages file (message-upload-scan.ts). */
+export type ImportItems = unknown[] | ScannedUpload;
+
+/** What a job needs besides its items. */
+interface JobContext {
+  kind: ImportKind;
+  store: Store;
+  channelId: number | undefined;
+  ids: WireIds | undefined;
+  refuses: (key: string | undefined) => boolean;
+}
+
 /**
  * The work of an import job: validate every item (any problem → FAILED, nothing applied, reason
  * logged since the wire has none), then apply the valid ones in file order, skipping applied keys.
@@ -18,7 +32,7 @@ const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export function importWork(
   kind: ImportKind,
-  items: unknown[],
+  items: ImportItems,
   store: Store,
   logger: Logger,
   flush: () => void,
@@ -27,32 +41,103 @@ export function importWork(
   refuses: (key: string | undefined) => boolean = () => false,
   clock: () => number = Date.now,
 ): JobWork {
+  const job: JobContext = { kind, store, channelId, ids, refuses };
   return (control) =>
     control.exclusive(async () => {
-      const scope = newFileScope();
-      const valid: ValidItem[] = [];
-      let skipped = 0;
-      const total = items.length;
-      for (let i = 0; i < total; i++) {
-        const result = validateItem(kind, items[i], i, store, scope, channelId, ids);
-        items[i] = undefined; // `valid` holds what is needed from here on
-        if (result === 'skip') skipped++;
-        else if ('reason' in result) return fail(logger, control.jobId, kind, total, result);
-        else if (refuses(result.item.idempotencyKey)) return fail(logger, control.jobId, kind, total, { index: i, field: 'idempotencyKey', reason: 'refused (the refuseKeys job option)' });
-        else valid.push(result);
-        if (i % CHUNK === CHUNK - 1) await yieldToLoop();
+      const run: ApplyRun = { signal: control.signal, flush, clock, logger, jobId: control.jobId, kind };
+      let parsed: unknown[];
+      if (Array.isArray(items)) parsed = items;
+      else {
+        const scanned = await validateScanned(job, items);
+        if (scanned) return applyInChunks(run, scanned, (v, now) => applyScanned(store, items.bytes, v, now));
+        // A problem: the general path reads the file again, so the job fails with its exact wording.
+        parsed = parseImportFile(items.bytes);
       }
-      for (let i = 0; i < valid.length; i += CHUNK) {
-        const chunk = valid.slice(i, i + CHUNK);
-        if (control.signal.aborted) return false;
-        const now = clock();
-        for (const v of chunk) applyItem(store, v, now, channelId);
-        flush();
-        if (i + CHUNK < valid.length) await yieldToLoop();
-      }
-      logger.info({ jobId: control.jobId, kind, items: total, applied: valid.length, skipped }, 'sandbox import job applied');
-      return true;
+      const checked = await validateAll(job, parsed);
+      if ('problem' in checked) return fail(logger, control.jobId, kind, parsed.length, checked.problem);
+      return applyInChunks(run, checked, (v, now) => applyItem(store, v, now, channelId));
     });
+}
+
+/** Validates every parsed item, in file order; stops at the first problem. */
+async function validateAll(job: JobContext, items: unknown[]): Promise<{ valid: ValidItem[]; skipped: number } | { problem: ItemProblem }> {
+  const scope = newFileScope();
+  const valid: ValidItem[] = [];
+  let skipped = 0;
+  for (let i = 0; i < items.length; i++) {
+    const result = validateItem(job.kind, items[i], i, job.store, scope, job.channelId, job.ids);
+    items[i] = undefined; // `valid` holds what is needed from here on
+    if (result === 'skip') skipped++;
+    else if ('reason' in result) return { problem: result };
+    else if (job.refuses(result.item.idempotencyKey)) return { problem: { index: i, field: 'idempotencyKey', reason: 'refused (the refuseKeys job option)' } };
+    else valid.push(result);
+    if (i % CHUNK === CHUNK - 1) await yieldToLoop();
+  }
+  return { valid, skipped };
+}
+
+/** A scanned message that passed the checks, with its channel as the store's id. */
+interface ValidScanned {
+  message: ScannedMessage;
+  channel: number;
+}
+
+/**
+ * The checks validateItem makes on a message the scanner found surely valid (keys, channel, sender,
+ * refused keys), without building its problem: undefined on any, and the general path says which.
+ */
+async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<{ valid: ValidScanned[]; skipped: number } | undefined> {
+  const { store } = job;
+  const ids = job.ids ?? STORE_IDS;
+  const keys = new Set<string>();
+  const valid: ValidScanned[] = [];
+  let skipped = 0;
+  const messages = upload.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const key = m.idempotencyKey;
+    if (key !== undefined) {
+      const known = m.keyStart >= 0 ? store.keys.getUtf8(upload.bytes, m.keyStart, m.keyEnd) : store.keys.get(key);
+      if (known && known.kind !== 'message') return undefined;
+      if (known || keys.has(key)) {
+        skipped++;
+        continue;
+      }
+      keys.add(key);
+    }
+    const channel = ids.toStore(m.channelId);
+    if (channel === undefined || !store.channels.has(channel)) return undefined;
+    if (m.user !== undefined && !store.usersByName.has(m.user)) return undefined;
+    if (job.refuses(key)) return undefined;
+    valid.push({ message: m, channel });
+    if (i % CHUNK === CHUNK - 1) await yieldToLoop();
+  }
+  return { valid, skipped };
+}
+
+/** What applying needs of the job: its abort signal, the journal's flush, the clock, the log. */
+interface ApplyRun {
+  signal: AbortSignal;
+  flush: () => void;
+  clock: () => number;
+  logger: Logger;
+  jobId: number;
+  kind: ImportKind;
+}
+
+/** Applies validated items in chunks (flushing the journal after each), yielding between them. */
+async function applyInChunks<T>(run: ApplyRun, checked: { valid: T[]; skipped: number }, apply: (item: T, now: number) => void): Promise<boolean> {
+  const { valid, skipped } = checked;
+  for (let i = 0; i < valid.length; i += CHUNK) {
+    if (run.signal.aborted) return false;
+    const now = run.clock();
+    const end = Math.min(i + CHUNK, valid.length);
+    for (let j = i; j < end; j++) apply(valid[j]!, now);
+    run.flush();
+    if (end < valid.length) await yieldToLoop();
+  }
+  run.logger.info({ jobId: run.jobId, kind: run.kind, items: valid.length + skipped, applied: valid.length, skipped }, 'sandbox import job applied');
+  return true;
 }
 
 function fail(logger: Logger, jobId: number, kind: ImportKind, total: number, problem: ItemProblem): false {
@@ -61,6 +146,15 @@ function fail(logger: Logger, jobId: number, kind: ImportKind, total: number, pr
     `sandbox import job FAILED: item ${problem.index} field '${problem.field}': ${problem.reason}; nothing applied`,
   );
   return false;
+}
+
+/** Applies one scanned message: its body, group tag and properties go to the store as the upload wrote them. */
+function applyScanned(store: Store, bytes: Buffer, v: ValidScanned, now: number): void {
+  const m = v.message;
+  const id = store.nextId('message');
+  const message: MessageRec = { id, type: m.type, channelId: v.channel, createdTime: now };
+  if (m.user !== undefined) message.userId = store.usersByName.get(m.user)!;
+  store.addUploadedMessage(message, bytes, m);
 }
 
 function rememberKey(store: Store, key: string | undefined, kind: ImportKind, id: number): void {

@@ -5,7 +5,7 @@ import { WireIds } from './wire-ids.js';
 import { surelyValidMessage } from './fast-accept.js';
 
 /** Ids as the store has them: no id base. */
-const STORE_IDS = new WireIds();
+export const STORE_IDS = new WireIds();
 
 /**
  * Import validation (decisions.md "Import files"): every item against the strict wire schema, then the

@@ -4,7 +4,7 @@
  * Map: server.ts (per-request pipeline: record → /v1 redirect → faults → route → auth → handler → §7
  * errors) · router.ts · http.ts (headers of wire rule 9, Accept, JSON bodies) · auth.ts (tokens, scopes,
  * /oauth/token) · paging.ts (offset and cursor pages) · faults.ts + fault-spec.ts (rules, CLI syntax) ·
- * jobs.ts (job engine) + capacity.ts (the items-per-second line, docs/sandbox.md) · import-validate.ts + fast-accept.ts +
+ * jobs.ts (job engine) + capacity.ts (the items-per-second line, docs/sandbox.md) · multipart.ts + message-upload-scan.ts + import-validate.ts + fast-accept.ts +
  * import-job.ts (imports) · exports.ts (CSV exports, download grants) · store.ts (state, indexes, ops) +
  * message-table.ts, byte-arena.ts, idempotency-keys.ts (compact storage, docs/sandbox.md "Memory") · persistence.ts (snapshot + journal) ·
  * render.ts (records → wire JSON) · seed.ts · routes/* (one file per route group, listed in routes/index.ts) ·

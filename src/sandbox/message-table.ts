@@ -61,14 +61,7 @@ export class MessageTable {
     if (page.user[slot] !== NONE) message.userId = page.user[slot]!;
     if (page.parent[slot] !== NONE) message.parentId = page.parent[slot]!;
     const place = page.payload[slot]!;
-    if (place >= 0) {
-      const p = parseJsonExact(this.arena.read(place), 'bigint') as Payload;
-      if (p.b !== undefined) message.body = p.b;
-      if (p.g !== undefined) message.groupTag = p.g;
-      if (p.p !== undefined) message.properties = p.p;
-      if (p.f !== undefined) message.file = p.f;
-      if (p.e !== undefined) message.lastEditedTime = p.e;
-    }
+    if (place >= 0) readPayloadInto(message, this.arena.read(place));
     return message;
   }
 
@@ -81,6 +74,18 @@ export class MessageTable {
 
   /** Adds or replaces message `m.id` (a replaced message's old text stays in the arena, unreferenced). */
   set(m: MessageRec): void {
+    this.setColumns(m, this.storePayload(m));
+  }
+
+  /**
+   * Adds or replaces message `m.id`, whose variable part is `payload`: the UTF-8 JSON of that part, as
+   * uploadedPayload() composes it (m's own body, group tag and properties are not read).
+   */
+  setWithPayload(m: MessageRec, payload: Uint8Array): void {
+    this.setColumns(m, this.arena.appendBytes(payload));
+  }
+
+  private setColumns(m: MessageRec, place: number): void {
     if (!Number.isInteger(m.id) || m.id < 1 || m.id >= 2 ** 31) throw new RangeError(`message id ${m.id} is outside the store's range`);
     const page = this.pageFor(m.id);
     const slot = m.id & (PAGE_SIZE - 1);
@@ -91,7 +96,7 @@ export class MessageTable {
     page.user[slot] = m.userId ?? NONE;
     page.parent[slot] = m.parentId ?? NONE;
     page.created[slot] = m.createdTime;
-    page.payload[slot] = this.storePayload(m);
+    page.payload[slot] = place;
     if (m.id > this.highest) this.highest = m.id;
   }
 
@@ -136,4 +141,63 @@ export class MessageTable {
     if (m.lastEditedTime !== undefined) payload.e = m.lastEditedTime;
     return this.arena.append(stringifyJson(payload));
   }
+}
+
+/** Sets the message fields a stored variable part holds (its JSON text). */
+export function readPayloadInto(message: MessageRec, text: string): void {
+  const p = parseJsonExact(text, 'bigint') as Payload;
+  if (p.b !== undefined) message.body = p.b;
+  if (p.g !== undefined) message.groupTag = p.g;
+  if (p.p !== undefined) message.properties = p.p;
+  if (p.f !== undefined) message.file = p.f;
+  if (p.e !== undefined) message.lastEditedTime = p.e;
+}
+
+/** Where an uploaded message's JSON tokens are in its upload, quotes included (message-upload-scan.ts); -1: absent. */
+export interface PayloadTokens {
+  bodyStart: number;
+  bodyEnd: number;
+  groupStart: number;
+  groupEnd: number;
+  propertiesStart: number;
+  propertiesEnd: number;
+}
+
+const OPEN_BODY = Buffer.from('{"b":');
+const NEXT_GROUP = Buffer.from(',"g":');
+const NEXT_PROPERTIES = Buffer.from(',"p":');
+const CLOSE_BRACE = 0x7d;
+let scratch = Buffer.allocUnsafeSlow(64 * 1024);
+
+/**
+ * The variable part of an uploaded message as the store keeps it (the Payload JSON above), composed from
+ * the upload's own tokens: what JSON.parse reads from it is what it would read from the JSON written by
+ * set(). A view of a buffer the next call reuses.
+ */
+export function uploadedPayload(upload: Buffer, t: PayloadTokens): Buffer {
+  const most = OPEN_BODY.length * 3 + 1 + (t.bodyEnd - t.bodyStart) + Math.max(0, t.groupEnd - t.groupStart) + Math.max(0, t.propertiesEnd - t.propertiesStart);
+  if (most > scratch.length) scratch = Buffer.allocUnsafeSlow(most);
+  let at = copyBytes(OPEN_BODY, 0, OPEN_BODY.length, 0);
+  at = copyBytes(upload, t.bodyStart, t.bodyEnd, at);
+  if (t.groupStart >= 0) {
+    at = copyBytes(NEXT_GROUP, 0, NEXT_GROUP.length, at);
+    at = copyBytes(upload, t.groupStart, t.groupEnd, at);
+  }
+  if (t.propertiesStart >= 0) {
+    at = copyBytes(NEXT_PROPERTIES, 0, NEXT_PROPERTIES.length, at);
+    at = copyBytes(upload, t.propertiesStart, t.propertiesEnd, at);
+  }
+  scratch[at++] = CLOSE_BRACE;
+  return scratch.subarray(0, at);
+}
+
+/** Copies from[start, end) into the scratch at `at`; returns the end. A loop for short pieces: Buffer.copy's own cost is larger. */
+function copyBytes(from: Buffer, start: number, end: number, at: number): number {
+  const into = scratch;
+  if (end - start > 256) {
+    into.set(from.subarray(start, end), at);
+    return at + end - start;
+  }
+  for (let i = start; i < end; i++) into[at++] = from[i]!;
+  return at;
 }

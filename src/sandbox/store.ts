@@ -9,7 +9,7 @@
 
 import { MemoryArena, type ByteArena } from './byte-arena.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { MessageTable } from './message-table.js';
+import { MessageTable, readPayloadInto, uploadedPayload, type PayloadTokens } from './message-table.js';
 import { NotificationLog, kindCode, notifiedId, type NotifiedOp } from './notification-log.js';
 
 export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
@@ -189,6 +189,16 @@ type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification' | 'sessio
 
 export type Journal = (op: StoreOp) => void;
 
+/** An uploaded message's tokens and idempotency key, as message-upload-scan.ts found them. */
+export interface UploadedMessage extends PayloadTokens {
+  idempotencyKey: string | undefined;
+  keyStart: number;
+  keyEnd: number;
+}
+
+/** The journal of a store kept in memory only. */
+export const NO_JOURNAL: Journal = () => {};
+
 /** The DIRECT-channel identity: its sorted member ids. */
 export function directKey(memberIds: Iterable<number>): string {
   return [...memberIds].sort((a, b) => a - b).join(',');
@@ -233,8 +243,8 @@ export class Store {
   /** The Node.js runtime; undefined until first changed (its defaults are runtime/defaults.ts). */
   runtime: RuntimeRec | undefined;
   private readonly seq: Record<SeqName, number> = { user: 0, channel: 0, message: 0, job: 0, notification: 0, session: 0, function: 0, version: 0, invocation: 0 };
-  /** Set by persistence; a no-op in memory-only mode. */
-  journal: Journal = () => {};
+  /** Set by persistence; NO_JOURNAL in memory-only mode. */
+  journal: Journal = NO_JOURNAL;
 
   /** `texts` holds the messages' bodies and properties: in memory, or in a file under `--data`. */
   constructor(app: ApplicationRec, texts: ByteArena = new MemoryArena()) {
@@ -315,15 +325,7 @@ export class Store {
       case 'msg': {
         const isNew = !this.messages.has(op.v.id);
         this.messages.set(op.v);
-        if (isNew) {
-          insertSorted(this.messageIds, op.v.id);
-          const index = op.v.parentId === undefined ? this.messageIdsByChannel : this.repliesByParent;
-          const at = op.v.parentId ?? op.v.channelId;
-          let list = index.get(at);
-          if (!list) index.set(at, (list = []));
-          insertSorted(list, op.v.id);
-        }
-        this.seq.message = Math.max(this.seq.message, op.v.id);
+        this.indexMessage(op.v, isNew);
         break;
       }
       case '-msg': {
@@ -408,6 +410,41 @@ export class Store {
   change(op: StoreOp): void {
     this.apply(op);
     this.journal(op);
+  }
+
+  /**
+   * Adds an imported message whose body, group tag and properties are JSON tokens in its upload
+   * (message-upload-scan.ts), stored as they are, and remembers its idempotency key (read from the
+   * upload's bytes too when they are its UTF-8). With a journal, the ops need those values: they are read
+   * from the tokens and go through change() like any other.
+   */
+  addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage): void {
+    const payload = uploadedPayload(upload, scanned);
+    const key = scanned.idempotencyKey;
+    if (this.journal !== NO_JOURNAL) {
+      readPayloadInto(m, payload.toString('utf8'));
+      this.change({ t: 'msg', v: m });
+      if (key !== undefined) this.change({ t: 'key', k: key, kind: 'message', id: m.id });
+      return;
+    }
+    const isNew = !this.messages.has(m.id);
+    this.messages.setWithPayload(m, payload);
+    this.indexMessage(m, isNew);
+    if (scanned.keyStart >= 0) this.keys.setUtf8(upload, scanned.keyStart, scanned.keyEnd, { kind: 'message', id: m.id });
+    else if (key !== undefined) this.keys.set(key, { kind: 'message', id: m.id });
+  }
+
+  /** The indexes of a message just stored: in id order overall, per channel or per parent thread. */
+  private indexMessage(m: MessageRec, isNew: boolean): void {
+    if (isNew) {
+      insertSorted(this.messageIds, m.id);
+      const index = m.parentId === undefined ? this.messageIdsByChannel : this.repliesByParent;
+      const at = m.parentId ?? m.channelId;
+      let list = index.get(at);
+      if (!list) index.set(at, (list = []));
+      insertSorted(list, m.id);
+    }
+    this.seq.message = Math.max(this.seq.message, m.id);
   }
 
   /** Every record as ops, for a snapshot. */

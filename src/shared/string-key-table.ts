@@ -39,21 +39,33 @@ export class StringKeyTable {
 
   /** The key's entry, or -1. */
   find(key: string): number {
-    const length = this.encode(key);
-    return this.findScratch(hashOf(this.scratch, length), length);
+    const length = this.encode(key); // first: it may replace the scratch buffer
+    return this.findUtf8(this.scratch, 0, length);
   }
 
   /** The key's entry, added when new (then `size - 1`). */
   add(key: string): number {
     const length = this.encode(key);
-    const hash = hashOf(this.scratch, length);
-    const found = this.findScratch(hash, length);
+    return this.addUtf8(this.scratch, 0, length);
+  }
+
+  /** find() of the key whose UTF-8 is bytes[start, end) (an upload's, say: no text made or encoded). */
+  findUtf8(bytes: Uint8Array, start: number, end: number): number {
+    return this.findBytes(bytes, start, end - start, hashOf(bytes, start, end));
+  }
+
+  /** add() of the key whose UTF-8 is bytes[start, end). */
+  addUtf8(bytes: Uint8Array, start: number, end: number): number {
+    const length = end - start;
+    if (length > 0xffff) throw new RangeError(`a key of ${length} bytes is longer than the ${this.name} holds (65,535)`);
+    const hash = hashOf(bytes, start, end);
+    const found = this.findBytes(bytes, start, length, hash);
     if (found !== -1) return found;
     if ((this.count + 1) * 10 > this.slots.length * 7) this.growSlots();
     if (this.count === this.places.length) this.growEntries();
     const entry = this.count++;
     this.hashes[entry] = hash;
-    this.places[entry] = this.storeScratch(length);
+    this.places[entry] = this.storeBytes(bytes, start, length);
     this.lengths[entry] = length;
     this.placeInSlots(entry, hash);
     return entry;
@@ -72,23 +84,25 @@ export class StringKeyTable {
     return length;
   }
 
-  private findScratch(hash: number, length: number): number {
+  private findBytes(bytes: Uint8Array, start: number, length: number, hash: number): number {
     const mask = this.slots.length - 1;
     for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
       const held = this.slots[slot]!;
       if (held === EMPTY) return -1;
       const entry = held - 1;
-      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, length)) return entry;
+      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, bytes, start, length)) return entry;
     }
   }
 
-  private sameBytes(entry: number, length: number): boolean {
+  /** Compared byte by byte: keys are short, and Buffer.compare's own cost is larger. */
+  private sameBytes(entry: number, bytes: Uint8Array, start: number, length: number): boolean {
     const chunk = this.chunks[Math.floor(this.places[entry]! / CHUNK_BYTES)]!;
     const offset = this.places[entry]! % CHUNK_BYTES;
-    return this.scratch.compare(chunk, offset, offset + length, 0, length) === 0;
+    for (let i = 0; i < length; i++) if (chunk[offset + i] !== bytes[start + i]) return false;
+    return true;
   }
 
-  private storeScratch(length: number): number {
+  private storeBytes(bytes: Uint8Array, start: number, length: number): number {
     if (this.used + length > this.chunk.length) {
       if ((this.chunks.length + 1) * CHUNK_BYTES > MOST_KEY_BYTES) throw new RangeError(`more key bytes than the ${this.name} holds (4 GiB)`);
       // The first buffer is small: most tables (a run's replies, a small rehearsal) hold few keys.
@@ -96,8 +110,10 @@ export class StringKeyTable {
       this.chunks.push(this.chunk);
       this.used = 0;
     }
-    this.scratch.copy(this.chunk, this.used, 0, length);
-    const place = (this.chunks.length - 1) * CHUNK_BYTES + this.used;
+    const chunk = this.chunk;
+    const at = this.used;
+    for (let i = 0; i < length; i++) chunk[at + i] = bytes[start + i]!;
+    const place = (this.chunks.length - 1) * CHUNK_BYTES + at;
     this.used += length;
     return place;
   }
@@ -122,9 +138,9 @@ export class StringKeyTable {
   }
 }
 
-/** FNV-1a over the first `length` bytes. */
-function hashOf(bytes: Buffer, length: number): number {
+/** FNV-1a over bytes[start, end). */
+function hashOf(bytes: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < length; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h >>> 0;
 }

@@ -19,6 +19,23 @@ describe('StringKeyTable', () => {
     for (const absent of ['b', 'k'.repeat(59_999), 'C040000/1700000000.040000', '']) expect(table.find(absent)).toBe(-1);
   });
 
+  it('finds and adds keys given as UTF-8 bytes inside a larger buffer as it does the same keys given as text', () => {
+    const table = new StringKeyTable();
+    const keys = ['cp1-0123', 'cp1-01234', 'ключ', 'é', 'x'.repeat(2000), 'cp1-0124'];
+    for (const k of keys.slice(0, 3)) table.add(k);
+    const held = Buffer.concat(keys.map((k) => Buffer.from(`["${k}"]`)));
+    let at = 0;
+    const spans = keys.map((k) => {
+      const start = at + 2;
+      at += Buffer.byteLength(`["${k}"]`);
+      return [start, start + Buffer.byteLength(k)] as const;
+    });
+    expect(spans.map(([s, e]) => table.findUtf8(held, s, e))).toEqual([0, 1, 2, -1, -1, -1]);
+    expect(spans.map(([s, e]) => table.addUtf8(held, s, e))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(keys.map((k) => table.find(k))).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(keys.map((_, i) => table.keyAt(i))).toEqual(keys);
+  });
+
   it('refuses a key longer than 65,535 bytes rather than keep it cut', () => {
     expect(() => new StringKeyTable('test table').add('é'.repeat(40_000))).toThrow(/80000 bytes is longer than the test table holds/);
   });
