@@ -9,8 +9,13 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 export interface ByteArena {
   /** Stores `text` as UTF-8; returns its place, to give to read(). */
   append(text: string): number;
-  /** Stores bytes that are already UTF-8 (a view: they are copied); returns their place. */
-  appendBytes(bytes: Uint8Array): number;
+  /**
+   * Room for up to `most` bytes, to write in place (no copy of a composed text): the returned buffer,
+   * from `writeOffset`. commit() then stores the `length` bytes written and returns their place.
+   */
+  reserve(most: number): Buffer;
+  readonly writeOffset: number;
+  commit(length: number): number;
   /** The text stored at `place`. */
   read(place: number): string;
   /** Bytes stored so far. */
@@ -31,24 +36,24 @@ export class MemoryArena implements ByteArena {
 
   append(text: string): number {
     // Worst case of UTF-8: three bytes per UTF-16 code unit.
-    const most = PREFIX + text.length * 3;
-    if (this.used + most > this.current.length) this.startChunk(most);
+    const into = this.reserve(text.length * 3);
+    return this.commit(into.write(text, this.writeOffset, 'utf8'));
+  }
+
+  reserve(most: number): Buffer {
+    if (this.used + PREFIX + most > this.current.length) this.startChunk(PREFIX + most);
+    return this.current;
+  }
+
+  get writeOffset(): number {
+    return this.used + PREFIX;
+  }
+
+  commit(length: number): number {
     const offset = this.used;
-    const length = this.current.write(text, offset + PREFIX, 'utf8');
     this.current.writeUInt32LE(length, offset);
     this.used += PREFIX + length;
     this.bytes += PREFIX + length;
-    return (this.chunks.length - 1) * CHUNK_SPAN + offset;
-  }
-
-  appendBytes(bytes: Uint8Array): number {
-    const most = PREFIX + bytes.length;
-    if (this.used + most > this.current.length) this.startChunk(most);
-    const offset = this.used;
-    this.current.writeUInt32LE(bytes.length, offset);
-    this.current.set(bytes, offset + PREFIX);
-    this.used += most;
-    this.bytes += most;
     return (this.chunks.length - 1) * CHUNK_SPAN + offset;
   }
 
@@ -77,6 +82,8 @@ export class FileArena implements ByteArena {
   private pendingUsed = 0;
   /** Bytes written to the file; the pending buffer follows them. */
   private flushed = 0;
+  /** A text larger than the pending buffer, written alone (reserve() handed out this buffer for it). */
+  private large: Buffer | undefined;
   bytes = 0;
 
   constructor(path: string) {
@@ -85,26 +92,27 @@ export class FileArena implements ByteArena {
   }
 
   append(text: string): number {
-    const most = PREFIX + text.length * 3;
-    if (this.pendingUsed + most > this.pending.length) this.flush();
-    if (most > this.pending.length) return this.appendLarge(Buffer.from(text, 'utf8'));
+    const into = this.reserve(text.length * 3);
+    return this.commit(into.write(text, this.writeOffset, 'utf8'));
+  }
+
+  reserve(most: number): Buffer {
+    if (this.pendingUsed + PREFIX + most > this.pending.length) this.flush();
+    if (PREFIX + most <= this.pending.length) return this.pending;
+    this.large = Buffer.allocUnsafe(PREFIX + most);
+    return this.large;
+  }
+
+  get writeOffset(): number {
+    return this.large ? PREFIX : this.pendingUsed + PREFIX;
+  }
+
+  commit(length: number): number {
+    if (this.large) return this.commitLarge(length);
     const place = this.flushed + this.pendingUsed;
-    const length = this.pending.write(text, this.pendingUsed + PREFIX, 'utf8');
     this.pending.writeUInt32LE(length, this.pendingUsed);
     this.pendingUsed += PREFIX + length;
     this.bytes += PREFIX + length;
-    return place;
-  }
-
-  appendBytes(bytes: Uint8Array): number {
-    const most = PREFIX + bytes.length;
-    if (this.pendingUsed + most > this.pending.length) this.flush();
-    if (most > this.pending.length) return this.appendLarge(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
-    const place = this.flushed + this.pendingUsed;
-    this.pending.writeUInt32LE(bytes.length, this.pendingUsed);
-    this.pending.set(bytes, this.pendingUsed + PREFIX);
-    this.pendingUsed += most;
-    this.bytes += most;
     return place;
   }
 
@@ -132,13 +140,14 @@ export class FileArena implements ByteArena {
     this.pendingUsed = 0;
   }
 
-  private appendLarge(body: Buffer): number {
-    const head = Buffer.allocUnsafe(PREFIX);
-    head.writeUInt32LE(body.length, 0);
+  private commitLarge(length: number): number {
+    const large = this.large!;
+    this.large = undefined;
+    large.writeUInt32LE(length, 0);
     const place = this.flushed;
-    writeAll(this.fd, Buffer.concat([head, body]), place);
-    this.flushed += PREFIX + body.length;
-    this.bytes += PREFIX + body.length;
+    writeAll(this.fd, large.subarray(0, PREFIX + length), place);
+    this.flushed += PREFIX + length;
+    this.bytes += PREFIX + length;
     return place;
   }
 }

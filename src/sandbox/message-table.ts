@@ -78,11 +78,13 @@ export class MessageTable {
   }
 
   /**
-   * Adds or replaces message `m.id`, whose variable part is `payload`: the UTF-8 JSON of that part, as
-   * uploadedPayload() composes it (m's own body, group tag and properties are not read).
+   * Adds or replaces message `m.id`, whose variable part is JSON tokens in its upload (message-upload-scan.ts):
+   * written straight into the arena as the Payload text (m's own body, group tag and properties are not read).
    */
-  setWithPayload(m: MessageRec, payload: Uint8Array): void {
-    this.setColumns(m, this.arena.appendBytes(payload));
+  setFromUpload(m: MessageRec, upload: Buffer, tokens: PayloadTokens): void {
+    const into = this.arena.reserve(uploadedPayloadMost(tokens));
+    const end = writeUploadedPayload(upload, tokens, into, this.arena.writeOffset);
+    this.setColumns(m, this.arena.commit(end - this.arena.writeOffset));
   }
 
   private setColumns(m: MessageRec, place: number): void {
@@ -167,33 +169,40 @@ const OPEN_BODY = Buffer.from('{"b":');
 const NEXT_GROUP = Buffer.from(',"g":');
 const NEXT_PROPERTIES = Buffer.from(',"p":');
 const CLOSE_BRACE = 0x7d;
-let scratch = Buffer.allocUnsafeSlow(64 * 1024);
 
-/**
- * The variable part of an uploaded message as the store keeps it (the Payload JSON above), composed from
- * the upload's own tokens: what JSON.parse reads from it is what it would read from the JSON written by
- * set(). A view of a buffer the next call reuses.
- */
-export function uploadedPayload(upload: Buffer, t: PayloadTokens): Buffer {
-  const most = OPEN_BODY.length * 3 + 1 + (t.bodyEnd - t.bodyStart) + Math.max(0, t.groupEnd - t.groupStart) + Math.max(0, t.propertiesEnd - t.propertiesStart);
-  if (most > scratch.length) scratch = Buffer.allocUnsafeSlow(most);
-  let at = copyBytes(OPEN_BODY, 0, OPEN_BODY.length, 0);
-  at = copyBytes(upload, t.bodyStart, t.bodyEnd, at);
-  if (t.groupStart >= 0) {
-    at = copyBytes(NEXT_GROUP, 0, NEXT_GROUP.length, at);
-    at = copyBytes(upload, t.groupStart, t.groupEnd, at);
-  }
-  if (t.propertiesStart >= 0) {
-    at = copyBytes(NEXT_PROPERTIES, 0, NEXT_PROPERTIES.length, at);
-    at = copyBytes(upload, t.propertiesStart, t.propertiesEnd, at);
-  }
-  scratch[at++] = CLOSE_BRACE;
-  return scratch.subarray(0, at);
+/** Bytes the Payload text of an uploaded message takes at most. */
+function uploadedPayloadMost(t: PayloadTokens): number {
+  return OPEN_BODY.length * 3 + 1 + (t.bodyEnd - t.bodyStart) + Math.max(0, t.groupEnd - t.groupStart) + Math.max(0, t.propertiesEnd - t.propertiesStart);
 }
 
-/** Copies from[start, end) into the scratch at `at`; returns the end. A loop for short pieces: Buffer.copy's own cost is larger. */
-function copyBytes(from: Buffer, start: number, end: number, at: number): number {
-  const into = scratch;
+/**
+ * Writes the variable part of an uploaded message as the store keeps it (the Payload JSON above) into
+ * `into` from `at`, composed from the upload's own tokens: what JSON.parse reads from it is what it would
+ * read from the JSON set() writes. Returns where it ends.
+ */
+function writeUploadedPayload(upload: Buffer, t: PayloadTokens, into: Buffer, at: number): number {
+  at = copyBytes(OPEN_BODY, 0, OPEN_BODY.length, into, at);
+  at = copyBytes(upload, t.bodyStart, t.bodyEnd, into, at);
+  if (t.groupStart >= 0) {
+    at = copyBytes(NEXT_GROUP, 0, NEXT_GROUP.length, into, at);
+    at = copyBytes(upload, t.groupStart, t.groupEnd, into, at);
+  }
+  if (t.propertiesStart >= 0) {
+    at = copyBytes(NEXT_PROPERTIES, 0, NEXT_PROPERTIES.length, into, at);
+    at = copyBytes(upload, t.propertiesStart, t.propertiesEnd, into, at);
+  }
+  into[at++] = CLOSE_BRACE;
+  return at;
+}
+
+/** The Payload text of an uploaded message (for the journal, and tests). */
+export function uploadedPayloadText(upload: Buffer, t: PayloadTokens): string {
+  const into = Buffer.allocUnsafe(uploadedPayloadMost(t));
+  return into.toString('utf8', 0, writeUploadedPayload(upload, t, into, 0));
+}
+
+/** Copies from[start, end) into `into` at `at`; returns the end. A loop for short pieces: Buffer.copy's own cost is larger. */
+function copyBytes(from: Buffer, start: number, end: number, into: Buffer, at: number): number {
   if (end - start > 256) {
     into.set(from.subarray(start, end), at);
     return at + end - start;

@@ -48,6 +48,8 @@ const MOST_DEPTH = 64;
 const FIELDS = ['type', 'channelId', 'body', 'user', 'groupTag', 'properties', 'idempotencyKey'] as const;
 type Field = (typeof FIELDS)[number];
 const FIELD_BYTES = FIELDS.map((name) => Buffer.from(name));
+const TEXT_TOKEN = Buffer.from('"TEXT"');
+const SYSTEM_TEXT_TOKEN = Buffer.from('"SYSTEM_TEXT"');
 
 /** Thrown inside the scanner for "not the common shape"; caught once, at the top. */
 class NotCommon {}
@@ -140,9 +142,10 @@ class UploadScanner {
     const start = this.at;
     switch (field) {
       case 'type': {
-        const text = this.text(Infinity);
-        if (text !== 'TEXT' && text !== 'SYSTEM_TEXT') throw NOT_COMMON;
-        m.type = text;
+        // The two spellings as plain tokens, compared without decoding; anything else is decoded.
+        if (this.token(TEXT_TOKEN)) m.type = 'TEXT';
+        else if (this.token(SYSTEM_TEXT_TOKEN)) m.type = 'SYSTEM_TEXT';
+        else this.typeText(m);
         return;
       }
       case 'channelId':
@@ -177,6 +180,21 @@ class UploadScanner {
         }
         return;
     }
+  }
+
+  private typeText(m: ScannedMessage): void {
+    const text = this.text(Infinity);
+    if (text !== 'TEXT' && text !== 'SYSTEM_TEXT') throw NOT_COMMON;
+    m.type = text;
+  }
+
+  /** True, and moves past it, when the bytes at `at` are exactly `token`. */
+  private token(token: Buffer): boolean {
+    const b = this.b;
+    const at = this.at;
+    for (let i = 0; i < token.length; i++) if (b[at + i] !== token[i]) return false;
+    this.at = at + token.length;
+    return true;
   }
 
   /** A string token of 1 to `mostBytes` bytes between its quotes. */

@@ -9,7 +9,7 @@
 
 import { MemoryArena, type ByteArena } from './byte-arena.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
-import { MessageTable, readPayloadInto, uploadedPayload, type PayloadTokens } from './message-table.js';
+import { MessageTable, readPayloadInto, uploadedPayloadText, type PayloadTokens } from './message-table.js';
 import { NotificationLog, kindCode, notifiedId, type NotifiedOp } from './notification-log.js';
 
 export type ChannelType = 'DIRECT' | 'PUBLIC' | 'PRIVATE';
@@ -419,16 +419,15 @@ export class Store {
    * from the tokens and go through change() like any other.
    */
   addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage): void {
-    const payload = uploadedPayload(upload, scanned);
     const key = scanned.idempotencyKey;
     if (this.journal !== NO_JOURNAL) {
-      readPayloadInto(m, payload.toString('utf8'));
+      readPayloadInto(m, uploadedPayloadText(upload, scanned));
       this.change({ t: 'msg', v: m });
       if (key !== undefined) this.change({ t: 'key', k: key, kind: 'message', id: m.id });
       return;
     }
     const isNew = !this.messages.has(m.id);
-    this.messages.setWithPayload(m, payload);
+    this.messages.setFromUpload(m, upload, scanned);
     this.indexMessage(m, isNew);
     if (scanned.keyStart >= 0) this.keys.setUtf8(upload, scanned.keyStart, scanned.keyEnd, { kind: 'message', id: m.id });
     else if (key !== undefined) this.keys.set(key, { kind: 'message', id: m.id });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { scanMessageUpload, type ScannedMessage } from '../../src/sandbox/message-upload-scan.js';
 import { parseImportFile } from '../../src/sandbox/multipart.js';
 import { surelyValidMessage } from '../../src/sandbox/fast-accept.js';
-import { readPayloadInto, uploadedPayload } from '../../src/sandbox/message-table.js';
+import { readPayloadInto, uploadedPayloadText } from '../../src/sandbox/message-table.js';
 import { stringifyJson } from '../../src/shared/lossless-json.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
 import type { MessageRec } from '../../src/sandbox/store.js';
@@ -90,7 +90,7 @@ function generalPayload(item: Record<string, unknown>): MessageRec {
 
 function scannedPayload(bytes: Buffer, m: ScannedMessage): MessageRec {
   const rec = { id: 1, type: 'TEXT', channelId: 1, createdTime: 0 } as MessageRec;
-  readPayloadInto(rec, uploadedPayload(bytes, m).toString('utf8'));
+  readPayloadInto(rec, uploadedPayloadText(bytes, m));
   return rec;
 }
 
