@@ -31,9 +31,9 @@ export class IdempotencyKeys {
     return entry === -1 ? undefined : unpack(this.targets[entry]!);
   }
 
-  /** get() of the key whose UTF-8 is bytes[start, end). */
-  getUtf8(bytes: Uint8Array, start: number, end: number): KeyTarget | undefined {
-    const entry = this.keys.findUtf8(bytes, start, end);
+  /** get() of the key whose UTF-8 is bytes[start, end), whose keyHash() (string-key-table.ts) is `hash`. */
+  getUtf8(bytes: Uint8Array, start: number, end: number, hash: number): KeyTarget | undefined {
+    const entry = this.keys.findUtf8(bytes, start, end, hash);
     return entry === -1 ? undefined : unpack(this.targets[entry]!);
   }
 

@@ -3,7 +3,8 @@ import type { Logger } from '../shared/logger.js';
 import type { ImportKind } from '../wire/imports.js';
 import type { JobWork } from './jobs.js';
 import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
-import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
+import { keyOf, type ScannedMessage, type ScannedUpload } from './message-upload-scan.js';
+import { keyHash } from '../shared/string-key-table.js';
 import { parseImportFile } from './multipart.js';
 import { directKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
@@ -22,7 +23,8 @@ interface JobContext {
   store: Store;
   channelId: number | undefined;
   ids: WireIds | undefined;
-  refuses: (key: string | undefined) => boolean;
+  /** The refuseKeys fault option; undefined when it refuses none. */
+  refuses: ((key: string | undefined) => boolean) | undefined;
 }
 
 /**
@@ -38,7 +40,7 @@ export function importWork(
   flush: () => void,
   channelId?: number,
   ids?: WireIds,
-  refuses: (key: string | undefined) => boolean = () => false,
+  refuses?: (key: string | undefined) => boolean,
   clock: () => number = Date.now,
 ): JobWork {
   const job: JobContext = { kind, store, channelId, ids, refuses };
@@ -69,7 +71,7 @@ async function validateAll(job: JobContext, items: unknown[]): Promise<{ valid: 
     items[i] = undefined; // `valid` holds what is needed from here on
     if (result === 'skip') skipped++;
     else if ('reason' in result) return { problem: result };
-    else if (job.refuses(result.item.idempotencyKey)) return { problem: { index: i, field: 'idempotencyKey', reason: 'refused (the refuseKeys job option)' } };
+    else if (job.refuses?.(result.item.idempotencyKey)) return { problem: { index: i, field: 'idempotencyKey', reason: 'refused (the refuseKeys job option)' } };
     else valid.push(result);
     if (i % CHUNK === CHUNK - 1) await yieldToLoop();
   }
@@ -89,30 +91,58 @@ interface ValidScanned {
 async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<{ valid: ValidScanned[]; skipped: number } | undefined> {
   const { store } = job;
   const ids = job.ids ?? STORE_IDS;
-  const keys = new Set<string>();
+  const bytes = upload.bytes;
+  const keys = new FileKeys(bytes);
   const valid: ValidScanned[] = [];
   let skipped = 0;
   const messages = upload.messages;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
-    const key = m.idempotencyKey;
-    if (key !== undefined) {
-      const known = m.keyStart >= 0 ? store.keys.getUtf8(upload.bytes, m.keyStart, m.keyEnd) : store.keys.get(key);
+    if (m.keyStart >= 0) {
+      const hash = keyHash(bytes, m.keyStart, m.keyEnd);
+      const known = store.keys.getUtf8(bytes, m.keyStart, m.keyEnd, hash);
       if (known && known.kind !== 'message') return undefined;
-      if (known || keys.has(key)) {
+      if (known || keys.seen(m, hash)) {
         skipped++;
         continue;
       }
-      keys.add(key);
+      if (job.refuses && job.refuses(keyOf(bytes, m))) return undefined;
     }
     const channel = ids.toStore(m.channelId);
     if (channel === undefined || !store.channels.has(channel)) return undefined;
     if (m.user !== undefined && !store.usersByName.has(m.user)) return undefined;
-    if (job.refuses(key)) return undefined;
     valid.push({ message: m, channel });
     if (i % CHUNK === CHUNK - 1) await yieldToLoop();
   }
   return { valid, skipped };
+}
+
+/**
+ * The keys of one scanned file so far, by hash (no text made for most): whether a message's key came
+ * earlier in the file. Keys whose hashes agree in their low 30 bits (small integers: the Map keeps them
+ * without a boxed number each; about 120 such pairs in a file of 500,000 keys) are told apart as text.
+ */
+class FileKeys {
+  private readonly first = new Map<number, ScannedMessage>();
+  private readonly others = new Map<number, Set<string>>();
+
+  constructor(private readonly bytes: Buffer) {}
+
+  seen(m: ScannedMessage, hash: number): boolean {
+    const slot = hash & 0x3fffffff;
+    const earlier = this.first.get(slot);
+    if (earlier === undefined) {
+      this.first.set(slot, m);
+      return false;
+    }
+    if (this.bytes.compare(this.bytes, earlier.keyStart, earlier.keyEnd, m.keyStart, m.keyEnd) === 0) return true;
+    let others = this.others.get(slot);
+    if (!others) this.others.set(slot, (others = new Set()));
+    const key = keyOf(this.bytes, m)!;
+    if (others.has(key)) return true;
+    others.add(key);
+    return false;
+  }
 }
 
 /** What applying needs of the job: its abort signal, the journal's flush, the clock, the log. */

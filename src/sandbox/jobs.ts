@@ -61,6 +61,11 @@ export class JobEngine {
 
   private refused = new Set<string>();
 
+  /** Whether the `refuseKeys` option refuses any key at all. */
+  get refusesAny(): boolean {
+    return this.refused.size > 0;
+  }
+
   /** Whether the `refuseKeys` option refuses the item with this idempotency key. */
   refuses(key: string | undefined): boolean {
     return key !== undefined && this.refused.has(key);

@@ -8,9 +8,10 @@
  * It says yes only when the general path would read the same file to the same outcome: a JSON array of
  * objects each of which `surelyValidMessage` (fast-accept.ts) accepts, with values that read back from
  * the stored tokens exactly as the general path's re-written JSON would. Anything else (an unknown or
- * escaped or repeated item field, a channel id that is not a plain safe integer, a number in properties
- * that JSON would rewrite, a body longer in bytes than the limit in characters, a byte outside JSON's
- * grammar) gives `undefined`, and the general path reads the file with its own answers and errors.
+ * escaped or repeated item field, a key that is not plain ASCII, a channel id that is not a plain safe
+ * integer, a number in properties that JSON would rewrite, a body longer in bytes than the limit in
+ * characters, a byte outside JSON's grammar) gives `undefined`, and the general path reads the file with
+ * its own answers and errors.
  */
 import { LIMITS } from '../wire/imports.js';
 import type { PayloadTokens } from './message-table.js';
@@ -20,8 +21,7 @@ export interface ScannedMessage extends PayloadTokens {
   type: 'TEXT' | 'SYSTEM_TEXT';
   channelId: number;
   user: string | undefined;
-  idempotencyKey: string | undefined;
-  /** The key's bytes (between its quotes) when they are its UTF-8 as they stand (ASCII, no escapes); else -1. */
+  /** The idempotency key's bytes, between its quotes (-1: none): plain ASCII, so they are the key's text. */
   keyStart: number;
   keyEnd: number;
 }
@@ -54,6 +54,11 @@ const SYSTEM_TEXT_TOKEN = Buffer.from('"SYSTEM_TEXT"');
 /** Thrown inside the scanner for "not the common shape"; caught once, at the top. */
 class NotCommon {}
 const NOT_COMMON = new NotCommon();
+
+/** A scanned message's idempotency key as text (undefined: none). */
+export function keyOf(upload: Buffer, m: ScannedMessage): string | undefined {
+  return m.keyStart < 0 ? undefined : upload.toString('latin1', m.keyStart, m.keyEnd);
+}
 
 /** The upload's message items, or undefined when the general path must read it. */
 export function scanMessageUpload(bytes: Buffer): ScannedUpload | undefined {
@@ -94,7 +99,7 @@ class UploadScanner {
   }
 
   private item(): ScannedMessage {
-    const m: ScannedMessage = { type: 'TEXT', channelId: 0, user: undefined, idempotencyKey: undefined, keyStart: -1, keyEnd: -1, bodyStart: -1, bodyEnd: -1, groupStart: -1, groupEnd: -1, propertiesStart: -1, propertiesEnd: -1 };
+    const m: ScannedMessage = { type: 'TEXT', channelId: 0, user: undefined, keyStart: -1, keyEnd: -1, bodyStart: -1, bodyEnd: -1, groupStart: -1, groupEnd: -1, propertiesStart: -1, propertiesEnd: -1 };
     let seen = 0;
     this.expect(OPEN_BRACE);
     this.space();
@@ -172,13 +177,17 @@ class UploadScanner {
         m.propertiesStart = start;
         m.propertiesEnd = this.at;
         return;
-      case 'idempotencyKey':
-        m.idempotencyKey = this.text(LIMITS.idempotencyKeyLength);
-        if (!this.escaped && this.ascii) {
-          m.keyStart = start + 1;
-          m.keyEnd = this.at - 1;
-        }
+      case 'idempotencyKey': {
+        // Plain ASCII only: one byte a character, so the bytes are the key and its length is theirs, and
+        // no other spelling of the same key (an escape) can slip past the file's own duplicate check.
+        if (this.b[start] !== QUOTE) throw NOT_COMMON;
+        const end = this.string();
+        const length = end - start - 2;
+        if (this.escaped || !this.ascii || length < 1 || length > LIMITS.idempotencyKeyLength) throw NOT_COMMON;
+        m.keyStart = start + 1;
+        m.keyEnd = end - 1;
         return;
+      }
     }
   }
 

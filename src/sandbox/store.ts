@@ -189,9 +189,8 @@ type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification' | 'sessio
 
 export type Journal = (op: StoreOp) => void;
 
-/** An uploaded message's tokens and idempotency key, as message-upload-scan.ts found them. */
+/** An uploaded message's tokens and idempotency key (plain ASCII bytes), as message-upload-scan.ts found them. */
 export interface UploadedMessage extends PayloadTokens {
-  idempotencyKey: string | undefined;
   keyStart: number;
   keyEnd: number;
 }
@@ -415,22 +414,21 @@ export class Store {
   /**
    * Adds an imported message whose body, group tag and properties are JSON tokens in its upload
    * (message-upload-scan.ts), stored as they are, and remembers its idempotency key (read from the
-   * upload's bytes too when they are its UTF-8). With a journal, the ops need those values: they are read
-   * from the tokens and go through change() like any other.
+   * upload's bytes too). With a journal, the ops need those values: they are read from the tokens and go
+   * through change() like any other.
    */
   addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage): void {
-    const key = scanned.idempotencyKey;
+    const hasKey = scanned.keyStart >= 0;
     if (this.journal !== NO_JOURNAL) {
       readPayloadInto(m, uploadedPayloadText(upload, scanned));
       this.change({ t: 'msg', v: m });
-      if (key !== undefined) this.change({ t: 'key', k: key, kind: 'message', id: m.id });
+      if (hasKey) this.change({ t: 'key', k: upload.toString('latin1', scanned.keyStart, scanned.keyEnd), kind: 'message', id: m.id });
       return;
     }
     const isNew = !this.messages.has(m.id);
     this.messages.setFromUpload(m, upload, scanned);
     this.indexMessage(m, isNew);
-    if (scanned.keyStart >= 0) this.keys.setUtf8(upload, scanned.keyStart, scanned.keyEnd, { kind: 'message', id: m.id });
-    else if (key !== undefined) this.keys.set(key, { kind: 'message', id: m.id });
+    if (hasKey) this.keys.setUtf8(upload, scanned.keyStart, scanned.keyEnd, { kind: 'message', id: m.id });
   }
 
   /** The indexes of a message just stored: in id order overall, per channel or per parent thread. */

@@ -49,16 +49,18 @@ export class StringKeyTable {
     return this.addUtf8(this.scratch, 0, length);
   }
 
-  /** find() of the key whose UTF-8 is bytes[start, end) (an upload's, say: no text made or encoded). */
-  findUtf8(bytes: Uint8Array, start: number, end: number): number {
-    return this.findBytes(bytes, start, end - start, hashOf(bytes, start, end));
+  /**
+   * find() of the key whose UTF-8 is bytes[start, end) (an upload's, say: no text made or encoded);
+   * `hash` is its keyHash() when the caller has it already.
+   */
+  findUtf8(bytes: Uint8Array, start: number, end: number, hash = keyHash(bytes, start, end)): number {
+    return this.findBytes(bytes, start, end - start, hash);
   }
 
-  /** add() of the key whose UTF-8 is bytes[start, end). */
-  addUtf8(bytes: Uint8Array, start: number, end: number): number {
+  /** add() of the key whose UTF-8 is bytes[start, end) (and whose keyHash() is `hash`). */
+  addUtf8(bytes: Uint8Array, start: number, end: number, hash = keyHash(bytes, start, end)): number {
     const length = end - start;
     if (length > 0xffff) throw new RangeError(`a key of ${length} bytes is longer than the ${this.name} holds (65,535)`);
-    const hash = hashOf(bytes, start, end);
     const found = this.findBytes(bytes, start, length, hash);
     if (found !== -1) return found;
     if ((this.count + 1) * 10 > this.slots.length * 7) this.growSlots();
@@ -138,8 +140,8 @@ export class StringKeyTable {
   }
 }
 
-/** FNV-1a over bytes[start, end). */
-function hashOf(bytes: Uint8Array, start: number, end: number): number {
+/** The table's hash of a key's UTF-8 bytes[start, end): FNV-1a. */
+export function keyHash(bytes: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
   return h >>> 0;

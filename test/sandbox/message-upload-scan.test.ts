@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { scanMessageUpload, type ScannedMessage } from '../../src/sandbox/message-upload-scan.js';
+import { keyOf, scanMessageUpload, type ScannedMessage } from '../../src/sandbox/message-upload-scan.js';
 import { parseImportFile } from '../../src/sandbox/multipart.js';
 import { surelyValidMessage } from '../../src/sandbox/fast-accept.js';
 import { readPayloadInto, uploadedPayloadText } from '../../src/sandbox/message-table.js';
 import { stringifyJson } from '../../src/shared/lossless-json.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
+import { keyHash } from '../../src/shared/string-key-table.js';
 import type { MessageRec } from '../../src/sandbox/store.js';
 import { startTestSandbox, type TestSandbox } from './helpers.js';
 
@@ -42,7 +43,7 @@ function randomItem(r: () => number): string {
     user: text ? pick(r, ['"ann"', '"b\\u00e9n"', '"cal"']) : undefined,
     groupTag: r() < 0.3 ? pick(r, ['"g"', '""', '"t\\u00e4g"']) : undefined,
     properties: r() < 0.8 ? pick(r, PROPERTIES) : undefined,
-    idempotencyKey: r() < 0.9 ? pick(r, ['"cp1-0123456789abcdef"', '"k\\u00e9y"', '"ключ"', '""', `"${'k'.repeat(256)}"`, `"${'k'.repeat(257)}"`]) : undefined,
+    idempotencyKey: r() < 0.9 ? pick(r, ['"cp1-0123456789abcdef"', '"cp1-1"', '"cp1-2"', '"k\\u00e9y"', '"ключ"', '""', `"${'k'.repeat(256)}"`, `"${'k'.repeat(257)}"`]) : undefined,
   };
   if (r() < 0.3) {
     const field = pick(r, Object.keys(fields));
@@ -110,11 +111,12 @@ function expectSameAsGeneral(bytes: Buffer): boolean {
     const item = raw as Record<string, unknown>;
     const m = scanned.messages[i]!;
     expect(surelyValidMessage(item), label).toBe(true);
-    expect({ type: m.type, channelId: m.channelId, user: m.user, idempotencyKey: m.idempotencyKey }, label).toEqual({
+    expect({ type: m.type, channelId: m.channelId, user: m.user, idempotencyKey: keyOf(bytes, m) }, label).toEqual({
       type: item.type, channelId: item.channelId, user: item.user, idempotencyKey: item.idempotencyKey,
     });
     expect(scannedPayload(bytes, m), label).toEqual(generalPayload(item));
-    if (m.keyStart >= 0) expect(bytes.subarray(m.keyStart, m.keyEnd).equals(Buffer.from(m.idempotencyKey!)), label).toBe(true);
+    // The key table takes the key's bytes as its UTF-8.
+    if (m.keyStart >= 0) expect(bytes.subarray(m.keyStart, m.keyEnd).equals(Buffer.from(item.idempotencyKey as string)), label).toBe(true);
   });
   return true;
 }
@@ -145,7 +147,7 @@ describe('the sandbox scan of messages import files', () => {
     expect(m!.keyStart).toBeGreaterThan(0);
   });
 
-  it('leaves to the general path what it must decide: bad JSON, repeated or escaped fields, numbers JSON would rewrite, ids beyond 2^53', () => {
+  it('leaves to the general path what it must decide: bad JSON, repeated or escaped fields, keys not plain ASCII, numbers JSON would rewrite, ids beyond 2^53', () => {
     const base = '{"type":"TEXT","channelId":1,"body":"b","user":"ann"';
     for (const text of [
       `[${base}}`, `[${base}},]`, `\uFEFF[${base}}]`, `{${base}}`, `[${base},"body":"again"}]`, `[${base},"extr\\u0061":1}]`,
@@ -153,6 +155,7 @@ describe('the sandbox scan of messages import files', () => {
       `[{"type":"TEXT","channelId":9007199254740993,"body":"b","user":"ann"}]`, `[{"type":"TEXT","channelId":1.0,"body":"b","user":"ann"}]`,
       `[{"type":"TEXT","channelId":1,"body":"","user":"ann"}]`, `[{"type":"TEXT","channelId":1,"body":"b"}]`, `[${base},"properties":[]}]`,
       `[${base},"properties":{"a":${'['.repeat(70)}${']'.repeat(70)}}}]`, `[${base},"body2":"x"}]`, '[1]', '',
+      `[${base},"idempotencyKey":"ключ"}]`, `[${base},"idempotencyKey":"k\\u0065y"}]`, `[${base},"idempotencyKey":""}]`,
     ]) expect(scanMessageUpload(Buffer.from(text)), text).toBeUndefined();
   });
 });
@@ -161,8 +164,8 @@ describe('a scanned messages file imports as the same file read in full', () => 
   const BIG = '12345678901234567891';
   const items = [
     `{"type":"TEXT","channelId":1,"body":"plain","user":"alice","properties":{"source":{"id":"m1"}},"idempotencyKey":"cp1-a"}`,
-    `{"type":"TEXT","channelId":1,"body":"esc \\"q\\" \\u00e9 \\ud83d\\ude00 \\n","user":"bob","groupTag":"t\\u00e4g","properties":{"n":${BIG},"m":[-${BIG},1.5,true,null]},"idempotencyKey":"cl\\u00e9"}`,
-    `{"type":"SYSTEM_TEXT","channelId":2,"body":"émoji 🎉 مرحبا","idempotencyKey":"ключ"}`,
+    `{"type":"TEXT","channelId":1,"body":"esc \\"q\\" \\u00e9 \\ud83d\\ude00 \\n","user":"bob","groupTag":"t\\u00e4g","properties":{"n":${BIG},"m":[-${BIG},1.5,true,null]},"idempotencyKey":"cp1-b"}`,
+    `{"type":"SYSTEM_TEXT","channelId":2,"body":"émoji 🎉 مرحبا","idempotencyKey":"cp1-c"}`,
     `{"type":"TEXT","channelId":1,"body":"same key again: skipped","user":"carol","idempotencyKey":"cp1-a"}`,
     `{"channelId":2,"user":"carol","type":"TEXT","body":"no key, fields in another order","properties":{}}`,
   ];
@@ -216,6 +219,27 @@ describe('a scanned messages file imports as the same file read in full', () => 
       }
       expect(seen[0], persisted ? 'with --data' : 'in memory').toBe(seen[1]);
     }
+  });
+
+  it('different keys with one hash in a file are told apart: each imported once, a repeat of either skipped', async () => {
+    // Two short ASCII keys whose table hash collides, found by brute force (about 2^16 tries).
+    const byHash = new Map<number, string>();
+    let pair: [string, string] | undefined;
+    for (let i = 0; !pair; i++) {
+      const key = `k${i}`;
+      const bytes = Buffer.from(key);
+      const hash = keyHash(bytes, 0, bytes.length);
+      const other = byHash.get(hash);
+      if (other !== undefined) pair = [other, key];
+      else byHash.set(hash, key);
+    }
+    const keys = [pair[0], pair[1], pair[1], pair[0]];
+    const file = `[${keys.map((key, i) => `{"type":"TEXT","channelId":1,"body":"collide ${i}","user":"alice","idempotencyKey":"${key}"}`).join(',')}]`;
+    expect(scanMessageUpload(Buffer.from(file))).toBeDefined();
+    const s = await start();
+    expect((await s.waitJob((await s.upload('/imports/messages', file)).json.id)).state).toBe('FINISHED');
+    const after = await messagesOf(s);
+    expect([0, 1, 2, 3].map((i) => after.includes(`"collide ${i}"`))).toEqual([true, true, false, false]);
   });
 
   it('a problem in a scanned file fails the job as the general path does, and applies nothing', async () => {
