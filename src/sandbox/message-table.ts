@@ -201,12 +201,12 @@ export function uploadedPayloadText(upload: Buffer, t: PayloadTokens): string {
   return into.toString('utf8', 0, writeUploadedPayload(upload, t, into, 0));
 }
 
-/** Copies from[start, end) into `into` at `at`; returns the end. A loop for short pieces: Buffer.copy's own cost is larger. */
+/**
+ * Copies from[start, end) into `into` at `at`; returns the end. Buffer.copy costs about 95 ns whatever the
+ * length (a throwaway measurement), a byte loop about 2 ns a byte: the loop for short pieces only.
+ */
 function copyBytes(from: Buffer, start: number, end: number, into: Buffer, at: number): number {
-  if (end - start > 256) {
-    into.set(from.subarray(start, end), at);
-    return at + end - start;
-  }
+  if (end - start > 40) return at + from.copy(into, at, start, end);
   for (let i = start; i < end; i++) into[at++] = from[i]!;
   return at;
 }
