@@ -97,6 +97,8 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
   let skipped = 0;
   const messages = upload.messages;
   for (let i = 0; i < messages.length; i++) {
+    // At the top: a file of skipped items (a whole file sent again) yields too.
+    if (i % CHUNK === CHUNK - 1) await yieldToLoop();
     const m = messages[i]!;
     if (m.keyStart >= 0) {
       const hash = keyHash(bytes, m.keyStart, m.keyEnd);
@@ -112,7 +114,6 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
     if (channel === undefined || !store.channels.has(channel)) return undefined;
     if (m.user !== undefined && !store.usersByName.has(m.user)) return undefined;
     valid.push({ message: m, channel });
-    if (i % CHUNK === CHUNK - 1) await yieldToLoop();
   }
   return { valid, skipped };
 }
