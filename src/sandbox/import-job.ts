@@ -3,10 +3,10 @@ import type { Logger } from '../shared/logger.js';
 import type { ImportKind } from '../wire/imports.js';
 import type { JobWork } from './jobs.js';
 import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
-import { keyOf, type ScannedMessage, type ScannedUpload } from './message-upload-scan.js';
+import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
 import { keyHash } from '../shared/string-key-table.js';
 import { parseImportFile } from './multipart.js';
-import { directKey, type MessageRec, type Store } from './store.js';
+import { directKey, uploadedKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
 
 /** Items between yields to the event loop, so polls stay answered. */
@@ -108,7 +108,7 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
         skipped++;
         continue;
       }
-      if (job.refuses && job.refuses(keyOf(bytes, m))) return undefined;
+      if (job.refuses?.(uploadedKey(bytes, m))) return undefined;
     }
     const channel = ids.toStore(m.channelId);
     if (channel === undefined || !store.channels.has(channel)) return undefined;
@@ -139,7 +139,7 @@ class FileKeys {
     if (this.bytes.compare(this.bytes, earlier.keyStart, earlier.keyEnd, m.keyStart, m.keyEnd) === 0) return true;
     let others = this.others.get(slot);
     if (!others) this.others.set(slot, (others = new Set()));
-    const key = keyOf(this.bytes, m)!;
+    const key = uploadedKey(this.bytes, m)!;
     if (others.has(key)) return true;
     others.add(key);
     return false;

@@ -14,16 +14,13 @@
  * its own answers and errors.
  */
 import { LIMITS } from '../wire/imports.js';
-import type { PayloadTokens } from './message-table.js';
+import type { UploadedMessage } from './store.js';
 
-/** One message item: decoded fields, and where its body, group tag and properties tokens are in the upload. */
-export interface ScannedMessage extends PayloadTokens {
+/** One message item: decoded fields, and where its key, body, group tag and properties are in the upload. */
+export interface ScannedMessage extends UploadedMessage {
   type: 'TEXT' | 'SYSTEM_TEXT';
   channelId: number;
   user: string | undefined;
-  /** The idempotency key's bytes, between its quotes (-1: none): plain ASCII, so they are the key's text. */
-  keyStart: number;
-  keyEnd: number;
 }
 
 /** A scanned upload: its bytes (the tokens point into them) and its items in file order. */
@@ -54,11 +51,6 @@ const SYSTEM_TEXT_TOKEN = Buffer.from('"SYSTEM_TEXT"');
 /** Thrown inside the scanner for "not the common shape"; caught once, at the top. */
 class NotCommon {}
 const NOT_COMMON = new NotCommon();
-
-/** A scanned message's idempotency key as text (undefined: none). */
-export function keyOf(upload: Buffer, m: ScannedMessage): string | undefined {
-  return m.keyStart < 0 ? undefined : upload.toString('latin1', m.keyStart, m.keyEnd);
-}
 
 /** The upload's message items, or undefined when the general path must read it. */
 export function scanMessageUpload(bytes: Buffer): ScannedUpload | undefined {

@@ -189,10 +189,16 @@ type SeqName = 'user' | 'channel' | 'message' | 'job' | 'notification' | 'sessio
 
 export type Journal = (op: StoreOp) => void;
 
-/** An uploaded message's tokens and idempotency key (plain ASCII bytes), as message-upload-scan.ts found them. */
+/** An uploaded message's tokens and idempotency key, as message-upload-scan.ts found them. */
 export interface UploadedMessage extends PayloadTokens {
+  /** The idempotency key's bytes, between its quotes (-1: none): plain ASCII, so they are the key's text. */
   keyStart: number;
   keyEnd: number;
+}
+
+/** An uploaded message's idempotency key as text (undefined: none). */
+export function uploadedKey(upload: Buffer, m: UploadedMessage): string | undefined {
+  return m.keyStart < 0 ? undefined : upload.toString('latin1', m.keyStart, m.keyEnd);
 }
 
 /** The journal of a store kept in memory only. */
@@ -418,17 +424,17 @@ export class Store {
    * through change() like any other.
    */
   addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage): void {
-    const hasKey = scanned.keyStart >= 0;
     if (this.journal !== NO_JOURNAL) {
       readPayloadInto(m, uploadedPayloadText(upload, scanned));
       this.change({ t: 'msg', v: m });
-      if (hasKey) this.change({ t: 'key', k: upload.toString('latin1', scanned.keyStart, scanned.keyEnd), kind: 'message', id: m.id });
+      const key = uploadedKey(upload, scanned);
+      if (key !== undefined) this.change({ t: 'key', k: key, kind: 'message', id: m.id });
       return;
     }
     const isNew = !this.messages.has(m.id);
     this.messages.setFromUpload(m, upload, scanned);
     this.indexMessage(m, isNew);
-    if (hasKey) this.keys.setUtf8(upload, scanned.keyStart, scanned.keyEnd, { kind: 'message', id: m.id });
+    if (scanned.keyStart >= 0) this.keys.setUtf8(upload, scanned.keyStart, scanned.keyEnd, { kind: 'message', id: m.id });
   }
 
   /** The indexes of a message just stored: in id order overall, per channel or per parent thread. */

@@ -2,14 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { keyOf, scanMessageUpload, type ScannedMessage } from '../../src/sandbox/message-upload-scan.js';
+import { scanMessageUpload, type ScannedMessage } from '../../src/sandbox/message-upload-scan.js';
 import { parseImportFile } from '../../src/sandbox/multipart.js';
 import { surelyValidMessage } from '../../src/sandbox/fast-accept.js';
 import { readPayloadInto, uploadedPayloadText } from '../../src/sandbox/message-table.js';
 import { stringifyJson } from '../../src/shared/lossless-json.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
 import { keyHash } from '../../src/shared/string-key-table.js';
-import type { MessageRec } from '../../src/sandbox/store.js';
+import { uploadedKey, type MessageRec } from '../../src/sandbox/store.js';
 import { startTestSandbox, type TestSandbox } from './helpers.js';
 
 /** JSON texts of values, written by hand so they keep escapes and number spellings JSON.stringify would change. */
@@ -111,7 +111,7 @@ function expectSameAsGeneral(bytes: Buffer): boolean {
     const item = raw as Record<string, unknown>;
     const m = scanned.messages[i]!;
     expect(surelyValidMessage(item), label).toBe(true);
-    expect({ type: m.type, channelId: m.channelId, user: m.user, idempotencyKey: keyOf(bytes, m) }, label).toEqual({
+    expect({ type: m.type, channelId: m.channelId, user: m.user, idempotencyKey: uploadedKey(bytes, m) }, label).toEqual({
       type: item.type, channelId: item.channelId, user: item.user, idempotencyKey: item.idempotencyKey,
     });
     expect(scannedPayload(bytes, m), label).toEqual(generalPayload(item));
