@@ -18,6 +18,12 @@ export interface KeyTarget {
   id: number;
 }
 
+/** Where locateUtf8() found a key absent, and under which layout. */
+export interface KeyPlace {
+  located: number;
+  layout: number;
+}
+
 export class IdempotencyKeys {
   private readonly keys = new StringKeyTable('idempotency key table');
   private targets = new Uint32Array(0);
@@ -31,10 +37,21 @@ export class IdempotencyKeys {
     return entry === -1 ? undefined : unpack(this.targets[entry]!);
   }
 
-  /** get() of the key whose UTF-8 is bytes[start, end), whose keyHash() (string-key-table.ts) is `hash`. */
-  getUtf8(bytes: Uint8Array, start: number, end: number, hash: number): KeyTarget | undefined {
-    const entry = this.keys.findUtf8(bytes, start, end, hash);
-    return entry === -1 ? undefined : unpack(this.targets[entry]!);
+  /**
+   * Where the key whose UTF-8 is bytes[start, end) (keyHash() `hash`) is: its entry for targetAt(), or a
+   * negative place for setLocatedUtf8() when it is absent (StringKeyTable.locateUtf8).
+   */
+  locateUtf8(bytes: Uint8Array, start: number, end: number, hash: number): number {
+    return this.keys.locateUtf8(bytes, start, end, hash);
+  }
+
+  targetAt(entry: number): KeyTarget {
+    return unpack(this.targets[entry]!);
+  }
+
+  /** The layout a place from locateUtf8() is good for (StringKeyTable.slotsLayout). */
+  get layout(): number {
+    return this.keys.slotsLayout;
   }
 
   set(key: string, target: KeyTarget): void {
@@ -42,10 +59,10 @@ export class IdempotencyKeys {
     this.setEntry(this.keys.add(key), target);
   }
 
-  /** set() of the key whose UTF-8 is bytes[start, end). */
-  setUtf8(bytes: Uint8Array, start: number, end: number, target: KeyTarget): void {
+  /** set() of a key locateUtf8() placed at `place.located` under `place.layout` (no second probe if still free). */
+  setLocatedUtf8(bytes: Uint8Array, start: number, end: number, hash: number, place: KeyPlace, target: KeyTarget): void {
     checkTarget(target);
-    this.setEntry(this.keys.addUtf8(bytes, start, end), target);
+    this.setEntry(this.keys.addLocatedUtf8(bytes, start, end, hash, place.located, place.layout), target);
   }
 
   private setEntry(entry: number, target: KeyTarget): void {

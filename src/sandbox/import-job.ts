@@ -4,7 +4,7 @@ import type { ImportKind } from '../wire/imports.js';
 import type { JobWork } from './jobs.js';
 import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
 import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
-import { keyHash } from '../shared/string-key-table.js';
+import type { KeyPlace } from './idempotency-keys.js';
 import { parseImportFile } from './multipart.js';
 import { directKey, uploadedKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
@@ -78,8 +78,11 @@ async function validateAll(job: JobContext, items: unknown[]): Promise<{ valid: 
   return { valid, skipped };
 }
 
-/** A scanned message that passed the checks, with its channel as the store's id. */
-interface ValidScanned {
+/**
+ * A scanned message that passed the checks, with its channel as the store's id and where the key table
+ * found its key absent (applying adds it there without probing again while that slot is still free).
+ */
+interface ValidScanned extends KeyPlace {
   message: ScannedMessage;
   channel: number;
 }
@@ -93,6 +96,7 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
   const ids = job.ids ?? STORE_IDS;
   const bytes = upload.bytes;
   const keys = new FileKeys(bytes);
+  const layout = store.keys.layout;
   const valid: ValidScanned[] = [];
   let skipped = 0;
   const messages = upload.messages;
@@ -100,11 +104,11 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
     // At the top: a file of skipped items (a whole file sent again) yields too.
     if (i % CHUNK === CHUNK - 1) await yieldToLoop();
     const m = messages[i]!;
+    let located = -1;
     if (m.keyStart >= 0) {
-      const hash = keyHash(bytes, m.keyStart, m.keyEnd);
-      const known = store.keys.getUtf8(bytes, m.keyStart, m.keyEnd, hash);
-      if (known && known.kind !== 'message') return undefined;
-      if (known || keys.seen(m, hash)) {
+      located = store.keys.locateUtf8(bytes, m.keyStart, m.keyEnd, m.keyHash);
+      if (located >= 0 && store.keys.targetAt(located).kind !== 'message') return undefined;
+      if (located >= 0 || keys.seen(m)) {
         skipped++;
         continue;
       }
@@ -113,15 +117,17 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
     const channel = ids.toStore(m.channelId);
     if (channel === undefined || !store.channels.has(channel)) return undefined;
     if (m.user !== undefined && !store.usersByName.has(m.user)) return undefined;
-    valid.push({ message: m, channel });
+    valid.push({ message: m, channel, located, layout });
   }
+  // Keys added while it yielded (another request) may have grown the table: then no place holds.
+  if (store.keys.layout !== layout) for (const v of valid) v.layout = -1;
   return { valid, skipped };
 }
 
 /**
  * The keys of one scanned file so far, by hash (no text made for most): whether a message's key came
- * earlier in the file. Keys whose hashes agree in their low 30 bits (small integers: the Map keeps them
- * without a boxed number each; about 120 such pairs in a file of 500,000 keys) are told apart as text.
+ * earlier in the file. Keys whose hashes agree (30 bits: small integers, which the Map keeps without a
+ * boxed number each; about 120 such pairs in a file of 500,000 keys) are told apart as text.
  */
 class FileKeys {
   private readonly first = new Map<number, ScannedMessage>();
@@ -129,8 +135,8 @@ class FileKeys {
 
   constructor(private readonly bytes: Buffer) {}
 
-  seen(m: ScannedMessage, hash: number): boolean {
-    const slot = hash & 0x3fffffff;
+  seen(m: ScannedMessage): boolean {
+    const slot = m.keyHash;
     const earlier = this.first.get(slot);
     if (earlier === undefined) {
       this.first.set(slot, m);
@@ -185,7 +191,7 @@ function applyScanned(store: Store, bytes: Buffer, v: ValidScanned, now: number)
   const id = store.nextId('message');
   const message: MessageRec = { id, type: m.type, channelId: v.channel, createdTime: now };
   if (m.user !== undefined) message.userId = store.usersByName.get(m.user)!;
-  store.addUploadedMessage(message, bytes, m);
+  store.addUploadedMessage(message, bytes, m, v);
 }
 
 function rememberKey(store: Store, key: string | undefined, kind: ImportKind, id: number): void {

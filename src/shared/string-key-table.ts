@@ -1,10 +1,11 @@
 /**
  * Exact string keys → entry numbers (0, 1, 2… in the order added), for tables of millions of keys: an
  * open-addressing hash table over typed arrays, the keys' UTF-8 bytes in 16 MiB buffers outside the
- * JavaScript heap. About 20 bytes a key plus its bytes, where a Map of strings costs about 100 and stops
+ * JavaScript heap. About 25 bytes a key plus its bytes, where a Map of strings costs about 100 and stops
  * at V8's limit of 2^24 entries. Callers keep what each key names in their own typed arrays, by entry.
  * Used by the sandbox's idempotency keys and by the client's record of sent replies.
  */
+import { ByteCopier } from './byte-copy.js';
 import { grownTo } from './typed-arrays.js';
 
 const CHUNK_BYTES = 16 * 2 ** 20;
@@ -13,9 +14,15 @@ const MOST_KEY_BYTES = 2 ** 32;
 const EMPTY = 0;
 
 export class StringKeyTable {
-  /** Slot → entry number + 1 (0: empty). Its length is a power of two, at most 70% full. */
-  private slots: Uint32Array = new Uint32Array(1 << 10);
-  private hashes: Uint32Array = new Uint32Array(1 << 9);
+  /**
+   * Slot pairs: [2s] the entry number + 1 (0: empty), [2s + 1] that entry's key hash, side by side so a
+   * probe reads one place in memory (a table of millions misses the cache on each place it reads). The
+   * slot count is a power of two, the table at most 70% full.
+   */
+  private slots: Uint32Array = new Uint32Array(2 << 10);
+  private slotMask = (1 << 10) - 1;
+  /** Bumped each time the slots are rebuilt: a free slot found before says nothing after. */
+  private layout = 0;
   /** Entry → where its key's bytes are (chunk × CHUNK_BYTES + offset) and their length. */
   private places: Uint32Array = new Uint32Array(1 << 9);
   private lengths: Uint16Array = new Uint16Array(1 << 9);
@@ -23,6 +30,7 @@ export class StringKeyTable {
   private readonly chunks: Buffer[] = [];
   private chunk = Buffer.allocUnsafeSlow(0);
   private used = 0;
+  private readonly copier = new ByteCopier();
   /** The looked-up key's UTF-8 bytes (grown for a long key). */
   private scratch = Buffer.allocUnsafeSlow(1024);
 
@@ -35,6 +43,11 @@ export class StringKeyTable {
   /** How many entries the per-entry arrays must hold now (callers grow theirs to match). */
   get capacity(): number {
     return this.places.length;
+  }
+
+  /** The slots' layout now, for addLocatedUtf8. */
+  get slotsLayout(): number {
+    return this.layout;
   }
 
   /** The key's entry, or -1. */
@@ -54,23 +67,45 @@ export class StringKeyTable {
    * `hash` is its keyHash() when the caller has it already.
    */
   findUtf8(bytes: Uint8Array, start: number, end: number, hash = keyHash(bytes, start, end)): number {
-    return this.findBytes(bytes, start, end - start, hash);
+    const located = this.locateUtf8(bytes, start, end, hash);
+    return located < 0 ? -1 : located;
+  }
+
+  /**
+   * The key's entry (≥ 0) or, when it is absent, -1 - the free slot where adding it would put it. That
+   * slot stays its place while it is free and slotsLayout is unchanged: slots are only ever filled, so
+   * each slot before it on the key's probe path is still taken (addLocatedUtf8 relies on this).
+   */
+  locateUtf8(bytes: Uint8Array, start: number, end: number, hash: number): number {
+    const length = end - start;
+    const mask = this.slotMask;
+    const slots = this.slots;
+    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
+      const held = slots[2 * slot]!;
+      if (held === EMPTY) return -1 - slot;
+      const entry = held - 1;
+      if (slots[2 * slot + 1] === hash && this.lengths[entry] === length && this.sameBytes(entry, bytes, start, length)) return entry;
+    }
   }
 
   /** add() of the key whose UTF-8 is bytes[start, end) (and whose keyHash() is `hash`). */
   addUtf8(bytes: Uint8Array, start: number, end: number, hash = keyHash(bytes, start, end)): number {
-    const length = end - start;
-    if (length > 0xffff) throw new RangeError(`a key of ${length} bytes is longer than the ${this.name} holds (65,535)`);
-    const found = this.findBytes(bytes, start, length, hash);
-    if (found !== -1) return found;
-    if ((this.count + 1) * 10 > this.slots.length * 7) this.growSlots();
-    if (this.count === this.places.length) this.growEntries();
-    const entry = this.count++;
-    this.hashes[entry] = hash;
-    this.places[entry] = this.storeBytes(bytes, start, length);
-    this.lengths[entry] = length;
-    this.placeInSlots(entry, hash);
-    return entry;
+    checkLength(end - start, this.name);
+    const located = this.locateUtf8(bytes, start, end, hash);
+    if (located >= 0) return located;
+    if (this.mustGrow()) return this.addAt(bytes, start, end, hash, this.freeSlot(hash));
+    return this.addAt(bytes, start, end, hash, -1 - located);
+  }
+
+  /**
+   * addUtf8() of a key that locateUtf8() found absent (`located`, under slotsLayout `layout`): placed
+   * without a second probe while that slot is still free in the same layout, else as addUtf8() places it.
+   */
+  addLocatedUtf8(bytes: Uint8Array, start: number, end: number, hash: number, located: number, layout: number): number {
+    const slot = -1 - located;
+    if (located >= 0 || layout !== this.layout || this.slots[2 * slot] !== EMPTY || this.mustGrow()) return this.addUtf8(bytes, start, end, hash);
+    checkLength(end - start, this.name);
+    return this.addAt(bytes, start, end, hash, slot);
   }
 
   keyAt(entry: number): string {
@@ -82,18 +117,26 @@ export class StringKeyTable {
   private encode(key: string): number {
     if (key.length * 3 > this.scratch.length) this.scratch = Buffer.allocUnsafeSlow(key.length * 3);
     const length = this.scratch.write(key, 0, 'utf8');
-    if (length > 0xffff) throw new RangeError(`a key of ${length} bytes is longer than the ${this.name} holds (65,535)`);
+    checkLength(length, this.name);
     return length;
   }
 
-  private findBytes(bytes: Uint8Array, start: number, length: number, hash: number): number {
-    const mask = this.slots.length - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const held = this.slots[slot]!;
-      if (held === EMPTY) return -1;
-      const entry = held - 1;
-      if (this.hashes[entry] === hash && this.lengths[entry] === length && this.sameBytes(entry, bytes, start, length)) return entry;
-    }
+  /** Grows the slots when one more entry would fill them past 70% (a new layout). */
+  private mustGrow(): boolean {
+    if ((this.count + 1) * 10 <= (this.slotMask + 1) * 7) return false;
+    this.growSlots();
+    return true;
+  }
+
+  private addAt(bytes: Uint8Array, start: number, end: number, hash: number, slot: number): number {
+    if (this.count === this.places.length) this.growEntries();
+    const length = end - start;
+    const entry = this.count++;
+    this.places[entry] = this.storeBytes(bytes, start, length);
+    this.lengths[entry] = length;
+    this.slots[2 * slot] = entry + 1;
+    this.slots[2 * slot + 1] = hash;
+    return entry;
   }
 
   /** Compared byte by byte: keys are short, and Buffer.compare's own cost is larger. */
@@ -112,37 +155,51 @@ export class StringKeyTable {
       this.chunks.push(this.chunk);
       this.used = 0;
     }
-    const chunk = this.chunk;
     const at = this.used;
-    for (let i = 0; i < length; i++) chunk[at + i] = bytes[start + i]!;
+    this.copier.copy(bytes, start, start + length, this.chunk, at);
     const place = (this.chunks.length - 1) * CHUNK_BYTES + at;
     this.used += length;
     return place;
   }
 
-  private placeInSlots(entry: number, hash: number): void {
-    const mask = this.slots.length - 1;
+  /** The first free slot on the probe path of `hash`. */
+  private freeSlot(hash: number): number {
+    const mask = this.slotMask;
     let slot = hash & mask;
-    while (this.slots[slot] !== EMPTY) slot = (slot + 1) & mask;
-    this.slots[slot] = entry + 1;
+    while (this.slots[2 * slot] !== EMPTY) slot = (slot + 1) & mask;
+    return slot;
   }
 
   private growSlots(): void {
-    this.slots = new Uint32Array(this.slots.length * 2);
-    for (let entry = 0; entry < this.count; entry++) this.placeInSlots(entry, this.hashes[entry]!);
+    const old = this.slots;
+    this.slots = new Uint32Array(old.length * 2);
+    this.slotMask = old.length - 1;
+    this.layout++;
+    for (let s = 0; s < old.length; s += 2) {
+      if (old[s] === EMPTY) continue;
+      const slot = this.freeSlot(old[s + 1]!);
+      this.slots[2 * slot] = old[s]!;
+      this.slots[2 * slot + 1] = old[s + 1]!;
+    }
   }
 
   private growEntries(): void {
     const length = Math.ceil(this.places.length * 1.5);
-    this.hashes = grownTo(this.hashes, length);
     this.places = grownTo(this.places, length);
     this.lengths = grownTo(this.lengths, length);
   }
 }
 
-/** The table's hash of a key's UTF-8 bytes[start, end): FNV-1a. */
+function checkLength(length: number, name: string): void {
+  if (length > 0xffff) throw new RangeError(`a key of ${length} bytes is longer than the ${name} holds (65,535)`);
+}
+
+/**
+ * The table's hash of a key's UTF-8 bytes[start, end): FNV-1a, cut to 30 bits so that it is a small
+ * integer V8 keeps unboxed, in a record's field or a Map's key.
+ */
 export function keyHash(bytes: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
   for (let i = start; i < end; i++) h = Math.imul(h ^ bytes[i]!, 0x01000193);
-  return h >>> 0;
+  return h & 0x3fffffff;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StringKeyTable } from '../../src/shared/string-key-table.js';
+import { StringKeyTable, keyHash } from '../../src/shared/string-key-table.js';
 import { SentReplies } from '../../src/pipeline/state/sent-replies.js';
 import { foldRunState } from '../../src/pipeline/state/run-state.js';
 
@@ -34,6 +34,39 @@ describe('StringKeyTable', () => {
     expect(spans.map(([s, e]) => table.addUtf8(held, s, e))).toEqual([0, 1, 2, 3, 4, 5]);
     expect(keys.map((k) => table.find(k))).toEqual([0, 1, 2, 3, 4, 5]);
     expect(keys.map((_, i) => table.keyAt(i))).toEqual(keys);
+  });
+
+  it('adds a key at the place locateUtf8 found for it, or where add() would when that place went stale', () => {
+    // Batches located first and added later, with other adds between (the same keys, keys on the same
+    // probe paths, enough to grow the slots): each key must end with exactly one entry, found by find().
+    const table = new StringKeyTable();
+    const model = new Map<string, number>();
+    let seed = 7;
+    const random = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const keyOf = (n: number) => Buffer.from(`cp1-${n.toString(36)}`);
+    for (let round = 0; round < 400; round++) {
+      const batch = Array.from({ length: 1 + random(60) }, () => keyOf(random(20_000)));
+      const places = batch.map((b) => ({ located: table.locateUtf8(b, 0, b.length, keyHash(b, 0, b.length)), layout: table.slotsLayout }));
+      for (let i = random(80); i > 0; i--) {
+        const b = i % 3 === 0 ? batch[random(batch.length)]! : keyOf(random(20_000));
+        const entry = table.addUtf8(b, 0, b.length);
+        expect(entry).toBe(model.get(b.toString()) ?? model.size);
+        model.set(b.toString(), entry);
+      }
+      batch.forEach((b, i) => {
+        const known = model.get(b.toString());
+        if (places[i]!.located >= 0) expect(places[i]!.located).toBe(known);
+        const entry = table.addLocatedUtf8(b, 0, b.length, keyHash(b, 0, b.length), places[i]!.located, places[i]!.layout);
+        expect(entry).toBe(known ?? model.size);
+        model.set(b.toString(), entry);
+      });
+    }
+    expect(table.slotsLayout).toBeGreaterThan(3);
+    expect(table.size).toBe(model.size);
+    for (const [key, entry] of model) {
+      expect(table.find(key)).toBe(entry);
+      expect(table.keyAt(entry)).toBe(key);
+    }
   });
 
   it('refuses a key longer than 65,535 bytes rather than keep it cut', () => {
