@@ -5,6 +5,7 @@ import type { JobWork } from './jobs.js';
 import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
 import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
 import type { KeyPlace } from './idempotency-keys.js';
+import { FileKeys } from './file-keys.js';
 import { parseImportFile } from './multipart.js';
 import { directKey, uploadedKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
@@ -95,7 +96,7 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
   const { store } = job;
   const ids = job.ids ?? STORE_IDS;
   const bytes = upload.bytes;
-  const keys = new FileKeys(bytes);
+  const keys = new FileKeys(bytes, upload.messages);
   const layout = store.keys.layout;
   const valid: ValidScanned[] = [];
   let skipped = 0;
@@ -108,7 +109,7 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
     if (m.keyStart >= 0) {
       located = store.keys.locateUtf8(bytes, m.keyStart, m.keyEnd, m.keyHash);
       if (located >= 0 && store.keys.targetAt(located).kind !== 'message') return undefined;
-      if (located >= 0 || keys.seen(m)) {
+      if (located >= 0 || keys.seen(i)) {
         skipped++;
         continue;
       }
@@ -122,34 +123,6 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
   // Keys added while it yielded (another request) may have grown the table: then no place holds.
   if (store.keys.layout !== layout) for (const v of valid) v.layout = -1;
   return { valid, skipped };
-}
-
-/**
- * The keys of one scanned file so far, by hash (no text made for most): whether a message's key came
- * earlier in the file. Keys whose hashes agree (30 bits: small integers, which the Map keeps without a
- * boxed number each; about 120 such pairs in a file of 500,000 keys) are told apart as text.
- */
-class FileKeys {
-  private readonly first = new Map<number, ScannedMessage>();
-  private readonly others = new Map<number, Set<string>>();
-
-  constructor(private readonly bytes: Buffer) {}
-
-  seen(m: ScannedMessage): boolean {
-    const slot = m.keyHash;
-    const earlier = this.first.get(slot);
-    if (earlier === undefined) {
-      this.first.set(slot, m);
-      return false;
-    }
-    if (this.bytes.compare(this.bytes, earlier.keyStart, earlier.keyEnd, m.keyStart, m.keyEnd) === 0) return true;
-    let others = this.others.get(slot);
-    if (!others) this.others.set(slot, (others = new Set()));
-    const key = uploadedKey(this.bytes, m)!;
-    if (others.has(key)) return true;
-    others.add(key);
-    return false;
-  }
 }
 
 /** What applying needs of the job: its abort signal, the journal's flush, the clock, the log. */

@@ -46,6 +46,10 @@ const MOST_DEPTH = 64;
 const FIELDS = ['type', 'channelId', 'body', 'user', 'groupTag', 'properties', 'idempotencyKey'] as const;
 type Field = (typeof FIELDS)[number];
 const FIELD_BYTES = FIELDS.map((name) => Buffer.from(name));
+/** The one field a name can be, by its length × 128 + its first byte (-1: none); its other bytes are then compared. */
+const MOST_FIELD_LENGTH = 16;
+const FIELD_BY_SHAPE = new Int8Array(MOST_FIELD_LENGTH * 128).fill(-1);
+FIELD_BYTES.forEach((name, f) => (FIELD_BY_SHAPE[name.length * 128 + name[0]!] = f));
 const TEXT_TOKEN = Buffer.from('"TEXT"');
 const SYSTEM_TEXT_TOKEN = Buffer.from('"SYSTEM_TEXT"');
 
@@ -126,14 +130,11 @@ class UploadScanner {
     const end = this.string() - 1;
     if (this.escaped) throw NOT_COMMON;
     const length = end - start;
-    for (let f = 0; f < FIELD_BYTES.length; f++) {
-      const name = FIELD_BYTES[f]!;
-      if (name.length !== length) continue;
-      let i = 0;
-      while (i < length && this.b[start + i] === name[i]) i++;
-      if (i === length) return f;
-    }
-    throw NOT_COMMON;
+    const f = length < MOST_FIELD_LENGTH ? FIELD_BY_SHAPE[length * 128 + (this.b[start]! & 0x7f)]! : -1;
+    if (f === -1) throw NOT_COMMON;
+    const name = FIELD_BYTES[f]!;
+    for (let i = 0; i < length; i++) if (this.b[start + i] !== name[i]) throw NOT_COMMON; // from the first: the lookup took it to 7 bits
+    return f;
   }
 
   private fieldValue(field: Field, m: ScannedMessage): void {
