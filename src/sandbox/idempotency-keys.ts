@@ -1,7 +1,7 @@
 /**
  * The sandbox's idempotency keys (one space across the application): key text → what it names. The keys
  * are a StringKeyTable (src/shared/string-key-table.ts: typed arrays, the keys' bytes outside the heap);
- * each entry's target is packed into 32 bits: about 55 bytes a key in all, where a Map of strings to
+ * each entry's target is packed into 32 bits: about 60 bytes a key in all, where a Map of strings to
  * objects costs about 150 and stops at 2^24 entries, short of a 100M-message rehearsal.
  */
 import { StringKeyTable } from '../shared/string-key-table.js';
