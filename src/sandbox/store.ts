@@ -422,8 +422,8 @@ export class Store {
   /**
    * Adds an imported message whose body, group tag and properties are JSON tokens in its upload
    * (message-upload-scan.ts), stored as they are, and remembers its idempotency key (read from the
-   * upload's bytes too, at `keyPlace` when its slot is still free). With a journal, the ops need those values: they are read from the tokens and go
-   * through change() like any other.
+   * upload's bytes too, at `keyPlace` while that slot is still free). With a journal, the ops need those
+   * values: they are read from the tokens and go through change() like any other.
    */
   addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage, keyPlace: KeyPlace): void {
     if (this.journal !== NO_JOURNAL) {

@@ -93,7 +93,7 @@ export class StringKeyTable {
     checkLength(end - start, this.name);
     const located = this.locateUtf8(bytes, start, end, hash);
     if (located >= 0) return located;
-    if (this.mustGrow()) return this.addAt(bytes, start, end, hash, this.freeSlot(hash));
+    if (this.growIfFull()) return this.addAt(bytes, start, end, hash, this.freeSlot(hash));
     return this.addAt(bytes, start, end, hash, -1 - located);
   }
 
@@ -103,7 +103,7 @@ export class StringKeyTable {
    */
   addLocatedUtf8(bytes: Uint8Array, start: number, end: number, hash: number, located: number, layout: number): number {
     const slot = -1 - located;
-    if (located >= 0 || layout !== this.layout || this.slots[2 * slot] !== EMPTY || this.mustGrow()) return this.addUtf8(bytes, start, end, hash);
+    if (located >= 0 || layout !== this.layout || this.slots[2 * slot] !== EMPTY || this.growIfFull()) return this.addUtf8(bytes, start, end, hash);
     checkLength(end - start, this.name);
     return this.addAt(bytes, start, end, hash, slot);
   }
@@ -121,8 +121,8 @@ export class StringKeyTable {
     return length;
   }
 
-  /** Grows the slots when one more entry would fill them past 70% (a new layout). */
-  private mustGrow(): boolean {
+  /** Grows the slots when one more entry would fill them past 70%; true when it did (a new layout). */
+  private growIfFull(): boolean {
     if ((this.count + 1) * 10 <= (this.slotMask + 1) * 7) return false;
     this.growSlots();
     return true;
