@@ -18,12 +18,6 @@ export interface KeyTarget {
   id: number;
 }
 
-/** Where locateUtf8() found a key absent, and under which layout. */
-export interface KeyPlace {
-  located: number;
-  layout: number;
-}
-
 export class IdempotencyKeys {
   private readonly keys = new StringKeyTable('idempotency key table');
   private targets = new Uint32Array(0);
@@ -59,10 +53,10 @@ export class IdempotencyKeys {
     this.setEntry(this.keys.add(key), target);
   }
 
-  /** set() of a key locateUtf8() placed at `place.located` under `place.layout` (no second probe if still free). */
-  setLocatedUtf8(bytes: Uint8Array, start: number, end: number, hash: number, place: KeyPlace, target: KeyTarget): void {
+  /** set() of a key locateUtf8() placed at `located` under `layout` (no second probe while that slot is free). */
+  setLocatedUtf8(bytes: Uint8Array, start: number, end: number, hash: number, located: number, layout: number, target: KeyTarget): void {
     checkTarget(target);
-    this.setEntry(this.keys.addLocatedUtf8(bytes, start, end, hash, place.located, place.layout), target);
+    this.setEntry(this.keys.addLocatedUtf8(bytes, start, end, hash, located, layout), target);
   }
 
   private setEntry(entry: number, target: KeyTarget): void {

@@ -4,7 +4,6 @@ import type { ImportKind } from '../wire/imports.js';
 import type { JobWork } from './jobs.js';
 import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
 import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
-import type { KeyPlace } from './idempotency-keys.js';
 import { FileKeys } from './file-keys.js';
 import { parseImportFile } from './multipart.js';
 import { directKey, uploadedKey, type MessageRec, type Store } from './store.js';
@@ -52,7 +51,7 @@ export function importWork(
       if (Array.isArray(items)) parsed = items;
       else {
         const scanned = await validateScanned(job, items);
-        if (scanned) return applyInChunks(run, scanned, (v, now) => applyScanned(store, items.bytes, v, now));
+        if (scanned) return applyInChunks(run, scanned, (v, now) => applyScanned(store, items.bytes, v, scanned.layout, now));
         // A problem: the general path reads the file again, so the job fails with its exact wording.
         parsed = parseImportFile(items.bytes);
       }
@@ -83,16 +82,24 @@ async function validateAll(job: JobContext, items: unknown[]): Promise<{ valid: 
  * A scanned message that passed the checks, with its channel as the store's id and where the key table
  * found its key absent (applying adds it there without probing again while that slot is still free).
  */
-interface ValidScanned extends KeyPlace {
+interface ValidScanned {
   message: ScannedMessage;
   channel: number;
+  located: number;
+}
+
+/** The valid messages of a scanned file, and the key table's layout their places are good for (-1: none). */
+interface CheckedScan {
+  valid: ValidScanned[];
+  skipped: number;
+  layout: number;
 }
 
 /**
  * The checks validateItem makes on a message the scanner found surely valid (keys, channel, sender,
  * refused keys), without building its problem: undefined on any, and the general path says which.
  */
-async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<{ valid: ValidScanned[]; skipped: number } | undefined> {
+async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<CheckedScan | undefined> {
   const { store } = job;
   const ids = job.ids ?? STORE_IDS;
   const bytes = upload.bytes;
@@ -118,11 +125,10 @@ async function validateScanned(job: JobContext, upload: ScannedUpload): Promise<
     const channel = ids.toStore(m.channelId);
     if (channel === undefined || !store.channels.has(channel)) return undefined;
     if (m.user !== undefined && !store.usersByName.has(m.user)) return undefined;
-    valid.push({ message: m, channel, located, layout });
+    valid.push({ message: m, channel, located });
   }
   // Keys added while it yielded (another request) may have grown the table: then no place holds.
-  if (store.keys.layout !== layout) for (const v of valid) v.layout = -1;
-  return { valid, skipped };
+  return { valid, skipped, layout: store.keys.layout === layout ? layout : -1 };
 }
 
 /** What applying needs of the job: its abort signal, the journal's flush, the clock, the log. */
@@ -159,12 +165,12 @@ function fail(logger: Logger, jobId: number, kind: ImportKind, total: number, pr
 }
 
 /** Applies one scanned message: its body, group tag and properties go to the store as the upload wrote them. */
-function applyScanned(store: Store, bytes: Buffer, v: ValidScanned, now: number): void {
+function applyScanned(store: Store, bytes: Buffer, v: ValidScanned, layout: number, now: number): void {
   const m = v.message;
   const id = store.nextId('message');
   const message: MessageRec = { id, type: m.type, channelId: v.channel, createdTime: now };
   if (m.user !== undefined) message.userId = store.usersByName.get(m.user)!;
-  store.addUploadedMessage(message, bytes, m, v);
+  store.addUploadedMessage(message, bytes, m, v.located, layout);
 }
 
 function rememberKey(store: Store, key: string | undefined, kind: ImportKind, id: number): void {

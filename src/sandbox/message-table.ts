@@ -205,4 +205,3 @@ export function uploadedPayloadText(upload: Buffer, t: PayloadTokens): string {
   const into = Buffer.allocUnsafe(uploadedPayloadMost(t));
   return into.toString('utf8', 0, writeUploadedPayload(TEXT_COPIER, upload, t, into, 0));
 }
-

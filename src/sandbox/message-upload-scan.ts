@@ -52,6 +52,9 @@ const FIELD_BY_SHAPE = new Int8Array(MOST_FIELD_LENGTH * 128).fill(-1);
 FIELD_BYTES.forEach((name, f) => (FIELD_BY_SHAPE[name.length * 128 + name[0]!] = f));
 const TEXT_TOKEN = Buffer.from('"TEXT"');
 const SYSTEM_TEXT_TOKEN = Buffer.from('"SYSTEM_TEXT"');
+const TRUE_TOKEN = Buffer.from('true');
+const FALSE_TOKEN = Buffer.from('false');
+const NULL_TOKEN = Buffer.from('null');
 
 /** Thrown inside the scanner for "not the common shape"; caught once, at the top. */
 class NotCommon {}
@@ -282,15 +285,11 @@ class UploadScanner {
       this.string();
       return;
     }
-    if (c === 0x74 /* t */) return this.literal('true');
-    if (c === 0x66 /* f */) return this.literal('false');
-    if (c === 0x6e /* n */) return this.literal('null');
+    if (c === 0x74 /* t */ || c === 0x66 /* f */ || c === 0x6e /* n */) {
+      if (!this.token(TRUE_TOKEN) && !this.token(FALSE_TOKEN) && !this.token(NULL_TOKEN)) throw NOT_COMMON;
+      return;
+    }
     this.number();
-  }
-
-  private literal(word: string): void {
-    for (let i = 0; i < word.length; i++) if (this.b[this.at + i] !== word.charCodeAt(i)) throw NOT_COMMON;
-    this.at += word.length;
   }
 
   /**

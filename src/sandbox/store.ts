@@ -8,7 +8,7 @@
  */
 
 import { MemoryArena, type ByteArena } from './byte-arena.js';
-import { IdempotencyKeys, type KeyPlace } from './idempotency-keys.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 import { MessageTable, readPayloadInto, uploadedPayloadText, type PayloadTokens } from './message-table.js';
 import { NotificationLog, kindCode, notifiedId, type NotifiedOp } from './notification-log.js';
 
@@ -422,10 +422,10 @@ export class Store {
   /**
    * Adds an imported message whose body, group tag and properties are JSON tokens in its upload
    * (message-upload-scan.ts), stored as they are, and remembers its idempotency key (read from the
-   * upload's bytes too, at `keyPlace` while that slot is still free). With a journal, the ops need those
+   * upload's bytes too, at the slot `located` found under `layout` while it is still free). With a journal, the ops need those
    * values: they are read from the tokens and go through change() like any other.
    */
-  addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage, keyPlace: KeyPlace): void {
+  addUploadedMessage(m: MessageRec, upload: Buffer, scanned: UploadedMessage, located: number, layout: number): void {
     if (this.journal !== NO_JOURNAL) {
       readPayloadInto(m, uploadedPayloadText(upload, scanned));
       this.change({ t: 'msg', v: m });
@@ -436,7 +436,7 @@ export class Store {
     const isNew = !this.messages.has(m.id);
     this.messages.setFromUpload(m, upload, scanned);
     this.indexMessage(m, isNew);
-    if (scanned.keyStart >= 0) this.keys.setLocatedUtf8(upload, scanned.keyStart, scanned.keyEnd, scanned.keyHash, keyPlace, { kind: 'message', id: m.id });
+    if (scanned.keyStart >= 0) this.keys.setLocatedUtf8(upload, scanned.keyStart, scanned.keyEnd, scanned.keyHash, located, layout, { kind: 'message', id: m.id });
   }
 
   /** The indexes of a message just stored: in id order overall, per channel or per parent thread. */
