@@ -6,12 +6,13 @@
  * then, if the Bloom filter over every spilled key says it may be there, in each run: a sparse index in
  * memory (every 256th fingerprint) names the one 4 KiB block to read.
  *
- * Memory: the table, 4 bytes a table key for the order a spill writes in, 1 byte a spilled key for the
- * Bloom filter (8 bits a key; made for the input's expected keys when known, else grown by half; about 1
- * false "maybe" in 50 when full, each costing a block read per run), and 8 bytes per 256 spilled keys of
- * sparse index. The table and the filter share a budget (16 MiB): for a large input the table is made
- * smaller, down to a quarter, so memory is the same from small inputs to about 11 million keys, and
- * beyond that only the filter grows (docs/architecture.md "Memory").
+ * Memory: the table, 4 bytes a table key for the order a spill writes in, the Bloom filter (at least 1
+ * byte a spilled key: made for the input's expected keys when known, else grown by half; about 1 false
+ * "maybe" in 50 when full, each costing a block read per run), and 8 bytes per 256 spilled keys of sparse
+ * index. The table and the filter share a budget (16 MiB): for a large input the table is made smaller,
+ * down to a quarter, and the filter is given what the table leaves of it (fewer false "maybes" for a
+ * smaller input), so from the first spill on memory is the budget whatever the input's size, up to about
+ * 11 million keys; beyond that only the filter grows (docs/architecture.md "Memory").
  * Disk: 16 bytes a spilled key (twice that while two runs merge).
  * Entries are only added for keys not already present (callers look first).
  */
@@ -166,7 +167,8 @@ export class SpillingKeyTable {
   private spillLimit(): number {
     const expected = this.expectedKeys();
     if (expected === undefined) return this.memoryKeys;
-    const filterBytes = Bloom.bytesFor(Math.max(this.bloom.capacity, this.filterKeysFor(expected)));
+    // What the filter needs, not what it was given: room it took from the budget is not a need.
+    const filterBytes = Bloom.bytesFor(Math.max(this.spilled, this.filterKeysFor(expected)));
     let keys = this.memoryKeys;
     while (keys / 2 >= this.memoryKeys / 4 && slotsFor(keys) * ENTRY_BYTES + filterBytes > this.memoryBudgetBytes) keys = Math.floor(keys / 2);
     return keys;
@@ -225,9 +227,14 @@ export class SpillingKeyTable {
     return { fd, path, count, sparse };
   }
 
-  /** Half again the keys spilled, or the input's expected keys and a tenth more (filterKeysFor). */
+  /**
+   * Half again the keys spilled, or the input's expected keys and a tenth more (filterKeysFor), or, when
+   * that is more, as many keys as the budget leaves beside the table: its rarer false "maybes" save block
+   * reads, and memory stays the same from small inputs to large ones.
+   */
   private bloomCapacity(): number {
-    return Math.ceil(Math.max(this.spilled * 1.5, this.filterKeysFor(this.expectedKeys() ?? 0)));
+    const needed = Math.ceil(Math.max(this.spilled * 1.5, this.filterKeysFor(this.expectedKeys() ?? 0)));
+    return Math.max(needed, Bloom.capacityWithin(this.memoryBudgetBytes - slotsFor(this.limit) * ENTRY_BYTES));
   }
 
   /** The input's expected keys and a tenth more, at most 40 times the table's keys or those spilled (an early guess can be far off). */
@@ -423,6 +430,12 @@ class Bloom {
 
   static bytesFor(capacity: number): number {
     return Bloom.blocksFor(capacity) * (BLOCK_BITS / 8);
+  }
+
+  /** The most keys a filter of at most `bytes` is made for (0 when not even a block fits). */
+  static capacityWithin(bytes: number): number {
+    if (!Number.isFinite(bytes)) return 0;
+    return Math.floor(Math.max(0, bytes) / (BLOCK_BITS / 8)) * (BLOCK_BITS / BLOOM_BITS_PER_KEY);
   }
 
   private static blocksFor(capacity: number): number {

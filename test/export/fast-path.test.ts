@@ -73,6 +73,26 @@ describe('the columnar fast path gives what the exact path gives', () => {
       expect(fast.rows[1]).toMatchObject({ id: 9007199254740993n, channel_id: -42n, user_id: 9223372036854775807n, username: 'multi\nline "name"', replies_count: -9223372036854775808n, reactions_count: 12n });
     });
   }
+
+  it('the same for columns the schema does not know, whatever their names (read by a reader compiled from them)', async () => {
+    const odd = ['"quo""te\\back"', '__proto__', 'constructor', 'a b', 'ünï'];
+    body = Buffer.from(
+      [
+        `${HEADER},${odd.join(',')}`,
+        `1,TEXT,10,general,50,ann,12,0,3,,2026-11-21T10:15:00Z,,v1,p1,c1,s1,u1`,
+        `2,TEXT,10,general,50,ann,12,0,3,,2026-11-21T11:15:00Z,,,p2,"c,2",,u2`,
+        `3,TEXT,x,general,50,ann,12,0,3,,2026-11-21T12:15:00Z,,v3,p3,c3,s3,u3`,
+      ].join('\n'),
+    );
+    const exact = await exportMessages({ rowGroupRows: 10, batchRows: 3 }, 'us');
+    const fast = await exportMessages({ rowGroupRows: 12, batchRows: 4 }, 'us');
+    expect(fast.rows).toEqual(exact.rows);
+    expect(fast.rejects).toEqual(exact.rejects);
+    expect(countsOf(fast.report)).toEqual({ rowsRead: 3, rowsWritten: 2, rowsRejected: 1, rowsOutsideWindow: 0 });
+    expect(fast.report.datasets[0]!.unknownColumns.map((c) => c.source)).toEqual(['quo"te\\back', '__proto__', 'constructor', 'a b', 'ünï']);
+    expect(Object.values(fast.rows[0]!).slice(-5)).toEqual(['v1', 'p1', 'c1', 's1', 'u1']);
+    expect(Object.values(fast.rows[1]!).slice(-5)).toEqual([null, 'p2', 'c,2', null, 'u2']);
+  });
 });
 
 /** The reject lines, less the job that names the export (each run starts its own). */

@@ -78,13 +78,19 @@ describe('spilling key table', () => {
       }
       return [...capacities];
     };
-    const hinted = new SpillingKeyTable(newDir(), 500, () => 15_000);
-    const grown = new SpillingKeyTable(newDir(), 500);
+    // No budget: the filter's size is what the keys need.
+    const hinted = new SpillingKeyTable(newDir(), 500, () => 15_000, Infinity);
+    const grown = new SpillingKeyTable(newDir(), 500, () => undefined, Infinity);
+    // A budget of 64 KiB, of which the table (1,024 slots) takes 16 KiB.
+    const roomy = new SpillingKeyTable(newDir(), 500, () => 15_000, 64 * 1024);
     // With the hint, the filter is made once, at the first spill, for the expected keys and a tenth more.
     expect(fill(hinted, 15_000)).toEqual([0, 16_500]);
     // Without it, it grows by half again each time the spilled keys pass it, read back from the run files.
     expect(fill(grown, 15_000)).toEqual([0, 750, 1500, 3000, 5250, 8250, 12750, 19500]);
-    for (const table of [hinted, grown]) {
+    // Within a budget it takes what the table leaves (48 KiB, 1 byte a key), more than the keys need.
+    expect(fill(roomy, 15_000)).toEqual([0, 48 * 1024]);
+    expect(roomy.bytes).toBeGreaterThanOrEqual(64 * 1024);
+    for (const table of [hinted, grown, roomy]) {
       for (let i = 1; i <= 15_000; i += 13) expect(table.lookup(...fp(i)), `key ${i}`).toMatchObject({ ordinal: i });
       let maybe = 0;
       for (let i = 15_001; i <= 25_000; i++) if (table.lookup(...fp(i)) !== undefined) maybe++;
@@ -107,8 +113,9 @@ describe('spilling key table', () => {
         peaks[t] = Math.max(peaks[t]!, table.bytes);
       }
     });
-    // Halved twice (a table of 2,048 slots, 32 KiB, spilling at 1,000 keys), never below a quarter of memoryKeys.
-    expect(peaks[0]).toBeLessThanOrEqual(150_000 + 2_000);
+    // Halved twice (a table of 2,048 slots, 32 KiB, spilling at 1,000 keys), never below a quarter of memoryKeys;
+    // the filter takes the rest of the budget; beside them only the sparse index (8 bytes per 256 spilled keys).
+    expect(peaks[0]).toBeLessThanOrEqual(150_000 + Math.ceil(100_000 / 256) * 8);
     expect(peaks[0]).toBeGreaterThan(110_000 + 32 * 1024);
     expect(peaks[1]).toBeGreaterThan(110_000 + 128 * 1024);
     // A small input's filter leaves room: the table keeps its full size.

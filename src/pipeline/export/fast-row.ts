@@ -29,6 +29,20 @@ const EXACT = 4;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 
+/** Copies a record's planned values into `into`, by binding (undefined where the export lacks the column). */
+type ValueReader = (record: Readonly<Record<string, unknown>>, into: unknown[]) => void;
+
+/**
+ * A ValueReader compiled once for the plan's keys. `record[key]` with the key in a variable is a lookup by
+ * name on every cell (about a tenth of the export's CPU in a profile); a load by a literal name is cached
+ * by V8 for the records' shape, which every record of a CSV export shares. The semantics are the same:
+ * `r["k"]` is `r[key]` with key "k".
+ */
+function compileValueReader(keys: ReadonlyArray<string | undefined>): ValueReader {
+  const body = keys.map((key, i) => `v[${i}] = ${key === undefined ? 'undefined' : `r[${JSON.stringify(key)}]`};`).join('\n');
+  return new Function('r', 'v', body) as ValueReader;
+}
+
 export class FastRowTyper {
   private readonly columns: ColumnPlan['bindings'];
   private readonly types: ColumnType[];
@@ -36,6 +50,9 @@ export class FastRowTyper {
   private readonly states: Uint8Array;
   private readonly numbers: Float64Array;
   private readonly values: unknown[];
+  /** The record's values of the row at hand, by binding, and the reader that fills them. */
+  private readonly raw: unknown[];
+  private readonly readValues: ValueReader;
   /** The window's column and bounds, as numbers and as bigints; -1 without a window. */
   private readonly dayIndex: number;
   private readonly sinceUs: number;
@@ -48,6 +65,8 @@ export class FastRowTyper {
     this.states = new Uint8Array(plan.bindings.length);
     this.numbers = new Float64Array(plan.bindings.length);
     this.values = new Array<unknown>(plan.bindings.length).fill(null);
+    this.raw = new Array<unknown>(plan.bindings.length).fill(undefined);
+    this.readValues = compileValueReader(plan.bindings.map((b) => b.key));
     this.sinceUs = window ? Number(window.sinceUs) : 0;
     this.untilUs = window ? Number(window.untilUs) : 0;
     // Bounds a double cannot hold exactly leave every row to the exact path (-1 with a window).
@@ -75,6 +94,8 @@ export class FastRowTyper {
   /** Types every value into the row's holders; false when the row needs the exact path. */
   private readRow(record: Readonly<Record<string, unknown>>): boolean {
     const columns = this.columns;
+    const raw = this.raw;
+    this.readValues(record, raw);
     for (let i = 0; i < columns.length; i++) {
       const binding = columns[i]!;
       if (binding.key === undefined) {
@@ -82,7 +103,7 @@ export class FastRowTyper {
         this.states[i] = NULL;
         continue;
       }
-      const value = record[binding.key];
+      const value = raw[i];
       if (value === undefined) return false;
       if (isNullValue(value)) {
         if (binding.column.nullable === false) return false;
