@@ -18,6 +18,8 @@
  */
 import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { Bloom } from './blocked-bloom.js';
+import { compare, ENTRY_WORDS, orderByFingerprint } from './fingerprint-order.js';
 import { KeyTable } from './key-table.js';
 
 /** A key found: its content fingerprint and ordinal, and a way to replace them (last-wins' first pass). */
@@ -27,12 +29,8 @@ export interface KeyEntry {
   set(content: number, ordinal: number): void;
 }
 
-const ENTRY_WORDS = 4;
 const ENTRY_BYTES = ENTRY_WORDS * 4;
 const BLOCK_ENTRIES = 256;
-const BLOOM_BITS_PER_KEY = 8;
-const BLOOM_PROBES = 6;
-const BLOCK_BITS = 512;
 /** How often (in keys added to the table) the spill limit is worked out again: the expected keys change as the input is read. */
 const LIMIT_CHECK_KEYS = 16_384;
 /** Entries a merge reads and writes at a time (256 KiB). */
@@ -352,116 +350,5 @@ class RunCursor {
     this.held = Math.min(MERGE_ENTRIES, this.run.count - this.start);
     this.at = 0;
     if (this.held > 0) readFully(this.run.fd, this.bytes, this.held * ENTRY_BYTES, this.start * ENTRY_BYTES);
-  }
-}
-
-function compare(hiA: number, loA: number, hiB: number, loB: number): number {
-  return hiA !== hiB ? (hiA < hiB ? -1 : 1) : loA === loB ? 0 : loA < loB ? -1 : 1;
-}
-
-const BUCKET_BITS = 16;
-/** The counting sort's buckets (256 KiB), made at the first spill and kept for the next ones. */
-let bucketCounts: Uint32Array | undefined;
-
-/**
- * The numbers of the used entries of `words` (4 words each; unused ones have ordinal 0) in (hi, lo) order,
- * into `order`; returns how many. A counting sort by hi's top 16 bits (fingerprints are uniform hashes, so
- * buckets hold a few entries each), then each bucket sorted by insertion, or by Array.sort if it is large.
- */
-export function orderByFingerprint(words: Uint32Array, order: Uint32Array): number {
-  const slots = words.length / ENTRY_WORDS;
-  const counts = (bucketCounts ??= new Uint32Array((1 << BUCKET_BITS) + 1));
-  counts.fill(0);
-  let count = 0;
-  for (let s = 0; s < slots; s++)
-    if (words[s * ENTRY_WORDS + 3] !== 0) {
-      counts[(words[s * ENTRY_WORDS]! >>> (32 - BUCKET_BITS)) + 1]!++;
-      count++;
-    }
-  if (count > order.length) throw new RangeError(`${count} entries do not fit in an order of ${order.length}`);
-  for (let b = 1; b < counts.length; b++) counts[b]! += counts[b - 1]!;
-  for (let s = 0; s < slots; s++) if (words[s * ENTRY_WORDS + 3] !== 0) order[counts[words[s * ENTRY_WORDS]! >>> (32 - BUCKET_BITS)]!++] = s;
-  // counts[b] is now where bucket b ends.
-  let start = 0;
-  for (let b = 0; b < 1 << BUCKET_BITS; b++) {
-    const end = counts[b]!;
-    if (end - start > 1) sortBucket(words, order, start, end);
-    start = end;
-  }
-  return count;
-}
-
-function sortBucket(words: Uint32Array, order: Uint32Array, start: number, end: number): void {
-  const before = (x: number, y: number) => compare(words[x * ENTRY_WORDS]!, words[x * ENTRY_WORDS + 1]!, words[y * ENTRY_WORDS]!, words[y * ENTRY_WORDS + 1]!);
-  if (end - start > 32) {
-    order.set(Array.from(order.subarray(start, end)).sort(before), start);
-    return;
-  }
-  for (let i = start + 1; i < end; i++) {
-    const entry = order[i]!;
-    let j = i - 1;
-    while (j >= start && before(order[j]!, entry) > 0) {
-      order[j + 1] = order[j]!;
-      j--;
-    }
-    order[j + 1] = entry;
-  }
-}
-
-/**
- * The probe step, from `lo`'s high half: the bits of `hi` may all be choosing the block (up to 2^32 blocks),
- * and bits shared with the block's choice would make the keys of a block probe alike.
- */
-const stepOf = (lo: number) => ((lo >>> 16) | 1) >>> 0;
-
-/**
- * A blocked Bloom filter over (hi, lo) fingerprints, which are already uniform hashes: `hi` picks one 512-bit
- * block (one cache line), `lo` picks 6 bits in it. One memory access per key instead of one per probe; at
- * 8 bits a key about 1 false "maybe" in 50 when full.
- */
-class Bloom {
-  private readonly words: Uint32Array;
-  private readonly blocks: number;
-
-  constructor(readonly capacity: number) {
-    this.blocks = Bloom.blocksFor(capacity);
-    this.words = new Uint32Array(this.blocks * (BLOCK_BITS / 32));
-  }
-
-  static bytesFor(capacity: number): number {
-    return Bloom.blocksFor(capacity) * (BLOCK_BITS / 8);
-  }
-
-  /** The most keys a filter of at most `bytes` is made for (0 when not even a block fits). */
-  static capacityWithin(bytes: number): number {
-    if (!Number.isFinite(bytes)) return 0;
-    return Math.floor(Math.max(0, bytes) / (BLOCK_BITS / 8)) * (BLOCK_BITS / BLOOM_BITS_PER_KEY);
-  }
-
-  private static blocksFor(capacity: number): number {
-    return Math.max(1, Math.ceil((capacity * BLOOM_BITS_PER_KEY) / BLOCK_BITS));
-  }
-
-  get bytes(): number {
-    return this.words.byteLength;
-  }
-
-  add(hi: number, lo: number): void {
-    const base = ((hi >>> 0) % this.blocks) * (BLOCK_BITS / 32);
-    const step = stepOf(lo);
-    for (let i = 0, h = lo >>> 0; i < BLOOM_PROBES; i++, h = (h + step) >>> 0) {
-      const bit = h & (BLOCK_BITS - 1);
-      this.words[base + (bit >>> 5)]! |= 1 << (bit & 31);
-    }
-  }
-
-  mayHave(hi: number, lo: number): boolean {
-    const base = ((hi >>> 0) % this.blocks) * (BLOCK_BITS / 32);
-    const step = stepOf(lo);
-    for (let i = 0, h = lo >>> 0; i < BLOOM_PROBES; i++, h = (h + step) >>> 0) {
-      const bit = h & (BLOCK_BITS - 1);
-      if ((this.words[base + (bit >>> 5)]! & (1 << (bit & 31))) === 0) return false;
-    }
-    return true;
   }
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SourceDuplicates, idempotencyKeyFor, keyFingerprint, type Accepted } from '../../src/transform/index.js';
-import { SpillingKeyTable, orderByFingerprint } from '../../src/transform/spilling-key-table.js';
+import { orderByFingerprint } from '../../src/transform/fingerprint-order.js';
+import { SpillingKeyTable } from '../../src/transform/spilling-key-table.js';
 import { rng } from '../helpers/rng.js';
 
 const root = mkdtempSync(join(tmpdir(), 'chatport-spill-'));
