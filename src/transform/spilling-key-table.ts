@@ -52,6 +52,8 @@ export class SpillingKeyTable {
   private readonly runs: Run[] = [];
   private spilled = 0;
   private bloom = new Bloom(0);
+  /** The keys the filter had to be made for at its last making (its capacity may be more: spareFilterKeys). */
+  private bloomNeed = 0;
   private readonly block = Buffer.alloc(BLOCK_ENTRIES * ENTRY_BYTES);
   private readonly blockWords = new Uint32Array(this.block.buffer, this.block.byteOffset, BLOCK_ENTRIES * ENTRY_WORDS);
   private dirMade = false;
@@ -153,7 +155,10 @@ export class SpillingKeyTable {
     }
     this.runs.push({ fd, path, count, sparse });
     this.spilled += count;
-    if (rebuild) this.rebuildBloom(this.bloomCapacity());
+    if (rebuild) {
+      this.bloomNeed = this.neededFilterKeys();
+      this.rebuildBloom(Math.max(this.bloomNeed, this.spareFilterKeys()));
+    }
     // A table larger than the limit needs is made again smaller (clear keeps its capacity).
     const slots = slotsFor(this.limit);
     if (slots * ENTRY_BYTES < this.table.bytes) this.table = new KeyTable(slots);
@@ -166,7 +171,7 @@ export class SpillingKeyTable {
     const expected = this.expectedKeys();
     if (expected === undefined) return this.memoryKeys;
     // What the filter needs, not what it was given: room it took from the budget is not a need.
-    const filterBytes = Bloom.bytesFor(Math.max(this.spilled, this.filterKeysFor(expected)));
+    const filterBytes = Bloom.bytesFor(Math.max(this.bloomNeed, this.filterKeysFor(expected)));
     let keys = this.memoryKeys;
     while (keys / 2 >= this.memoryKeys / 4 && slotsFor(keys) * ENTRY_BYTES + filterBytes > this.memoryBudgetBytes) keys = Math.floor(keys / 2);
     return keys;
@@ -225,14 +230,17 @@ export class SpillingKeyTable {
     return { fd, path, count, sparse };
   }
 
+  /** Half again the keys spilled, or the input's expected keys and a tenth more (filterKeysFor). */
+  private neededFilterKeys(): number {
+    return Math.ceil(Math.max(this.spilled * 1.5, this.filterKeysFor(this.expectedKeys() ?? 0)));
+  }
+
   /**
-   * Half again the keys spilled, or the input's expected keys and a tenth more (filterKeysFor), or, when
-   * that is more, as many keys as the budget leaves beside the table: its rarer false "maybes" save block
-   * reads, and memory stays the same from small inputs to large ones.
+   * As many keys as the budget leaves beside the table, which the filter takes when that is more than it
+   * needs: its rarer false "maybes" save block reads, and memory stays the same from small inputs to large ones.
    */
-  private bloomCapacity(): number {
-    const needed = Math.ceil(Math.max(this.spilled * 1.5, this.filterKeysFor(this.expectedKeys() ?? 0)));
-    return Math.max(needed, Bloom.capacityWithin(this.memoryBudgetBytes - slotsFor(this.limit) * ENTRY_BYTES));
+  private spareFilterKeys(): number {
+    return Bloom.capacityWithin(this.memoryBudgetBytes - slotsFor(this.limit) * ENTRY_BYTES);
   }
 
   /** The input's expected keys and a tenth more, at most 40 times the table's keys or those spilled (an early guess can be far off). */
