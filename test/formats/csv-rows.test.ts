@@ -79,6 +79,14 @@ describe('CSV row reader', () => {
     }
   });
 
+  it('counts the physical lines of each row, plain lines and quoted ones mixed, with LF, CRLF and lone CR ends', () => {
+    const reader = new CsvRowReader({ delimiter: ',', quote: '"', bom: true });
+    const text = 'a,b\r\n1,"two\nlines"\n3,4\r5,6\n\n"x\r\ny",7\r\n8,9\n';
+    expect(reader.push(text)).toEqual([['a', 'b'], ['1', 'two\nlines'], ['3', '4'], ['5', '6'], [''], ['x\r\ny', '7'], ['8', '9']]);
+    expect(reader.takeLineCounts()).toEqual([1, 2, 1, 1, 1, 2, 1]);
+    expect(reader.end()).toEqual([]);
+  });
+
   it('takes another quote character, and a delimiter of several characters cut between pieces', () => {
     expect(read("a;'x;''y'''\n", 1, ';', "'")).toEqual([['a', "x;'y'"]]);
     expect(read('a||b||"c||d"\n1||||3', 1, '||')).toEqual([['a', 'b', 'c||d'], ['1', '', '3']]);
