@@ -53,10 +53,12 @@ export function countLineBreaks(text: string): number {
 
 /**
  * Finds, line by line, the lines of a text that hold no quote and no CR other than a CRLF's: the common
- * line, which needs no field-by-field parsing. Where the next quote and CR are is looked up once and kept
- * until passed, so a text without them costs one search each.
+ * line, which needs no field-by-field parsing. Where the next LF, quote and CR are is looked up once and
+ * kept until passed, so a text without them (lines ended by lone CRs have no LF) costs one search each,
+ * not one a line.
  */
 class PlainLines {
+  private nextLf = -1;
   private nextQuote = -1;
   private nextCr = -1;
   /** Where the line after the last plain one starts. */
@@ -70,8 +72,9 @@ class PlainLines {
   /** Where the line starting at `at` ends (before its LF or CRLF) if it is plain and whole, else -1. */
   endOf(at: number): number {
     const text = this.text;
-    const lf = text.indexOf('\n', at);
-    if (lf === -1) return -1;
+    if (this.nextLf < at) this.nextLf = indexOrEnd(text, '\n', at);
+    const lf = this.nextLf;
+    if (lf === text.length) return -1;
     if (this.nextQuote < at) this.nextQuote = indexOrEnd(text, this.quote, at);
     if (this.nextQuote < lf) return -1;
     if (this.nextCr < at) this.nextCr = indexOrEnd(text, '\r', at);
