@@ -61,8 +61,6 @@ class PlainLines {
   private nextLf = -1;
   private nextQuote = -1;
   private nextCr = -1;
-  /** Where the line after the last plain one starts. */
-  next = 0;
 
   constructor(
     private readonly text: string,
@@ -83,8 +81,12 @@ class PlainLines {
       if (this.nextCr !== lf - 1) return -1;
       end = lf - 1;
     }
-    this.next = lf + 1;
     return end;
+  }
+
+  /** Where the line after the plain one endOf() last found starts. */
+  get next(): number {
+    return this.nextLf + 1;
   }
 }
 

@@ -285,8 +285,9 @@ class UploadScanner {
       this.string();
       return;
     }
-    if (c === 0x74 /* t */ || c === 0x66 /* f */ || c === 0x6e /* n */) {
-      if (!this.token(TRUE_TOKEN) && !this.token(FALSE_TOKEN) && !this.token(NULL_TOKEN)) throw NOT_COMMON;
+    const literal = c === 0x74 /* t */ ? TRUE_TOKEN : c === 0x66 /* f */ ? FALSE_TOKEN : c === 0x6e /* n */ ? NULL_TOKEN : undefined;
+    if (literal !== undefined) {
+      if (!this.token(literal)) throw NOT_COMMON;
       return;
     }
     this.number();

@@ -29,7 +29,6 @@ export class Bloom {
 
   /** The most keys a filter of at most `bytes` is made for (0 when not even a block fits). */
   static capacityWithin(bytes: number): number {
-    if (!Number.isFinite(bytes)) return 0;
     return Math.floor(Math.max(0, bytes) / (BLOCK_BITS / 8)) * (BLOCK_BITS / BLOOM_BITS_PER_KEY);
   }
 

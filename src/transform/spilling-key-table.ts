@@ -240,6 +240,8 @@ export class SpillingKeyTable {
    * needs: its rarer false "maybes" save block reads, and memory stays the same from small inputs to large ones.
    */
   private spareFilterKeys(): number {
+    // Without a budget there is no room to hand out: the filter is what its keys need.
+    if (this.memoryBudgetBytes === Infinity) return 0;
     return Bloom.capacityWithin(this.memoryBudgetBytes - slotsFor(this.limit) * ENTRY_BYTES);
   }
 
