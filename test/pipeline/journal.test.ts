@@ -24,6 +24,22 @@ describe('journal', () => {
     expect(await readFile(path, 'utf8')).toBe('{"n":0}\n{"n":1}\n{"n":3}\n');
   });
 
+  it('has a line in the file as soon as its append resolves, before close', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'j.ndjson');
+    const j = await openJournal<{ n: number }>(path, 0);
+    await j.append({ n: 0 });
+    await j.append({ n: 1 });
+    expect(await readFile(path, 'utf8')).toBe('{"n":0}\n{"n":1}\n');
+    await j.close();
+  });
+
+  it('rejects an append whose write fails, and every append after it (a full disk: /dev/full)', async () => {
+    const j = await openJournal<{ n: number }>('/dev/full', 0);
+    await expect(j.append({ n: 0 })).rejects.toMatchObject({ code: 'ENOSPC' });
+    await expect(j.append({ n: 1 })).rejects.toMatchObject({ code: 'ENOSPC' });
+    await j.close();
+  });
+
   it('refuses a journal damaged in the middle, naming the line', async () => {
     const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'j.ndjson');
     await writeFile(path, '{"n":0}\n{"n":\n');
