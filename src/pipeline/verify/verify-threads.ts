@@ -3,6 +3,7 @@ import { isNotFoundError } from '../../api/index.js';
 import type { StageConfig } from '../../config/index.js';
 import { replyKeyOf } from '../import/replies/index.js';
 import type { RootThreads } from '../import/replies/roots.js';
+import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { where } from './describe.js';
 import { keyHashText, type ExpectedReplies } from './expected-replies.js';
 import { MessageIdSet } from './key-set.js';
@@ -49,13 +50,16 @@ export async function verifyThreads(
 ): Promise<ThreadsVerification> {
   const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
   const findings: ReplyFinding[] = [];
-  for (const { parent, replies: group } of replies.byParent()) {
+  // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
+  const reads = inOrderAhead(replies.byParent(), stage.options.concurrency, async ({ parent, replies: group }) => {
     const thread = roots.get(parent);
-    if (thread === undefined) {
+    return { parent, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
+  });
+  for await (const { parent, group, held } of reads) {
+    if (held === undefined) {
       out.orphans.push(...group);
       continue;
     }
-    const held = await threadReplies(client, stage, thread, signal);
     for (const r of held) out.replyIds.add(r.id);
     out.verified += compareThread(parent, replies, group, held, findings, out.differences);
   }

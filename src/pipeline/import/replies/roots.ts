@@ -5,6 +5,7 @@ import { detachString } from '../../../shared/detach-string.js';
 import { parseInt64, type Int64 } from '../../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../../shared/lossless-json.js';
 import type { Message } from '../../../wire/resources.js';
+import { inOrderAhead } from '../../../shared/in-order-ahead.js';
 import { writeFileAtomic } from '../../state/atomic-file.js';
 import { messageRefOf } from './refs.js';
 
@@ -43,18 +44,42 @@ export async function findRootThreads(
   if (cached) return { threads: new Map(Object.entries(cached)), empty: new Set() };
   const found: RootThreads = new Map();
   const empty = new Set<string>();
-  for (const [channelId, refs] of wanted) {
-    let missing = refs.size;
-    for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
-      const ref = messageRefOf(stage, message.properties);
-      if (ref === undefined || !refs.has(ref) || found.has(ref)) continue;
-      const thread = replyThreadIdOf(message);
-      // A ref cut from the page's text would keep the whole page alive (detach-string.ts).
-      if (thread !== undefined) found.set(detachString(ref), thread);
-      if (thread !== undefined && message.repliesCount === 0) empty.add(String(thread));
-      if (--missing === 0) break;
+  // Channels are read `concurrency` at a time (each page waits on the platform); what they hold is
+  // gathered in the order of `wanted`, so the cache file is the same whichever answer came first.
+  for await (const roots of inOrderAhead(wanted, stage.options.concurrency, ([channelId, refs]) => rootsInChannel(client, stage, channelId, refs, signal))) {
+    for (const root of roots) {
+      if (found.has(root.ref)) continue;
+      found.set(root.ref, root.thread);
+      if (root.empty) empty.add(String(root.thread));
     }
   }
   if (cacheFile !== undefined) await writeFileAtomic(cacheFile, stringifyJson(Object.fromEntries(found)));
   return { threads: found, empty };
+}
+
+interface FoundRoot {
+  ref: string;
+  thread: Int64;
+  /** The root's `repliesCount` was 0 when read. */
+  empty: boolean;
+}
+
+/** The wanted roots one channel holds, read oldest first until every one of them is found (or the channel ends). */
+async function rootsInChannel(client: ChatportClient, stage: StageConfig, channelId: string, refs: ReadonlySet<string>, signal: AbortSignal): Promise<FoundRoot[]> {
+  const roots: FoundRoot[] = [];
+  const seen = new Set<string>();
+  let missing = refs.size;
+  for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
+    const ref = messageRefOf(stage, message.properties);
+    if (ref === undefined || !refs.has(ref) || seen.has(ref)) continue;
+    const thread = replyThreadIdOf(message);
+    if (thread !== undefined) {
+      // A ref cut from the page's text would keep the whole page alive (detach-string.ts).
+      const kept = detachString(ref);
+      seen.add(kept);
+      roots.push({ ref: kept, thread, empty: message.repliesCount === 0 });
+    }
+    if (--missing === 0) break;
+  }
+  return roots;
 }
