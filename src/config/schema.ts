@@ -135,7 +135,7 @@ const stageOptions = z
   .strictObject({
     chunkRecords: z.number().int().min(1).max(100_000).optional().describe(`Most items per import file. Default ${DEFAULT_STAGE_OPTIONS.chunkRecords}.`),
     chunkBytes: z.number().int().min(1024).optional().describe(`Most bytes per import file. Default ${DEFAULT_STAGE_OPTIONS.chunkBytes} (1 MiB). A single item larger than this is rejected.`),
-    concurrency: z.number().int().min(1).max(64).optional().describe(`Import jobs in flight at once. Default ${DEFAULT_STAGE_OPTIONS.concurrency}.`),
+    concurrency: z.number().int().min(1).max(64).optional().describe(`Import jobs in flight at once; also the most reply sends, and reads of the platform (roots, verification), under way at once. Default ${DEFAULT_STAGE_OPTIONS.concurrency}.`),
     lanes: z
       .number()
       .int()

@@ -4,6 +4,7 @@ import { JobFailedError } from '../../api/index.js';
 import { parseRecordBatches } from '../../formats/index.js';
 import type { Sleep } from '../../shared/async.js';
 import { ChatportError } from '../../shared/errors.js';
+import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import type { Logger } from '../../shared/logger.js';
 import { openExportDownload } from '../export/download.js';
 import type { PlatformChannel, PlatformUser } from './compare-records.js';
@@ -42,19 +43,21 @@ export async function readPlatformChannels(deps: PlatformReadDeps): Promise<Plat
   return channels;
 }
 
-/** Usernames of each channel's members: DIRECT channels carry them, group channels are read page by page. */
-export async function readMemberships(channels: ReadonlyMap<string, PlatformChannel>, deps: PlatformReadDeps): Promise<Map<string, Set<string>>> {
+/**
+ * Usernames of each channel's members: DIRECT channels carry them, group channels are read page by page,
+ * `concurrency` channels at a time (each page waits on the platform).
+ */
+export async function readMemberships(channels: ReadonlyMap<string, PlatformChannel>, deps: PlatformReadDeps, concurrency: number): Promise<Map<string, Set<string>>> {
   const out = new Map<string, Set<string>>();
-  for (const [key, channel] of channels) {
-    if (channel.members) {
-      out.set(key, new Set(channel.members));
-      continue;
-    }
-    const names = new Set<string>();
-    for await (const u of deps.client.channels.members(parseInt64(channel.id)!, { pageSize: 100, ...withSignal(deps.signal) })) names.add(u.name);
-    out.set(key, names);
-  }
+  const reads = inOrderAhead(channels, concurrency, async ([key, channel]) => ({ key, names: channel.members ? new Set(channel.members) : await memberNames(channel, deps) }));
+  for await (const { key, names } of reads) out.set(key, names);
   return out;
+}
+
+async function memberNames(channel: PlatformChannel, deps: PlatformReadDeps): Promise<Set<string>> {
+  const names = new Set<string>();
+  for await (const u of deps.client.channels.members(parseInt64(channel.id)!, { pageSize: 100, ...withSignal(deps.signal) })) names.add(u.name);
+  return names;
 }
 
 /** Starts the messages export now (it runs on the platform while the source is read); `finished()` waits for it. */

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatportClient } from '../../api/index.js';
-import type { PipelineConfig, ShardSpec, StageConfig } from '../../config/index.js';
+import { DEFAULT_STAGE_OPTIONS, type PipelineConfig, type ShardSpec, type StageConfig } from '../../config/index.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
@@ -78,7 +78,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const matched = matchChannels(channelsToMatch(expected), channels, config.id);
   if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
   if (expected.members.size > 0) {
-    const held = await readMemberships(new Map([...matched.byKey].filter(([key]) => expected.members.has(key))), platform);
+    const membersStage = config.stages.find((s) => s.stage === 'members') ?? config.stages.find((s) => s.stage === 'channels');
+    const held = await readMemberships(new Map([...matched.byKey].filter(([key]) => expected.members.has(key))), platform, membersStage?.options.concurrency ?? DEFAULT_STAGE_OPTIONS.concurrency);
     record('members', [...expected.members.values()].reduce((n, m) => n + m.size, 0), compareMembers(expected.members, held));
   }
   let contentChecked = 0;

@@ -4,6 +4,7 @@ import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
 import { compareMessages, type MessageFinding, type MessageSides, type Region } from './compare-messages.js';
 import { classifyContentRegions, type ContentRegion } from './content-regions.js';
+import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { where } from './describe.js';
 import type { ExpectedReadDeps } from './expected-source.js';
 import { messageContentDifferences, readMessagesAt, type SourceMessage } from './source-messages.js';
@@ -59,9 +60,12 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   // Aligned messages that the platform says were edited, and the sample: compared in full.
   const checks = new Map<number, { channelKey: string; platformId: bigint }>(comparison.matched);
   for (const e of comparison.edited) checks.set(e.ordinal, e);
-  for (const [ordinal, { channelKey, platformId }] of checks) {
+  // Read `concurrency` at a time (each waits on the platform), compared in order.
+  const reads = inOrderAhead(checks, input.stage.options.concurrency, async ([ordinal, { channelKey, platformId }]) => {
     const src = source.get(ordinal);
-    const found = src && !inRegions.has(ordinal) && (await fetcher.get(platformId));
+    return { src, channelKey, platformId, found: src && !inRegions.has(ordinal) ? await fetcher.get(platformId) : undefined };
+  });
+  for await (const { src, channelKey, platformId, found } of reads) {
     if (!src || !found) continue;
     const fields = messageContentDifferences(src.item, found);
     if (fields.length === 0) continue;
@@ -120,10 +124,13 @@ function changed(src: SourceMessage | undefined, channelKey: string, platformId:
   };
 }
 
-/** GET /messages/{id}, each id once, at most `limit` of them. */
+/**
+ * GET /messages/{id}, each id once, at most `limit` of them. The reads under way are kept too, so two
+ * asking for the same id at once share one read.
+ */
 class MessageFetcher {
   fetched = 0;
-  private readonly cache = new Map<bigint, Message>();
+  private readonly cache = new Map<bigint, Promise<Message>>();
 
   constructor(
     private readonly client: ChatportClient,
@@ -131,12 +138,12 @@ class MessageFetcher {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  async get(id: bigint): Promise<Message | undefined> {
+  get(id: bigint): Promise<Message | undefined> {
     const cached = this.cache.get(id);
-    if (cached || this.fetched >= this.limit) return cached;
+    if (cached || this.fetched >= this.limit) return cached ?? Promise.resolve(undefined);
     this.fetched++;
-    const message = await this.client.messages.get(int64(id), this.signal ? { signal: this.signal } : {});
-    this.cache.set(id, message);
-    return message;
+    const read = this.client.messages.get(int64(id), this.signal ? { signal: this.signal } : {});
+    this.cache.set(id, read);
+    return read;
   }
 }
