@@ -50,7 +50,7 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   let findings = comparison.findings;
   let verified = comparison.verified;
   if (byContent) {
-    const regions = await readRegions(comparison.regions, source, fetcher);
+    const regions = await readRegions(comparison.regions, source, fetcher, input.stage.options.concurrency);
     const classified = classifyContentRegions(regions);
     findings = classified.findings;
     verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
@@ -75,14 +75,15 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   return { differences, verified, contentChecked: fetcher.fetched };
 }
 
-async function readRegions(regions: readonly Region[], source: ReadonlyMap<number, SourceMessage>, fetcher: MessageFetcher): Promise<ContentRegion[]> {
-  const out: ContentRegion[] = [];
-  for (const region of regions) {
-    const platform: Message[] = [];
-    for (const id of region.platformIds) platform.push((await fetcher.get(id))!);
-    out.push({ channelKey: region.channelKey, source: region.ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform });
-  }
-  return out;
+/** The regions' platform messages, read `width` at a time (the fetch budget was checked to hold them all). */
+async function readRegions(regions: readonly Region[], source: ReadonlyMap<number, SourceMessage>, fetcher: MessageFetcher, width: number): Promise<ContentRegion[]> {
+  const fetched: Message[] = [];
+  for await (const message of inOrderAhead(regions.flatMap((r) => r.platformIds), width, (id) => fetcher.get(id))) fetched.push(message!);
+  let at = 0;
+  return regions.map((region) => {
+    const platform = fetched.slice(at, (at += region.platformIds.length));
+    return { channelKey: region.channelKey, source: region.ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform };
+  });
 }
 
 async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher): Promise<Difference[]> {
