@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { growSmallHeapFreely } from '../../src/shared/heap-sizing.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -35,5 +36,35 @@ describe('keepHeapSmall', () => {
     expect(alone.most).toBeGreaterThan(16);
     const tuned = run(true);
     expect(tuned.most).toBeLessThanOrEqual(Math.max(16, tuned.atStart));
+  });
+});
+
+describe('growSmallHeapFreely (the sandbox)', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('lets the old generation grow fourfold until the heap holds what it is told, then hands growth back to V8 and stops looking', () => {
+    vi.useFakeTimers();
+    const flags: string[] = [];
+    let used = 10 * 2 ** 20;
+    let reads = 0;
+    growSmallHeapFreely(64, { setFlags: (f) => flags.push(f), usedBytes: () => (reads++, used) });
+    expect(flags).toEqual(['--heap-growing-percent=300']);
+    vi.advanceTimersByTime(5_000);
+    expect(flags).toEqual(['--heap-growing-percent=300']);
+    used = 64 * 2 ** 20 - 1;
+    vi.advanceTimersByTime(1_000);
+    expect(flags).toEqual(['--heap-growing-percent=300']);
+    used = 64 * 2 ** 20;
+    vi.advanceTimersByTime(100);
+    expect(flags).toEqual(['--heap-growing-percent=300', '--heap-growing-percent=0']);
+    const readsThen = reads;
+    vi.advanceTimersByTime(10_000);
+    expect(reads).toBe(readsThen);
+  });
+
+  it('hands growth back at once when the heap already holds that much', () => {
+    const flags: string[] = [];
+    growSmallHeapFreely(1, { setFlags: (f) => flags.push(f), usedBytes: () => 2 ** 20 });
+    expect(flags).toEqual(['--heap-growing-percent=300', '--heap-growing-percent=0']);
   });
 });
