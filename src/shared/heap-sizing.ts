@@ -35,7 +35,7 @@ export function keepHeapSmall(youngMb: number = YOUNG_GENERATION_MB): void {
 /**
  * Lets the sandbox's small heap grow freely (`chatport sandbox`, before its modules load). An import's
  * uploads and stored texts pass through memory outside the heap, and with V8's own growth its heap of
- * 15–40 MB was fully collected about twenty times per million messages (a fifth of its CPU was on GC
+ * 15–40 MB was fully collected about twenty times per million messages (a fifth of its CPU was on V8's
  * helper threads). With the old generation growing fourfold between full collections until the heap holds
  * `untilMb`, a 1M-message CSV import cost the sandbox 9% less CPU (median of six pairs taken in turn,
  * 2026-11-27) for about 10 MB more RSS. Past it V8 decides again: a 10M-message rehearsal peaked as before.
