@@ -62,87 +62,115 @@ export function chunkNeedsWork(chunk: ChunkState): boolean {
 }
 
 export async function importChunk(stage: StageName, chunk: ChunkState, ops: ChunkOps, policy: ChunkPolicy = DEFAULT_CHUNK_POLICY): Promise<ChunkOutcome> {
-  const refused: number[] = [];
-  let imported = 0;
-  // FAILED tries of each part in this attempt (the journal's counts include earlier attempts).
-  const tries = new Map<PartPath, number>();
-  const triesOf = (part: PartPath) => tries.get(part) ?? 0;
+  return new ChunkImport(stage, chunk, ops, policy).run();
+}
 
-  const runPart = async (part: PartPath, lo: number, hi: number): Promise<void> => {
+/** One chunk's import in this attempt: what it imported and refused so far, and the FAILED tries of each part. */
+class ChunkImport {
+  private readonly refused: number[] = [];
+  private imported = 0;
+  /** FAILED tries of each part in this attempt (the journal's counts include earlier attempts). */
+  private readonly tries = new Map<PartPath, number>();
+
+  constructor(
+    private readonly stage: StageName,
+    private readonly chunk: ChunkState,
+    private readonly ops: ChunkOps,
+    private readonly policy: ChunkPolicy,
+  ) {}
+
+  async run(): Promise<ChunkOutcome> {
+    const { chunk, refused } = this;
+    await this.runPart('', 0, chunk.records);
+    refused.sort((a, b) => a - b);
+    chunk.done = true;
+    await this.ops.record({ t: 'chunk-done', stage: this.stage, seq: chunk.seq, imported: this.imported, refused: refused.length });
+    return { imported: this.imported, refused };
+  }
+
+  private triesOf(part: PartPath): number {
+    return this.tries.get(part) ?? 0;
+  }
+
+  private async runPart(part: PartPath, lo: number, hi: number): Promise<void> {
+    const { chunk } = this;
     if (chunk.finished.has(part)) {
-      if (hi - lo === 1 && chunk.refused.has(lo)) await withdrawRefusal(lo);
-      imported += hi - lo;
+      if (hi - lo === 1 && chunk.refused.has(lo)) await this.withdrawRefusal(lo);
+      this.imported += hi - lo;
       return;
     }
-    if (hi - lo === 1) return chunk.refused.has(lo) ? retryRefused(part, lo) : runSingle(part, lo);
-    const maxAttempts = part === '' ? policy.wholeChunkAttempts : 1;
+    if (hi - lo === 1) return chunk.refused.has(lo) ? this.retryRefused(part, lo) : this.runSingle(part, lo);
+    const maxAttempts = part === '' ? this.policy.wholeChunkAttempts : 1;
     // A part whose children already started was split in an earlier attempt: go straight to them.
     const splitBefore = hasDescendants(chunk, part);
-    while (!splitBefore && triesOf(part) < maxAttempts) {
-      if ((await sendAndWait(part, lo, hi)) === 'FINISHED') {
-        imported += hi - lo;
+    while (!splitBefore && this.triesOf(part) < maxAttempts) {
+      if ((await this.sendAndWait(part, lo, hi)) === 'FINISHED') {
+        this.imported += hi - lo;
         return;
       }
     }
     const mid = lo + Math.ceil((hi - lo) / 2);
-    await runPart(`${part}0`, lo, mid);
-    await runPart(`${part}1`, mid, hi);
-  };
+    await this.runPart(`${part}0`, lo, mid);
+    await this.runPart(`${part}1`, mid, hi);
+  }
 
   /** One item alone: its tries, then proof that the platform completes jobs, then a last try. */
-  const runSingle = async (part: PartPath, index: number): Promise<void> => {
+  private async runSingle(part: PartPath, index: number): Promise<void> {
+    const { ops, stage, chunk } = this;
     let finishedAtFirstFailure: number | undefined;
-    while (triesOf(part) < policy.singleItemAttempts) {
-      if ((await sendAndWait(part, index, index + 1)) === 'FINISHED') {
-        imported++;
+    while (this.triesOf(part) < this.policy.singleItemAttempts) {
+      if ((await this.sendAndWait(part, index, index + 1)) === 'FINISHED') {
+        this.imported++;
         return;
       }
       finishedAtFirstFailure ??= ops.health.finished;
     }
     if (finishedAtFirstFailure === undefined || ops.health.finished <= finishedAtFirstFailure) await ops.health.confirmWorking(stage, ops.probe);
-    if ((await sendAndWait(part, index, index + 1)) === 'FINISHED') {
-      imported++;
+    if ((await this.sendAndWait(part, index, index + 1)) === 'FINISHED') {
+      this.imported++;
       return;
     }
     chunk.refused.add(index);
-    await ops.record({ t: 'item-refused', stage, seq: chunk.seq, index, attempts: triesOf(part) });
-    refused.push(index);
-  };
+    await ops.record({ t: 'item-refused', stage, seq: chunk.seq, index, attempts: this.triesOf(part) });
+    this.refused.push(index);
+  }
 
   /** An item an earlier attempt refused: tried once more. */
-  const retryRefused = async (part: PartPath, index: number): Promise<void> => {
-    if ((await sendAndWait(part, index, index + 1)) === 'FINISHED') {
-      await withdrawRefusal(index);
-      imported++;
-    } else refused.push(index);
-  };
+  private async retryRefused(part: PartPath, index: number): Promise<void> {
+    if ((await this.sendAndWait(part, index, index + 1)) === 'FINISHED') {
+      await this.withdrawRefusal(index);
+      this.imported++;
+    } else this.refused.push(index);
+  }
 
-  const withdrawRefusal = async (index: number): Promise<void> => {
-    chunk.refused.delete(index);
-    await ops.record({ t: 'refusal-withdrawn', stage, seq: chunk.seq, index });
-  };
+  private async withdrawRefusal(index: number): Promise<void> {
+    this.chunk.refused.delete(index);
+    await this.ops.record({ t: 'refusal-withdrawn', stage: this.stage, seq: this.chunk.seq, index });
+  }
 
-  const submit = async (part: PartPath, lo: number, hi: number): Promise<Int64> => {
+  private async submit(part: PartPath, lo: number, hi: number): Promise<Int64> {
+    const { ops, chunk } = this;
     const jobId = await ops.submit(lo, hi, part);
     chunk.inFlight.set(part, jobId);
-    await ops.record({ t: 'part-submitted', stage, seq: chunk.seq, part, jobId, at: ops.now() });
+    await ops.record({ t: 'part-submitted', stage: this.stage, seq: chunk.seq, part, jobId, at: ops.now() });
     return jobId;
-  };
+  }
 
-  const sendAndWait = async (part: PartPath, lo: number, hi: number): Promise<'FINISHED' | 'FAILED'> => {
+  private async sendAndWait(part: PartPath, lo: number, hi: number): Promise<'FINISHED' | 'FAILED'> {
+    const { ops, chunk, stage } = this;
     const journalled = chunk.inFlight.get(part);
-    let jobId = journalled ?? (await submit(part, lo, hi));
+    let jobId = journalled ?? (await this.submit(part, lo, hi));
     let state = await ops.wait(jobId);
     // A job of an earlier run the platform no longer knows is forgotten and its part sent again: safe,
     // as every item carries its idempotency key. A job sent just now that is unknown is not waited out.
-    if (state === 'GONE' && journalled !== undefined) state = await ops.wait((jobId = await submit(part, lo, hi)));
+    if (state === 'GONE' && journalled !== undefined) state = await ops.wait((jobId = await this.submit(part, lo, hi)));
     if (state === 'GONE') throw jobUnknown(stage, chunk.seq, part, jobId);
     chunk.inFlight.delete(part);
     ops.health.ended(state);
     if (state === 'FINISHED') chunk.finished.add(part);
     else {
       chunk.failures.set(part, (chunk.failures.get(part) ?? 0) + 1);
-      tries.set(part, triesOf(part) + 1);
+      this.tries.set(part, this.triesOf(part) + 1);
     }
     await ops.record({ t: 'part-ended', stage, seq: chunk.seq, part, jobId, state, at: ops.now() });
     if (state === 'FAILED') {
@@ -151,13 +179,7 @@ export async function importChunk(stage: StageName, chunk: ChunkState, ops: Chun
       if (ops.health.failingIndiscriminately) await ops.health.confirmWorking(stage, ops.probe);
     }
     return state;
-  };
-
-  await runPart('', 0, chunk.records);
-  refused.sort((a, b) => a - b);
-  chunk.done = true;
-  await ops.record({ t: 'chunk-done', stage, seq: chunk.seq, imported, refused: refused.length });
-  return { imported, refused };
+  }
 }
 
 function jobUnknown(stage: StageName, seq: number, part: PartPath, jobId: Int64): ChatportError {

@@ -1,30 +1,25 @@
-import { createHash } from 'node:crypto';
 import type { ChatportClient } from '../../api/index.js';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import { Chunker, isOversize, type Accepted, type Chunk, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Reason, type SourceDuplicates } from '../../transform/index.js';
+import type { Accepted, ChannelIdLookup, DuplicateLine, DuplicateVerdict, Processed, Reason, RecordPosition, SourceDuplicates } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
 import type { JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
-import type { ChunkState, StageState } from '../state/run-state.js';
-import { countHeld, countsOfUnsent, type HeldRecords } from './held-records.js';
-import { chunkNeedsWork, importChunk, type ChunkOps } from './import-chunk.js';
+import type { StageState } from '../state/run-state.js';
+import { countHeld, countsOfUnsent, type HeldOutcome, type HeldRecords } from './held-records.js';
 import { existingOutcome } from './existing-users.js';
-import { JobHealth } from './job-health.js';
-import { noteRateLimit } from './rate-limit-note.js';
-import { OrderedScheduler } from './ordered-scheduler.js';
 import { readStageBatches } from './read-stage.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 import { int64Mod, type Int64 } from '../../shared/int64.js';
-import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 import { openStageDuplicates } from './stage-duplicates.js';
-import { openStageReplies, type ReplyOutcome } from './replies/index.js';
+import { openStageReplies, type ReplyOutcome, type StageReplies } from './replies/index.js';
 import { watchStageFields } from './stage-fields.js';
+import { StageChunks, type StageTally } from './stage-chunks.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -74,271 +69,195 @@ export interface StageRunContext {
 }
 
 /**
- * Bytes the open chunks of all groups may hold together (members are chunked per channel, messages per
- * lane). Open chunks are JavaScript strings, so a byte of JSON costs one to two bytes of heap, plus the
- * records' positions: measured on 1M messages over 100 channels chunked per channel, 32 MiB peaked at
- * 526 MB RSS and 8 MiB at about 300 MB.
- */
-const OPEN_CHUNKS_BUDGET_BYTES = 8 * 1024 * 1024;
-
-/** The probe's file: an import with no items (see importChunk). */
-const EMPTY_IMPORT = Buffer.from('[]');
-
-/**
  * Runs one stage: reads its input, writes rejects, cuts chunks, uploads them (order kept per channel),
  * waits for their jobs and isolates refused items. Resumable from the journal: a rerun reads the input
  * again, gets byte-identical chunks, skips those already done and finishes the rest.
  */
 export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
-  const { stage: stageConfig, state, mode } = ctx;
-  const stage = stageConfig.stage;
-  const counts = emptyCounts();
-  const started = ctx.now();
-  const rejects = await RejectsWriter.open(ctx.paths.stageRejects(ctx.runId, stage));
-  let duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
-  const options = stageConfig.options;
-  const maxRejects = ctx.maxRejects ?? options.maxRejects;
-  const lanes = options.lanes;
-  const chunker = new Chunker<number>({ maxRecords: options.chunkRecords, maxBytes: options.chunkBytes, maxOpenBytes: OPEN_CHUNKS_BUDGET_BYTES });
-  let chunkDirReady: Promise<unknown> | undefined;
-  const scheduler = new OrderedScheduler(options.concurrency);
-  const health = new JobHealth();
-  const rateLimitedBefore = ctx.uploader?.rateLimited() ?? 0;
-  /** Jobs this attempt submitted and has not yet waited for (see `wait`). */
-  const submittedHere = new Set<Int64>();
-  const progress = () => {
-    counts.durationMs = ctx.now() - started;
-    ctx.onProgress(stage, counts);
-  };
+  const rejects = await RejectsWriter.open(ctx.paths.stageRejects(ctx.runId, ctx.stage.stage));
+  return new StageRun(ctx, rejects).run();
+}
 
-  const reject = async (kind: 'invalid' | 'refused', line: Parameters<typeof rejectLineOf>) => {
+/** What reading the input needs besides the records: the replies, and the source's duplicate keys. */
+interface InputPass {
+  /** Absent when the stage has none (only messages with a parent are replies). */
+  replies: StageReplies | undefined;
+  duplicates: SourceDuplicates;
+}
+
+/**
+ * One run of one stage, in named steps: `run` (the input read, or a stage done before counted from the
+ * journal), `take` for each record read (synchronous unless it has something to await), `send` for an
+ * accepted one, and the chunks' own steps in StageChunks. It holds the stage's counts and rejects files.
+ */
+class StageRun implements StageTally {
+  readonly counts = emptyCounts();
+  private readonly stage: StageName;
+  private readonly started: number;
+  private readonly maxRejects: number | undefined;
+  private readonly chunks: StageChunks;
+  private duplicates: SourceDuplicates | undefined;
+  private duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
+
+  constructor(
+    private readonly ctx: StageRunContext,
+    private readonly rejects: RejectsWriter,
+  ) {
+    this.stage = ctx.stage.stage;
+    this.started = ctx.now();
+    this.maxRejects = ctx.maxRejects ?? ctx.stage.options.maxRejects;
+    this.chunks = new StageChunks(ctx, this);
+  }
+
+  async run(): Promise<StageCounts> {
+    const { ctx } = this;
+    try {
+      if (!ctx.state.done || ctx.mode !== 'import') await this.readInput();
+      else Object.assign(this.counts, countsFromJournal(ctx.state));
+    } catch (error) {
+      await this.chunks.settleSent();
+      throw error;
+    } finally {
+      this.duplicates?.close();
+      await this.rejects.close();
+      await this.duplicateLog?.close();
+      this.progress();
+    }
+    return this.counts;
+  }
+
+  progress(): void {
+    this.counts.durationMs = this.ctx.now() - this.started;
+    this.ctx.onProgress(this.stage, this.counts);
+  }
+
+  positionOf(ordinal: number): RecordPosition {
+    return this.duplicates!.positionOf(ordinal);
+  }
+
+  async reject(kind: 'invalid' | 'refused', line: Parameters<typeof rejectLineOf>): Promise<void> {
+    const { counts, maxRejects } = this;
     counts.rejected++;
     if (kind === 'refused') counts.refused++;
-    await rejects.write(rejectLineOf(...line));
+    await this.rejects.write(rejectLineOf(...line));
     if (maxRejects !== undefined && counts.rejected > maxRejects)
-      throw new ChatportError(`the ${stage} stage has more than ${maxRejects} rejected records (see ${rejects.path}); stopping`, {
+      throw new ChatportError(`the ${this.stage} stage has more than ${maxRejects} rejected records (see ${this.rejects.path}); stopping`, {
         code: 'REJECT_LIMIT_EXCEEDED',
-        details: { stage, maxRejects, rejectsFile: rejects.path },
+        details: { stage: this.stage, maxRejects, rejectsFile: this.rejects.path },
       });
-  };
+  }
+
+  /** The whole input, record by record, then the last chunks, the replies and the stage's end in the journal. */
+  private async readInput(): Promise<void> {
+    const pass = await this.openInputPass();
+    const fields = watchStageFields(this.ctx.config, this.ctx.stage);
+    for await (const batch of readStageBatches(this.ctx.config, this.ctx.stage, this.readingOptions(fields))) {
+      // Synchronous per record; awaits only for a reject line or a finished chunk (a few per thousand).
+      for (const processed of batch) {
+        const pending = this.take(processed, pass);
+        if (pending) await pending;
+      }
+    }
+    if (this.ctx.signal.aborted) throw this.ctx.signal.reason;
+    await this.chunks.finish();
+    for (const warning of fields?.warnings(this.counts.read) ?? []) this.ctx.onWarning?.(warning);
+    await this.finishInput(pass.replies);
+  }
+
+  private async openInputPass(): Promise<InputPass> {
+    const { ctx } = this;
+    const replies = await openStageReplies({
+      stage: ctx.stage,
+      runDir: ctx.paths.runDir(ctx.runId),
+      ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal } } : {}),
+    });
+    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
+    const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);
+    this.duplicates = await openStageDuplicates(ctx.stage, readAgain, ctx.signal, ctx.logger, spillDir, () => expectedRecords(this.counts));
+    return { replies, duplicates: this.duplicates };
+  }
+
+  private readingOptions(fields: ReturnType<typeof watchStageFields>): Parameters<typeof readStageBatches>[2] {
+    const { ctx, counts } = this;
+    const onInputBytes = (read: number, total: number | undefined) => {
+      counts.bytesRead = read;
+      if (total !== undefined) counts.bytesTotal = total;
+    };
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+  }
+
+  /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */
+  private take(processed: Processed, pass: InputPass): Promise<void> | undefined {
+    const { counts } = this;
+    const ordinal = ++counts.read;
+    if (ordinal % 10_000 === 0) this.progress();
+    pass.duplicates.note(ordinal, processed.position);
+    if (processed.kind === 'skipped') counts.skipped++;
+    else if (processed.kind === 'rejected') return this.reject('invalid', [this.stage, 'invalid', processed.position, processed.reasons, processed.raw]);
+    else return this.takeAccepted(processed, ordinal, pass);
+    return undefined;
+  }
+
+  /** An accepted record: checked against the rest of the run and the platform, then sent unless it need not be. */
+  private takeAccepted(processed: Accepted, ordinal: number, pass: InputPass): Promise<void> | undefined {
+    const { ctx, counts, stage } = this;
+    // A user the platform already has is not sent, so what would stop it being sent does not apply.
+    const existing = existingOutcome(ctx.config, ctx.stage, processed.sourceKey);
+    const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
+    if (problems && problems.length > 0) return this.reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
+    const json = stringifyJson(processed.item);
+    const verdict = pass.duplicates.check(ordinal, processed, json);
+    if (verdict !== undefined) return this.settleDuplicate(verdict, processed);
+    if (existing !== undefined) {
+      counts.skipped++;
+      if (existing === 'matched') counts.matched = (counts.matched ?? 0) + 1;
+      return undefined;
+    }
+    // A promise only for a patch or a changed-list line: a microtask per record costs.
+    const held = ctx.held?.settle(processed);
+    if (held instanceof Promise) return held.then((settled) => this.send(processed, json, ordinal, settled, pass.replies));
+    return this.send(processed, json, ordinal, held, pass.replies);
+  }
+
+  /** A record to send, unless what the platform holds settles it: into a chunk, or queued as a reply. */
+  private send(processed: Accepted, json: string, ordinal: number, held: HeldOutcome | undefined, replies: StageReplies | undefined): Promise<void> | undefined {
+    const { stage } = this;
+    if (held?.kind === 'conflict') return this.reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item]);
+    if (held && held.kind !== 'send') {
+      countHeld(this.counts, held.kind);
+      return undefined;
+    }
+    this.ctx.onAccepted?.(processed.item, processed.sourceKey);
+    const parent = replies?.parentOf(processed);
+    if (parent !== undefined) return this.queueReply(processed, parent, replies!);
+    const added = this.chunks.add(json, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
+    if (added === undefined || added instanceof Promise) return added;
+    return this.reject('invalid', [stage, 'invalid', processed.position, [added.reason], processed.item]);
+  }
+
+  /** Sent into its root's thread once the imports have finished: pending until then. */
+  private async queueReply(processed: Accepted, parent: string, replies: StageReplies): Promise<void> {
+    await replies.queue(processed, parent);
+    this.counts.pending++;
+  }
 
   /** A key seen again: a duplicate or superseded record is counted and listed, a conflicting one rejected. */
-  const settleDuplicate = async (verdict: DuplicateVerdict, processed: Accepted) => {
-    if (verdict.kind === 'conflict') return reject('invalid', [stage, 'invalid', processed.position, [verdict.reason], processed.item]);
-    counts[verdict.kind === 'duplicate' ? 'duplicates' : 'skipped']++;
-    duplicateLog ??= await RejectsWriter.open<DuplicateLine & { stage: StageName }>(ctx.paths.stageDuplicates(ctx.runId, stage));
-    await duplicateLog.write({ stage, ...verdict.line });
-  };
-
-  const handleChunk = async (chunk: Chunk<number>) => {
-    counts.chunks++;
-    if (mode === 'validate') {
-      counts.pending += chunk.records;
-      chunker.release(chunk);
-      return;
-    }
-    const sha256 = createHash('sha256').update(chunk.bytes).digest('hex');
-    let chunkState = state.chunks.get(chunk.seq);
-    if (chunkState && chunkState.sha256 !== sha256)
-      throw new ChatportError(
-        `the ${stage} input or its chunk options (chunkRecords, chunkBytes, lanes) changed since the interrupted run (chunk ${chunk.seq} differs); finish with the original input and options, or start over with --restart`,
-        { code: 'INPUT_CHANGED', details: { stage, seq: chunk.seq } },
-      );
-    // Chunk files are derived from the input, so they need no fsync: a resumed run checks the sha256 above
-    // and writes every unfinished chunk again from the bytes it just rebuilt, so a file torn by a crash is
-    // never uploaded.
-    if (!chunkState || (chunkNeedsWork(chunkState) && mode === 'import')) {
-      const file = chunkState?.file ?? ctx.paths.chunkFile(ctx.runId, stage, chunk.seq);
-      await (chunkDirReady ??= mkdir(dirname(file), { recursive: true }));
-      await writeFile(file, chunk.bytes);
-    }
-    if (!chunkState) {
-      const event = { t: 'chunk-written', stage, seq: chunk.seq, file: ctx.paths.chunkFile(ctx.runId, stage, chunk.seq), records: chunk.records, bytes: chunk.bytes.length, sha256 } as const;
-      await ctx.journal.append(event);
-      chunkState = newChunkState(event);
-      state.chunks.set(chunk.seq, chunkState);
-    }
-    if (mode === 'dry-run' || !ctx.uploader) {
-      counts.pending += chunk.records;
-      chunker.release(chunk);
-      return;
-    }
-    // In flight, a chunk holds its bytes (sent as they are) and its records' ordinals (numbers, not position
-    // objects: those outlived young-generation collections and filled the old one); its items are read
-    // back from the file only if a FAILED job makes it split (rare), or for refused items. The reader waits
-    // while 2 × concurrency chunks are in flight, which bounds this memory.
-    const file = chunkState.file;
-    const metas = chunk.metas;
-    const records = chunk.records;
-    const whole = chunk.bytes;
-    let items: Promise<string[]> | undefined;
-    const loadItems = () => (items ??= readChunkItems(file));
-    if (!chunkNeedsWork(chunkState)) {
-      chunker.release(chunk);
-      await settleOutcome(metas, loadItems, records - chunkState.refused.size, [...chunkState.refused].sort((a, b) => a - b));
-      state.chunks.delete(chunk.seq);
-      return;
-    }
-    const orderKeys = orderKeysOf(stage, chunk);
-    await scheduler.waitBelow(options.concurrency * 2);
-    const uploader = ctx.uploader;
-    const current = chunkState;
-    const channelId = stage === 'members' ? (chunk.group as Int64) : undefined;
-    const wait = async (jobId: Int64) => {
-      // A job an earlier attempt submitted counts as submitted here too, so finished never exceeds submitted.
-      if (!submittedHere.delete(jobId)) counts.jobs.submitted++;
-      const state = await uploader.wait(jobId);
-      if (state === 'FINISHED') counts.jobs.finished++;
-      else if (state === 'FAILED') counts.jobs.failed++;
-      return state;
-    };
-    const ops: ChunkOps = {
-      submit: async (lo, hi, part) => {
-        counts.jobs.submitted++;
-        const body = { bytes: lo === 0 && hi === records ? whole : Buffer.from(`[${(await loadItems()).slice(lo, hi).join(',')}]`) };
-        const jobId = await uploader.submit(stage, body, channelId, part);
-        submittedHere.add(jobId);
-        await notePacing(uploader);
-        return jobId;
-      },
-      wait,
-      probe: async () => {
-        const jobId = await uploader.submit(stage, { bytes: EMPTY_IMPORT }, channelId, 'probe');
-        submittedHere.add(jobId);
-        counts.jobs.submitted++;
-        const state = await wait(jobId);
-        // A probe the platform forgot at once proves nothing works: taken as FAILED (the run stops, retryable).
-        return state === 'GONE' ? 'FAILED' : state;
-      },
-      health,
-      record: (event) => ctx.journal.append(event),
-      onFailedJob: (info) => uploader.onFailedJob(info),
-      now: () => new Date(ctx.now()).toISOString(),
-    };
-    scheduler.schedule(orderKeys, async () => {
-      const outcome = await importChunk(stage, current, ops);
-      // Every send of the chunk's bytes is over (retries and splits included): its buffer can be reused.
-      chunker.release(chunk);
-      await settleOutcome(metas, loadItems, outcome.imported, outcome.refused);
-      // Each chunk is met once per read of the input: a settled one is never looked up again, and
-      // keeping it would make memory grow with the input (the journal has it for a resumed run).
-      state.chunks.delete(current.seq);
-    });
-  };
-
-  let rateLimitedNoted = rateLimitedBefore;
-  const notePacing = async (uploader: ChunkUploader) => {
-    noteRateLimit(counts, stage, uploader, rateLimitedBefore, ctx.logger);
-    const rateLimited = uploader.rateLimited();
-    // For report.html's charts: written only when new 429s came, so a calm run adds no events.
-    if (rateLimited === rateLimitedNoted) return;
-    rateLimitedNoted = rateLimited;
-    await ctx.journal.append({ t: 'upload-pacing', stage, concurrency: options.concurrency, rateLimited, at: new Date(ctx.now()).toISOString() });
-  };
-
-  const settleOutcome = async (ordinals: number[], loadItems: () => Promise<string[]>, imported: number, refused: number[]) => {
-    counts.imported += imported;
-    const items = refused.length > 0 ? await loadItems() : [];
-    for (const index of refused) {
-      const position = duplicates!.positionOf(ordinals[index]!);
-      const reason = { field: '', expected: 'an item the platform accepts', found: 'an import job that FAILED with this item alone', message: 'refused by the platform: the import job FAILED with this item alone, after retries' };
-      await reject('refused', [stage, 'refused', position, [reason], parseJsonExact(items[index]!, 'bigint')]);
-    }
-    progress();
-  };
-
-  let duplicates: SourceDuplicates | undefined;
-  try {
-    if (!state.done || mode !== 'import') {
-      const replies = await openStageReplies({
-        stage: stageConfig,
-        runDir: ctx.paths.runDir(ctx.runId),
-        ...(mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: state.replies, signal: ctx.signal } } : {}),
-      });
-      const readAgain = () => readStageBatches(ctx.config, stageConfig, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
-      duplicates = await openStageDuplicates(stageConfig, readAgain, ctx.signal, ctx.logger, join(ctx.paths.runDir(ctx.runId), `spilled-keys-${stage}`), () => expectedRecords(counts));
-      const fields = watchStageFields(ctx.config, stageConfig);
-      const onInputBytes = (read: number, total: number | undefined) => {
-        counts.bytesRead = read;
-        if (total !== undefined) counts.bytesTotal = total;
-      };
-      const reading = { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
-      for await (const batch of readStageBatches(ctx.config, stageConfig, reading)) {
-        // Synchronous per record; awaits only for a reject line or a finished chunk (a few per thousand).
-        for (const processed of batch) {
-          const ordinal = ++counts.read;
-          if (ordinal % 10_000 === 0) progress();
-          duplicates.note(ordinal, processed.position);
-          if (processed.kind === 'skipped') counts.skipped++;
-          else if (processed.kind === 'rejected') await reject('invalid', [stage, 'invalid', processed.position, processed.reasons, processed.raw]);
-          else {
-            // A user the platform already has is not sent, so what would stop it being sent does not apply.
-            const existing = existingOutcome(ctx.config, stageConfig, processed.sourceKey);
-            const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
-            if (problems && problems.length > 0) {
-              await reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
-              continue;
-            }
-            const json = stringifyJson(processed.item);
-            const verdict = duplicates.check(ordinal, processed, json);
-            if (verdict !== undefined) {
-              await settleDuplicate(verdict, processed);
-              continue;
-            }
-            if (existing !== undefined) {
-              counts.skipped++;
-              if (existing === 'matched') counts.matched = (counts.matched ?? 0) + 1;
-              continue;
-            }
-            // Awaited only when it is a promise (a patch or a changed-list line): a microtask per record costs.
-            let held = ctx.held?.settle(processed);
-            if (held instanceof Promise) held = await held;
-            if (held?.kind === 'conflict') {
-              await reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item]);
-              continue;
-            }
-            if (held && held.kind !== 'send') {
-              countHeld(counts, held.kind);
-              continue;
-            }
-            ctx.onAccepted?.(processed.item, processed.sourceKey);
-            const parent = replies?.parentOf(processed);
-            if (parent !== undefined) {
-              // Sent into its root's thread once the imports have finished: pending until then.
-              await replies!.queue(processed, parent);
-              counts.pending++;
-              continue;
-            }
-            const result = chunker.addJson(json, ordinal, groupOf(stage, processed, lanes));
-            if (isOversize(result)) await reject('invalid', [stage, 'invalid', processed.position, [result.reason], processed.item]);
-            else for (const chunk of result) await handleChunk(chunk);
-          }
-        }
-      }
-      if (ctx.signal.aborted) throw ctx.signal.reason;
-      for (const chunk of chunker.finish()) await handleChunk(chunk);
-      for (const warning of fields?.warnings(counts.read) ?? []) ctx.onWarning?.(warning);
-      await scheduler.drain();
-      if (replies && mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, reject));
-      if (mode === 'import') {
-        await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}) });
-        await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
-        state.done = true;
-      }
-    } else {
-      Object.assign(counts, countsFromJournal(state));
-    }
-  } catch (error) {
-    // Let chunks already sent settle so the journal records their jobs, then report the first failure.
-    await scheduler.drain().catch(() => undefined);
-    throw error;
-  } finally {
-    duplicates?.close();
-    await rejects.close();
-    await duplicateLog?.close();
-    progress();
+  private async settleDuplicate(verdict: DuplicateVerdict, processed: Accepted): Promise<void> {
+    if (verdict.kind === 'conflict') return this.reject('invalid', [this.stage, 'invalid', processed.position, [verdict.reason], processed.item]);
+    this.counts[verdict.kind === 'duplicate' ? 'duplicates' : 'skipped']++;
+    this.duplicateLog ??= await RejectsWriter.open<DuplicateLine & { stage: StageName }>(this.ctx.paths.stageDuplicates(this.ctx.runId, this.stage));
+    await this.duplicateLog.write({ stage: this.stage, ...verdict.line });
   }
-  return counts;
+
+  /** After the last record: the replies sent, and the stage's totals and end journaled. */
+  private async finishInput(replies: StageReplies | undefined): Promise<void> {
+    const { ctx, counts, stage } = this;
+    if (replies && ctx.mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, (kind, line) => this.reject(kind, line)));
+    if (ctx.mode !== 'import') return;
+    await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}) });
+    await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
+    ctx.state.done = true;
+  }
 }
 
 /** The records the whole input may hold, from those read so far and the share of its bytes they took. */
@@ -393,18 +312,4 @@ function groupOf(stage: StageName, accepted: Accepted, lanes: number): Int64 | u
   if (stage === 'members') return accepted.channelId;
   if (stage === 'messages') return int64Mod(accepted.item.channelId as Int64, lanes);
   return undefined;
-}
-
-/** Messages of one channel must be applied in order: chunks of the same lane never overlap. */
-function orderKeysOf(stage: StageName, chunk: Chunk<number>): string[] {
-  return stage === 'messages' ? [String(chunk.group)] : [];
-}
-
-/** The items of a chunk file as the exact JSON texts the chunker wrote (the lossless pair round-trips its own output, int64 ids too). */
-async function readChunkItems(file: string): Promise<string[]> {
-  return (parseJsonExact(await readFile(file, 'utf8'), 'bigint') as unknown[]).map((item) => stringifyJson(item));
-}
-
-function newChunkState(e: { seq: number; file: string; records: number; bytes: number; sha256: string }): ChunkState {
-  return { ...e, inFlight: new Map(), finished: new Set(), refused: new Set(), failures: new Map(), done: false };
 }
