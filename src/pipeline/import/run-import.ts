@@ -13,10 +13,10 @@ import type { ChannelIdLookup } from '../../transform/index.js';
 import { sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { JournalEvent, StageName } from '../state/events.js';
-import { openJournal, readJournalEvents } from '../state/journal.js';
+import { openJournal, readJournalEvents, type Journal } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { RunPaths } from '../state/run-paths.js';
-import { RunStateFold, foldRunState } from '../state/run-state.js';
+import { RunStateFold, foldRunState, type RunState } from '../state/run-state.js';
 import { claimStateFolder } from '../state/state-owner.js';
 import { collectChannelKeys, resolveChannelIds, type ChannelKeys } from './channel-ids.js';
 import { checkMappedFields } from './check-mapped-fields.js';
@@ -73,13 +73,46 @@ export interface ImportRunDeps {
  * report (also written as report.json); throws only for run-level failures, after saving state.
  */
 export async function runImport(options: ImportRunOptions, deps: ImportRunDeps = {}): Promise<RunReport> {
-  const { config } = options;
   const mode = options.mode ?? 'import';
-  const logger = deps.logger ?? createSilentLogger();
-  const now = deps.now ?? realNow;
-  const signal = deps.signal ?? new AbortController().signal;
   if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
+  const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: deps.signal ?? new AbortController().signal };
+  const run = await openRun(options, deps, env);
+  const outcome = await runStages(run, options, deps, env);
+  return closeRun(run, outcome, options, deps, env);
+}
 
+/** What every step of a run needs: its mode, logger, clock and stop signal. */
+interface RunEnv {
+  mode: 'import' | 'dry-run';
+  logger: Logger;
+  now: Now;
+  signal: AbortSignal;
+}
+
+/** A run under way: its folder (locked), its id and attempt, its state as the journal left it, its journal. */
+interface OpenedRun {
+  paths: RunPaths;
+  lock: Awaited<ReturnType<typeof acquireLock>>;
+  runId: string;
+  attempt: number;
+  state: RunState;
+  journal: Pick<Journal<JournalEvent>, 'append' | 'close'>;
+  startedAt: number;
+  logger: Logger;
+}
+
+/** What the stages came to: their counts, warnings, the run's status and the failure that stopped it. */
+interface StagesOutcome {
+  stages: Partial<Record<StageName, StageCounts>>;
+  warnings: RunWarning[];
+  status: RunStatus;
+  failure: unknown;
+}
+
+/** Pre-flight, then the state folder locked and read: the unfinished run resumed, or a new one started. */
+async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunEnv): Promise<OpenedRun> {
+  const { config } = options;
+  const { mode, logger, now, signal } = env;
   // Refused before anything is sent: a missing or unreadable input (exit 66 / 65), then a mapping that
   // names a column the input does not have (exit 78).
   await preflightInputs(config, sourceOptionsOf(config), signal);
@@ -107,7 +140,6 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   }
   const runId = resuming ? state.runId! : ulid();
   const attempt = resuming ? state.attempt + 1 : 1;
-  const run = resuming ? state : foldRunState([]);
   // A dry run leaves the import's run state alone: its events go nowhere.
   const journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : { append: async () => undefined, close: async () => undefined };
   if (unfinished && !resuming) await journal.append({ t: 'run-ended', runId: state.runId!, status: 'abandoned', at: iso(now()) });
@@ -116,20 +148,24 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
   deps.onRunStarted?.(paths.runDir(runId));
   if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt, ...(config.trial ? { trial: config.trial } : {}) });
   runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
+  return { paths, lock, runId, attempt, state: resuming ? state : foldRunState([]), journal, startedAt, logger: runLogger };
+}
 
+/** Every stage in order; a failure or a signal stops the run and is kept for the report, never thrown here. */
+async function runStages(run: OpenedRun, options: ImportRunOptions, deps: ImportRunDeps, env: RunEnv): Promise<StagesOutcome> {
+  const { config } = options;
+  const { mode, signal } = env;
+  const { paths, runId, logger } = run;
   // Uploads get a grace period after a signal; job polling stops at once (the journal has the job ids).
   const uploads = new AbortController();
   const onAbort = () => setTimeout(() => uploads.abort(signal.reason), options.drainMs ?? 20_000).unref();
   signal.addEventListener('abort', onAbort, { once: true });
-  const uploader =
-    mode === 'import' ? createClientUploader(deps.client!, { signal, uploadSignal: uploads.signal, logger: runLogger }, options.uploader) : undefined;
+  const uploader = mode === 'import' ? createClientUploader(deps.client!, { signal, uploadSignal: uploads.signal, logger }, options.uploader) : undefined;
 
-  const stages: Partial<Record<StageName, StageCounts>> = {};
-  const warnings: RunWarning[] = [];
+  const outcome: StagesOutcome = { stages: {}, warnings: [], status: mode === 'dry-run' ? 'dry-run' : 'succeeded', failure: undefined };
+  const { stages, warnings } = outcome;
   const sources = sourceOptionsOf(config);
   let channelIds: ChannelIdLookup | undefined;
-  let status: RunStatus = mode === 'dry-run' ? 'dry-run' : 'succeeded';
-  let failure: unknown;
   const latest: Partial<Record<StageName, StageCounts>> = {};
   const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal);
   try {
@@ -138,11 +174,11 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
       const stage = stageConfig.stage;
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
         channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
-      runLogger.info({ stage }, 'stage starting');
-      const held = mode === 'import' && !run.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger: runLogger }) : undefined;
+      logger.info({ stage }, 'stage starting');
+      const held = mode === 'import' && !run.state.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger }) : undefined;
       stages[stage] = await runStage({
-        config, stage: stageConfig, runId, paths, state: run.stages[stage], journal, mode, sources, signal, now,
-        logger: runLogger,
+        config, stage: stageConfig, runId, paths, state: run.state.stages[stage], journal: run.journal, mode, sources, signal, now: env.now,
+        logger,
         ...(await checks.forStage(stageConfig)),
         ...(uploader ? { uploader, client: deps.client! } : {}),
         ...(channelIds ? { channelIds } : {}),
@@ -154,32 +190,40 @@ export async function runImport(options: ImportRunOptions, deps: ImportRunDeps =
         },
         onWarning: (w) => {
           warnings.push(w);
-          runLogger.warn({ stage: w.stage, path: w.path, field: w.field }, w.message);
+          logger.warn({ stage: w.stage, path: w.path, field: w.field }, w.message);
         },
       });
       held?.close();
-      runLogger.info({ stage, counts: stages[stage] }, 'stage finished');
+      logger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
-    if (mode === 'import' && sumTotals(stages).rejected > 0) status = 'completed-with-rejects';
+    if (mode === 'import' && sumTotals(stages).rejected > 0) outcome.status = 'completed-with-rejects';
   } catch (error) {
-    failure = error;
-    status = signal.aborted ? 'interrupted' : 'failed';
+    outcome.failure = error;
+    outcome.status = signal.aborted ? 'interrupted' : 'failed';
     addFailedStageCounts(stages, latest);
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+  return outcome;
+}
 
-  const report = await writeRunOutputs({ config, paths, runId, attempt, status, stages, warnings, startedAt, endedAt: now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
+/** The report written, the run's end journaled and its folder unlocked, then the verification; a failure is thrown last. */
+async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportRunOptions, deps: ImportRunDeps, env: RunEnv): Promise<RunReport> {
+  const { config } = options;
+  const { mode, signal } = env;
+  const { paths, runId, journal, logger } = run;
+  const { status, failure } = outcome;
+  const report = await writeRunOutputs({ config, paths, runId, attempt: run.attempt, status, stages: outcome.stages, warnings: outcome.warnings, startedAt: run.startedAt, endedAt: env.now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
   if (mode === 'import' && (status === 'succeeded' || status === 'completed-with-rejects'))
     await journal.append({ t: 'run-ended', runId, status, at: report.endedAt });
   await journal.close();
-  await lock.release();
-  runLogger.info({ status, totals: report.totals }, 'run ended');
+  await run.lock.release();
+  logger.info({ status, totals: report.totals }, 'run ended');
   try {
     if (options.verify && mode === 'import' && failure === undefined)
-      await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger: runLogger, signal, ...options.verify });
+      await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger, signal, ...options.verify });
   } finally {
-    await writeRunPage(report, paths.journal, runLogger);
+    await writeRunPage(report, paths.journal, logger);
   }
   if (failure !== undefined) {
     if (isChatportError(failure)) failure.details.report = report.runDir;
