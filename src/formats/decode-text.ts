@@ -1,11 +1,12 @@
-import { isAscii, isUtf8 } from 'node:buffer';
+import { isAscii } from 'node:buffer';
 import { Transform, type TransformCallback } from 'node:stream';
 import { FormatError } from './errors.js';
+import { Utf8Marking, markText } from '../shared/utf8-marks.js';
 
 /**
  * Text encodings a source may declare. `utf-16` takes the byte order from the file's byte order mark.
  * Whatever the declared encoding, the parsers read valid UTF-8: TextNormalizer below turns the file's bytes
- * into it, and marks each byte the encoding cannot read (see INVALID_BYTE_MARK) so that the record holding
+ * into it, and marks each byte the encoding cannot read (see src/shared/utf8-marks.ts) so that the record holding
  * it is rejected instead of carrying U+FFFD to the platform.
  */
 export const SOURCE_ENCODINGS = ['utf-8', 'latin1', 'windows-1252', 'utf-16le', 'utf-16be', 'utf-16'] as const;
@@ -27,78 +28,11 @@ export function normalizeEncoding(name: string): SourceEncoding | undefined {
   return (SOURCE_ENCODINGS as readonly string[]).includes(lower) ? (lower as SourceEncoding) : ENCODING_ALIASES[lower];
 }
 
-/**
- * An unreadable byte `b` becomes the character U+10FF00 + b (private use, plane 16), which is valid UTF-8
- * for every parser and keeps the byte's value for the message. In JavaScript text it is the surrogate pair
- * U+DBFF, U+DF00 + b. Records are searched for it only in files that had an unreadable byte.
- */
-export const INVALID_BYTE_HIGH = 0xdbff;
-export const INVALID_BYTE_LOW_BASE = 0xdf00;
-
 /** windows-1252 at 0x80–0x9F (elsewhere it is latin1); 0 where the code page defines no character. */
 const CP1252_HIGH = [
   0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
   0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178,
 ];
-
-/** The UTF-8 bytes of the mark for an unreadable byte. */
-function markBytes(byte: number): number[] {
-  const cp = 0x10ff00 + byte;
-  return [0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f)];
-}
-
-function markText(byte: number): string {
-  return String.fromCharCode(INVALID_BYTE_HIGH, INVALID_BYTE_LOW_BASE + byte);
-}
-
-const isContinuation = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80;
-const inRange = (b: number | undefined, lo: number, hi: number) => b !== undefined && b >= lo && b <= hi;
-
-/** Length of the well-formed UTF-8 sequence at `i` (RFC 3629 table), or 0 when the byte at `i` starts none. */
-function sequenceLength(b: Uint8Array, i: number): number {
-  const c = b[i]!;
-  if (c < 0x80) return 1;
-  if (c < 0xc2) return 0;
-  if (c < 0xe0) return isContinuation(b[i + 1]) ? 2 : 0;
-  if (c < 0xf0) return inRange(b[i + 1], c === 0xe0 ? 0xa0 : 0x80, c === 0xed ? 0x9f : 0xbf) && isContinuation(b[i + 2]) ? 3 : 0;
-  if (c < 0xf5) return inRange(b[i + 1], c === 0xf0 ? 0x90 : 0x80, c === 0xf4 ? 0x8f : 0xbf) && isContinuation(b[i + 2]) && isContinuation(b[i + 3]) ? 4 : 0;
-  return 0;
-}
-
-/**
- * Where a trailing sequence that may still be completed by the next read starts (the buffer's length when
- * there is none): it is held back so that a character split between two reads is not taken for bad bytes.
- */
-function completeLength(b: Uint8Array): number {
-  for (let i = b.length - 1; i >= Math.max(0, b.length - 3); i--) {
-    const c = b[i]!;
-    if ((c & 0xc0) === 0x80) continue;
-    const need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
-    return b.length - i < need ? i : b.length;
-  }
-  return b.length;
-}
-
-/** UTF-8 with every unreadable byte replaced by its mark; `marked` counts them. */
-function markInvalidUtf8(b: Uint8Array): { bytes: Buffer; marked: number } {
-  const parts: Buffer[] = [];
-  let marked = 0;
-  let runStart = 0;
-  for (let i = 0; i < b.length; ) {
-    const n = sequenceLength(b, i);
-    if (n > 0) {
-      i += n;
-      continue;
-    }
-    if (i > runStart) parts.push(Buffer.from(b.subarray(runStart, i)));
-    parts.push(Buffer.from(markBytes(b[i]!)));
-    marked++;
-    i++;
-    runStart = i;
-  }
-  if (runStart < b.length) parts.push(Buffer.from(b.subarray(runStart)));
-  return { bytes: Buffer.concat(parts), marked };
-}
 
 /** String.prototype.isWellFormed (Node 20; TypeScript's lib here predates it). */
 const isWellFormed = (text: string): boolean => (text as string & { isWellFormed(): boolean }).isWellFormed();
@@ -119,6 +53,7 @@ export class TextNormalizer extends Transform {
   private encoding: SourceEncoding;
   private head: Buffer | undefined = Buffer.alloc(0);
   private held: Buffer | undefined;
+  private readonly utf8 = new Utf8Marking();
 
   constructor(
     encoding: SourceEncoding,
@@ -198,18 +133,10 @@ export class TextNormalizer extends Transform {
   }
 
   private convertUtf8(chunk: Buffer, last: boolean): void {
-    const data = this.held ? Buffer.concat([this.held, chunk]) : chunk;
-    const end = last ? data.length : completeLength(data);
-    this.held = end < data.length ? Buffer.from(data.subarray(end)) : undefined;
-    const body = data.subarray(0, end);
-    if (body.length === 0) return;
-    if (isUtf8(body)) {
-      this.push(body);
-      return;
-    }
-    const { bytes, marked } = markInvalidUtf8(body);
-    this.invalidBytes += marked;
-    this.push(bytes);
+    const marked = this.utf8.marked;
+    const bytes = this.utf8.take(chunk, last);
+    this.invalidBytes += this.utf8.marked - marked;
+    if (bytes.length > 0) this.push(bytes);
   }
 
   private decodeCp1252(chunk: Buffer): string {

@@ -146,6 +146,22 @@ describe('message kinds', () => {
     ]);
   });
 
+  it('files and attachments keep no access token in any URL kept in properties (previews, conversions, images)', () => {
+    const token = 'xoxe-1234-SECRET';
+    const m = item(
+      msg('1.000001', {
+        text: 'clip',
+        files: [{ id: 'F1', name: 'a.mp4', url_private: `https://files.invalid/F1/a.mp4?t=${token}`, mp4: `https://files.invalid/F1/a.mp4?t=${token}`, vtt: `https://files.invalid/F1/a.vtt?t=${token}&x=1`, thumb_360_gif: `https://files.invalid/F1/t.gif?t=${token}`, converted_pdf: `https://files.invalid/F1/c.pdf?t=${token}` }],
+        attachments: [{ fallback: 'img', image_url: `https://files.invalid/i.png?x=1&t=${token}`, from_url: 'https://video.invalid/v?t=30' }],
+      }),
+    );
+    expect(JSON.stringify(m)).not.toContain('xoxe');
+    const file = (sourceOf(m).files as Array<{ extra?: unknown }>)[0]!;
+    expect(file.extra).toEqual({ mp4: 'https://files.invalid/F1/a.mp4', vtt: 'https://files.invalid/F1/a.vtt?x=1', thumb_360_gif: 'https://files.invalid/F1/t.gif', converted_pdf: 'https://files.invalid/F1/c.pdf' });
+    // A `t` that is not a token (a video's start time) stays.
+    expect(sourceOf(m).extra).toMatchObject({ attachments: [{ fallback: 'img', image_url: 'https://files.invalid/i.png?x=1', from_url: 'https://video.invalid/v?t=30' }] });
+  });
+
   it('reactions with skin tones go to properties', () => {
     const reacted = item(msg('1.000001', { reactions: [{ name: 'thumbsup::skin-tone-3', users: ['U1', 'U2'], count: 2 }, { name: 'tada', users: ['U2'], count: 1 }] }));
     expect(sourceOf(reacted).reactions).toEqual([

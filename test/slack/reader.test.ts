@@ -68,7 +68,7 @@ describe('reading a generated export as a folder and as a zip', () => {
     expect(folders.has('D0001')).toBe(true); // DMs by id
     expect(folders.has('café-☕')).toBe(true); // a UTF-8 name
     const days = await collect(readConversationDays(zip, folders.get('empty-days')!));
-    expect(days[0]).toEqual({ file: days[0]!.file, date: days[0]!.date, messages: [] });
+    expect(days[0]).toEqual({ file: days[0]!.file, date: days[0]!.date, messages: [], invalidBytes: 0 });
     expect(listUnrecognizedFiles(zip)).toEqual([]);
   });
 });
@@ -166,6 +166,42 @@ describe('zip bomb guards', () => {
     const path = await write('wholefile.zip', minimalExportEntries([{ name: 'general/2020-01-01.json', data: `[${'"x",'.repeat(10_000)}"x"]` }]));
     const exp = await openSlackExport(path, { limits: { maxWholeFileBytes: 1000 } });
     await expect(collect(readConversationDays(exp, ['general/2020-01-01.json'], { maxWholeFileBytes: 1000 }))).rejects.toMatchObject({ code: 'SLACK_ZIP_BOMB' });
+    await exp.close();
+  });
+});
+
+describe('damaged entries', () => {
+  const day = '[{"type":"message","ts":"1.000001","user":"U1","text":"hello dc"}]';
+  const damaged = day.replace('hello', 'jello');
+
+  it.each([
+    ['stored', false],
+    ['deflated', true],
+  ])('refuses a %s day file whose bytes do not match its CRC-32, naming the entry', async (_kind, compress) => {
+    const dir = await useTempDir();
+    const path = await writeRawZip(dir, 'damaged.zip', minimalExportEntries([{ name: 'general/2020-01-01.json', data: damaged, crcOf: day, compress }]));
+    const exp = await openSlackExport(path);
+    await expect(readWholeFile(exp, 'general/2020-01-01.json', 1e6)).rejects.toMatchObject({
+      code: 'SLACK_ZIP_UNREADABLE',
+      message: expect.stringMatching(/damaged\.zip!general\/2020-01-01\.json: the entry is damaged \(its CRC-32 is [0-9a-f]{8}, the zip declares [0-9a-f]{8}\)/),
+    });
+    await exp.close();
+  });
+
+  it('refuses a streamed users.json whose bytes do not match its CRC-32', async () => {
+    const dir = await useTempDir();
+    const users = JSON.stringify([{ id: 'U1', team_id: 'T1', name: 'ana' }]);
+    const entries = minimalExportEntries().map((e) => (e.name === 'users.json' ? { ...e, data: users.replace('ana', 'anb'), crcOf: users } : e));
+    const exp = await openSlackExport(await writeRawZip(dir, 'users.zip', entries));
+    await expect(collect(readSlackUsers(exp))).rejects.toMatchObject({ code: 'SLACK_ZIP_UNREADABLE', message: expect.stringContaining('users.json: the entry is damaged') });
+    await exp.close();
+  });
+
+  it('reads entries whose CRC-32 matches', async () => {
+    const dir = await useTempDir();
+    const exp = await openSlackExport(await writeRawZip(dir, 'sound.zip', minimalExportEntries([{ name: 'general/2020-01-01.json', data: day }])));
+    expect(await readWholeFile(exp, 'general/2020-01-01.json', 1e6)).toContain('hello dc');
+    expect(await collect(readSlackUsers(exp))).toHaveLength(1);
     await exp.close();
   });
 });

@@ -95,9 +95,11 @@ async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordM
   try {
     for await (const batch of readDiscordMessages(exp, f.file)) {
       signal?.throwIfAborted();
-      yield batch.map(({ key, value }) => {
+      yield batch.map(({ key, value, unreadable }) => {
         next = key + 1;
-        return messageOutcome(value, { file: f.file, index: key }, placement, context);
+        const position = { file: f.file, index: key };
+        if (unreadable) return { kind: 'rejected', position, field: unreadable.field ?? '', expected: 'text in UTF-8', reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId };
+        return messageOutcome(value, position, placement, context);
       });
     }
   } catch (error) {

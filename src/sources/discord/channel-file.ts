@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import streamValues from 'stream-json/streamers/stream-values.js';
+import { Utf8MarkingStream, unreadableTextIn, utf8TextMarked, type UnreadableText } from '../../shared/utf8-marks.js';
 import { readBatches } from '../../shared/read-batches.js';
 import { ChatportError } from '../../shared/errors.js';
 import { SLACK_EXPORT_ERROR, openSlackExport, layoutOfFilesEnding, type SlackExport } from '../slack/index.js';
@@ -29,7 +30,7 @@ export class DiscordFileError extends ChatportError {
 
 /** The `guild` and `channel` objects at the top of a file: read until both are seen, the rest left unread. */
 export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown }> {
-  const values = pipeline(await exp.openFile(file), pick.withParserAsStream({ filter: /^(guild|channel)$/ }), streamValues.asStream(), () => undefined);
+  const values = pipeline(await exp.openFile(file), new Utf8MarkingStream(), pick.withParserAsStream({ filter: /^(guild|channel)$/ }), streamValues.asStream(), () => undefined);
   const found: Record<string, unknown> = {};
   try {
     for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
@@ -54,38 +55,59 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
 const WHOLE_FILE_BYTES = 16 * 2 ** 20;
 const BATCH = 512;
 
-/** The file's messages, in batches of `{index, value}`; a syntax error names the file and the last message read. */
-export async function* readDiscordMessages(exp: SlackExport, file: string): AsyncGenerator<Array<{ key: number; value: unknown }>> {
+/**
+ * One message of a file, by its index. `unreadable`: the message holds a byte of the file that is not
+ * UTF-8 (marked, never silently turned into U+FFFD), so it is rejected by name.
+ */
+export interface DiscordFileMessage {
+  key: number;
+  value: unknown;
+  unreadable?: UnreadableText;
+}
+
+/** The file's messages, in batches; a syntax error names the file and the last message read. */
+export async function* readDiscordMessages(exp: SlackExport, file: string): AsyncGenerator<DiscordFileMessage[]> {
   const whole = await readWholeIfSmall(exp, file);
   if (whole === undefined) return yield* streamDiscordMessages(exp, file);
   let messages: unknown;
   try {
-    messages = (JSON.parse(whole) as { messages?: unknown }).messages;
+    messages = (JSON.parse(whole.text) as { messages?: unknown }).messages;
   } catch {
     // Not valid JSON as a whole: the streaming parser finds where it breaks and yields what comes before.
     return yield* streamDiscordMessages(exp, file);
   }
   if (!Array.isArray(messages)) throw new DiscordFileError(`${exp.origin}: ${file} has no messages array; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
-  for (let i = 0; i < messages.length; i += BATCH) yield messages.slice(i, i + BATCH).map((value, j) => ({ key: i + j, value }));
+  for (let i = 0; i < messages.length; i += BATCH) yield withUnreadable(messages.slice(i, i + BATCH).map((value, j) => ({ key: i + j, value })), whole.invalidBytes);
 }
 
-async function readWholeIfSmall(exp: SlackExport, file: string): Promise<string | undefined> {
+/** The batch, each message holding an unreadable byte's mark named (only looked for once the file had one). */
+function withUnreadable(batch: DiscordFileMessage[], invalidBytes: number): DiscordFileMessage[] {
+  if (invalidBytes === 0) return batch;
+  for (const message of batch) {
+    const unreadable = unreadableTextIn(message.value, 'UTF-8');
+    if (unreadable) message.unreadable = unreadable;
+  }
+  return batch;
+}
+
+async function readWholeIfSmall(exp: SlackExport, file: string): Promise<{ text: string; invalidBytes: number } | undefined> {
   try {
-    const text = (await exp.readWhole(file, WHOLE_FILE_BYTES)).toString('utf8');
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    const { text, invalidBytes } = utf8TextMarked(await exp.readWhole(file, WHOLE_FILE_BYTES));
+    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, invalidBytes };
   } catch (error) {
     if (error instanceof ChatportError && error.code === SLACK_EXPORT_ERROR.zipBomb) return undefined;
     throw error;
   }
 }
 
-async function* streamDiscordMessages(exp: SlackExport, file: string): AsyncGenerator<Array<{ key: number; value: unknown }>> {
-  const elements = pipeline(await exp.openFile(file), pick.withParserAsStream({ filter: 'messages' }), streamArray.asStream(), () => undefined);
+async function* streamDiscordMessages(exp: SlackExport, file: string): AsyncGenerator<DiscordFileMessage[]> {
+  const text = new Utf8MarkingStream();
+  const elements = pipeline(await exp.openFile(file), text, pick.withParserAsStream({ filter: 'messages' }), streamArray.asStream(), () => undefined);
   let last = -1;
   try {
-    for await (const batch of readBatches<{ key: number; value: unknown }>(elements)) {
+    for await (const batch of readBatches<DiscordFileMessage>(elements)) {
       last = batch[batch.length - 1]?.key ?? last;
-      yield batch;
+      yield withUnreadable(batch, text.marked);
     }
   } catch (error) {
     throw new DiscordFileError(`${exp.origin}: ${file}: the messages cannot be read after message ${last} (${(error as Error).message})`, { file: exp.origin, entry: file, index: last + 1 }, error);

@@ -1,4 +1,5 @@
 import streamArray from 'stream-json/streamers/stream-array.js';
+import { utf8TextMarked } from '../../shared/utf8-marks.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import type { SlackExport } from './export.js';
 
@@ -28,8 +29,17 @@ export async function* readJsonArray(exp: SlackExport, file: string): AsyncGener
   }
 }
 
-/** Reads a whole file as text, refusing files larger than `maxBytes` before they exhaust memory. */
+/**
+ * Reads a whole file as text, refusing files larger than `maxBytes` before they exhaust memory. A byte that
+ * is not UTF-8 is marked, never silently turned into U+FFFD: `invalidBytes` says how many, and the records
+ * holding one are rejected by name (`unreadableTextIn`).
+ */
+export async function readWholeText(exp: SlackExport, file: string, maxBytes: number): Promise<{ text: string; invalidBytes: number }> {
+  const { text, invalidBytes } = utf8TextMarked(await exp.readWhole(file, maxBytes));
+  return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, invalidBytes };
+}
+
+/** readWholeText's text alone. */
 export async function readWholeFile(exp: SlackExport, file: string, maxBytes: number): Promise<string> {
-  const text = (await exp.readWhole(file, maxBytes)).toString('utf8');
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return (await readWholeText(exp, file, maxBytes)).text;
 }

@@ -1,7 +1,7 @@
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import type { SlackExport } from './export.js';
 import { resolveSlackExportLimits, type SlackExportLimits } from './limits.js';
-import { readJsonArray, readWholeFile, type PositionedValue } from './read-json.js';
+import { readJsonArray, readWholeText, type PositionedValue } from './read-json.js';
 
 /** The four conversation lists and what kind of conversation each holds. */
 export const CONVERSATION_FILES = {
@@ -75,7 +75,8 @@ export function findConversationFolder(folders: ReadonlyMap<string, unknown>, co
 
 /** One day file of one conversation: its messages as raw JSON values, or why it could not be read. */
 export type SlackDay =
-  | { file: string; date: string; messages: unknown[] }
+  /** `invalidBytes`: bytes of the file that are not UTF-8 (marked in the messages holding them, see readWholeText). */
+  | { file: string; date: string; messages: unknown[]; invalidBytes: number }
   | { file: string; date: string; problem: string };
 
 export interface DayReadOptions {
@@ -93,7 +94,7 @@ export async function* readConversationDays(exp: SlackExport, dayFiles: readonly
   const { maxWholeFileBytes } = resolveSlackExportLimits(limits);
   for (const file of dayFiles) {
     const date = DAY_FILE.exec(file.slice(file.lastIndexOf('/') + 1))?.[1] ?? '';
-    const text = await readWholeFile(exp, file, maxWholeFileBytes);
+    const { text, invalidBytes } = await readWholeText(exp, file, maxWholeFileBytes);
     if (options.worthParsing?.(text) === false) continue;
     let parsed: unknown;
     try {
@@ -104,7 +105,7 @@ export async function* readConversationDays(exp: SlackExport, dayFiles: readonly
       continue;
     }
     if (!Array.isArray(parsed)) yield { file, date, problem: `expected a JSON array of messages, found ${parsed === null ? 'null' : typeof parsed}` };
-    else yield { file, date, messages: parsed };
+    else yield { file, date, messages: parsed, invalidBytes };
   }
 }
 

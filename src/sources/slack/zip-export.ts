@@ -1,6 +1,6 @@
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
-import { inflateRawSync } from 'node:zlib';
+import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { BlockCachedReader } from './block-reader.js';
 import { readAt } from './positioned-read.js';
@@ -22,6 +22,10 @@ import { RATIO_CHECK_MIN_BYTES, resolveSlackExportLimits, type ResolvedSlackExpo
  * files (users.json, the conversation lists) are streamed with yauzl (`openFile`), with the inflated byte
  * counts checked while reading and yauzl failing an entry whose inflated size differs from the declared
  * one (validateEntrySizes).
+ *
+ * Every entry's bytes are checked against the CRC-32 its directory entry declares (yauzl checks none): a
+ * damaged archive whose deflate data still inflates to the declared size would otherwise hand over
+ * altered text, to be imported as if the export said so.
  */
 export async function openZipSlackExport(zipPath: string, options: OpenSlackExportOptions = {}): Promise<SlackExport> {
   const limits = resolveSlackExportLimits(options.limits);
@@ -80,11 +84,12 @@ interface Listing {
   compressed: number[];
   uncompressed: number[];
   methods: number[];
+  crcs: number[];
 }
 
 /**
  * The entries of the export's root, sorted by path (the order of `files`), found by binary search. Per
- * entry: the path string and 26 bytes of typed arrays.
+ * entry: the path string and 30 bytes of typed arrays.
  */
 class EntryTable {
   private constructor(
@@ -93,6 +98,7 @@ class EntryTable {
     private readonly compressedSizes: Float64Array,
     private readonly uncompressedSizes: Float64Array,
     private readonly methods: Uint16Array,
+    private readonly crcs: Uint32Array,
   ) {}
 
   static select(listing: Listing, root: string, knownPaths?: ReadonlyMap<string, string>): EntryTable {
@@ -102,12 +108,13 @@ class EntryTable {
     const relative = shareKnownPaths(relativeToRoot(rows.map((i) => listing.paths[i]!), root), knownPaths);
     // relativeToRoot sorts; sort the rows the same way so row k is files[k].
     rows.sort((a, b) => compareCodePoints(listing.paths[a]!, listing.paths[b]!));
-    const table = new EntryTable(relative, new Float64Array(rows.length), new Float64Array(rows.length), new Float64Array(rows.length), new Uint16Array(rows.length));
+    const table = new EntryTable(relative, new Float64Array(rows.length), new Float64Array(rows.length), new Float64Array(rows.length), new Uint16Array(rows.length), new Uint32Array(rows.length));
     rows.forEach((row, k) => {
       table.offsets[k] = listing.offsets[row]!;
       table.compressedSizes[k] = listing.compressed[row]!;
       table.uncompressedSizes[k] = listing.uncompressed[row]!;
       table.methods[k] = listing.methods[row]!;
+      table.crcs[k] = listing.crcs[row]!;
     });
     return table;
   }
@@ -142,6 +149,11 @@ class EntryTable {
     return this.methods[row]!;
   }
 
+  /** The CRC-32 the directory declares for the entry's inflated bytes. */
+  crc(row: number): number {
+    return this.crcs[row]!;
+  }
+
   /** What yauzl's openReadStream reads of an entry (encrypted entries were refused when listing). */
   entry(row: number): yauzl.Entry {
     return Object.assign(new yauzl.Entry(), {
@@ -149,6 +161,7 @@ class EntryTable {
       compressedSize: this.compressedSizes[row]!,
       uncompressedSize: this.uncompressedSizes[row]!,
       compressionMethod: this.methods[row]!,
+      crc32: this.crcs[row]!,
       generalPurposeBitFlag: 0,
     });
   }
@@ -160,7 +173,7 @@ async function readDirectory(zip: yauzl.ZipFile, zipPath: string, limits: Resolv
   if (zip.entryCount > limits.maxEntries)
     throw bomb(`${zip.entryCount} entries, more than the limit of ${limits.maxEntries}`, { entries: zip.entryCount, limit: limits.maxEntries });
 
-  const listing: Listing = { paths: [], offsets: [], compressed: [], uncompressed: [], methods: [] };
+  const listing: Listing = { paths: [], offsets: [], compressed: [], uncompressed: [], methods: [], crcs: [] };
   const seen = new Set<string>();
   let declaredTotal = 0;
   try {
@@ -190,6 +203,7 @@ async function readDirectory(zip: yauzl.ZipFile, zipPath: string, limits: Resolv
       listing.compressed.push(entry.compressedSize);
       listing.uncompressed.push(entry.uncompressedSize);
       listing.methods.push(entry.compressionMethod);
+      listing.crcs.push(entry.crc32);
     }
   } catch (cause) {
     if (cause instanceof SlackExportError) throw cause;
@@ -240,6 +254,8 @@ class WholeEntryReader {
           SLACK_EXPORT_ERROR.zipBomb,
           { entry: where },
         );
+      const actual = crc32(bytes);
+      if (actual !== table.crc(row)) throw checksumMismatch(where, table.crc(row), actual);
       return bytes;
     } finally {
       if (shared) this.busy = false;
@@ -317,9 +333,23 @@ async function openGuardedEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, where: s
   guard.once('close', () => source.destroy());
   return source.pipe(guard);
 }
-/** Counts inflated bytes and stops an entry that grows past the per-entry or ratio guard. */
+/** The entry's bytes are not what the archive says it holds: damaged in storage or in transfer. */
+function checksumMismatch(where: string, declared: number, actual: number): SlackExportError {
+  const hex = (n: number) => n.toString(16).padStart(8, '0');
+  return new SlackExportError(
+    `${where}: the entry is damaged (its CRC-32 is ${hex(actual)}, the zip declares ${hex(declared)}); download or export the archive again`,
+    SLACK_EXPORT_ERROR.zipUnreadable,
+    { entry: where, expectedCrc32: hex(declared), actualCrc32: hex(actual) },
+  );
+}
+
+/**
+ * Counts inflated bytes and stops an entry that grows past the per-entry or ratio guard; at its end, checks
+ * the bytes against the entry's CRC-32.
+ */
 class InflatedBytesGuard extends Transform {
   private bytes = 0;
+  private crc = 0;
 
   constructor(
     private readonly entry: yauzl.Entry,
@@ -343,6 +373,11 @@ class InflatedBytesGuard extends Transform {
       );
       return;
     }
+    this.crc = crc32(chunk, this.crc);
     callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    callback(this.crc === this.entry.crc32 ? null : checksumMismatch(this.where, this.entry.crc32, this.crc));
   }
 }

@@ -1,3 +1,4 @@
+import { unreadableTextIn } from '../../shared/utf8-marks.js';
 import { LIMITS, type MessageImportItem } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
 import type { Outcome, SlackMappingContext } from './context.js';
@@ -47,7 +48,7 @@ export interface SlackMessageMapper {
    * date order; channels may follow each other but should not interleave (each open channel keeps its
    * thread bookkeeping until `endChannel`).
    */
-  mapDay(channelKey: string, file: string, messages: readonly unknown[]): Outcome<PendingMessage>[];
+  mapDay(channelKey: string, file: string, messages: readonly unknown[], hasUnreadableBytes?: boolean): Outcome<PendingMessage>[];
   /** Frees the channel's bookkeeping; call after its last day file. */
   endChannel(channelKey: string): void;
 }
@@ -70,12 +71,14 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
   };
 
   return {
-    mapDay(channelKey, file, messages) {
+    mapDay(channelKey, file, messages, hasUnreadableBytes = false) {
       const state = stateOf(channelKey);
       const outcomes: Outcome<PendingMessage>[] = [];
       const valid: { message: SlackMessage; position: RecordPosition }[] = [];
       messages.forEach((raw, index) => {
         const position = { file, index };
+        const unreadable = hasUnreadableBytes ? unreadableTextIn(raw, 'UTF-8') : undefined;
+        if (unreadable) return void outcomes.push({ outcome: 'rejected', position, field: unreadable.field ?? '', reason: unreadable.reason, raw: unreadable.raw });
         const parsed = parseRecord(SlackMessage, raw);
         if (parsed.ok) valid.push({ message: parsed.value, position });
         else outcomes.push({ outcome: 'rejected', position, field: parsed.problem.field, reason: parsed.problem.reason, raw });

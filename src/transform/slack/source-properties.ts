@@ -135,16 +135,48 @@ export interface MessageSourceFacts extends SourceFactsBase {
 
 export type SourceFacts = UserSourceFacts | ChannelSourceFacts | MessageSourceFacts;
 
-/** Record fields not consumed by the mapping and not in `drop`, for `extra`; undefined when none remain. */
+/**
+ * Record fields not consumed by the mapping and not in `drop`, for `extra`, without the access tokens
+ * their URLs may carry (withoutUrlTokens); undefined when none remain.
+ */
 export function pickExtra(record: Record<string, unknown>, consumed: readonly string[], drop: readonly string[] = []): Record<string, unknown> | undefined {
   // Keys one by one, not Object.entries: this runs for every message, and the pairs were its main cost.
   let extra: Record<string, unknown> | undefined;
   for (const key of Object.keys(record)) {
     const value = record[key];
     if (value === undefined || consumed.includes(key) || drop.includes(key)) continue;
-    (extra ??= {})[key] = value;
+    (extra ??= {})[key] = withoutUrlTokens(value);
   }
   return extra;
+}
+
+/** A Slack access token as a URL's query parameter (`?t=xoxe-…`), with the `&` that follows it. */
+const URL_TOKEN = /([?&])t=xox[a-z]-[^&#\s"]*(&?)/g;
+
+/**
+ * The value with every Slack access token taken out of the URLs it holds: file previews, conversions
+ * (`mp4`, `hls`, `converted_pdf`, `thumb_*_gif`) and attachment images carry `?t=xoxe-…`, a credential
+ * that must never reach the platform. Other `t=` parameters (a video's start time) stay. The same value,
+ * not a copy, when it holds none.
+ */
+export function withoutUrlTokens(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('t=xox') ? value.replace(URL_TOKEN, (_token, before: string, after: string) => (after ? before : '')) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const scrubbed = withoutUrlTokens(value[i]);
+      if (scrubbed !== value[i]) (copy ??= value.slice())[i] = scrubbed;
+    }
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | undefined;
+  for (const key of Object.keys(value)) {
+    const field = (value as Record<string, unknown>)[key];
+    const scrubbed = withoutUrlTokens(field);
+    if (scrubbed !== field) (copy ??= { ...(value as Record<string, unknown>) })[key] = scrubbed;
+  }
+  return copy ?? value;
 }
 
 /**

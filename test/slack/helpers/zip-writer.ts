@@ -13,6 +13,8 @@ export interface RawZipEntry {
   compress?: boolean;
   /** Lie about the uncompressed size in both headers (a crafted bomb does). */
   declaredSize?: number;
+  /** Store these bytes' CRC-32 instead of the data's (a damaged archive: the data changed after zipping). */
+  crcOf?: Buffer | string;
 }
 
 /**
@@ -30,7 +32,7 @@ export function buildRawZip(entries: RawZipEntry[]): Buffer {
     const stored = compress ? deflateRawSync(data) : data;
     const flags = (entry.utf8Flag ?? typeof entry.name === 'string') ? 0x800 : 0;
     const size = entry.declaredSize ?? data.length;
-    const crc = crc32(data) >>> 0;
+    const crc = crc32(entry.crcOf ?? data) >>> 0;
 
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
