@@ -140,4 +140,35 @@ describe('records validate or one look at the platform can tell are bad are reje
       expect(await failedJobs(), `run ${run}`).toBe(failedBefore);
     }
   });
+
+  it("a message by a source user whose name another pipeline's user holds is rejected, never given to that user; a resumed run keeps the rejects of the stages done before", async () => {
+    const name = 'notours';
+    const dir = join(f.dir, name);
+    const stateDir = join(dir, 'state');
+    const user = (i: number) => `${name}-user${i}`;
+    // user1's name is held on the platform by a user this pipeline did not create.
+    await f.client.imports.upload('users', { bytes: Buffer.from(JSON.stringify([{ name: user(1), displayName: 'Someone else', isGuest: false, properties: {}, idempotencyKey: `${name}-someone-else` }])) })
+      .then((job) => f.client.jobs.wait(job.id, { initialIntervalMs: 20 }));
+    await writeInput(dir, 'users.csv', `id,username,display\nu0,${user(0)},Ana\nu1,${user(1)},Bo\nu2,${user(2)},Cy\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc0,${name}-chan,${user(0)}|${user(2)}\n`);
+    await writeInput(dir, 'messages.csv', `id,channel,author,text\n${Array.from({ length: 9 }, (_, i) => `m${i},c0,${user(i % 3)},message ${i}`).join('\n')}\n`);
+    const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 2'));
+
+    // The first run stops once the channels stage is done: users and channels are done, their rejects written.
+    const stop = new AbortController();
+    const onProgress = (stage: string, counts: { imported: number }) => void (stage === 'channels' && counts.imported === 1 && !stop.signal.aborted && stop.abort(new InterruptedError('SIGTERM')));
+    const first = runImport({ config, stateDir }, { client: f.client, signal: stop.signal, onProgress });
+    await expect(first).rejects.toThrow();
+    const report = await runImport({ config, stateDir }, { client: f.client });
+    expect(report.attempt).toBe(2);
+    expect(report.stages.users).toMatchObject({ read: 3, imported: 2, rejected: 1 });
+    expect(report.stages.messages).toMatchObject({ read: 9, imported: 6, rejected: 3 });
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; record: { user?: string; name?: string }; reasons: Array<{ field: string; message: string }> });
+    expect(rejects.map((r) => [r.stage, r.record.name ?? r.record.user])).toEqual([['users', user(1)], ['messages', user(1)], ['messages', user(1)], ['messages', user(1)]]);
+    expect(rejects[1]!.reasons[0]).toMatchObject({ field: 'user', message: expect.stringContaining(`the platform's user '${user(1)}' was not created by pipeline ${name}`) });
+    // The other user holds no message of this pipeline's channel.
+    const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${name}-chan`)!;
+    const authors = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).map((m) => m.user?.name);
+    expect(authors.sort()).toEqual([user(0), user(0), user(0), user(2), user(2), user(2)]);
+  });
 });

@@ -167,7 +167,7 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
   const sources = sourceOptionsOf(config);
   let channelIds: ChannelIdLookup | undefined;
   const latest: Partial<Record<StageName, StageCounts>> = {};
-  const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal);
+  const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal, () => sourceUserNames(config, sources, signal));
   try {
     if (mode === 'import') await matchExistingUsers(config, deps.client!, paths.runDir(runId), sources, signal);
     for (const stageConfig of config.stages) {
@@ -230,6 +230,16 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
     throw attachReport(failure, report);
   }
   return report;
+}
+
+/** The names the users stage's source gives its accepted users. */
+async function sourceUserNames(config: PipelineConfig, sources: ReturnType<typeof sourceOptionsOf>, signal: AbortSignal): Promise<ReadonlySet<string>> {
+  const names = new Set<string>();
+  const users = config.stages.find((s) => s.stage === 'users');
+  if (users === undefined) return names;
+  for await (const record of readStageRecords(config, users, { sources, signal }))
+    if (record.kind === 'accepted' && typeof record.item.name === 'string') names.add(record.item.name);
+  return names;
 }
 
 /** onExisting: the users the platform already has, matched before anything is sent (existing-users.ts). */

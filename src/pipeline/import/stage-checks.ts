@@ -18,7 +18,11 @@ export interface StageCheckHooks {
  * - a username or channel name already held on the platform by a record this pipeline did not create;
  * - channel members and creators, member usernames and message authors that no user answers to: with a
  *   client, users the platform holds (read after the users stage, so it holds what that stage imported);
- *   offline (`validate`, a dry run), users the users stage produces.
+ *   offline (`validate`, a dry run), users the users stage produces;
+ * - with a client, the same references to a name the pipeline's own users stage has, but which the
+ *   platform holds for a user this pipeline did not create (so the stage's user was rejected, its name
+ *   taken): sent, the record would belong to that other user. Not so with `onExisting`, whose match, skip
+ *   or fail is the user's choice for such names.
  * The platform is read in pages of 100 into one Map of names per kind, once per stage that needs it.
  */
 export class StageChecks {
@@ -28,10 +32,15 @@ export class StageChecks {
   /** The users read last may have changed since: the users stage ran after them. */
   private usersStale = true;
 
+  /** Names of the users stage's source held on the platform by users this pipeline did not create (see above). */
+  private othersNames: Set<string> | undefined;
+
+  /** `sourceUserNames`: the names the users stage's source gives its users (read once, when first needed). */
   constructor(
     private readonly config: PipelineConfig,
     private readonly client: ChatportClient | undefined,
     private readonly signal?: AbortSignal,
+    private readonly sourceUserNames?: () => Promise<ReadonlySet<string>>,
   ) {
     this.hasUsersStage = config.stages.some((s) => s.stage === 'users');
   }
@@ -45,7 +54,12 @@ export class StageChecks {
       this.usersStale = true;
     }
     const channels = this.client && stage === 'channels' ? await this.readChannels() : undefined;
-    const known = (field: string, name: unknown): Reason[] => (typeof name !== 'string' || this.knows(name) ? [] : [this.unknownUser(field, name)]);
+    if (stage !== 'users') await this.findOthersNames();
+    const known = (field: string, name: unknown): Reason[] => {
+      if (typeof name !== 'string') return [];
+      if (!this.knows(name)) return [this.unknownUser(field, name)];
+      return this.othersNames?.has(name) ? [this.othersUser(field, name)] : [];
+    };
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
@@ -78,6 +92,22 @@ export class StageChecks {
       : reason(field, 'a username the users stage produces', name);
     r.message = this.client ? `${field}: no user '${name}' on the platform (the users stage did not import it, and it was not there before)` : r.message;
     return r;
+  }
+
+  private othersUser(field: string, name: string): Reason {
+    const r = reason(field, `a user of pipeline ${this.config.id}`, name);
+    r.message = `${field}: the platform's user '${name}' was not created by pipeline ${this.config.id}, whose users stage has its own '${name}' (rejected there, the name being taken); sent, this record would belong to that other user`;
+    return r;
+  }
+
+  /** Once, with a client and a users stage without onExisting: the source's names the platform holds for others. */
+  private async findOthersNames(): Promise<void> {
+    if (this.othersNames !== undefined || !this.client || !this.sourceUserNames) return;
+    const users = this.config.stages.find((s) => s.stage === 'users');
+    if (users === undefined || users.onExisting !== undefined) return;
+    const others = new Set<string>();
+    for (const name of await this.sourceUserNames()) if (this.users!.get(name) === false) others.add(name);
+    this.othersNames = others;
   }
 
   private async readUsers(): Promise<void> {

@@ -74,8 +74,19 @@ export interface StageRunContext {
  * again, gets byte-identical chunks, skips those already done and finishes the rest.
  */
 export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
+  if (ctx.state.done && ctx.mode === 'import') return countsOfDoneStage(ctx);
+  // Opened (and emptied) only for a stage that reads its input: a done stage's rejects file is kept.
   const rejects = await RejectsWriter.open(ctx.paths.stageRejects(ctx.runId, ctx.stage.stage));
   return new StageRun(ctx, rejects).run();
+}
+
+/** A stage an earlier attempt finished: its counts from the journal; its rejects file stays as it was written. */
+function countsOfDoneStage(ctx: StageRunContext): StageCounts {
+  const started = ctx.now();
+  const counts = Object.assign(emptyCounts(), countsFromJournal(ctx.state));
+  counts.durationMs = ctx.now() - started;
+  ctx.onProgress(ctx.stage.stage, counts);
+  return counts;
 }
 
 /** What reading the input needs besides the records: the replies, and the source's duplicate keys. */
@@ -86,9 +97,9 @@ interface InputPass {
 }
 
 /**
- * One run of one stage, in named steps: `run` (the input read, or a stage done before counted from the
- * journal), `take` for each record read (synchronous unless it has something to await), `send` for an
- * accepted one, and the chunks' own steps in StageChunks. It holds the stage's counts and rejects files.
+ * One run of one stage that reads its input, in named steps: `run`, `take` for each record read
+ * (synchronous unless it has something to await), `send` for an accepted one, and the chunks' own steps
+ * in StageChunks. It holds the stage's counts and rejects files.
  */
 class StageRun implements StageTally {
   readonly counts = emptyCounts();
@@ -110,10 +121,8 @@ class StageRun implements StageTally {
   }
 
   async run(): Promise<StageCounts> {
-    const { ctx } = this;
     try {
-      if (!ctx.state.done || ctx.mode !== 'import') await this.readInput();
-      else Object.assign(this.counts, countsFromJournal(ctx.state));
+      await this.readInput();
     } catch (error) {
       await this.chunks.settleSent();
       throw error;
