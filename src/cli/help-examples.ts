@@ -41,7 +41,7 @@ const EXAMPLES: Record<string, string[]> = {
   validate: ['chatport validate pipelines/csv-example.yaml     # offline: counts and each problem at file:line', 'chatport validate crm.yaml --show 50 --out rejects/ --json'],
   verify: [
     'chatport verify pipelines/csv-example.yaml       # exit 0 when the platform holds exactly the source',
-    'chatport verify crm.yaml --sample 200 --json      # and 200 messages compared in full',
+    'chatport verify crm.yaml --sample 5000 --json     # 5000 messages compared in full (200 by default)',
     'chatport verify crm.yaml --state /data/chatport/crm --shards 4   # a run split over 4 shards, as one',
   ],
   status: ['chatport status pipelines/csv-example.yaml', 'chatport status crm.yaml --state /data/chatport/crm --json', 'chatport status crm.yaml --state /data/chatport/crm --shards 4   # every shard, and the run as one'],

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { all, startImportFixture, runCli, chatportEnv, type ImportFixture } from '../import/support.js';
@@ -42,5 +42,28 @@ describe('chatport verify and import --verify', () => {
     const again = await cli(['import', EXAMPLE, '--state', state]);
     expect(again.code).toBe(65);
     expect((await cli(['import', EXAMPLE, '--state', state, '--no-verify'])).code).toBe(2);
+  });
+
+  it('a message corrected in the source to a body of the same length: the import says so in its verification (exit 65), by the content it reads by default', async () => {
+    // A platform of its own: the test above deleted one of this pipeline's messages.
+    const g = await startImportFixture();
+    const cli = (args: string[]) => runCli(args, chatportEnv(g));
+    const dir = join(g.dir, 'same-length');
+    await cp(join(import.meta.dirname, '../../fixtures/csv-example'), join(dir, 'fixtures/csv-example'), { recursive: true });
+    await cp(EXAMPLE, join(dir, 'pipelines/csv-example.yaml'));
+    const pipeline = join(dir, 'pipelines/csv-example.yaml');
+    const messages = join(dir, 'fixtures/csv-example/messages.csv');
+    const state = join(dir, 'state');
+    expect((await cli(['import', pipeline, '--state', state])).code).toBe(2);
+    await writeFile(messages, (await readFile(messages, 'utf8')).replace('Hello everyone', 'Hello everybo'.padEnd(14, 'y')));
+    const again = await cli(['import', pipeline, '--state', state]);
+    expect(again.code).toBe(65);
+    expect(again.stdout).toMatch(/messages\s+4 of 5 verified on the platform; 1 changed/);
+    const json = JSON.parse((await cli(['verify', pipeline, '--state', state, '--json'])).stdout) as { counts: { changed: number }; differences: Array<{ kind: string; sourceKey: string; position: { line: number } }> };
+    expect(json.counts.changed).toBe(1);
+    expect(json.differences[0]).toMatchObject({ kind: 'changed', sourceKey: 'm1', position: { line: 2 } });
+    // Only the full read sees it: the export's author, type and length agree.
+    expect((await cli(['verify', pipeline, '--state', state, '--sample', '0'])).code).toBe(0);
+    await g.close();
   });
 });

@@ -27,7 +27,7 @@ export interface VerifyOptions {
   rejectsFiles?: string[];
   /** Folder (a run folder) for verify.json and verify-differences.ndjson; nothing is written without it. */
   outDir?: string;
-  /** Messages compared in full (body, properties), picked deterministically from the source keys. Default 0. */
+  /** Messages compared in full (body, properties), picked deterministically from the source keys. Default 0 (the CLI's: DEFAULT_CONTENT_SAMPLE). */
   sample?: number;
   /** Most messages read one by one to pin down differences, on top of the sample. Default 1000. */
   maxPinned?: number;
