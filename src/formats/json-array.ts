@@ -3,7 +3,8 @@ import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
 import { JsonArraySplitter } from './json-array-split.js';
 import { parseJsonExact } from '../shared/lossless-json.js';
-import type { SourceItem } from './types.js';
+import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
+import { clipRaw, type SourceItem } from './types.js';
 
 /**
  * One JSON array (streamed, never held whole) → records in batches (one per input buffer), with their
@@ -47,7 +48,7 @@ function parseElements(texts: readonly string[], file: string, firstIndex: numbe
   const items: SourceItem[] = [];
   for (const text of texts) {
     try {
-      items.push(elementItem(firstIndex + items.length, parseJsonExact(text, 'text'), file));
+      items.push(elementItem(firstIndex + items.length, parseJsonExact(text, 'text'), file, text));
     } catch (error) {
       return { items, error };
     }
@@ -55,7 +56,7 @@ function parseElements(texts: readonly string[], file: string, firstIndex: numbe
   return { items };
 }
 
-function elementItem(key: number, value: unknown, file: string): SourceItem {
+function elementItem(key: number, value: unknown, file: string, text: string): SourceItem {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return {
       unparseable: {
@@ -65,5 +66,7 @@ function elementItem(key: number, value: unknown, file: string): SourceItem {
       },
       position: { file, index: key },
     };
+  const extreme = extremeNumberIn(text);
+  if (extreme) return { unparseable: { message: extremeNumberMessage(extreme), expected: 'numbers a double holds', raw: clipRaw(text) }, position: { file, index: key } };
   return { record: value as Record<string, unknown>, position: { file, index: key } };
 }

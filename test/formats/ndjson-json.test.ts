@@ -45,3 +45,18 @@ describe('JSON array', () => {
     await expect(parseAll(['{"a":1}'], { format: 'json' })).rejects.toMatchObject({ code: 'DATA_INVALID' });
   });
 });
+
+describe('numbers a double cannot hold', () => {
+  const lines = ['{"p":1e400}', '{"p":-2e308,"s":"1e400"}', '{"p":1e-400}', `{"p":0.${'0'.repeat(400)}1}`, '{"p":1.5e300,"q":5e-324,"s":"1e999","z":0e-999}', '{"id":123456789012345678901234567890}'];
+
+  it.each(['ndjson', 'json'] as const)('%s: a record holding one is unparseable, naming the token and what it would become; the others are read as written', async (format) => {
+    const text = format === 'ndjson' ? lines.join('\n') : `[${lines.join(',')}]`;
+    const items = await parseAll(pieces(text, 7), { format });
+    const messages = items.map((i) => ('unparseable' in i ? i.unparseable.message : undefined));
+    expect(messages[0]).toMatch(/^the number 1e400 at character 6 is beyond what a JSON number holds here .* it would arrive as null/);
+    expect(messages[1]).toMatch(/^the number -2e308 at character 6 .* would arrive as null/);
+    expect(messages[2]).toMatch(/^the number 1e-400 at character 6 .* would arrive as 0/);
+    expect(messages[3]).toMatch(/^the number 0\.0{18}…0{9}1 at character 6 .* would arrive as 0/);
+    expect(items.slice(4).map((i) => ('record' in i ? i.record : i))).toEqual([{ p: 1.5e300, q: 5e-324, s: '1e999', z: 0 }, { id: '123456789012345678901234567890' }]);
+  });
+});
