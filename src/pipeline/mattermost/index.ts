@@ -51,7 +51,8 @@ async function* lines(exp: MattermostExport, signal?: AbortSignal): AsyncGenerat
   for await (const batch of parseRecordBatches(await exp.openLines(), { file: exp.file, format: 'ndjson', gzip: 'auto' })) {
     signal?.throwIfAborted();
     yield batch.map((item) => {
-      const position = { file: exp.file, index: (item.position.line ?? item.position.index + 1) - 1 };
+      const line = item.position.line ?? item.position.index + 1;
+      const position = { file: exp.file, index: line - 1, line };
       if (!('record' in item)) return { unparseable: item, position };
       const type = String(item.record.type);
       return { type, value: item.record[type], position };

@@ -8,9 +8,13 @@ import type { Int64 } from '../../shared/int64.js';
  * validator (an invalid one is a Rejected, never an upload), channel keys resolved to platform ids.
  */
 
-/** Positions name the export and the entry inside it: `/data/export.zip/general/2024-01-02.json`. */
-export function positionIn(origin: string, position: { file: string; index: number }): RecordPosition {
-  return { file: `${origin}/${position.file}`, index: position.index };
+/**
+ * Positions name the export and the entry inside it: `/data/export.zip/general/2024-01-02.json`; an export
+ * that is the file itself (a bare Mattermost JSONL) is named once.
+ */
+export function positionIn(origin: string, position: { file: string; index: number; line?: number }): RecordPosition {
+  const file = origin === position.file || origin.endsWith(`/${position.file}`) ? origin : `${origin}/${position.file}`;
+  return { file, index: position.index, ...(position.line === undefined ? {} : { line: position.line }) };
 }
 
 /** A mapped item, validated; `channel` for members and messages: the channel's source key and the lookup. */

@@ -10,6 +10,8 @@ import type { ChannelSourceFacts, MessageSourceFacts, TextWithAuthor, UserSource
 export interface ExportPosition {
   file: string;
   index: number;
+  /** 1-based line, for a file of one record a line (a Mattermost JSONL). */
+  line?: number;
 }
 
 /** A user the export lists, or one a message or channel names (then a placeholder is made). */
