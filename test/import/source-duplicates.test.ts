@@ -68,7 +68,9 @@ describe('a source key seen twice in a stage', () => {
     await writeInput(dir, 'channels.csv', `key,name,members\nc1,lw-general,lw-alice|lw-bob\n`);
     await writeInput(dir, 'messages.csv', ['id,channel,author,text', 'm1,c1,lw-alice,first draft', 'm2,c1,lw-bob,two', 'm1,c1,lw-alice,corrected', 'm3,c1,lw-bob,three', 'm3,c1,lw-bob,three', ''].join('\n'));
     const { config } = await writePipeline(dir, generatedPipeline('dup-last-wins', 'duplicates: last-wins'));
-    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: { sample: 10 } }, { client: f.client });
+    // Verification expects what last-wins sent: each key's last record, in its place.
+    expect(report.verification).toMatchObject({ status: 'exact', stages: { messages: { expected: 3, verified: 3 } } });
 
     expect(report.stages.users).toMatchObject({ read: 5, imported: 3, duplicates: 0, skipped: 2, rejected: 0 });
     expect(report.stages.messages).toMatchObject({ read: 5, imported: 3, duplicates: 1, skipped: 1, rejected: 0 });

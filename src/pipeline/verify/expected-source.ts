@@ -1,7 +1,12 @@
 import { readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSilentLogger } from '../../shared/logger.js';
+import { stringifyJson } from '../../shared/lossless-json.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import type { Accepted, ChannelIdLookup } from '../../transform/index.js';
+import type { Accepted, ChannelIdLookup, Processed } from '../../transform/index.js';
+import { openStageDuplicates } from '../import/stage-duplicates.js';
 import { readStageBatches } from '../import/read-stage.js';
 import type { StageName } from '../state/events.js';
 import type { ExpectedChannel, ExpectedMembers, ExpectedUser, Sourced } from './compare-records.js';
@@ -48,17 +53,40 @@ export interface ExpectedReadDeps {
 
 /**
  * The records of one stage the platform must hold, in source order: accepted by the stage reader, not
- * rejected by the run, and not a source key seen before in the stage (a duplicate is not sent again).
+ * rejected by the run, and not a source key seen before in the stage (a duplicate is not sent again), or
+ * with `duplicates: last-wins` not one a later record of its key supersedes.
  * Every read yields the same sequence, which lets a second read find records by their ordinal.
  */
 export async function* expectedRecords(config: PipelineConfig, stage: StageConfig, deps: ExpectedReadDeps & { channelIds?: ChannelIdLookup }): AsyncGenerator<Accepted> {
+  const read = () => readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}) });
+  if (stage.options.duplicates === 'last-wins') return yield* lastRecordsOfKeys(stage, read, deps);
   const seen = new KeyHashSet();
-  const read = readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}) });
-  for await (const batch of read)
+  for await (const batch of read())
     for (const p of batch) {
       if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position) || !seen.add(p.sourceKey)) continue;
       yield p;
     }
+}
+
+/**
+ * `duplicates: last-wins`: each key's last record, at its own place, as the import sent it. The import's
+ * own check (openStageDuplicates: a first read to find the last records, then the same verdicts), so
+ * verification expects exactly what the run sent.
+ */
+async function* lastRecordsOfKeys(stage: StageConfig, read: () => AsyncIterable<Processed[]>, deps: ExpectedReadDeps): AsyncGenerator<Accepted> {
+  const spillDir = join(tmpdir(), `chatport-verify-keys-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const duplicates = await openStageDuplicates(stage, read, deps.signal ?? new AbortController().signal, createSilentLogger(), spillDir);
+  try {
+    let ordinal = 0;
+    for await (const batch of read())
+      for (const p of batch) {
+        ordinal++;
+        if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position)) continue;
+        if (duplicates.check(ordinal, p, stringifyJson(p.item)) === undefined) yield p;
+      }
+  } finally {
+    duplicates.close();
+  }
 }
 
 export interface ExpectedSource {
