@@ -5,7 +5,10 @@
  * commas between elements, the closing bracket, nothing but whitespace after it); each element's inside
  * is checked by JSON.parse. Strings are skipped with indexOf, so the cost per character is small.
  */
-export class JsonArraySyntaxError extends Error {}
+export class JsonArraySyntaxError extends Error {
+  /** The elements the failing push completed before the error: they are whole, and read before it. */
+  completed: string[] = [];
+}
 
 const enum Where {
   /** Before the `[`. */
@@ -43,7 +46,12 @@ export class JsonArraySplitter {
       this.elementStart = 0;
     } else this.at = 0;
     const out: string[] = [];
-    this.scan(out);
+    try {
+      this.scan(out);
+    } catch (error) {
+      if (error instanceof JsonArraySyntaxError) error.completed = out;
+      throw error;
+    }
     if (this.where !== Where.Element) {
       this.consumed += this.text.length;
       this.text = '';

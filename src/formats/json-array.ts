@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
-import { JsonArraySplitter } from './json-array-split.js';
+import { JsonArraySplitter, JsonArraySyntaxError } from './json-array-split.js';
 import { parseJsonExact } from '../shared/lossless-json.js';
 import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
 import { clipRaw, type SourceItem } from './types.js';
@@ -19,22 +19,26 @@ export async function* parseJsonArrayBatches(bytes: Readable, file: string): Asy
   const splitter = new JsonArraySplitter();
   let index = 0;
   const unreadable = (error: unknown) =>
-    new FormatError(`${file}: the JSON array cannot be read after element ${index - 1} (${(error as Error).message})`, { file, index }, error);
+    new FormatError(`${file}: the JSON array cannot be read ${index === 0 ? 'before its first element' : `after element ${index - 1}`} (${(error as Error).message})`, { file, index }, error);
   const pieces = async function* () {
     for await (const chunk of bytes as AsyncIterable<Buffer>) yield decoder.write(chunk);
     yield decoder.end();
   };
   for await (const piece of pieces()) {
     let texts: string[];
+    let broken: unknown;
     try {
       texts = splitter.push(piece);
     } catch (error) {
-      throw unreadable(error);
+      if (!(error instanceof JsonArraySyntaxError)) throw error;
+      // The elements before the break are whole: read first, so the error names the last of them.
+      texts = error.completed;
+      broken = error;
     }
     const { items, error } = parseElements(texts, file, index);
     index += items.length;
     if (items.length > 0) yield items;
-    if (error) throw unreadable(error);
+    if (error ?? broken) throw unreadable(error ?? broken);
   }
   try {
     splitter.end();

@@ -41,6 +41,18 @@ describe('JSON array', () => {
     await expect(run()).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'x.json', index: 2 } });
   });
 
+  it('text after the closing bracket: the elements before it are read, and the error names the last of them', async () => {
+    const { parseRecordBatches } = await import('../../src/formats/index.js');
+    const { Readable } = await import('node:stream');
+    const seen: number[] = [];
+    const run = async () => {
+      for await (const batch of parseRecordBatches(Readable.from([Buffer.from('[{"a":1},{"a":2}] trailing')]), { format: 'json', file: 'x.json' })) for (const i of batch) seen.push(i.position.index);
+    };
+    await expect(run()).rejects.toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('x.json: the JSON array cannot be read after element 1 (text after the end of the array'), details: { index: 2 } });
+    expect(seen).toEqual([0, 1]);
+    await expect(parseAll(['[ , {"a":1}]'], { format: 'json', file: 'y.json' })).rejects.toMatchObject({ message: expect.stringContaining('cannot be read before its first element') });
+  });
+
   it('refuses a top-level value that is not an array', async () => {
     await expect(parseAll(['{"a":1}'], { format: 'json' })).rejects.toMatchObject({ code: 'DATA_INVALID' });
   });
