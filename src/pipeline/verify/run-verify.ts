@@ -53,6 +53,25 @@ export interface VerifyResult {
  * Reads (the source through the stage readers, the platform in bulk) are here; the comparisons are pure
  * (compare-records.ts, compare-messages.ts). See docs/verify.md.
  */
+/**
+ * Which of this pipeline's platform records the export judges. An export pipeline (`slack:`, `discord:`,
+ * `mattermost:`) keys every record `<workspace>/…`, so one pipeline may take several workspaces, one export
+ * at a time: the records of a workspace this export does not hold are neither missing nor extra here. Other
+ * pipelines judge all their records.
+ */
+function judgedByExport(config: PipelineConfig, expected: ExpectedSource): (record: { properties?: Record<string, unknown> | undefined }) => boolean {
+  if (!config.stages.some((s) => s.slack || s.platformExport)) return () => true;
+  const workspaces = new Set<string>();
+  for (const user of expected.users) workspaces.add(workspaceOf(user.sourceKey));
+  for (const key of expected.channels.keys()) workspaces.add(workspaceOf(key));
+  return (record) => {
+    const key = record.properties?.[CHANNEL_KEY_PROPERTY];
+    return record.properties?.[PIPELINE_PROPERTY] !== config.id || typeof key !== 'string' || workspaces.has(workspaceOf(key));
+  };
+}
+
+const workspaceOf = (key: string): string => key.slice(0, Math.max(0, key.indexOf('/')));
+
 export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promise<VerifyResult> {
   const { config } = options;
   const now = deps.now ?? realNow;
@@ -61,11 +80,14 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const messagesStage = config.stages.find((s) => s.stage === 'messages');
   // The export runs on the platform while the source is read.
   const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
-  const [users, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
-  const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
+  const [allUsers, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
+  const shardsChannels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
-  const platformKeys = channelKeysOnPlatform(channels, config.id);
+  const platformKeys = channelKeysOnPlatform(shardsChannels, config.id);
   const expected = await readExpected(config, read, { platformChannelIds: (key) => (platformKeys.has(key) ? 1 : undefined), sample: options.sample ?? 0, seed: config.id });
+  const judged = judgedByExport(config, expected);
+  const users = allUsers.filter(judged);
+  const channels = shardsChannels.filter(judged);
 
   const differences: Difference[] = [];
   const stages: Partial<Record<StageName, StageVerification>> = {};
