@@ -37,6 +37,7 @@ export function resolvePlatformExport(platform: ExportPlatform, block: PlatformE
 export function exportStages(top: PipelineFile, block: { slack: SlackSourceConfig } | { platformExport: PlatformExportConfig }): StageConfig[] {
   const options = { ...DEFAULT_STAGE_OPTIONS, ...Object.fromEntries(Object.entries(top.options ?? {}).filter(([, v]) => v !== undefined)) };
   const path = 'slack' in block ? block.slack.export : block.platformExport.export;
+  const onExisting = (top.slack ?? top.discord ?? top.mattermost)?.onExistingUsers;
   return STAGE_ORDER.map((stage) => ({
     stage,
     ...block,
@@ -45,6 +46,7 @@ export function exportStages(top: PipelineFile, block: { slack: SlackSourceConfi
     mapping: {},
     skip: [],
     options,
+    ...(stage === 'users' && onExisting !== undefined ? { onExisting: { policy: onExisting, by: 'name' } } : {}),
   }));
 }
 

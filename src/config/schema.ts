@@ -203,6 +203,14 @@ export const stageSchema = z
   })
   .describe('One import stage.');
 
+/** An export block's `onExistingUsers`: the users stage's `onExisting` (matched by name). */
+const onExistingUsers = z
+  .enum(['match', 'skip', 'fail'])
+  .optional()
+  .describe(
+    'Users whose name the platform already holds for another user (another pipeline\'s, or another workspace\'s migrated by this one): "match" takes them as that user (their records name it), "skip" leaves them out, "fail" stops before sending. Default: such a user is rejected, and so are the records naming it (docs/mapping-language.md, onExisting).',
+  );
+
 /** The Slack form: one block instead of `stages`, mapped by chatport itself (docs/slack-migration.md). */
 export const slackSchema = z
   .strictObject({
@@ -214,6 +222,7 @@ export const slackSchema = z
       .default('import')
       .describe('Join, leave, topic, purpose, rename, archive and other system messages: "import" them as SYSTEM_TEXT (default) or "skip" them (counted as skipped). Thread tombstones are always imported.'),
     teamId: z.string().min(1).optional().describe('The workspace id used in source and idempotency keys. Default: the most common team_id in users.json. Never change it between runs of the same export.'),
+    onExistingUsers,
     maxTrackedThreadRoots: z
       .number()
       .int()
@@ -236,6 +245,7 @@ function platformExportSchema(platform: string, what: string, envName: string, d
         .enum(['import', 'skip'])
         .default('import')
         .describe('Join, pin, call, rename and other system messages: "import" them as SYSTEM_TEXT (default) or "skip" them (counted as skipped).'),
+      onExistingUsers,
     })
     .describe(`Import a whole ${platform} export: users, channels, members and messages, in that order, mapped as ${doc} describes. Use instead of \`stages\`; the top-level \`options\` apply to all four stages.`);
 }

@@ -4,7 +4,7 @@ import type { ChatportClient } from '../../api/index.js';
 import type { MatchedUsers, PipelineConfig, StageConfig } from '../../config/index.js';
 import { ChatportError } from '../../shared/errors.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
-import { conditionText, PIPELINE_PROPERTY, type Processed } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, conditionText, PIPELINE_PROPERTY, type Processed } from '../../transform/index.js';
 import type { User } from '../../wire/resources.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 
@@ -49,8 +49,8 @@ async function indexPlatformUsers(input: ExistingUsersInput): Promise<Index> {
   const field = propertyOf(input.users.onExisting!.by);
   const index: Index = { byName: new Map(), byProperty: new Map() };
   for await (const user of input.client.users.list({ pageSize: 100, signal: input.signal })) {
-    // This pipeline's own users are its records (held-records.ts), never "existing".
-    if (user.properties?.[PIPELINE_PROPERTY] === input.config.id) continue;
+    // This pipeline's own users are kept too: one of another source key (a second workspace's user of the
+    // same name) may be matched; the record's own user never is (matchUsers).
     index.byName.set(user.name, user);
     const value = field === undefined ? undefined : user.properties?.[field];
     if (value === undefined || value === null || value === '') continue;
@@ -70,11 +70,21 @@ async function matchUsers(input: ExistingUsersInput, index: Index): Promise<Matc
     if (p.kind !== 'accepted') continue;
     const item = p.item as { name: string; properties?: Record<string, unknown> };
     const found = field === undefined ? index.byName.get(item.name) : uniqueHolder(index, item.properties?.[field]);
-    if (found === undefined) continue;
+    if (found === undefined || isOwnRecord(found, p.sourceKey, input.config.id)) continue;
     table.byKey.set(p.sourceKey, { name: found.name, id: String(found.id) });
     if (found.name !== item.name) table.renamed.set(item.name, found.name);
   }
   return table;
+}
+
+/**
+ * The platform user is this record's own, imported by this pipeline under its source key (held-records.ts
+ * compares it): never "existing". One of this pipeline's without a key (an older version) is taken for it.
+ */
+function isOwnRecord(user: User, sourceKey: string, pipelineId: string): boolean {
+  if (user.properties?.[PIPELINE_PROPERTY] !== pipelineId) return false;
+  const key = user.properties[CHANNEL_KEY_PROPERTY];
+  return key === undefined || key === sourceKey;
 }
 
 /** A property value held by exactly one platform user; two or more is no match (never a guess). */

@@ -232,13 +232,13 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
   return report;
 }
 
-/** The names the users stage's source gives its accepted users. */
-async function sourceUserNames(config: PipelineConfig, sources: ReturnType<typeof sourceOptionsOf>, signal: AbortSignal): Promise<ReadonlySet<string>> {
-  const names = new Set<string>();
+/** The names the users stage's source gives its accepted users, each with its source key. */
+async function sourceUserNames(config: PipelineConfig, sources: ReturnType<typeof sourceOptionsOf>, signal: AbortSignal): Promise<ReadonlyMap<string, string>> {
+  const names = new Map<string, string>();
   const users = config.stages.find((s) => s.stage === 'users');
   if (users === undefined) return names;
   for await (const record of readStageRecords(config, users, { sources, signal }))
-    if (record.kind === 'accepted' && typeof record.item.name === 'string') names.add(record.item.name);
+    if (record.kind === 'accepted' && typeof record.item.name === 'string') names.set(record.item.name, record.sourceKey);
   return names;
 }
 

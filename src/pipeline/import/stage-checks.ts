@@ -1,10 +1,18 @@
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
-import { PIPELINE_PROPERTY, type Reason } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, type Reason } from '../../transform/index.js';
 import { reason } from '../../transform/types.js';
 
-/** Names the platform holds, each marked true when this pipeline created the record (its `chatportPipeline` property). */
-type Holders = Map<string, boolean>;
+/**
+ * Names the platform holds, each with whose record holds it: this pipeline's (its `chatportPipeline`
+ * property) and under which source key (`chatportKey`; absent on records of older versions).
+ */
+type Holders = Map<string, Holder>;
+
+interface Holder {
+  ours: boolean;
+  key: string | undefined;
+}
 
 export interface StageCheckHooks {
   crossCheck(item: Record<string, unknown>): Reason[];
@@ -35,12 +43,12 @@ export class StageChecks {
   /** Names of the users stage's source held on the platform by users this pipeline did not create (see above). */
   private othersNames: Set<string> | undefined;
 
-  /** `sourceUserNames`: the names the users stage's source gives its users (read once, when first needed). */
+  /** `sourceUserNames`: the names the users stage's source gives its users, with their source keys (read once, when first needed). */
   constructor(
     private readonly config: PipelineConfig,
     private readonly client: ChatportClient | undefined,
     private readonly signal?: AbortSignal,
-    private readonly sourceUserNames?: () => Promise<ReadonlySet<string>>,
+    private readonly sourceUserNames?: () => Promise<ReadonlyMap<string, string>>,
   ) {
     this.hasUsersStage = config.stages.some((s) => s.stage === 'users');
   }
@@ -63,11 +71,11 @@ export class StageChecks {
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
-          return takenName(this.users, 'name', item.name, 'username', this.config.id);
+          return takenName(this.users, 'name', item.name, keyOf(item), 'username', this.config.id);
         case 'channels': {
           const members = Array.isArray(item.members) ? item.members : [];
           const name = item.type === 'DIRECT' ? undefined : item.name;
-          return [...members.flatMap((m, i) => known(`members.${i}`, m)), ...known('creator', item.creator), ...takenName(channels, 'name', name, 'channel name', this.config.id)];
+          return [...members.flatMap((m, i) => known(`members.${i}`, m)), ...known('creator', item.creator), ...takenName(channels, 'name', name, keyOf(item), 'channel name', this.config.id)];
         }
         case 'members':
           return known('username', item.username);
@@ -95,8 +103,10 @@ export class StageChecks {
   }
 
   private othersUser(field: string, name: string): Reason {
+    const holder = this.users!.get(name)!;
     const r = reason(field, `a user of pipeline ${this.config.id}`, name);
-    r.message = `${field}: the platform's user '${name}' was not created by pipeline ${this.config.id}, whose users stage has its own '${name}' (rejected there, the name being taken); sent, this record would belong to that other user`;
+    const whose = holder.ours ? `is pipeline ${this.config.id}'s user of source key ${holder.key}` : `was not created by pipeline ${this.config.id}`;
+    r.message = `${field}: the platform's user '${name}' ${whose}, not the users stage's own '${name}' (rejected there, the name being taken); sent, this record would belong to that other user${ONE_USER_HINT}`;
     return r;
   }
 
@@ -106,13 +116,18 @@ export class StageChecks {
     const users = this.config.stages.find((s) => s.stage === 'users');
     if (users === undefined || users.onExisting !== undefined) return;
     const others = new Set<string>();
-    for (const name of await this.sourceUserNames()) if (this.users!.get(name) === false) others.add(name);
+    for (const [name, key] of await this.sourceUserNames()) if (heldByAnother(this.users!.get(name), key)) others.add(name);
     this.othersNames = others;
+  }
+
+  private holder(properties: Record<string, unknown> | undefined): Holder {
+    const key = properties?.[CHANNEL_KEY_PROPERTY];
+    return { ours: properties?.[PIPELINE_PROPERTY] === this.config.id, key: typeof key === 'string' ? key : undefined };
   }
 
   private async readUsers(): Promise<void> {
     const users: Holders = new Map();
-    for await (const user of this.client!.users.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) })) users.set(user.name, isOurs(user.properties, this.config.id));
+    for await (const user of this.client!.users.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) })) users.set(user.name, this.holder(user.properties));
     this.users = users;
     this.usersStale = false;
   }
@@ -120,19 +135,38 @@ export class StageChecks {
   private async readChannels(): Promise<Holders> {
     const channels: Holders = new Map();
     for await (const channel of this.client!.channels.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) }))
-      if (channel.type !== 'DIRECT') channels.set(channel.name, isOurs(channel.properties, this.config.id));
+      if (channel.type !== 'DIRECT') channels.set(channel.name, this.holder(channel.properties));
     return channels;
   }
 }
 
-function isOurs(properties: Record<string, unknown> | undefined, pipelineId: string): boolean {
-  return properties?.[PIPELINE_PROPERTY] === pipelineId;
+const ONE_USER_HINT = '. If both are one person, set the users stage\'s onExisting: match (an export block\'s onExistingUsers: match; docs/mapping-language.md)';
+
+/** The source key chatport gave an item (its `chatportKey` property). */
+function keyOf(item: Record<string, unknown>): string | undefined {
+  const key = (item.properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
+  return typeof key === 'string' ? key : undefined;
 }
 
-/** A name the platform holds for a record this pipeline did not create: the platform would refuse the item. */
-function takenName(holders: Holders | undefined, field: string, name: unknown, what: string, pipelineId: string): Reason[] {
-  if (holders === undefined || typeof name !== 'string' || holders.get(name) !== false) return [];
+/**
+ * The name's holder is not the record with this key: another pipeline's record, or this pipeline's under
+ * another key (a second workspace's user of the same name). A holder of an older version, without a key,
+ * is taken for the record itself.
+ */
+function heldByAnother(holder: Holder | undefined, key: string | undefined): boolean {
+  if (holder === undefined) return false;
+  if (!holder.ours) return true;
+  return holder.key !== undefined && key !== undefined && holder.key !== key;
+}
+
+/** A name the platform holds for another record (heldByAnother): the platform would refuse the item. */
+function takenName(holders: Holders | undefined, field: string, name: unknown, key: string | undefined, what: string, pipelineId: string): Reason[] {
+  if (holders === undefined || typeof name !== 'string') return [];
+  const holder = holders.get(name);
+  if (!heldByAnother(holder, key)) return [];
   const r = reason(field, `a ${what} not taken on the platform`, name);
-  r.message = `${field}: ${what} '${name}' is already taken on the platform by a record that pipeline ${pipelineId} did not create`;
+  r.message = holder!.ours
+    ? `${field}: ${what} '${name}' is already taken on the platform by another record of pipeline ${pipelineId} (source key ${holder!.key})${what === 'username' ? ONE_USER_HINT : ''}`
+    : `${field}: ${what} '${name}' is already taken on the platform by a record that pipeline ${pipelineId} did not create`;
   return [r];
 }

@@ -55,6 +55,8 @@ export function compareUsers(
   platform: readonly PlatformUser[],
   pipelineId: string,
   matched?: ReadonlyMap<string, { name: string }>,
+  /** Whether a record of this pipeline not in the source counts as extra (run-verify.ts: judgedByExport). */
+  judged: (record: { properties?: Record<string, unknown> | undefined }) => boolean = () => true,
 ): { differences: Difference[]; verified: number } {
   const byName = new Map(platform.map((u) => [u.name, u]));
   const differences: Difference[] = [];
@@ -83,7 +85,7 @@ export function compareUsers(
     else differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" differs on the platform in ${fields.join(', ')}` });
   }
   for (const u of platform)
-    if (u.properties?.[PIPELINE_PROPERTY] === pipelineId && !names.has(u.name))
+    if (u.properties?.[PIPELINE_PROPERTY] === pipelineId && !names.has(u.name) && judged(u))
       differences.push({ kind: 'extra', stage: 'users', platformId: u.id, message: `user "${u.name}" carries this pipeline's id but is not in the source` });
   return { differences, verified };
 }
@@ -99,6 +101,8 @@ export function matchChannels(
   expected: ReadonlyMap<string, Sourced<ExpectedChannel>>,
   platform: readonly PlatformChannel[],
   pipelineId: string,
+  /** Whether a channel of this pipeline not in the source counts as extra (run-verify.ts: judgedByExport). */
+  judged: (channel: PlatformChannel) => boolean = () => true,
 ): { byKey: Map<string, PlatformChannel>; extras: PlatformChannel[]; ambiguous: Map<string, PlatformChannel[]> } {
   const owned = new Map<string, PlatformChannel[]>();
   const legacy = new Map<string, PlatformChannel[]>();
@@ -119,7 +123,7 @@ export function matchChannels(
     else if (candidates.length === 1) byKey.set(key, candidates[0]!);
     for (const c of candidates) used.add(c.id);
   }
-  for (const [key, list] of owned) if (!expected.has(key)) extras.push(...list);
+  for (const [key, list] of owned) if (!expected.has(key)) extras.push(...list.filter(judged));
   // Pre-existing DIRECT channels (the platform keeps one per member set) carry no key of ours.
   const directByMembers = new Map<string, PlatformChannel>();
   for (const c of platform) if (c.type === 'DIRECT' && c.members && !used.has(c.id)) directByMembers.set(memberSet(c.members), c);

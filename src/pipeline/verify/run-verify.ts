@@ -49,15 +49,10 @@ export interface VerifyResult {
 }
 
 /**
- * Reconciliation: reads what the platform holds and compares it with what the source says it must hold.
- * Reads (the source through the stage readers, the platform in bulk) are here; the comparisons are pure
- * (compare-records.ts, compare-messages.ts). See docs/verify.md.
- */
-/**
- * Which of this pipeline's platform records the export judges. An export pipeline (`slack:`, `discord:`,
- * `mattermost:`) keys every record `<workspace>/…`, so one pipeline may take several workspaces, one export
- * at a time: the records of a workspace this export does not hold are neither missing nor extra here. Other
- * pipelines judge all their records.
+ * Which of this pipeline's platform records not in the source count as extra (all are looked up). An
+ * export pipeline (`slack:`, `discord:`, `mattermost:`) keys every record `<workspace>/…`, so one pipeline
+ * may take several workspaces, one export at a time: its records of a workspace this export does not hold
+ * are not extra here. Other pipelines judge all their records.
  */
 function judgedByExport(config: PipelineConfig, expected: ExpectedSource): (record: { properties?: Record<string, unknown> | undefined }) => boolean {
   if (!config.stages.some((s) => s.slack || s.platformExport)) return () => true;
@@ -72,6 +67,11 @@ function judgedByExport(config: PipelineConfig, expected: ExpectedSource): (reco
 
 const workspaceOf = (key: string): string => key.slice(0, Math.max(0, key.indexOf('/')));
 
+/**
+ * Reconciliation: reads what the platform holds and compares it with what the source says it must hold.
+ * Reads (the source through the stage readers, the platform in bulk) are here; the comparisons are pure
+ * (compare-records.ts, compare-messages.ts). See docs/verify.md.
+ */
 export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promise<VerifyResult> {
   const { config } = options;
   const now = deps.now ?? realNow;
@@ -80,14 +80,12 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const messagesStage = config.stages.find((s) => s.stage === 'messages');
   // The export runs on the platform while the source is read.
   const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
-  const [allUsers, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
-  const shardsChannels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
+  const [users, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
+  const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
-  const platformKeys = channelKeysOnPlatform(shardsChannels, config.id);
+  const platformKeys = channelKeysOnPlatform(channels, config.id);
   const expected = await readExpected(config, read, { platformChannelIds: (key) => (platformKeys.has(key) ? 1 : undefined), sample: options.sample ?? 0, seed: config.id });
   const judged = judgedByExport(config, expected);
-  const users = allUsers.filter(judged);
-  const channels = shardsChannels.filter(judged);
 
   const differences: Difference[] = [];
   const stages: Partial<Record<StageName, StageVerification>> = {};
@@ -96,8 +94,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     stages[stage] = stageVerification(expectedCount, result.verified, result.differences);
   };
 
-  if (expected.stages.has('users')) record('users', expected.users.length, compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey));
-  const matched = matchChannels(channelsToMatch(expected), channels, config.id);
+  if (expected.stages.has('users')) record('users', expected.users.length, compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey, judged));
+  const matched = matchChannels(channelsToMatch(expected), channels, config.id, judged);
   if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
   if (expected.members.size > 0) {
     const membersStage = config.stages.find((s) => s.stage === 'members') ?? config.stages.find((s) => s.stage === 'channels');
