@@ -144,6 +144,13 @@ export interface PipelineConfig {
   trial?: TrialSpec;
   /** Set by a run whose users stage has onExisting, once matched: every reader then maps names alike. */
   matchedUsers?: MatchedUsers;
+  /**
+   * Set by a run (after its users stage) and by verification: the names this pipeline's users hold on the
+   * platform, by source key. `ref: user` names the user the platform holds for a key, which may differ from
+   * the name the source gives it now (an insert-only pipeline keeps the old name; `unique: suffix`
+   * numbering moves when users are added before it).
+   */
+  platformUserNames?: ReadonlyMap<string, string>;
 }
 
 /** One worker's part of a sharded run (docs/sharding.md): shard `index` of `count`, numbered from 0. */

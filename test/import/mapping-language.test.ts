@@ -90,6 +90,26 @@ describe('the mapping language against the platform', () => {
     ]);
   });
 
+  it('`ref: user` names the user the platform holds for the key, when `unique: suffix` numbering moved since (a user added before it)', async () => {
+    const dir = join(f.dir, 'coded-shift');
+    await writeCodedDump(dir, 'sh');
+    const { config } = await writePipeline(dir, codedPipeline('coded-shift'));
+    await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    // A user named like user 1 comes first now: the source numbers 0 → shann, 1 → shann-2, 2 → shann-3, while
+    // the platform holds 1 as shann and 2 as shann-2. A new post by 1 must be by shann (1), never by shann-2 (2).
+    await writeInput(dir, 'users.csv', ['uid,handle,full', '0,shANN,Ann Z', '1,shAnn,Ann A', '2,shann,Ann B', '3,shJosé,José C', '4, shBo Lee ,Bo L', ''].join('\n'));
+    const { appendFile } = await import('node:fs/promises');
+    await appendFile(join(dir, 'posts.ndjson'), `${JSON.stringify({ id: 'p6', rid: 'r1', uid: 1, kind: '', text: 'by ann a, again' })}\n`);
+    const { config: again } = await writePipeline(dir, codedPipeline('coded-shift'));
+    const report = await runImport({ config: again, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.messages).toMatchObject({ read: 6, imported: 6, rejected: 0 });
+    const general = (await all(f.client.channels.list())).find((c) => c.properties?.chatportPipeline === 'coded-shift' && c.properties.chatportKey === 'r1')!;
+    const posts = await all(f.client.channels.messages(general.id, { pageSize: 100 }));
+    expect(posts.find((m) => m.body === 'by ann a, again')?.user?.name).toBe('shann');
+    // Messages and channels verify as the platform holds them; only the users' names differ from the source.
+    expect(report.verification?.stages).toMatchObject({ messages: { expected: 6, verified: 6 }, channels: { verified: 3 } });
+  });
+
   it('a code the map lacks, and a reference to a user the users stage did not import, are rejected with file, line and field', async () => {
     const dir = join(f.dir, 'coded-bad');
     await writeInput(dir, 'users.csv', 'uid,handle,full\n1,mlbad-ann,Ann\n');

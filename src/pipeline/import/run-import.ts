@@ -27,6 +27,7 @@ import { openHeldRecords } from './held-records.js';
 import { readStageRecords, sourceOptionsOf } from './read-stage.js';
 import { resolveExistingUsers } from './existing-users.js';
 import { StageChecks } from './stage-checks.js';
+import { forgetUserNames } from './user-names.js';
 import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { verifyImportRun } from '../verify/index.js';
@@ -172,6 +173,8 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
     if (mode === 'import') await matchExistingUsers(config, deps.client!, paths.runDir(runId), sources, signal);
     for (const stageConfig of config.stages) {
       const stage = stageConfig.stage;
+      const hooks = await checks.forStage(stageConfig);
+      if (stage !== 'users') useHeldUserNames(config, checks);
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
         channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
       logger.info({ stage }, 'stage starting');
@@ -179,7 +182,7 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
       stages[stage] = await runStage({
         config, stage: stageConfig, runId, paths, state: run.state.stages[stage], journal: run.journal, mode, sources, signal, now: env.now,
         logger,
-        ...(await checks.forStage(stageConfig)),
+        ...hooks,
         ...(uploader ? { uploader, client: deps.client! } : {}),
         ...(channelIds ? { channelIds } : {}),
         ...(held ? { held } : {}),
@@ -230,6 +233,18 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
     throw attachReport(failure, report);
   }
   return report;
+}
+
+/**
+ * After the users stage, `ref: user` names each key by the user the platform holds for it (user-names.ts):
+ * the name the source gives it now may be another user's there. Once per run; nothing offline.
+ */
+function useHeldUserNames(config: PipelineConfig, checks: StageChecks): void {
+  if (config.platformUserNames !== undefined) return;
+  const held = checks.pipelineUserNames();
+  if (held === undefined) return;
+  config.platformUserNames = held;
+  forgetUserNames(config);
 }
 
 /** The names the users stage's source gives its accepted users, each with its source key. */

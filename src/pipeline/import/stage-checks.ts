@@ -89,6 +89,14 @@ export class StageChecks {
     return { crossCheck, onAccepted };
   }
 
+  /** This pipeline's users as the platform holds them (read for the checks): source key → name; undefined offline. */
+  pipelineUserNames(): Map<string, string> | undefined {
+    if (!this.client || !this.users) return undefined;
+    const names = new Map<string, string>();
+    for (const [name, holder] of this.users) if (holder.ours && holder.key !== undefined) names.set(holder.key, name);
+    return names;
+  }
+
   private knows(name: string): boolean {
     if (this.client) return this.users!.has(name);
     return !this.hasUsersStage || this.produced.has(name);
@@ -115,8 +123,15 @@ export class StageChecks {
     if (this.othersNames !== undefined || !this.client || !this.sourceUserNames) return;
     const users = this.config.stages.find((s) => s.stage === 'users');
     if (users === undefined || users.onExisting !== undefined) return;
+    const names = await this.sourceUserNames();
+    const keys = new Set(names.values());
     const others = new Set<string>();
-    for (const [name, key] of await this.sourceUserNames()) if (heldByAnother(this.users!.get(name), key)) others.add(name);
+    for (const [name, key] of names) {
+      const holder = this.users!.get(name);
+      // A holder the source still has, under another name now (a renamed user, `unique: suffix` numbering
+      // that moved): references by key name it as the platform does (user-names.ts), so it is no stranger.
+      if (heldByAnother(holder, key) && !(holder!.ours && holder!.key !== undefined && keys.has(holder!.key))) others.add(name);
+    }
     this.othersNames = others;
   }
 

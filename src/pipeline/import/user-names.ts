@@ -1,11 +1,12 @@
 import { mappedByChatport, type PipelineConfig, type StageConfig } from '../../config/index.js';
-import { compileMapping, IMPLIED_TYPES, type UserNameLookup } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, compileMapping, IMPLIED_TYPES, PIPELINE_PROPERTY, type UserNameLookup } from '../../transform/index.js';
 
 /**
  * `ref: user` entries name users by their key in the users stage; this is the table that turns such a key
  * into the user's platform name. It is read from the users stage's own output (users are few next to
  * messages), so it is the same in an import, a resumed run, a validation and a verification, and names made
- * unique by `unique: suffix` are the names the users stage sent.
+ * unique by `unique: suffix` are the names the users stage sent; with a platform, a key the platform holds
+ * for this pipeline takes the name it holds there (`platformUserNames`).
  */
 export function stageUsesUserRefs(stage: StageConfig): boolean {
   if (mappedByChatport(stage)) return false;
@@ -13,6 +14,21 @@ export function stageUsesUserRefs(stage: StageConfig): boolean {
 }
 
 const cache = new WeakMap<PipelineConfig, Promise<UserNameLookup>>();
+
+/** Drops a pipeline's table, so the next read takes `platformUserNames` (set after the users stage) into account. */
+export function forgetUserNames(config: PipelineConfig): void {
+  cache.delete(config);
+}
+
+/** This pipeline's users among the platform's: source key (`chatportKey`) → name. */
+export function pipelineUserNamesOf(users: ReadonlyArray<{ name: string; properties?: Record<string, unknown> | undefined }>, pipelineId: string): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const user of users) {
+    const key = user.properties?.[CHANNEL_KEY_PROPERTY];
+    if (user.properties?.[PIPELINE_PROPERTY] === pipelineId && typeof key === 'string') names.set(key, user.name);
+  }
+  return names;
+}
 
 /** The users stage's key → name table of a pipeline, read once per pipeline config. */
 export function userNamesOf(
@@ -37,7 +53,10 @@ async function collectUserNames(
   const users = config.stages.find((s) => s.stage === 'users');
   if (users !== undefined)
     for await (const p of readUsers(users)) if (p.kind === 'accepted' && typeof p.item?.name === 'string') names.set(p.sourceKey!, p.item.name);
-  // Matched users (onExisting: match) are named by the platform user they matched.
+  // Matched users (onExisting: match) are named by the platform user they matched; users the platform
+  // holds for this pipeline by the name they hold there.
   const matched = config.matchedUsers?.policy === 'match' ? config.matchedUsers.byKey : undefined;
-  return matched ? (key) => matched.get(key)?.name ?? names.get(key) : (key) => names.get(key);
+  const held = config.platformUserNames;
+  if (!matched && !held) return (key) => names.get(key);
+  return (key) => matched?.get(key)?.name ?? held?.get(key) ?? names.get(key);
 }

@@ -7,6 +7,7 @@ import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js'
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
 import { sourceOptionsOf } from '../import/read-stage.js';
+import { forgetUserNames, pipelineUserNamesOf } from '../import/user-names.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
 import { compareChannels, compareMembers, compareUsers, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
@@ -82,6 +83,9 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
   const [users, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
   const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
+  // `ref: user` names each key by the user the platform holds for it, as the import did (user-names.ts).
+  config.platformUserNames ??= pipelineUserNamesOf(users, config.id);
+  forgetUserNames(config);
   const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const expected = await readExpected(config, read, { platformChannelIds: (key) => (platformKeys.has(key) ? 1 : undefined), sample: options.sample ?? 0, seed: config.id });
