@@ -16,7 +16,7 @@ export const EXPECTED: Record<ValueType, string> = {
   number: 'a number (e.g. 42, -1.5, 1e3)',
   integer: 'a whole number',
   boolean: 'a boolean (true/false, yes/no, y/n, 1/0, on/off)',
-  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds)',
+  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a number, or 12 to 16 digits as text)',
   json: 'JSON text',
 };
 
@@ -70,6 +70,12 @@ function toInteger(value: unknown, reasons: Reason[], field: string, source: str
   return bad(reasons, 'integer', field, value, source);
 }
 
+/**
+ * Epoch milliseconds written as text (a CSV cell): 12 to 16 digits, so from 1973 on. Fewer digits are
+ * refused: `1700000000` is more likely seconds, and `2024` a year.
+ */
+const EPOCH_MS_TEXT = /^-?\d{12,16}$/;
+
 /** The common case, already UTC with seconds: parsed without taking the text apart. */
 const UTC_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 
@@ -97,6 +103,7 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
     if (date.getUTCDate() === Number(value.slice(8, 10))) return date.toISOString();
   }
   if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string' && EPOCH_MS_TEXT.test(value.trim())) ms = Number(value.trim());
   else if (typeof value === 'string') {
     const m = DATE_TEXT.exec(value.trim());
     if (m) {

@@ -20,3 +20,14 @@ describe('date coercion of UTC texts', () => {
     }
   });
 });
+
+describe('date coercion of epoch milliseconds', () => {
+  it('takes a number, or 12 to 16 digits as text (a CSV cell); refuses texts that are likelier seconds or a year', () => {
+    const date = (value: unknown) => COERCERS.date(value, [] as never, 'when', undefined);
+    expect(date(1700000000000)).toBe('2023-11-14T22:13:20.000Z');
+    expect(date('1700000000000')).toBe('2023-11-14T22:13:20.000Z');
+    expect(date(' 1700000000123 ')).toBe('2023-11-14T22:13:20.123Z');
+    expect(date('-100000000000')).toBe('1966-10-31T14:13:20.000Z');
+    for (const text of ['1700000000', '2024', '17000000000000000', '1.7e12']) expect(date(text), text).toBe(BAD);
+  });
+});
