@@ -31,6 +31,8 @@ export interface UnparseableRecord {
     raw: unknown;
     /** The source field at fault, when one is (a field holding bytes the encoding cannot read). */
     field?: string;
+    /** What was found, when the record as a whole says less: that field's text, unreadable bytes shown as U+FFFD. */
+    foundText?: string;
   };
   position: RecordPosition;
 }

@@ -10,7 +10,7 @@ export function rejectUnreadableText(item: SourceItem, encoding: string): Source
     const found = unreadableTextIn(item.record, encoding);
     if (!found) return item;
     return {
-      unparseable: { message: found.reason, expected: `text in ${encoding}`, raw: found.raw, ...(found.field === undefined ? {} : { field: found.field }) },
+      unparseable: { message: found.reason, expected: `text in ${encoding}`, raw: found.raw, foundText: found.foundText, ...(found.field === undefined ? {} : { field: found.field }) },
       position: item.position,
     };
   }

@@ -137,6 +137,8 @@ export interface Unreadable {
   at: number;
   /** The field's name itself holds the byte (a CSV header, a JSON key). */
   inName: boolean;
+  /** The text holding it: the field's value, or the name. */
+  text: string;
 }
 
 function markIn(text: string): { at: number; byte: number } | undefined {
@@ -151,7 +153,7 @@ function markIn(text: string): { at: number; byte: number } | undefined {
 export function findIn(value: unknown, path: string): Unreadable | undefined {
   if (typeof value === 'string') {
     const m = markIn(value);
-    return m && { field: path, ...m, inName: false };
+    return m && { field: path, ...m, inName: false, text: value };
   }
   if (value === null || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
@@ -164,7 +166,7 @@ export function findIn(value: unknown, path: string): Unreadable | undefined {
   for (const key of Object.keys(value)) {
     const inner = path === '' ? key : `${path}.${key}`;
     const m = markIn(key);
-    if (m) return { field: inner, ...m, inName: true };
+    if (m) return { field: inner, ...m, inName: true, text: key };
     const found = findIn((value as Record<string, unknown>)[key], inner);
     if (found) return found;
   }
@@ -186,6 +188,8 @@ export const hexByte = (byte: number) => `0x${byte.toString(16).toUpperCase().pa
 export interface UnreadableText {
   field?: string;
   reason: string;
+  /** The text holding the byte, shown with U+FFFD (what a reason found). */
+  foundText: string;
   /** The value with its marks shown as U+FFFD, for a rejects file. */
   raw: unknown;
 }
@@ -200,6 +204,7 @@ export function unreadableTextIn(value: unknown, encoding: string): UnreadableTe
   const where = found.inName ? `the field name ${JSON.stringify(shownAsReplacement(found.field))}` : `field ${JSON.stringify(found.field)}`;
   return {
     reason: `invalid ${encoding} in ${where}: byte ${hexByte(found.byte)} at character ${found.at} cannot be read as ${encoding} (shown as U+FFFD here)`,
+    foundText: shownAsReplacement(found.text) as string,
     raw: shownAsReplacement(value),
     ...(found.inName ? {} : { field: found.field }),
   };

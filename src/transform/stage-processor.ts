@@ -50,7 +50,7 @@ export interface StageProcessorDeps {
 /** What the formats produce for one record (structurally the same as src/formats' SourceItem). */
 export type SourceInput =
   | { record: Record<string, unknown>; position: RecordPosition }
-  | { unparseable: { message: string; expected: string; raw: unknown; field?: string }; position: RecordPosition };
+  | { unparseable: { message: string; expected: string; raw: unknown; field?: string; foundText?: string }; position: RecordPosition };
 
 export type StageProcessor = (input: SourceInput) => Processed;
 
@@ -107,7 +107,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
       return {
         kind: 'rejected',
         position,
-        reasons: [{ field: '', expected: u.expected, found: typeof u.raw === 'string' ? 'unreadable text' : describeFound(u.raw), message: u.message, ...(u.field === undefined ? {} : { sourceField: u.field }) }],
+        reasons: [{ field: '', expected: u.expected, found: describeFound(u.foundText ?? u.raw), message: u.message, ...(u.field === undefined ? {} : { sourceField: u.field }) }],
         raw: u.raw,
       };
     }

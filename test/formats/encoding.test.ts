@@ -16,6 +16,7 @@ describe('bytes the encoding cannot read', () => {
           message: 'invalid UTF-8 in field "name": byte 0xE9 at character 4 cannot be read as UTF-8 (shown as U+FFFD here)',
           expected: 'text in UTF-8',
           raw: { name: 'Jos\uFFFD', bio: 'fine' },
+          foundText: 'Jos\uFFFD',
           field: 'name',
         },
         position: { file: 'users.csv', line: 3, index: 1 },

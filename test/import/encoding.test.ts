@@ -45,10 +45,10 @@ describe('text encodings over the import', () => {
     const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
 
     expect(report.totals).toMatchObject({ read: 8, imported: 6, rejected: 2, balanced: true });
-    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { file: string; line: number; reasons: Array<{ message: string; sourceField?: string }> });
-    expect(rejects.map((r) => [r.file, r.line, r.reasons[0]!.sourceField, r.reasons[0]!.message])).toEqual([
-      [users, 3, 'display', 'invalid UTF-8 in field "display": byte 0xF6 at character 2 cannot be read as UTF-8 (shown as U+FFFD here)'],
-      [messages, 2, 'text', 'invalid UTF-8 in field "text": byte 0xEF at character 3 cannot be read as UTF-8 (shown as U+FFFD here)'],
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { file: string; line: number; reasons: Array<{ message: string; sourceField?: string; found: string }> });
+    expect(rejects.map((r) => [r.file, r.line, r.reasons[0]!.sourceField, r.reasons[0]!.message, r.reasons[0]!.found])).toEqual([
+      [users, 3, 'display', 'invalid UTF-8 in field "display": byte 0xF6 at character 2 cannot be read as UTF-8 (shown as U+FFFD here)', '"B\uFFFDb"'],
+      [messages, 2, 'text', 'invalid UTF-8 in field "text": byte 0xEF at character 3 cannot be read as UTF-8 (shown as U+FFFD here)', '"na\uFFFDv"'],
     ]);
     const names = (await all(f.client.users.list())).map((u) => `${u.name}:${u.displayName}`).sort();
     expect(names).toEqual(['alice:Alice', 'carol:Zoë']);

@@ -42,7 +42,7 @@ export const SLACK_LAYOUT: ExportLayout = { name: 'Slack export', markers: 'chan
 
 /** A layout whose root is the shallowest folder holding a file whose name ends with `suffix` (`.json`, `.jsonl`). */
 export function layoutOfFilesEnding(name: string, suffix: string): ExportLayout {
-  return { name, markers: `a ${suffix} file`, findRoot: (paths) => shallowestFolderOf(paths, (base) => base.endsWith(suffix)) };
+  return { name, markers: `${suffix} file`, findRoot: (paths) => shallowestFolderOf(paths, (base) => base.endsWith(suffix)) };
 }
 
 export interface OpenSlackExportOptions {
