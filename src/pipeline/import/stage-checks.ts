@@ -23,14 +23,15 @@ export interface StageCheckHooks {
  * The checks a record passes before its stage uploads it, so that what `chatport validate` or one look at
  * the platform can tell is rejected with its field and reason instead of costing FAILED jobs and a
  * bisection (which stays for what only the platform can refuse):
- * - a username or channel name already held on the platform by a record this pipeline did not create;
+ * - a username or channel name already held on the platform by another record: one this pipeline did not
+ *   create, or this pipeline's of another source key (a second workspace's user of the same name);
  * - channel members and creators, member usernames and message authors that no user answers to: with a
  *   client, users the platform holds (read after the users stage, so it holds what that stage imported);
  *   offline (`validate`, a dry run), users the users stage produces;
  * - with a client, the same references to a name the pipeline's own users stage has, but which the
- *   platform holds for a user this pipeline did not create (so the stage's user was rejected, its name
- *   taken): sent, the record would belong to that other user. Not so with `onExisting`, whose match, skip
- *   or fail is the user's choice for such names.
+ *   platform holds for another user (so the stage's user was rejected, its name taken): sent, the record
+ *   would belong to that other user. Not so with `onExisting`, whose match, skip or fail is the user's
+ *   choice for such names.
  * The platform is read in pages of 100 into one Map of names per kind, once per stage that needs it.
  */
 export class StageChecks {
@@ -40,7 +41,7 @@ export class StageChecks {
   /** The users read last may have changed since: the users stage ran after them. */
   private usersStale = true;
 
-  /** Names of the users stage's source held on the platform by users this pipeline did not create (see above). */
+  /** Names of the users stage's source the platform holds for another user (see above). */
   private othersNames: Set<string> | undefined;
 
   /** `sourceUserNames`: the names the users stage's source gives its users, with their source keys (read once, when first needed). */
