@@ -25,6 +25,7 @@ export type { MappingValue, NestedMapping, FieldRule, TemplateRule, ConstRule, S
 export type { Accepted, Rejected, Skipped, Processed, Reason, RecordPosition, StageKind } from './types.js';
 export { KeyTable, keyFingerprint, textHash } from './key-table.js';
 export { PositionIndex, describePosition } from './position-index.js';
+export { SpillingKeyTable } from './spilling-key-table.js';
 export { SourceDuplicates, DUPLICATES_MODES } from './source-duplicates.js';
 export type { DuplicatesMode, DuplicateLine, DuplicateVerdict } from './source-duplicates.js';
 export { compareWithPlatform, mergePatchBetween, canonicalEqual, COMPARED_FIELDS, type ComparedStage, type Comparison, type FieldDifference } from './compare-existing.js';

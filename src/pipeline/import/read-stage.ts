@@ -9,6 +9,7 @@ import { readSlackStageBatches } from '../slack/index.js';
 import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
 import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
+import { ForeignKeys, rawSourceKey } from '../shards/foreign-keys.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -95,39 +96,50 @@ async function* readSourceBatches(
   let read = 0;
   let ordinal = 0;
   const shard = config.shard !== undefined && !shardTakesAll(stage) ? config.shard : undefined;
+  // A channel's key never falls to two shards; a member's or message's may (foreign-keys.ts).
+  const foreign = shard !== undefined && stage.stage !== 'channels' ? new ForeignKeys(typeof stage.key === 'string' ? stage.key : stage.key.join(', ')) : undefined;
   deps.onInputBytes?.(0, total);
-  for (const input of inputs) {
-    if (deps.signal?.aborted) return;
-    const bytes = countBytes(input.open(), (n) => {
-      read += n;
-      deps.onInputBytes?.(read, total);
-    });
-    const batches = parseRecordBatches(bytes, parseOptionsOf(stage, input.uri));
-    let last: RecordPosition | undefined;
-    try {
-      for await (const batch of batches) {
-        deps.onSourceBatch?.(batch);
-        const out: Processed[] = [];
-        for (let i = 0; i < batch.length; i++) {
-          const item = batch[i]!;
-          const channelKey = 'record' in item ? rawChannelKey(stage, item.record) : undefined;
-          // Another shard's record is its to read, map and count (a sharded run's accounting is the sum of its shards').
-          if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) continue;
-          // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
-          const because = cut?.(++ordinal, channelKey);
-          const processed = because === undefined ? process(item) : trialSkip(item.position, because);
-          out.push(processed);
-          // A long body split into parts (longBodies: split): the parts follow, each a record of its own.
-          if (processed.kind === 'accepted' && processed.parts) for (const part of processed.parts) out.push(part);
+  try {
+    for (const input of inputs) {
+      if (deps.signal?.aborted) return;
+      const bytes = countBytes(input.open(), (n) => {
+        read += n;
+        deps.onInputBytes?.(read, total);
+      });
+      const batches = parseRecordBatches(bytes, parseOptionsOf(stage, input.uri));
+      let last: RecordPosition | undefined;
+      try {
+        for await (const batch of batches) {
+          deps.onSourceBatch?.(batch);
+          const out: Processed[] = [];
+          for (let i = 0; i < batch.length; i++) {
+            const item = batch[i]!;
+            const channelKey = 'record' in item ? rawChannelKey(stage, item.record) : undefined;
+            // Another shard's record is its to read, map and count (a sharded run's accounting is the sum of its
+            // shards'); only its key is noted, so that a record of this shard with the same key is told apart.
+            if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) {
+              foreign?.noteForeign('record' in item ? rawSourceKey(stage, item.record) : undefined, item.position);
+              continue;
+            }
+            // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
+            const because = cut?.(++ordinal, channelKey);
+            let processed = because === undefined ? process(item) : trialSkip(item.position, because);
+            if (foreign && processed.kind === 'accepted') processed = foreign.check(processed);
+            out.push(processed);
+            // A long body split into parts (longBodies: split): the parts follow, each a record of its own.
+            if (processed.kind === 'accepted' && processed.parts) for (const part of processed.parts) out.push(part);
+          }
+          last = batch[batch.length - 1]?.position ?? last;
+          yield out;
+          // Checked per batch so that a signal stops reading promptly; the generator's return closes the file.
+          if (deps.signal?.aborted) return;
         }
-        last = batch[batch.length - 1]?.position ?? last;
-        yield out;
-        // Checked per batch so that a signal stops reading promptly; the generator's return closes the file.
-        if (deps.signal?.aborted) return;
+      } catch (error) {
+        throw inputReadFailure(stage, input.uri, last, error);
       }
-    } catch (error) {
-      throw inputReadFailure(stage, input.uri, last, error);
     }
+  } finally {
+    foreign?.close();
   }
 }
 

@@ -1,0 +1,62 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
+import { all, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from '../import/support.js';
+
+/**
+ * A message key used in two channels that fall to different shards (per-channel message numbers with
+ * `key: id`): one run rejects the second record as a key seen before with other content; two shards must
+ * do the same between them, not both send it (the platform would keep one and both would count it).
+ */
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+/** Two channel keys of `prefix` that fall to different shards of two. */
+function channelsOnBothShards(prefix: string): [string, string] {
+  const keys = Array.from({ length: 20 }, (_, i) => `${prefix}c${i}`);
+  const a = keys.find((k) => shardOfKey(k, 2) === 0)!;
+  const b = keys.find((k) => shardOfKey(k, 2) === 1)!;
+  return [a, b];
+}
+
+async function writeInputs(dir: string, prefix: string, first: string, second: string): Promise<void> {
+  await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\nu2,${prefix}bo,Bo\n`);
+  await writeInput(dir, 'channels.csv', `key,name,members\n${first},${prefix}first,${prefix}ana|${prefix}bo\n${second},${prefix}second,${prefix}ana|${prefix}bo\n`);
+  // Numbered per channel: 1 and 2 appear in both; the first channel's come first in the file.
+  const rows = ['id,channel,author,text', `1,${first},${prefix}ana,first one`, `2,${first},${prefix}bo,first two`, `1,${second},${prefix}ana,second one`, `3,${second},${prefix}bo,second three`, `2,${second},${prefix}bo,second two`];
+  await writeInput(dir, 'messages.csv', `${rows.join('\n')}\n`);
+}
+
+describe('a key in two channels of different shards', () => {
+  it('is imported once, from the first record, and rejected in the other shard with the reason, as one run does', async () => {
+    const single = join(f.dir, 'single');
+    const [a1, b1] = channelsOnBothShards('one');
+    await writeInputs(single, 'one', a1, b1);
+    const { config: one } = await writePipeline(single, generatedPipeline('cross-one'));
+    const whole = await runImport({ config: one, stateDir: join(single, 'state'), verify: {} }, { client: f.client });
+    expect(whole.stages.messages).toMatchObject({ read: 5, imported: 3, rejected: 2 });
+
+    const dir = join(f.dir, 'sharded');
+    const [a, b] = channelsOnBothShards('two');
+    await writeInputs(dir, 'two', a, b);
+    const { config } = await writePipeline(dir, generatedPipeline('cross-two'));
+    const reports = [];
+    for (const index of [1, 0]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    const sum = (field: 'read' | 'imported' | 'rejected') => reports.reduce((n, r) => n + r.stages.messages![field], 0);
+    expect([sum('read'), sum('imported'), sum('rejected')]).toEqual([5, 3, 2]);
+    for (const r of reports) expect(r.verification?.status).toBe('exact');
+    const second = reports[0]!; // shard 1 holds the second channel
+    const rejects = (await readFile(second.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { line: number; reasons: Array<{ message: string }> });
+    expect(rejects.map((r) => r.line)).toEqual([4, 6]);
+    expect(rejects[0]!.reasons[0]!.message).toMatch(/^key "1" \(id\) was first seen at .*messages\.csv:2, in a channel another shard imports/);
+    // The platform holds the first channel's messages 1 and 2, and the second channel's 3 only.
+    const channels = (await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === 'cross-two');
+    const bodies = await Promise.all(channels.map(async (c) => (await all(f.client.channels.messages(c.id, { pageSize: 100 }))).map((m) => m.body)));
+    expect(bodies.flat().sort()).toEqual(['first one', 'first two', 'second three']);
+  });
+});
