@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import type { RunReport } from '../../src/pipeline/report.js';
 import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
 import { all, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from '../import/support.js';
 
@@ -45,7 +46,7 @@ describe('a key in two channels of different shards', () => {
     const [a, b] = channelsOnBothShards('two');
     await writeInputs(dir, 'two', a, b);
     const { config } = await writePipeline(dir, generatedPipeline('cross-two'));
-    const reports = [];
+    const reports: RunReport[] = [];
     for (const index of [1, 0]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
     const sum = (field: 'read' | 'imported' | 'rejected') => reports.reduce((n, r) => n + r.stages.messages![field], 0);
     expect([sum('read'), sum('imported'), sum('rejected')]).toEqual([5, 3, 2]);

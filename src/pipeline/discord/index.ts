@@ -6,6 +6,7 @@ import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
+import { HeldReplies } from './held-replies.js';
 import { planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
 /** DiscordChatExporter JSON exports as pipeline stages (docs/discord-migration.md). */
@@ -85,22 +86,31 @@ async function* discordMessages(
     // A sharded run: another shard's channel is never opened (docs/sharding.md).
     if (!owns(channelId)) continue;
     context.roots.clear();
-    for (const f of files) yield* fileMessages(exp, f, context, signal);
+    const held = new HeldReplies(plan.threadIds);
+    for (const f of files) yield* fileMessages(exp, f, context, held, signal);
+    const rest = held.rest();
+    if (rest.length > 0) yield rest;
   }
 }
 
-async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordMessageContext, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
+async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordMessageContext, held: HeldReplies, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
   const placement = { channelId: f.channelId, ...(f.threadId ? { threadId: f.threadId } : {}) };
   let next = 0;
   try {
     for await (const batch of readDiscordMessages(exp, f.file)) {
       signal?.throwIfAborted();
-      yield batch.map(({ key, value, unreadable }) => {
+      const out: MessageOutcome[] = [];
+      for (const { key, value, unreadable } of batch) {
         next = key + 1;
         const position = { file: f.file, index: key };
-        if (unreadable) return { kind: 'rejected', position, field: unreadable.field ?? '', expected: 'text in UTF-8', reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId };
-        return messageOutcome(value, position, placement, context);
-      });
+        const outcome: MessageOutcome = unreadable
+          ? { kind: 'rejected', position, field: unreadable.field ?? '', expected: 'text in UTF-8', reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId }
+          : messageOutcome(value, position, placement, context);
+        // Inline replies into a thread with a file of its own wait for it; that file's messages take them in by time.
+        if (f.threadId !== undefined) out.push(...held.before(outcome));
+        else if (!held.hold(outcome)) out.push(outcome);
+      }
+      yield out;
     }
   } catch (error) {
     if (!(error instanceof DiscordFileError)) throw error;

@@ -1,0 +1,57 @@
+import type { MessageOutcome } from '../../transform/chat-export/index.js';
+
+type Message = Extract<MessageOutcome, { kind: 'message' }>;
+
+/**
+ * Inline replies (`Reply` messages of a channel file) into a thread the export also has a file for. The
+ * channel's own files are read before its threads' files, so sent as read, every inline reply would come
+ * before all of the thread file's messages whatever their times. They are held back instead and given out
+ * among the thread's messages by time; what a thread file does not take (it could not be read, or the
+ * replies are later than all of it) comes after the channel's last file.
+ */
+export class HeldReplies {
+  private readonly byRoot = new Map<string, Message[]>();
+
+  constructor(private readonly threadIds: ReadonlySet<string>) {}
+
+  /** True when the outcome (of a channel's own file) is such a reply: it is held. */
+  hold(outcome: MessageOutcome): boolean {
+    if (outcome.kind !== 'message') return false;
+    const thread = outcome.message.facts.thread;
+    if (thread === undefined || thread.isRoot || !this.threadIds.has(thread.root)) return false;
+    let held = this.byRoot.get(thread.root);
+    if (!held) this.byRoot.set(thread.root, (held = []));
+    held.push(outcome);
+    return true;
+  }
+
+  /** A thread file's outcome, preceded by the replies held for its thread that were sent before it. */
+  before(outcome: MessageOutcome): MessageOutcome[] {
+    if (outcome.kind !== 'message' || this.byRoot.size === 0) return [outcome];
+    const thread = outcome.message.facts.thread;
+    const held = thread === undefined ? undefined : this.byRoot.get(thread.root);
+    if (held === undefined) return [outcome];
+    const time = outcome.message.facts.time;
+    let earlier = 0;
+    // Held in file order, which is time order in an export: the earlier ones are a prefix.
+    while (earlier < held.length && held[earlier]!.message.facts.time < time) earlier++;
+    if (earlier === 0) return [outcome];
+    const out: MessageOutcome[] = held.splice(0, earlier);
+    if (held.length === 0) this.byRoot.delete(thread!.root);
+    out.push(outcome);
+    return out;
+  }
+
+  /** Every reply still held (after the channel's last file), in the order they were read. */
+  rest(): MessageOutcome[] {
+    const out = [...this.byRoot.values()].flat().sort((a, b) => compareReadOrder(a, b));
+    this.byRoot.clear();
+    return out;
+  }
+}
+
+function compareReadOrder(a: Message, b: Message): number {
+  const pa = a.message.position;
+  const pb = b.message.position;
+  return pa.file < pb.file ? -1 : pa.file > pb.file ? 1 : pa.index - pb.index;
+}
