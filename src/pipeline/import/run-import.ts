@@ -173,12 +173,13 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
     if (mode === 'import') await matchExistingUsers(config, deps.client!, paths.runDir(runId), sources, signal);
     for (const stageConfig of config.stages) {
       const stage = stageConfig.stage;
-      const hooks = await checks.forStage(stageConfig);
-      if (stage !== 'users') useHeldUserNames(config, checks);
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
         channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
       logger.info({ stage }, 'stage starting');
       const held = mode === 'import' && !run.state.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger }) : undefined;
+      // After the held records: they may take over records of this pipeline's older versions first.
+      const hooks = await checks.forStage(stageConfig);
+      if (stage !== 'users') useHeldUserNames(config, checks);
       stages[stage] = await runStage({
         config, stage: stageConfig, runId, paths, state: run.state.stages[stage], journal: run.journal, mode, sources, signal, now: env.now,
         logger,
