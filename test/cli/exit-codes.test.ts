@@ -65,7 +65,7 @@ const cases: Case[] = [
   { why: 'bare chatport prints the help', code: ExitCode.USAGE, setup: async () => ({ args: [] }) },
   { why: 'a missing argument', code: ExitCode.USAGE, setup: async () => ({ args: ['import'] }) },
   {
-    why: 'a .gz that is not gzip', code: ExitCode.DATA_INVALID, says: /users\.csv\.gz.*cannot be read/,
+    why: 'a corrupt gzip stream', code: ExitCode.DATA_INVALID, says: /users\.csv\.gz.*cannot be read/,
     setup: async () => {
       const path = await smallPipeline('gz');
       await writeFile(join(path, '..', 'users.csv.gz'), Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(64, 0x55)]));
