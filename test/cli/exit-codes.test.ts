@@ -63,6 +63,8 @@ const cases: Case[] = [
     },
   },
   { why: 'bare chatport prints the help', code: ExitCode.USAGE, setup: async () => ({ args: [] }) },
+  // Node 20's recursive mkdir never returns under /proc: refused before it is tried.
+  { why: 'a state folder under /proc', code: ExitCode.CONFIG, says: /state folder \/proc\/chatport-exit-codes is under \/proc, a pseudo file system/, setup: async () => ({ args: ['import', EXAMPLE, '--dry-run', '--state', '/proc/chatport-exit-codes'] }) },
   { why: 'a missing argument', code: ExitCode.USAGE, setup: async () => ({ args: ['import'] }) },
   {
     why: 'a corrupt gzip stream', code: ExitCode.DATA_INVALID, says: /users\.csv\.gz.*cannot be read/,

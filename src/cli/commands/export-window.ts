@@ -3,6 +3,7 @@
  * the state folder's last window). Flags win over the pipeline file; the date also comes from
  * CHATPORT_EXPORT_DATE (a scheduler's logical date).
  */
+import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import {
   checkStateScope, defaultStateDir, dueWindow, nothingToDoMessage, readIncrementalState, resolveWindow, saveIncrementalState,
   type ExportPipelineFile, type ExportWindow, type IncrementalScope,
@@ -24,6 +25,7 @@ export async function resolveRunWindow(
 
   if (flags.date !== undefined || until !== undefined) throw new UsageError('--incremental picks its own window (the days due since the last run): drop --date and --until');
   const dir = (flags.state as string | undefined) ?? file?.state ?? defaultStateDir(file?.name ?? datasetArg ?? 'all');
+  refuseFolderOnPseudoFs(dir, 'the state folder');
   const state = await readIncrementalState(dir);
   if (state) checkStateScope(state, scope, dir);
   const window = dueWindow(state, nowMs, since === undefined ? undefined : parseWindowBound(since, '--since'));

@@ -6,6 +6,7 @@ import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow, type Now } from '../../shared/async.js';
 import { isChatportError } from '../../shared/errors.js';
+import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
 import { redactValue } from '../../shared/secrets.js';
@@ -120,6 +121,7 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   for (const warning of await checkMappedFields(config, sourceOptionsOf(config), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
   const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
+  refuseFolderOnPseudoFs(paths.stateDir, 'the state folder');
   const lock = await acquireLock(paths.lock);
   // Folded as it is read: a migration's journal holds millions of events.
   const fold = new RunStateFold();
