@@ -4,6 +4,12 @@ import type { RecordPosition } from '../../formats/index.js';
 import type { StageConfig } from '../../config/index.js';
 import { PositionIndex, SpillingKeyTable, describePosition, sourceKeyOf, textHash, type Accepted, type Rejected } from '../../transform/index.js';
 
+/** A record's source key before mapping (its `key` fields as the stage processor reads them). */
+export function rawSourceKey(stage: StageConfig, record: Record<string, unknown>): string | undefined {
+  const fields = typeof stage.key === 'string' ? [stage.key] : stage.key;
+  return sourceKeyOf(fields.map((f) => record[f]));
+}
+
 /**
  * The keys of other shards' records, as one shard reads a stage (docs/sharding.md). A key in two channels
  * that fall to different shards would be sent by both, and the platform keeps one of them (one idempotency
@@ -15,12 +21,6 @@ import { PositionIndex, SpillingKeyTable, describePosition, sourceKeyOf, textHas
  * Memory and disk as the duplicate check's (SpillingKeyTable: bounded, spilled under the system's temporary
  * folder), plus a PositionIndex to name the earlier record.
  */
-/** A record's source key before mapping (its `key` fields as the stage processor reads them). */
-export function rawSourceKey(stage: StageConfig, record: Record<string, unknown>): string | undefined {
-  const fields = typeof stage.key === 'string' ? [stage.key] : stage.key;
-  return sourceKeyOf(fields.map((f) => record[f]));
-}
-
 export class ForeignKeys {
   private readonly table: SpillingKeyTable;
   private readonly positions = new PositionIndex();
