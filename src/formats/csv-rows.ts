@@ -231,7 +231,7 @@ export class CsvRowReader {
       const close = text.indexOf(this.quote, from);
       if (close === -1 || close + 1 >= text.length) {
         if (!final) return INCOMPLETE;
-        if (close === -1) throw new CsvSyntaxError('a quoted field is still open at the end of the input', 'CSV_QUOTE_NOT_CLOSED');
+        if (close === -1) throw new CsvSyntaxError('a quoted field is still open at the end of the input; close its quote (a field holding the quote character must be quoted as a whole, its quotes doubled)', 'CSV_QUOTE_NOT_CLOSED');
         this.pushQuoted(fields, value + text.slice(from, close));
         return close + 1;
       }
@@ -243,7 +243,7 @@ export class CsvRowReader {
       const after = text.charCodeAt(close + 1);
       if (after !== LF && after !== CR && !(after === this.delimiterCode && text.startsWith(this.delimiter, close + 1))) {
         if (!final && this.delimiter.length > 1 && this.delimiter.startsWith(text.slice(close + 1))) return INCOMPLETE;
-        throw new CsvSyntaxError(`after a quoted field's closing quote comes ${JSON.stringify(text.charAt(close + 1))}, not a delimiter or a line break`, 'CSV_INVALID_CLOSING_QUOTE');
+        throw new CsvSyntaxError(`after a quoted field's closing quote comes ${JSON.stringify(text.charAt(close + 1))}, not a delimiter or a line break; a quote inside a quoted field is written twice ("")`, 'CSV_INVALID_CLOSING_QUOTE');
       }
       this.pushQuoted(fields, value + text.slice(from, close));
       return close + 1;

@@ -56,18 +56,20 @@ describe('CSV row reader', () => {
   });
 
   it('stops at broken quoting where csv-parse does, naming the fault, after the rows before it', () => {
-    const broken: Array<[string, CsvSyntaxError['code']]> = [
-      ['a,b\n1,x"y\n', 'CSV_INVALID_OPENING_QUOTE'],
-      ['a,b\n1,"x"y\n', 'CSV_INVALID_CLOSING_QUOTE'],
-      ['a,b\n1,"xy\n2,3\n', 'CSV_QUOTE_NOT_CLOSED'],
-      ['a, "b"\n', 'CSV_INVALID_OPENING_QUOTE'],
+    // Each error says what to do, too.
+    const broken: Array<[string, CsvSyntaxError['code'], RegExp]> = [
+      ['a,b\n1,x"y\n', 'CSV_INVALID_OPENING_QUOTE', /must be quoted as a whole, its quotes doubled/],
+      ['a,b\n1,"x"y\n', 'CSV_INVALID_CLOSING_QUOTE', /a quote inside a quoted field is written twice/],
+      ['a,b\n1,"xy\n2,3\n', 'CSV_QUOTE_NOT_CLOSED', /close its quote/],
+      ['a, "b"\n', 'CSV_INVALID_OPENING_QUOTE', /must be quoted as a whole/],
     ];
-    for (const [text, code] of broken) {
+    for (const [text, code, hint] of broken) {
       expect(csvParse(text), text).toBe('error');
       for (const size of [1, 4, 100]) {
         const result = read(text, size);
         expect(result, `${text} in pieces of ${size}`).toBeInstanceOf(CsvSyntaxError);
         expect((result as CsvSyntaxError).code).toBe(code);
+        expect((result as CsvSyntaxError).message).toMatch(hint);
       }
     }
     const reader = new CsvRowReader({ delimiter: ',', quote: '"', bom: true });
