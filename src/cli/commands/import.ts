@@ -8,7 +8,7 @@ import { UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
 import { addClientFlags } from '../client-options.js';
 import { createPipelineClient } from '../pipeline-client.js';
-import { DEFAULT_CONTENT_SAMPLE, parseSampleFlag } from './verify.js';
+import { parseSampleFlag } from './verify.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { createProgressReporter } from '../progress.js';
@@ -43,7 +43,7 @@ export function addImportOptions(command: Command): Command {
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
     .option('--json', 'print the report as JSON on stdout instead of a table')
     .option('--no-verify', 'skip the verification against the platform that follows a run ending without error')
-    .option('--verify-sample <n>', 'verification: also compare n messages in full (body, properties); 0: none', String(DEFAULT_CONTENT_SAMPLE))
+    .option('--verify-sample <n>', 'verification: also compare n messages in full (body, properties); 0: none (default: 200 when the source has up to 100,000 messages)')
     .option('--limit <n>', 'trial run: only the first n records of each stage (the rest counted as skipped)')
     .option('--sample <n>', 'trial run: only n channels (picked by a hash of their keys) with their members and messages, and every user')
     .option('--shard <i/n>', 'one worker of a run split over n: its channels (by a hash of their keys) with their members and messages, and every user; state in <state>/shard-i-of-n (docs/sharding.md)')

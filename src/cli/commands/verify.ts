@@ -10,16 +10,10 @@ import { readExistingUsers } from '../../pipeline/import/existing-users.js';
 import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
 import { findRunsToVerify } from '../../pipeline/shards/shard-runs.js';
 
-/**
- * Messages verification compares in full by default (`--sample`, `--verify-sample`). The platform's export
- * gives each message's author, type and body length only, so a change that keeps the length (a corrected
- * digit) shows only in a full read: a small import is then checked whole, a large one by this sample.
- */
-export const DEFAULT_CONTENT_SAMPLE = 200;
-
-/** `--sample n` (or import's `--verify-sample n`): a whole number of messages. */
-export function parseSampleFlag(value: string | undefined, flag = '--sample'): number {
-  const n = Number(value ?? 0);
+/** `--sample n` (or import's `--verify-sample n`): a whole number of messages; absent, `auto` (run-verify.ts: AUTO_CONTENT_SAMPLE). */
+export function parseSampleFlag(value: string | undefined, flag = '--sample'): number | 'auto' {
+  if (value === undefined) return 'auto';
+  const n = Number(value);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} takes a whole number of messages, not "${String(value)}"`);
   return n;
 }
@@ -33,7 +27,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       .argument('<pipeline>', 'pipeline file (YAML)'),
   )
     .option('--state <dir>', 'state folder (default .chatport/<pipeline name>): the latest run\'s rejects are not expected, its folder gets verify.json')
-    .option('--sample <n>', 'also compare n messages in full (body, properties), picked the same way on every run; 0: none', String(DEFAULT_CONTENT_SAMPLE))
+    .option('--sample <n>', 'also compare n messages in full (body, properties), picked the same way on every run; 0: none (default: 200 when the source has up to 100,000 messages)')
     .option('--shards <n>', 'the run was split over n shards (--shard i/n): verify the whole pipeline against all their runs')
     .option('--json', 'print the result as JSON')
     .action(async (path: string, options: { state?: string; sample?: string; shards?: string; json?: boolean; [flag: string]: unknown }) => {

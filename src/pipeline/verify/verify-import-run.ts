@@ -12,11 +12,11 @@ import { runVerify } from './run-verify.js';
 export async function verifyImportRun(
   report: RunReport,
   reportFile: string,
-  input: { config: PipelineConfig; client: ChatportClient; logger: Logger; signal?: AbortSignal; sample?: number },
+  input: { config: PipelineConfig; client: ChatportClient; logger: Logger; signal?: AbortSignal; sample?: number | 'auto' },
 ): Promise<void> {
   input.logger.info({ runId: report.runId }, 'verifying what the platform holds against the source');
   const { summary } = await runVerify(
-    { config: input.config, rejectsFiles: report.rejectsFile ? [report.rejectsFile] : [], outDir: report.runDir, ...(input.sample ? { sample: input.sample } : {}) },
+    { config: input.config, rejectsFiles: report.rejectsFile ? [report.rejectsFile] : [], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}) },
     { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
   );
   report.verification = summary;
