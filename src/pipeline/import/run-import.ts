@@ -28,7 +28,7 @@ import { openHeldRecords } from './held-records.js';
 import { readStageRecords, sourceOptionsOf } from './read-stage.js';
 import { resolveExistingUsers } from './existing-users.js';
 import { StageChecks } from './stage-checks.js';
-import { forgetUserNames } from './user-names.js';
+import { sourceUserNamesOf } from './user-names.js';
 import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { verifyImportRun } from '../verify/index.js';
@@ -170,7 +170,7 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
   const sources = sourceOptionsOf(config);
   let channelIds: ChannelIdLookup | undefined;
   const latest: Partial<Record<StageName, StageCounts>> = {};
-  const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal, () => sourceUserNames(config, sources, signal));
+  const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal, () => sourceUserNamesOf(config, (users) => readStageRecords(config, users, { sources, signal })));
   try {
     if (mode === 'import') await matchExistingUsers(config, deps.client!, paths.runDir(runId), sources, signal);
     for (const stageConfig of config.stages) {
@@ -247,17 +247,6 @@ function useHeldUserNames(config: PipelineConfig, checks: StageChecks): void {
   const held = checks.pipelineUserNames();
   if (held === undefined) return;
   config.platformUserNames = held;
-  forgetUserNames(config);
-}
-
-/** The names the users stage's source gives its accepted users, each with its source key. */
-async function sourceUserNames(config: PipelineConfig, sources: ReturnType<typeof sourceOptionsOf>, signal: AbortSignal): Promise<ReadonlyMap<string, string>> {
-  const names = new Map<string, string>();
-  const users = config.stages.find((s) => s.stage === 'users');
-  if (users === undefined) return names;
-  for await (const record of readStageRecords(config, users, { sources, signal }))
-    if (record.kind === 'accepted' && typeof record.item.name === 'string') names.set(record.item.name, record.sourceKey);
-  return names;
 }
 
 /** onExisting: the users the platform already has, matched before anything is sent (existing-users.ts). */

@@ -44,7 +44,7 @@ export class StageChecks {
   /** Names of the users stage's source the platform holds for another user (see above). */
   private othersNames: Set<string> | undefined;
 
-  /** `sourceUserNames`: the names the users stage's source gives its users, with their source keys (read once, when first needed). */
+  /** `sourceUserNames`: the users stage's source key → name (user-names.ts: read once per pipeline config). */
   constructor(
     private readonly config: PipelineConfig,
     private readonly client: ChatportClient | undefined,
@@ -125,9 +125,9 @@ export class StageChecks {
     const users = this.config.stages.find((s) => s.stage === 'users');
     if (users === undefined || users.onExisting !== undefined) return;
     const names = await this.sourceUserNames();
-    const keys = new Set(names.values());
+    const keys = new Set(names.keys());
     const others = new Set<string>();
-    for (const [name, key] of names) {
+    for (const [key, name] of names) {
       const holder = this.users!.get(name);
       // A holder the source still has, under another name now (a renamed user, `unique: suffix` numbering
       // that moved): references by key name it as the platform does (user-names.ts), so it is no stranger.

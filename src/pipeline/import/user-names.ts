@@ -13,12 +13,9 @@ export function stageUsesUserRefs(stage: StageConfig): boolean {
   return compileMapping(stage.mapping, { impliedTypes: IMPLIED_TYPES[stage.stage], userNames: () => undefined }).usesUserRefs;
 }
 
-const cache = new WeakMap<PipelineConfig, Promise<UserNameLookup>>();
+type ReadUsers = (stage: StageConfig) => AsyncIterable<{ kind: string; sourceKey?: string; item?: Record<string, unknown> }>;
 
-/** Drops a pipeline's table, so the next read takes `platformUserNames` (set after the users stage) into account. */
-export function forgetUserNames(config: PipelineConfig): void {
-  cache.delete(config);
-}
+const cache = new WeakMap<PipelineConfig, Promise<ReadonlyMap<string, string>>>();
 
 /** This pipeline's users among the platform's: source key (`chatportKey`) → name. */
 export function pipelineUserNamesOf(users: ReadonlyArray<{ name: string; properties?: Record<string, unknown> | undefined }>, pipelineId: string): Map<string, string> {
@@ -30,14 +27,11 @@ export function pipelineUserNamesOf(users: ReadonlyArray<{ name: string; propert
   return names;
 }
 
-/** The users stage's key → name table of a pipeline, read once per pipeline config. */
-export function userNamesOf(
-  config: PipelineConfig,
-  readUsers: (stage: StageConfig) => AsyncIterable<{ kind: string; sourceKey?: string; item?: Record<string, unknown> }>,
-): Promise<UserNameLookup> {
+/** The users stage's source key → name, as its source gives them: read once per pipeline config. */
+export function sourceUserNamesOf(config: PipelineConfig, readUsers: ReadUsers): Promise<ReadonlyMap<string, string>> {
   let pending = cache.get(config);
   if (pending === undefined) {
-    pending = collectUserNames(config, readUsers);
+    pending = readSourceUserNames(config, readUsers);
     cache.set(config, pending);
     // A failed read (a missing file) must not stay cached for a later attempt.
     pending.catch(() => cache.delete(config));
@@ -45,18 +39,23 @@ export function userNamesOf(
   return pending;
 }
 
-async function collectUserNames(
-  config: PipelineConfig,
-  readUsers: (stage: StageConfig) => AsyncIterable<{ kind: string; sourceKey?: string; item?: Record<string, unknown> }>,
-): Promise<UserNameLookup> {
-  const names = new Map<string, string>();
-  const users = config.stages.find((s) => s.stage === 'users');
-  if (users !== undefined)
-    for await (const p of readUsers(users)) if (p.kind === 'accepted' && typeof p.item?.name === 'string') names.set(p.sourceKey!, p.item.name);
-  // Matched users (onExisting: match) are named by the platform user they matched; users the platform
-  // holds for this pipeline by the name they hold there.
+/**
+ * The `ref: user` table: matched users (onExisting: match) are named by the platform user they matched,
+ * users the platform holds for this pipeline by the name they hold there (`platformUserNames`, set after
+ * the users stage), the others as the source names them.
+ */
+export async function userNamesOf(config: PipelineConfig, readUsers: ReadUsers): Promise<UserNameLookup> {
+  const names = await sourceUserNamesOf(config, readUsers);
   const matched = config.matchedUsers?.policy === 'match' ? config.matchedUsers.byKey : undefined;
   const held = config.platformUserNames;
   if (!matched && !held) return (key) => names.get(key);
   return (key) => matched?.get(key)?.name ?? held?.get(key) ?? names.get(key);
+}
+
+async function readSourceUserNames(config: PipelineConfig, readUsers: ReadUsers): Promise<ReadonlyMap<string, string>> {
+  const names = new Map<string, string>();
+  const users = config.stages.find((s) => s.stage === 'users');
+  if (users !== undefined)
+    for await (const p of readUsers(users)) if (p.kind === 'accepted' && typeof p.item?.name === 'string') names.set(p.sourceKey!, p.item.name);
+  return names;
 }

@@ -7,7 +7,7 @@ import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js'
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
 import { sourceOptionsOf } from '../import/read-stage.js';
-import { forgetUserNames, pipelineUserNamesOf } from '../import/user-names.js';
+import { pipelineUserNamesOf } from '../import/user-names.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
 import { compareChannels, compareMembers, compareUsers, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
@@ -98,7 +98,6 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   // `ref: user` names each key by the user the platform holds for it, as the import did (user-names.ts).
   config.platformUserNames ??= pipelineUserNamesOf(users, config.id);
-  forgetUserNames(config);
   const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';

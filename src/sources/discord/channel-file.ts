@@ -2,10 +2,10 @@ import { pipeline } from 'node:stream';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import streamValues from 'stream-json/streamers/stream-values.js';
-import { Utf8MarkingStream, unreadableTextIn, utf8TextMarked, type UnreadableText } from '../../shared/utf8-marks.js';
+import { Utf8MarkingStream, unreadableTextIn, type UnreadableText } from '../../shared/utf8-marks.js';
 import { readBatches } from '../../shared/read-batches.js';
 import { ChatportError } from '../../shared/errors.js';
-import { SLACK_EXPORT_ERROR, openSlackExport, layoutOfFilesEnding, type SlackExport } from '../slack/index.js';
+import { SLACK_EXPORT_ERROR, openSlackExport, layoutOfFilesEnding, readWholeText, type SlackExport } from '../slack/index.js';
 
 /**
  * A DiscordChatExporter JSON export: a folder (or a zip of it) of JSON files, one per channel, thread or
@@ -92,8 +92,7 @@ function withUnreadable(batch: DiscordFileMessage[], invalidBytes: number): Disc
 
 async function readWholeIfSmall(exp: SlackExport, file: string): Promise<{ text: string; invalidBytes: number } | undefined> {
   try {
-    const { text, invalidBytes } = utf8TextMarked(await exp.readWhole(file, WHOLE_FILE_BYTES));
-    return { text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, invalidBytes };
+    return await readWholeText(exp, file, WHOLE_FILE_BYTES);
   } catch (error) {
     if (error instanceof ChatportError && error.code === SLACK_EXPORT_ERROR.zipBomb) return undefined;
     throw error;

@@ -6,7 +6,7 @@ export { DEFAULT_SLACK_EXPORT_LIMITS, type SlackExportLimits } from './limits.js
 export { openSlackExport } from './open.js';
 export { openFolderSlackExport } from './folder-export.js';
 export { openZipSlackExport } from './zip-export.js';
-export { readJsonArray, readWholeFile, type PositionedValue } from './read-json.js';
+export { readJsonArray, readWholeFile, readWholeText, type PositionedValue } from './read-json.js';
 export {
   CONVERSATION_FILES,
   assertSlackExportShape,
