@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
 import { JsonArraySplitter, JsonArraySyntaxError } from './json-array-split.js';
-import { parseJsonExact } from '../shared/lossless-json.js';
+import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
 import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
 import { clipRaw, type SourceItem } from './types.js';
 
@@ -52,7 +52,7 @@ function parseElements(texts: readonly string[], file: string, firstIndex: numbe
   const items: SourceItem[] = [];
   for (const text of texts) {
     try {
-      items.push(elementItem(firstIndex + items.length, parseJsonExact(text, 'text'), file, text));
+      items.push(elementItem(firstIndex + items.length, parseJsonNoting(text, 'text'), file, text));
     } catch (error) {
       return { items, error };
     }
@@ -60,7 +60,8 @@ function parseElements(texts: readonly string[], file: string, firstIndex: numbe
   return { items };
 }
 
-function elementItem(key: number, value: unknown, file: string, text: string): SourceItem {
+function elementItem(key: number, parsed: ParsedJson, file: string, text: string): SourceItem {
+  const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return {
       unparseable: {
@@ -70,7 +71,7 @@ function elementItem(key: number, value: unknown, file: string, text: string): S
       },
       position: { file, index: key },
     };
-  const extreme = extremeNumberIn(text);
+  const extreme = parsed.mayHoldExtremeNumber ? extremeNumberIn(text) : undefined;
   if (extreme) return { unparseable: { message: extremeNumberMessage(extreme), expected: 'numbers a double holds', raw: clipRaw(text) }, position: { file, index: key } };
   return { record: value as Record<string, unknown>, position: { file, index: key } };
 }

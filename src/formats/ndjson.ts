@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import { parseJsonExact } from '../shared/lossless-json.js';
+import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
 import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
 import { clipRaw } from './types.js';
 import type { SourceItem } from './types.js';
@@ -12,22 +12,23 @@ function describe(value: unknown): string {
 }
 
 function parseLine(text: string, file: string, line: number, index: number): SourceItem {
-  let value: unknown;
+  let parsed: ParsedJson;
   try {
     // Integers beyond 2^53 (snowflake ids) keep their digits, as text (see lossless-json.ts).
-    value = parseJsonExact(text, 'text');
+    parsed = parseJsonNoting(text, 'text');
   } catch (error) {
     return {
       unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per line', raw: clipRaw(text) },
       position: { file, line, index },
     };
   }
+  const value = parsed.value;
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return {
       unparseable: { message: `expected a JSON object, found ${describe(value)}`, expected: 'a JSON object', raw: value },
       position: { file, line, index },
     };
-  const extreme = extremeNumberIn(text);
+  const extreme = parsed.mayHoldExtremeNumber ? extremeNumberIn(text) : undefined;
   if (extreme) return { unparseable: { message: extremeNumberMessage(extreme), expected: 'numbers a double holds', raw: clipRaw(text) }, position: { file, line, index } };
   return { record: value as Record<string, unknown>, position: { file, line, index } };
 }

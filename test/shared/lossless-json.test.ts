@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addInt64, int64, int64Mod, isInt64, parseInt64 } from '../../src/shared/int64.js';
-import { parseJsonExact, stringifyJson } from '../../src/shared/lossless-json.js';
+import { parseJsonExact, parseJsonNoting, stringifyJson } from '../../src/shared/lossless-json.js';
 
 const TWO_53 = 9007199254740992n;
 
@@ -32,6 +32,21 @@ describe('parseJsonExact', () => {
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(Object.keys(value)).toEqual(['__proto__', 'k']);
     expect(value.k).toBe('99999999999999999');
+  });
+
+  it('finds a rounded integer at any depth, in arrays of objects and objects of arrays', () => {
+    const deep = `${'[{"a":'.repeat(200)}12345678901234567891${'}]'.repeat(200)}`;
+    let value = parseJsonExact(deep, 'text');
+    for (let i = 0; i < 200; i++) value = (value as [{ a: unknown }])[0].a;
+    expect(value).toBe('12345678901234567891');
+    expect(parseJsonExact('[1,{"x":[2,{"y":[3,-12345678901234567891]}]}]', 'bigint')).toEqual([1, { x: [2, { y: [3, -12345678901234567891n] }] }]);
+    expect(parseJsonExact(`{"big":${'9'.repeat(400)}}`, 'text')).toEqual({ big: '9'.repeat(400) });
+  });
+
+  it('tells when a number may be beyond a double (a zero or an infinity came out), anywhere in the value', () => {
+    const doubtful = (text: string) => parseJsonNoting(text, 'text').mayHoldExtremeNumber;
+    for (const text of ['{"a":1e400}', '[[{"b":1e-400}]]', '{"z":0}', '-0', `{"f":0.${'0'.repeat(400)}1}`]) expect(doubtful(text), text).toBe(true);
+    for (const text of ['{"a":1,"b":"0","c":"1e400"}', '[1.5,-2,3e-300]', '"0"', `{"id":${'1'.repeat(30)}}`]) expect(doubtful(text), text).toBe(false);
   });
 
   it('refuses what JSON.parse refuses, with its error, on either path', () => {
