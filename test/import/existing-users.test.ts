@@ -74,6 +74,24 @@ describe('users the platform already has (onExisting)', () => {
     expect((await all(f.client.channels.members(room!.id))).map((m) => m.name).sort()).toEqual(['bob.sso', 'mpann', 'mpcy']);
   });
 
+  it('match by a property: a source user matched to no one, whose name a stranger holds, is rejected and so is every record naming it', async () => {
+    await createPlatformUser('uxann', { email: 'ann@ux.example' });
+    await createPlatformUser('uxcy', { email: 'someone-else@ux.example' });
+    const dir = join(f.dir, 'unmatched-taken');
+    await writeTeam(dir, 'ux');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,uxroom,uxann|uxbob\nc2,uxcyroom,uxbob|uxcy\n');
+    await writeInput(dir, 'messages.csv', ['id,channel,author,text', 'm1,c1,uxann,from ann', 'm2,c1,uxbob,from bob', 'm3,c1,uxcy,from cy', ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline('existing-unmatched-taken', 'onExisting: match\n    matchBy: properties.email'));
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.users).toMatchObject({ read: 3, imported: 1, skipped: 1, matched: 1, rejected: 1 });
+    expect(report.stages.channels).toMatchObject({ read: 2, imported: 1, rejected: 1 });
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, rejected: 1 });
+    expect(report.verification?.status).toBe('exact');
+    // The stranger 'uxcy' got neither the channel nor the message of the source's uxcy.
+    expect(await authorsIn('uxroom')).toEqual(['uxann: from ann', 'uxbob: from bob']);
+    expect((await all(f.client.channels.list())).filter((c) => c.name === 'uxcyroom')).toEqual([]);
+  });
+
   it('skip: not created and counted as skipped; fail: stops before sending anything, naming them (USERS_EXIST, exit 65)', async () => {
     await createPlatformUser('skcy');
     const skipDir = join(f.dir, 'skip');

@@ -30,8 +30,9 @@ export interface StageCheckHooks {
  *   offline (`validate`, a dry run), users the users stage produces;
  * - with a client, the same references to a name the pipeline's own users stage has, but which the
  *   platform holds for another user (so the stage's user was rejected, its name taken): sent, the record
- *   would belong to that other user. Not so with `onExisting`, whose match, skip or fail is the user's
- *   choice for such names.
+ *   would belong to that other user. With `onExisting`, a user matched to the holder of its own name is
+ *   the user's choice (existing-users.ts); one left unmatched (`matchBy` a property that found no one, or
+ *   found someone else) is not.
  * The platform is read in pages of 100 into one Map of names per kind, once per stage that needs it.
  */
 export class StageChecks {
@@ -119,15 +120,17 @@ export class StageChecks {
     return r;
   }
 
-  /** Once, with a client and a users stage without onExisting: the source's names the platform holds for others. */
+  /** Once, with a client and a users stage: the source's names the platform holds for others (see above). */
   private async findOthersNames(): Promise<void> {
     if (this.othersNames !== undefined || !this.client || !this.sourceUserNames) return;
-    const users = this.config.stages.find((s) => s.stage === 'users');
-    if (users === undefined || users.onExisting !== undefined) return;
+    if (!this.config.stages.some((s) => s.stage === 'users')) return;
     const names = await this.sourceUserNames();
     const keys = new Set(names.keys());
+    const matched = this.config.matchedUsers?.byKey;
     const others = new Set<string>();
     for (const [key, name] of names) {
+      // onExisting gave this user the holder of its own name: references by that name mean that user.
+      if (matched?.get(key)?.name === name) continue;
       const holder = this.users!.get(name);
       // A holder the source still has, under another name now (a renamed user, `unique: suffix` numbering
       // that moved): references by key name it as the platform does (user-names.ts), so it is no stranger.
