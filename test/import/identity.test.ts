@@ -118,6 +118,26 @@ ${users ? `  users:
     expect(bodies).toEqual(['from a 0', 'from a 1']);
   });
 
+  it('rejects a second DIRECT channel of the same members (the platform holds one), naming the first, and its messages', async () => {
+    const dir = join(f.dir, 'id-dm-twice');
+    await writeInput(dir, 'users.csv', 'id,username,display\nu0,tw-ann,Ann\nu1,tw-bob,Bob\n');
+    await writeInput(dir, 'dms.csv', 'key,members\nd0,tw-ann|tw-bob\nd1,tw-bob|tw-ann\n');
+    await writeInput(dir, 'm.csv', 'id,channel,author,text\nm0,d0,tw-ann,in d0\nm1,d1,tw-bob,in d1\n');
+    const { config } = await writePipeline(dir, `name: dm-twice
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
+  channels: { source: { path: dms.csv }, key: key, mapping: { type: { const: DIRECT }, members: { field: members, split: "|" } } }
+  messages: { source: { path: m.csv }, key: id, channel: channel, mapping: { type: { const: TEXT }, body: text, user: author } }
+`);
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.channels).toMatchObject({ read: 2, imported: 1, rejected: 1 });
+    expect(report.stages.messages).toMatchObject({ read: 2, imported: 1, rejected: 1 });
+    expect(report.verification?.status).toBe('exact');
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; line: number; reasons: Array<{ field: string; message: string }> });
+    expect(rejects.map((r) => [r.stage, r.line, r.reasons[0]!.field])).toEqual([['channels', 3, 'members'], ['messages', 3, 'channelId']]);
+    expect(rejects[0]!.reasons[0]!.message).toContain('the DIRECT channel of source key d0 has the same members');
+  });
+
   it('takes over the channels it made before channels carried the pipeline id (same key and name), and no other', async () => {
     const legacy = await pipelineFolder('id-legacy', 'leg-', 6);
     // As an older chatport left them: users without properties, channels with the bare key only. A third

@@ -25,7 +25,11 @@ export async function collectChannelKeys(config: PipelineConfig, stage: StageCon
     if (p.kind !== 'accepted') continue;
     result.keys.add(p.sourceKey);
     const item = p.item as { type?: string; members?: string[]; name?: string };
-    if (item.type === 'DIRECT' && Array.isArray(item.members)) result.directByMembers.set(membersKey(item.members), p.sourceKey);
+    if (item.type === 'DIRECT' && Array.isArray(item.members)) {
+      // The first key of a member set: a later DIRECT record of the same members is rejected (stage-checks.ts).
+      const set = membersKey(item.members);
+      if (!result.directByMembers.has(set)) result.directByMembers.set(set, p.sourceKey);
+    }
     else if (typeof item.name === 'string') result.names.set(p.sourceKey, item.name);
   }
   return result;
@@ -59,7 +63,7 @@ export function ambiguous(kind: 'channel' | 'user', pipelineId: string, key: str
 }
 
 /** Who holds the DIRECT channel of a member set, when it is not one of this pipeline's. */
-export type DirectHolder = { kind: 'none' } | { kind: 'unmarked'; id: Int64 } | { kind: 'foreign'; id: Int64; pipeline: string };
+export type DirectHolder = { kind: 'none' } | { kind: 'unmarked'; id: Int64; key?: string } | { kind: 'foreign'; id: Int64; pipeline: string };
 
 /**
  * The platform keeps one DIRECT channel per member set, so a DIRECT item whose members already have one is
@@ -72,7 +76,11 @@ export async function findDirectHolder(client: ChatportClient, pipelineId: strin
   for await (const channel of client.channels.list(filter)) {
     if (!channel.members || membersKey(channel.members.map((m) => m.name)) !== wanted) continue;
     const owner = channel.properties?.[PIPELINE_PROPERTY];
-    if (owner === undefined || owner === pipelineId) return { kind: 'unmarked', id: channel.id };
+    if (owner === undefined) return { kind: 'unmarked', id: channel.id };
+    if (owner === pipelineId) {
+      const key = channel.properties?.[CHANNEL_KEY_PROPERTY];
+      return typeof key === 'string' ? { kind: 'unmarked', id: channel.id, key } : { kind: 'unmarked', id: channel.id };
+    }
     return { kind: 'foreign', id: channel.id, pipeline: String(owner) };
   }
   return { kind: 'none' };
@@ -90,7 +98,8 @@ export async function resolveChannelIds(client: ChatportClient, pipelineId: stri
   for (const [members, key] of expected?.directByMembers ?? []) {
     if (ids.has(key)) continue;
     const holder = await findDirectHolder(client, pipelineId, members.split('\u0000'), signal);
-    if (holder.kind === 'unmarked') ids.set(key, holder.id);
+    // This pipeline's channel of another key is that key's, never this one's too.
+    if (holder.kind === 'unmarked' && (holder.key === undefined || holder.key === key)) ids.set(key, holder.id);
   }
   return ids;
 }

@@ -33,6 +33,9 @@ export interface StageCheckHooks {
  *   would belong to that other user. With `onExisting`, a user matched to the holder of its own name is
  *   the user's choice (existing-users.ts); one left unmatched (`matchBy` a property that found no one, or
  *   found someone else) is not.
+ * - a DIRECT channel whose set of members an earlier DIRECT record of the run has: the platform holds one
+ *   DIRECT channel per set of members (decisions.md), so the second would be counted imported while its
+ *   messages landed in the first.
  * The platform is read in pages of 100 into one Map of names per kind, once per stage that needs it.
  */
 export class StageChecks {
@@ -41,6 +44,9 @@ export class StageChecks {
   private users: Holders | undefined;
   /** The users read last may have changed since: the users stage ran after them. */
   private usersStale = true;
+
+  /** Each DIRECT member set seen in the channels stage → the source key of its first record. */
+  private readonly directSets = new Map<string, string | undefined>();
 
   /** Names of the users stage's source the platform holds for another user (see above). */
   private othersNames: Set<string> | undefined;
@@ -77,7 +83,12 @@ export class StageChecks {
         case 'channels': {
           const members = Array.isArray(item.members) ? item.members : [];
           const name = item.type === 'DIRECT' ? undefined : item.name;
-          return [...members.flatMap((m, i) => known(`members.${i}`, m)), ...known('creator', item.creator), ...takenName(channels, 'name', name, keyOf(item), 'channel name', this.config.id)];
+          return [
+            ...members.flatMap((m, i) => known(`members.${i}`, m)),
+            ...known('creator', item.creator),
+            ...takenName(channels, 'name', name, keyOf(item), 'channel name', this.config.id),
+            ...(item.type === 'DIRECT' ? this.directSetTaken(members, keyOf(item)) : []),
+          ];
         }
         case 'members':
           return known('username', item.username);
@@ -118,6 +129,20 @@ export class StageChecks {
     const whose = holder.ours ? `is pipeline ${this.config.id}'s user of source key ${holder.key}` : `was not created by pipeline ${this.config.id}`;
     r.message = `${field}: the platform's user '${name}' ${whose}, not the users stage's own '${name}' (rejected there, the name being taken); sent, this record would belong to that other user${ONE_USER_HINT}`;
     return r;
+  }
+
+  /** A DIRECT channel's members, when an earlier DIRECT record of another key has the same set (see above). */
+  private directSetTaken(members: unknown[], key: string | undefined): Reason[] {
+    const set = JSON.stringify([...new Set(members.map(String))].sort());
+    if (!this.directSets.has(set)) {
+      this.directSets.set(set, key);
+      return [];
+    }
+    const first = this.directSets.get(set);
+    if (first === key) return [];
+    const r = reason('members', 'a set of members no other DIRECT channel of the run has', members);
+    r.message = `members: the DIRECT channel of source key ${first ?? '(unknown)'} has the same members; the platform holds one DIRECT channel per set of members, so this one would not be created and its messages would land in that one`;
+    return [r];
   }
 
   /** Once, with a client and a users stage: the source's names the platform holds for others (see above). */
