@@ -77,6 +77,39 @@ export function stringifyJson(value: unknown, space?: number): string {
   }
 }
 
+/**
+ * Whether two values are the same JSON on the wire: equal once each is written by stringifyJson and read back
+ * by parseJsonExact(…, 'bigint'), as the platform's answers are read. So -0 equals 0 (JSON writes 0), the
+ * double 123456789012345680 equals the bigint the platform's copy of it reads back as, and neither object key
+ * order nor keys holding undefined matter; 1 and "1", or integers differing in a digit, still differ. Leaves
+ * are read again through JSON only when they differ and one is a number or bigint: verification's alignment
+ * compares many pairs.
+ */
+export function sameJsonValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a === 'number' || typeof a === 'bigint' || typeof b === 'number' || typeof b === 'bigint') return asSent(a) === asSent(b);
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    // JSON writes undefined in an array as null.
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJsonValue(v ?? null, b[i] ?? null));
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let count = 0;
+  for (const k in y) if (Object.hasOwn(y, k) && y[k] !== undefined) count++;
+  for (const k in x) {
+    if (!Object.hasOwn(x, k) || x[k] === undefined) continue;
+    if (!Object.hasOwn(y, k) || !sameJsonValue(x[k], y[k])) return false;
+    count--;
+  }
+  return count === 0;
+}
+
+/** A leaf as the other side reads it after the wire (undefined, NaN and infinities become null). */
+function asSent(leaf: unknown): unknown {
+  return parseJsonExact((stringifyJson(leaf) as string | undefined) ?? 'null', 'bigint');
+}
+
 /** One value as JSON.stringify writes it (undefined for what it leaves out), bigints as digits. */
 function writeValue(value: unknown, key: string, indent: string, gap: string): string | undefined {
   if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function')

@@ -1,3 +1,4 @@
+import { sameJsonValue } from '../shared/lossless-json.js';
 import { IDENTITY_PROPERTIES } from './stages.js';
 
 /** The stages whose records chatport compares with the platform's copy (the API patches users and channels). */
@@ -25,8 +26,9 @@ export interface Comparison {
 /**
  * Compares an accepted item with the platform's copy of the same record. Only fields the item carries are
  * compared (a channel without displayName gets the platform's default). Properties are compared without
- * chatport's identity properties, canonically (key order does not matter); the patch removes properties
- * the source no longer has. Pure.
+ * chatport's identity properties; values are compared as they travel (sameJsonValue: key order and -0 do
+ * not matter), since the platform's copy is read back exactly. The patch removes properties the source no
+ * longer has. Pure.
  */
 export function compareWithPlatform(stage: ComparedStage, item: Record<string, unknown>, held: Record<string, unknown>): Comparison {
   const differences: FieldDifference[] = [];
@@ -43,7 +45,7 @@ export function compareWithPlatform(stage: ComparedStage, item: Record<string, u
       }
       continue;
     }
-    if (!canonicalEqual(item[field], held[field])) {
+    if (!sameJsonValue(item[field], held[field])) {
       differences.push({ field, platform: held[field], source: item[field] });
       patch[field] = item[field];
     }
@@ -59,21 +61,10 @@ export function mergePatchBetween(current: Record<string, unknown>, target: Reco
     if (isPlainObject(value) && isPlainObject(was)) {
       const inner = mergePatchBetween(was, value);
       if (Object.keys(inner).length > 0) patch[key] = inner;
-    } else if (!canonicalEqual(value, was)) patch[key] = value;
+    } else if (!sameJsonValue(value, was)) patch[key] = value;
   }
   for (const key of Object.keys(current)) if (!Object.hasOwn(target, key)) patch[key] = null;
   return patch;
-}
-
-/** Deep equality of JSON values, independent of object key order. */
-export function canonicalEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => canonicalEqual(v, b[i]));
-  if (isPlainObject(a) && isPlainObject(b)) {
-    const keys = Object.keys(a);
-    return keys.length === Object.keys(b).length && keys.every((k) => Object.hasOwn(b, k) && canonicalEqual(a[k], b[k]));
-  }
-  return false;
 }
 
 function withoutIdentity(properties: unknown): Record<string, unknown> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { addInt64, int64, int64Mod, isInt64, parseInt64 } from '../../src/shared/int64.js';
-import { parseJsonExact, parseJsonNoting, stringifyJson } from '../../src/shared/lossless-json.js';
+import { parseJsonExact, parseJsonNoting, sameJsonValue, stringifyJson } from '../../src/shared/lossless-json.js';
 
 const TWO_53 = 9007199254740992n;
 
@@ -84,5 +84,33 @@ describe('Int64', () => {
     expect(addInt64(Number.MAX_SAFE_INTEGER, 2)).toBe(TWO_53 + 1n);
     expect(int64Mod(TWO_53 + 1n, 8)).toBe(1);
     expect(int64Mod(-1, 8)).toBe(7);
+  });
+});
+
+describe('sameJsonValue', () => {
+  it('compares values as they travel: -0 is 0, a double beyond 2^53 equals the exact integer it is written as', () => {
+    expect(sameJsonValue(-0, 0)).toBe(true);
+    expect(sameJsonValue({ geo: { lat: -0 } }, { geo: { lat: 0 } })).toBe(true);
+    expect(sameJsonValue(Number('123456789012345678'), 123456789012345680n)).toBe(true);
+    expect(sameJsonValue(Number('9007199254740993'), 9007199254740992n)).toBe(true);
+    expect(sameJsonValue(2 ** 60, 1152921504606847000n)).toBe(true); // JSON writes 2^60's shortest digits
+    expect(sameJsonValue(1e20, 100000000000000000000n)).toBe(true);
+    expect(sameJsonValue({ b: [1, { n: 1e20 }], a: 'x' }, { a: 'x', b: [1, { n: 100000000000000000000n }] })).toBe(true);
+    expect(sameJsonValue({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+    expect(sameJsonValue([undefined], [null])).toBe(true);
+  });
+
+  it('still tells real differences apart', () => {
+    expect(sameJsonValue(1, 2)).toBe(false);
+    expect(sameJsonValue(1, '1')).toBe(false);
+    expect(sameJsonValue(1n, '1')).toBe(false);
+    expect(sameJsonValue(9007199254740992, 9007199254740993n)).toBe(false);
+    expect(sameJsonValue(123456789012345680n, 123456789012345681n)).toBe(false);
+    expect(sameJsonValue(1e20, '100000000000000000000')).toBe(false);
+    expect(sameJsonValue({ a: 1 }, { a: 1, b: null })).toBe(false);
+    expect(sameJsonValue({ a: [0] }, { a: 0 })).toBe(false);
+    expect(sameJsonValue(0, null)).toBe(false);
+    expect(sameJsonValue(0, undefined)).toBe(false);
+    expect(sameJsonValue([1, 2], [1, 2, 3])).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalEqual, compareWithPlatform, mergePatchBetween } from '../../src/transform/index.js';
+import { sameJsonValue } from '../../src/shared/lossless-json.js';
+import { compareWithPlatform, mergePatchBetween } from '../../src/transform/index.js';
 
 describe('compareWithPlatform', () => {
   const held = { name: 'ann', displayName: 'Ann', isGuest: false, properties: { chatportPipeline: 'p', chatportKey: 'u1', dept: 'ops', tags: ['a', 'b'], address: { city: 'Oslo', zip: '0150' } } };
@@ -25,16 +26,24 @@ describe('compareWithPlatform', () => {
   });
 });
 
-describe('mergePatchBetween and canonicalEqual', () => {
+describe('mergePatchBetween and sameJsonValue', () => {
   it('gives an empty patch for equal objects and null for removed keys', () => {
     expect(mergePatchBetween({ a: 1, b: { c: [1, { d: 2 }] } }, { b: { c: [1, { d: 2 }] }, a: 1 })).toEqual({});
     expect(mergePatchBetween({ a: 1, b: 2 }, { a: 1 })).toEqual({ b: null });
   });
 
   it('tells arrays in another order, numbers from text and missing from null apart', () => {
-    expect(canonicalEqual([1, 2], [2, 1])).toBe(false);
-    expect(canonicalEqual(1, '1')).toBe(false);
-    expect(canonicalEqual({ a: undefined }, { b: undefined })).toBe(false);
-    expect(canonicalEqual(null, undefined)).toBe(false);
+    expect(sameJsonValue([1, 2], [2, 1])).toBe(false);
+    expect(sameJsonValue(1, '1')).toBe(false);
+    expect(sameJsonValue({ a: null }, {})).toBe(false);
+    expect(sameJsonValue(null, undefined)).toBe(false);
+  });
+
+  it('finds nothing to patch for -0 or a double of 16+ digits the platform holds as sent (read back as 0 and a bigint)', () => {
+    const held = { name: 'b1', properties: { chatportPipeline: 'p', chatportKey: 'u1', z: 0, n: 123456789012345680n, e: 100000000000000000000n } };
+    const item = { name: 'b1', properties: { chatportPipeline: 'p', chatportKey: 'u1', z: -0, n: Number('123456789012345678'), e: 1e20 } };
+    expect(compareWithPlatform('users', item, held)).toEqual({ differences: [], patch: {} });
+    const other = { ...item, properties: { ...item.properties, n: Number('9007199254740993'), e: '100000000000000000000' } };
+    expect(compareWithPlatform('users', other, held).patch).toEqual({ properties: { n: 9007199254740992, e: '100000000000000000000' } });
   });
 });

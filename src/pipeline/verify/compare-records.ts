@@ -1,6 +1,6 @@
-import { isDeepStrictEqual } from 'node:util';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../transform/index.js';
 import type { Difference, SourcePosition } from './types.js';
+import { sameJsonValue } from '../../shared/lossless-json.js';
 
 /** A record the source says the platform holds, with where it came from. */
 export interface Sourced<T> {
@@ -80,7 +80,7 @@ export function compareUsers(
     const fields: string[] = [];
     if (item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
     if (item.isGuest !== undefined && item.isGuest !== (found.isGuest ?? false)) fields.push('isGuest');
-    if (!isDeepStrictEqual(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
+    if (!sameJsonValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
     else differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" differs on the platform in ${fields.join(', ')}` });
   }

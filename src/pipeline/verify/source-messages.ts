@@ -1,10 +1,10 @@
-import { isDeepStrictEqual } from 'node:util';
 import type { Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
 import { ownProperties } from './compare-records.js';
 import { expectedRecords, type ExpectedReadDeps } from './expected-source.js';
 import type { SourcePosition } from './types.js';
+import { sameJsonValue } from '../../shared/lossless-json.js';
 
 /** One expected message as the source has it, found again by its ordinal. */
 export interface SourceMessage {
@@ -44,6 +44,6 @@ export function messageContentDifferences(source: SourceMessage['item'], platfor
   if ((source.body ?? undefined) !== platform.body) fields.push('body');
   if ((source.groupTag ?? undefined) !== platform.groupTag) fields.push('groupTag');
   const props = source.properties;
-  if (!isDeepStrictEqual(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined), ownProperties(platform.properties))) fields.push('properties');
+  if (!sameJsonValue(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined), ownProperties(platform.properties))) fields.push('properties');
   return fields;
 }
