@@ -3,10 +3,10 @@
  * and a fraction of 400 digits become 0. Such a record is refused by name instead of being sent altered.
  * Integers beyond 2^53 are not among them: lossless-json.ts keeps their digits.
  */
+import { arrivesAs, DOUBLE_RANGE, lostInDouble } from '../shared/double-range.js';
 
 /** A cheap look: an exponent of three digits or more, or a run of 300 digits, is where such a number can be. */
 const MAY_HOLD_EXTREME = /\d[eE][+-]?\d{3}|\d{300}/;
-const ZERO_MANTISSA = /^-?[0.]*(?:[eE].*)?$/;
 
 /** The first number token of a JSON text (outside its strings) that a double cannot hold; undefined when none. */
 export function extremeNumberIn(text: string): { token: string; at: number; becomes: 'Infinity' | '0' } | undefined {
@@ -17,10 +17,9 @@ export function extremeNumberIn(text: string): { token: string; at: number; beco
     else if (c === 0x2d /* - */ || (c >= 0x30 && c <= 0x39)) {
       const end = numberEnd(text, i);
       const token = text.slice(i, end);
-      const value = Number(token);
+      const lost = lostInDouble(token, Number(token));
       // An integer token is kept exactly by lossless-json.ts, however long.
-      if (!Number.isFinite(value) && /[.eE]/.test(token)) return { token, at: i + 1, becomes: 'Infinity' };
-      if (value === 0 && !ZERO_MANTISSA.test(token)) return { token, at: i + 1, becomes: '0' };
+      if (lost === '0' || (lost === 'Infinity' && /[.eE]/.test(token))) return { token, at: i + 1, becomes: lost };
       i = end - 1;
     }
   }
@@ -28,9 +27,9 @@ export function extremeNumberIn(text: string): { token: string; at: number; beco
 }
 
 /** The reason a record with such a number is refused. */
-export function extremeNumberMessage(found: { token: string; at: number; becomes: string }): string {
+export function extremeNumberMessage(found: { token: string; at: number; becomes: 'Infinity' | '0' }): string {
   const shown = found.token.length > 40 ? `${found.token.slice(0, 20)}…${found.token.slice(-10)}` : found.token;
-  return `the number ${shown} at character ${found.at} is beyond what a JSON number holds here (a double, ±1.8e308 down to 5e-324): it would arrive as ${found.becomes === 'Infinity' ? 'null' : '0'}; write it as text (in quotes) to keep it`;
+  return `the number ${shown} at character ${found.at} is beyond what a JSON number holds here (a double, ${DOUBLE_RANGE}): it would arrive as ${arrivesAs(found.becomes)}; write it as text (in quotes) to keep it`;
 }
 
 /** Index of the closing quote of the string opening at `start`. */

@@ -1,4 +1,5 @@
 import { parseJsonExact } from '../shared/lossless-json.js';
+import { arrivesAs, DOUBLE_RANGE, lostInDouble } from '../shared/double-range.js';
 import { reason } from './types.js';
 import type { Reason } from './types.js';
 import type { ValueType } from './mapping-spec.js';
@@ -16,7 +17,7 @@ export const EXPECTED: Record<ValueType, string> = {
   number: 'a number (e.g. 42, -1.5, 1e3)',
   integer: 'a whole number',
   boolean: 'a boolean (true/false, yes/no, y/n, 1/0, on/off)',
-  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a number, or 12 to 16 digits as text)',
+  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number, or 12 to 16 digits as text)',
   json: 'JSON text',
 };
 
@@ -50,20 +51,41 @@ function toNumber(value: unknown, reasons: Reason[], field: string, source: stri
     const text = value.trim();
     if (NUMBER_TEXT.test(text)) {
       const n = Number(text);
-      if (Number.isFinite(n)) return n;
+      // Rounding to the nearest double is a number's nature; becoming 0 or Infinity (null) is not.
+      const lost = lostInDouble(text, n);
+      if (lost === undefined) return n;
+      reasons.push(reason(field, `a number a double holds (${DOUBLE_RANGE}; this one would arrive as ${arrivesAs(lost)}): map this field with type string to keep its text`, value, source));
+      return BAD;
     }
   }
   return bad(reasons, 'number', field, value, source);
 }
 
-/** A whole number as text with more digits than a safe integer can have exactly. */
-const LONG_INTEGER_TEXT = /^[+-]?\d{16,}$/;
+const NUMBER_PARTS = /^([+-]?)(\d*)\.?(\d*)(?:[eE]([+-]?\d+))?$/;
+
+/**
+ * The whole number a number text denotes exactly (`42`, `1.0`, `1e3`, `150e-1`): undefined when it denotes
+ * none (`4.5`, `1.00000000000000001`, which Number() would round to 1), 'beyond' past ±(2^53 − 1).
+ */
+function wholeNumberOf(text: string): number | 'beyond' | undefined {
+  const [, sign, whole = '', fraction = '', exponent = '0'] = NUMBER_PARTS.exec(text) ?? [];
+  const digits = `${whole}${fraction}`.replace(/^0+/, '');
+  if (digits === '') return 0;
+  const significant = digits.replace(/0+$/, '');
+  // The value is significant × 10^scale: whole exactly when scale ≥ 0.
+  const scale = Number(exponent) - fraction.length + (digits.length - significant.length);
+  if (scale < 0) return undefined;
+  if (significant.length + scale > 16) return 'beyond';
+  const n = Number(`${sign}${significant}${'0'.repeat(scale)}`);
+  return Number.isSafeInteger(n) ? n : 'beyond';
+}
 
 function toInteger(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? Number(value.trim()) : NaN;
-  if (Number.isSafeInteger(n)) return n;
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  const whole = typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? wholeNumberOf(value.trim()) : undefined;
+  if (typeof whole === 'number') return whole;
   // Never rounded: an integer beyond 2^53 (JSON sources read it as its exact text) is refused, naming why.
-  if (typeof value === 'string' && LONG_INTEGER_TEXT.test(value.trim())) {
+  if (whole === 'beyond') {
     reasons.push(reason(field, `${EXPECTED.integer} within ±${Number.MAX_SAFE_INTEGER} (larger ones are exact only as text: map this field with type string)`, value, source));
     return BAD;
   }
@@ -92,6 +114,8 @@ function isCanonicalIsoInRange(text: string): boolean {
 
 function toDate(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   let ms = NaN;
+  // Fraction digits past milliseconds, which a Date cannot hold: written after its milliseconds.
+  let finer = '';
   // The commonest input of all (what most exporters write) needs no parsing and formatting again.
   if (typeof value === 'string' && ISO_TEXT.test(value) && isCanonicalIsoInRange(value)) return value;
   if (typeof value === 'string' && UTC_TEXT.test(value)) {
@@ -102,18 +126,21 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
     // Date rolls 2024-02-31 over to March; equal days means the date exists.
     if (date.getUTCDate() === Number(value.slice(8, 10))) return date.toISOString();
   }
-  if (typeof value === 'number') ms = value;
+  // A fraction of a millisecond would be cut by Date: refused instead.
+  if (typeof value === 'number') ms = Number.isInteger(value) ? value : NaN;
   else if (typeof value === 'string' && EPOCH_MS_TEXT.test(value.trim())) ms = Number(value.trim());
   else if (typeof value === 'string') {
     const m = DATE_TEXT.exec(value.trim());
     if (m) {
       const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
       ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
+      // Zones shift whole minutes, so the digits past milliseconds stay as written (trailing zeros aside).
+      finer = frac.slice(4).replace(/0+$/, '');
       // Date.parse rolls 2024-02-31 over to March; a date that does not exist is an error instead.
       if (Number.isFinite(ms) && new Date(Date.UTC(+y!, +mo! - 1, +d!)).getUTCDate() !== +d!) ms = NaN;
     }
   }
-  if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return isoOfEpochMs(ms);
+  if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return finer === '' ? isoOfEpochMs(ms) : `${isoOfEpochMs(ms).slice(0, -1)}${finer}Z`;
   return bad(reasons, 'date', field, value, source);
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BAD, COERCERS } from '../../src/transform/coerce.js';
+import type { Reason } from '../../src/transform/types.js';
 import { rng } from '../helpers/rng.js';
 
 const pad = (n: number, width: number) => String(n).padStart(width, '0');
@@ -29,5 +30,29 @@ describe('date coercion of epoch milliseconds', () => {
     expect(date(' 1700000000123 ')).toBe('2023-11-14T22:13:20.123Z');
     expect(date('-100000000000')).toBe('1966-10-31T14:13:20.000Z');
     for (const text of ['1700000000', '2024', '17000000000000000', '1.7e12']) expect(date(text), text).toBe(BAD);
+  });
+});
+
+describe('date coercion never cuts digits', () => {
+  const date = (value: unknown) => {
+    const reasons: Reason[] = [];
+    return { value: COERCERS.date(value, reasons, 'properties.d', 'd'), reasons };
+  };
+
+  it('keeps fraction digits past milliseconds in the UTC text, converting the zone as for any time', () => {
+    expect(date('2024-01-31T12:00:00.123456Z').value).toBe('2024-01-31T12:00:00.123456Z');
+    expect(date('2024-12-31T23:59:59.9999+01:00').value).toBe('2024-12-31T22:59:59.9999Z');
+    expect(date('2024-01-31 12:00:00.000000001-0530').value).toBe('2024-01-31T17:30:00.000000001Z');
+    expect(date('1969-12-31T23:59:59.9995Z').value).toBe('1969-12-31T23:59:59.9995Z');
+    // Trailing zeros past milliseconds say nothing: the millisecond form, as before.
+    expect(date('2024-01-31T12:00:00.123000Z').value).toBe('2024-01-31T12:00:00.123Z');
+    expect(date('2024-02-30T12:00:00.123456Z').value).toBe(BAD);
+  });
+
+  it('refuses epoch milliseconds with a fraction (a Date would cut it)', () => {
+    const { value, reasons } = date(1700000000000.5);
+    expect(value).toBe(BAD);
+    expect(reasons.map((r) => [r.field, r.sourceField, r.found])).toEqual([['properties.d', 'd', 'number 1700000000000.5']]);
+    expect(reasons[0]!.expected).toContain('epoch milliseconds: a whole number');
   });
 });

@@ -17,3 +17,37 @@ describe('integers beyond 2^53 read from JSON sources (as their exact text)', ()
     expect(COERCERS.json('{"ids":[1100000000000000001,1100000000000000002]}', [], 'properties.raw', 'raw')).toEqual({ ids: ['1100000000000000001', '1100000000000000002'] });
   });
 });
+
+describe('number and integer texts are never silently changed (a CSV cell)', () => {
+  it('type number refuses a non-zero text that would become 0 and one beyond ±1.8e308, naming the range', () => {
+    for (const [text, arrives] of [['1e-400', '0'], ['-0.1e-330', '0'], ['1e400', 'null'], ['1'.padEnd(400, '0'), 'null']] as const) {
+      const reasons: Reason[] = [];
+      expect(COERCERS.number(text, reasons, 'properties.n', 'n'), text).toBe(BAD);
+      expect(reasons.map((r) => [r.field, r.sourceField, r.found.slice(0, 8)]), text).toEqual([['properties.n', 'n', JSON.stringify(text).slice(0, 8)]]);
+      expect(reasons[0]!.message, text).toContain(`±1.8e308 down to 5e-324; this one would arrive as ${arrives}`);
+    }
+    for (const [text, n] of [['0', 0], ['-0.0e-999', -0], ['0e400', 0], ['5e-324', 5e-324], ['1.5e308', 1.5e308], ['-1.5', -1.5]] as const)
+      expect(COERCERS.number(text, [], 'n', 'n'), text).toBe(n);
+  });
+
+  it('type integer takes a text only when it denotes a whole number itself, never through rounding', () => {
+    const integer = (text: string) => {
+      const reasons: Reason[] = [];
+      return { value: COERCERS.integer(text, reasons, 'properties.i', 'i'), reasons };
+    };
+    for (const text of ['1.00000000000000001', '0.99999999999999999', '-2.000000000000000001', '4.5', '15e-1', '1e-400']) {
+      const { value, reasons } = integer(text);
+      expect(value, text).toBe(BAD);
+      expect(reasons.map((r) => [r.field, r.expected, r.found]), text).toEqual([['properties.i', 'a whole number', JSON.stringify(text)]]);
+    }
+    // A text that is a whole number in another notation stays one (as before).
+    for (const [text, n] of [['42', 42], [' -7 ', -7], ['1.0', 1], ['1e3', 1000], ['150e-1', 15], ['-0', 0], ['0.000e5', 0], ['9007199254740991', 9007199254740991], ['900719925474099.1e1', 9007199254740991]] as const)
+      expect(integer(text).value, text).toBe(n);
+    // Beyond 2^53: refused, never rounded, whatever the notation.
+    for (const text of ['9007199254740992', '9007199254740993', '1e20', '9.007199254740993e15', '-1e400']) {
+      const { value, reasons } = integer(text);
+      expect(value, text).toBe(BAD);
+      expect(reasons[0]!.message, text).toContain('within ±9007199254740991');
+    }
+  });
+});
