@@ -5,7 +5,9 @@ import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { compareInt64 } from '../../src/shared/int64.js';
 import type { Message } from '../../src/wire/resources.js';
-import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { ExitCode } from '../../src/shared/exit-codes.js';
+import type { RunReport } from '../../src/pipeline/report.js';
+import { all, runCli, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -148,4 +150,44 @@ describe('reply threads (thread: parent)', () => {
     expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing']);
     expect(await threadBodies(one[0]!)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
   });
+
+  it('a resumed run reads no thread whose replies were all sent; a failing read of the one it needs stops it with 69 and its report', async () => {
+    const dir = join(f.dir, 'resume-502');
+    await writeThreaded(dir, 'r5');
+    const { path, config } = await writePipeline(dir, pipeline('threads-resume-502'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    // As a kill -9 after m8 left but before its answer was journaled: every other reply is journaled as sent.
+    const journal = join(state, 'journal.ndjson');
+    const cut = (await readFile(journal, 'utf8')).trim().split('\n').filter((line) => {
+      const e = JSON.parse(line) as { t: string; stage?: string; key?: string };
+      return !(e.t === 'run-ended' || (e.t === 'stage-done' && e.stage === 'messages') || (e.t === 'reply-sent' && e.key === 'm8'));
+    });
+    await writeFile(journal, `${cut.join('\n')}\n`);
+
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('r5one')).id)))[0]!;
+    const two = sorted(await all(f.client.channels.messages((await channelNamed('r5two')).id)))[0]!;
+    const [threadOne, threadTwo] = [replyThreadIdOf(one)!, replyThreadIdOf(two)!];
+    // Every thread read answers 502. The one the run needs (m8's, to look for it) answers each attempt
+    // 2 s late, longer in all than the retries' backoff (at most 7.5 s), so an unneeded read of thread
+    // two, if one is made, has failed before it.
+    f.sandbox.setFaults([
+      { method: 'GET', path: `/threads/${String(threadOne)}/messages`, fault: { kind: 'delay', ms: 2_000 } },
+      { method: 'GET', path: '/threads/*/messages', fault: { kind: 'status', status: 502 } },
+    ]);
+    f.sandbox.clearRequests();
+    const resumed = await runCli(['import', path, '--state', state], f.env).finally(() => f.sandbox.setFaults([]));
+    expect({ code: resumed.code, stderr: resumed.stderr }).toMatchObject({ code: ExitCode.UNAVAILABLE });
+    expect(resumed.stdout).toMatch(/^run \S+ \(threads-resume-502, attempt 2\): failed$/m);
+    expect(resumed.stdout).toMatch(/stopped by API_SERVER: list thread \d+ messages .*502/);
+    const report = JSON.parse(await readFile(join(state, 'runs', resumed.stdout.match(/^run (\S+)/m)![1]!, 'report.json'), 'utf8')) as RunReport;
+    expect(report).toMatchObject({ status: 'failed', error: { code: 'API_SERVER', exitCode: ExitCode.UNAVAILABLE } });
+    const reads = (thread: unknown) => f.sandbox.requests().filter((r) => r.method === 'GET' && r.path === `/threads/${String(thread)}/messages`).length;
+    expect({ one: reads(threadOne) > 0, two: reads(threadTwo) }).toEqual({ one: true, two: 0 });
+
+    // Nothing was harmed: the next resume sends m8 once.
+    const again = await runCli(['import', path, '--state', state, '--no-verify'], f.env);
+    expect({ code: again.code, stderr: again.stderr }).toMatchObject({ code: ExitCode.OK });
+    expect(await threadBodies(one)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
+  }, 90_000);
 });

@@ -38,9 +38,13 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   const presentOf = (target: ReplyTarget) => {
     if (target.kind === 'thread' && input.emptyThreads.has(String(target.threadId))) return nothingPresent;
     const id = target.kind === 'thread' ? `t${String(target.threadId)}` : `c${String(target.channelId)}`;
-    let present = presentAt.get(id);
-    if (!present) presentAt.set(id, (present = keysAt(input, target)));
-    return () => present;
+    // Read only when a reply asks (replies the journal has as sent never do, so a resumed run's fully sent
+    // threads cost no GET), and only by the caller that awaits it: a read nobody awaits would fail unhandled.
+    return () => {
+      let present = presentAt.get(id);
+      if (!present) presentAt.set(id, (present = keysAt(input, target)));
+      return present;
+    };
   };
   let failure: { error: unknown } | undefined;
   const deliverOne = async (reply: SpooledReply) => {
