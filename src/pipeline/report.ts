@@ -1,4 +1,6 @@
 import type { ShardSpec, TrialSpec } from '../config/index.js';
+import { exitCodeFor } from '../shared/exit-codes.js';
+import { redactValue } from '../shared/secrets.js';
 import { fitTable } from './fit-table.js';
 import type { StageName } from './state/events.js';
 import { formatVerification } from './verify/describe.js';
@@ -74,13 +76,31 @@ export interface RunReport {
   /** Present when there is any. */
   warnings?: RunWarning[];
   /** Why the run stopped; `exitCode` is the process's (src/shared/exit-codes.ts). */
-  error?: { code: string; message: string; exitCode?: number };
-  /** `import --verify`: what the platform holds against the source, after the stages (docs/verify.md). */
-  verification?: VerificationSummary;
+  error?: ReportedError;
+  /** `import --verify`: what the platform holds against the source, after the stages, or why it could not be read (docs/verify.md). */
+  verification?: VerificationSummary | VerificationNotDone;
   /** A trial run (`--limit`, `--sample`): what part of the input it took; the rest is counted as skipped. */
   trial?: TrialSpec & { description: string };
   /** A sharded run (`--shard I/N`): this report is one shard's; `chatport status --shards N` adds them up. */
   shard?: ShardSpec;
+}
+
+/** A failure as reports carry it: its code, its message (secrets scrubbed) and the exit code it gives. */
+export interface ReportedError {
+  code: string;
+  message: string;
+  exitCode?: number;
+}
+
+/** A verification that could not be done (the platform failed it, a signal): the import's data stands, its check does not. */
+export interface VerificationNotDone {
+  status: 'not-done';
+  error: ReportedError;
+}
+
+export function reportedError(failure: unknown): ReportedError {
+  const f = failure as { code?: string; message?: string };
+  return redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f), exitCode: exitCodeFor(failure) }) as ReportedError;
 }
 
 export function emptyCounts(): StageCounts {
@@ -133,8 +153,14 @@ export function formatReportTable(report: RunReport, width?: number): string {
   if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
   tail.push(`run directory: ${report.runDir}`);
-  const verified = report.verification ? formatVerification(report.verification, []) : '';
+  const verified = formatRunVerification(report.verification);
   return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs, width)}${verified}${tail.join('\n')}\n`;
+}
+
+function formatRunVerification(v: RunReport['verification']): string {
+  if (!v) return '';
+  if (v.status === 'not-done') return `verification: NOT DONE (the import itself is complete) — ${v.error.code}: ${v.error.message}\n`;
+  return formatVerification(v, []);
 }
 
 export function formatDuration(ms: number): string {

@@ -51,7 +51,10 @@ export interface FaultRule extends FaultMatch {
 export interface SandboxJobOptions {
   /** Least time a job spends before it may end (PENDING → RUNNING → final); default 0. */
   minDurationMs?: number;
-  /** Probability that an import job FAILS for no reason of its items (applies nothing); default 0. */
+  /**
+   * Probability that a job, import or analytics export, FAILS for no reason of its items (applies nothing);
+   * default 0. Exports too: that is what rehearses `export`'s and verification's handling of a FAILED export.
+   */
   failProbability?: number;
   /** When true, jobs created from now on never leave RUNNING (a job that never finishes). */
   stuck?: boolean;

@@ -107,7 +107,7 @@ describe('the mapping language against the platform', () => {
     const posts = await all(f.client.channels.messages(general.id, { pageSize: 100 }));
     expect(posts.find((m) => m.body === 'by ann a, again')?.user?.name).toBe('shann');
     // Messages and channels verify as the platform holds them; only the users' names differ from the source.
-    expect(report.verification?.stages).toMatchObject({ messages: { expected: 6, verified: 6 }, channels: { verified: 3 } });
+    expect(report.verification).toMatchObject({ stages: { messages: { expected: 6, verified: 6 }, channels: { verified: 3 } } });
   });
 
   it('a code the map lacks, and a reference to a user the users stage did not import, are rejected with file, line and field', async () => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../src/pipeline/report.js';
+import type { VerificationSummary } from '../../src/pipeline/verify/types.js';
 import { dumpDom, screenshot } from '../helpers/chromium.js';
 import { decodePng, inkOf } from '../helpers/png.js';
 import { generateCsvs, generatedPipeline, runCli, startImportFixture, writeInput, writePipeline, type ImportFixture } from '../import/support.js';
@@ -75,7 +76,7 @@ describe('report.html', () => {
   it('shows the verification import ran', () => {
     expect(report.verification?.status).toBe('exact');
     expect(dom).toMatch(/<section id="verification"><h2>Verification<\/h2><p class="ok">Exact/);
-    expect(dom).toContain(`<tr data-stage="messages"><th>messages</th><td>${report.verification!.stages.messages!.expected}</td>`);
+    expect(dom).toContain(`<tr data-stage="messages"><th>messages</th><td>${(report.verification as VerificationSummary).stages.messages!.expected}</td>`);
   });
 
   it('renders to a screenshot a person can read: the expected size, not blank, with charts in colour', async () => {

@@ -113,7 +113,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--fault <spec>', 'inject a fault; repeatable (see below)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--faults <file>', 'fault rules as a JSON array (src/sandbox/options.ts FaultRule)')
     .option('--job-min-duration <ms>', 'least time every job takes before it ends', integer('--job-min-duration', 0))
-    .option('--job-fail-probability <p>', 'probability that an import job FAILS regardless of its items', ratio)
+    .option('--job-fail-probability <p>', 'probability that any job, import or analytics export, FAILS regardless of its items (exports too, to rehearse `export` and verification failures)', ratio)
     .option('--items-per-second <n>', 'import items processed per second overall, one job after the other, no credit for idle time beyond 50 ms (docs/sandbox.md; default unlimited)', integer('--items-per-second', 1))
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))

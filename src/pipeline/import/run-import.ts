@@ -8,10 +8,8 @@ import { realNow, type Now } from '../../shared/async.js';
 import { isChatportError } from '../../shared/errors.js';
 import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
-import { exitCodeFor } from '../../shared/exit-codes.js';
-import { redactValue } from '../../shared/secrets.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
-import { sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
+import { reportedError, sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { JournalEvent, StageName } from '../state/events.js';
 import { openJournal, readJournalEvents, type Journal } from '../state/journal.js';
@@ -213,7 +211,11 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
   return outcome;
 }
 
-/** The report written, the run's end journaled and its folder unlocked, then the verification; a failure is thrown last. */
+/**
+ * The report written, the run's end journaled and its folder unlocked, then the verification; a failure is
+ * thrown last, with the report attached. A verification that could not be done is such a failure too: the
+ * report (marked so) is still printed, and the exit code says why (a platform failure: 69/75, retry).
+ */
 async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportRunOptions, deps: ImportRunDeps, env: RunEnv): Promise<RunReport> {
   const { config } = options;
   const { mode, signal } = env;
@@ -225,15 +227,16 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
   await journal.close();
   await run.lock.release();
   logger.info({ status, totals: report.totals }, 'run ended');
+  let stop = failure;
   try {
     if (options.verify && mode === 'import' && failure === undefined)
-      await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger, signal, ...options.verify });
+      stop = await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger, signal, ...options.verify });
   } finally {
     await writeRunPage(report, paths.journal, logger);
   }
-  if (failure !== undefined) {
-    if (isChatportError(failure)) failure.details.report = report.runDir;
-    throw attachReport(failure, report);
+  if (stop !== undefined) {
+    if (isChatportError(stop)) stop.details.report = report.runDir;
+    throw attachReport(stop, report);
   }
   return report;
 }
@@ -302,10 +305,7 @@ async function writeRunOutputs(input: {
     ...(input.config.trial ? { trial: { ...input.config.trial, description: describeTrial(input.config.trial) } } : {}),
     ...(input.config.shard ? { shard: input.config.shard } : {}),
   };
-  if (input.failure !== undefined) {
-    const f = input.failure as { code?: string; message?: string };
-    report.error = redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f), exitCode: exitCodeFor(input.failure) }) as RunReport['error'];
-  }
+  if (input.failure !== undefined) report.error = reportedError(input.failure);
   await writeFileAtomic(paths.report(runId), `${JSON.stringify(report, null, 2)}\n`);
   return report;
 }

@@ -1,5 +1,5 @@
 import { formatDuration, type RunReport, type StageCounts } from '../report.js';
-import { DIFFERENCE_KINDS, type VerificationSummary } from '../verify/types.js';
+import { DIFFERENCE_KINDS } from '../verify/types.js';
 import { escapeHtml as h } from './html-escape.js';
 import type { RejectGroups } from './reject-groups.js';
 import { svgChart } from './svg-chart.js';
@@ -69,8 +69,9 @@ function equation(stage: string, c: Counted): string {
   return `<li class="${holds ? 'ok' : 'error'}">${h(stage)}: read ${c.read} ${holds ? '=' : '≠'} ${terms.join(' + ')} ${holds ? '✓' : '✗'}</li>`;
 }
 
-function verificationSection(v: VerificationSummary | undefined): string {
+function verificationSection(v: RunReport['verification']): string {
   if (!v) return `<section id="verification"><h2>Verification</h2><p class="muted">Not verified in this run (<code>chatport verify</code> checks what the platform holds against the source).</p></section>`;
+  if (v.status === 'not-done') return `<section id="verification"><h2>Verification</h2><p class="error">Not done (the import itself is complete): <b>${h(v.error.code)}</b>: ${h(v.error.message)}</p></section>`;
   const verdict = v.status === 'exact' ? '<p class="ok">Exact: the platform holds exactly the expected records.</p>' : `<p class="error">Differences found.</p>`;
   const head = `<tr><th>stage</th><th>expected</th><th>verified</th>${DIFFERENCE_KINDS.map((k) => `<th>${k}</th>`).join('')}</tr>`;
   const rows = Object.entries(v.stages)

@@ -1,6 +1,5 @@
 import { parseInt64 } from '../../shared/int64.js';
 import type { ChatportClient, Job } from '../../api/index.js';
-import { JobFailedError } from '../../api/index.js';
 import { parseRecordBatches } from '../../formats/index.js';
 import type { Sleep } from '../../shared/async.js';
 import { ChatportError } from '../../shared/errors.js';
@@ -60,17 +59,42 @@ async function memberNames(channel: PlatformChannel, deps: PlatformReadDeps): Pr
   return names;
 }
 
-/** Starts the messages export now (it runs on the platform while the source is read); `finished()` waits for it. */
-export async function startMessagesExport(deps: PlatformReadDeps, wait: { pollIntervalMs: number; timeoutMs: number }): Promise<{ finished(): Promise<Job> }> {
-  const started = await deps.client.exports.start('messages', withSignal(deps.signal));
-  deps.logger.info({ jobId: started.id }, 'verification: messages export started');
+type ExportWait = { pollIntervalMs: number; timeoutMs: number };
+
+/**
+ * Starts the messages export now (it runs on the platform while the source is read); `finished()` waits for
+ * it. An export, unlike an import, changes nothing, so one that FAILED (the platform gives no reason) is
+ * started once more before the verification gives up (VERIFY_EXPORT_FAILED, exit 75: try again later).
+ */
+export async function startMessagesExport(deps: PlatformReadDeps, wait: ExportWait): Promise<{ finished(): Promise<Job> }> {
+  const started = await startExport(deps);
   return {
     async finished() {
-      const job = await deps.client.jobs.wait(started.id, { initialIntervalMs: wait.pollIntervalMs, maxIntervalMs: 5_000, timeoutMs: wait.timeoutMs, ...withSignal(deps.signal) });
-      if (job.state !== 'FINISHED') throw new JobFailedError(job.id, { type: job.type, ...(job.endedTime ? { endedTime: job.endedTime } : {}) });
-      return job;
+      const first = await waitForExport(deps, started, wait);
+      if (first.state === 'FINISHED') return first;
+      deps.logger.warn({ jobId: first.id }, 'verification: the messages export FAILED; starting it once more');
+      const second = await waitForExport(deps, await startExport(deps), wait);
+      if (second.state === 'FINISHED') return second;
+      throw exportFailedTwice(first, second);
     },
   };
+}
+
+async function startExport(deps: PlatformReadDeps): Promise<Job> {
+  const started = await deps.client.exports.start('messages', withSignal(deps.signal));
+  deps.logger.info({ jobId: started.id }, 'verification: messages export started');
+  return started;
+}
+
+function waitForExport(deps: PlatformReadDeps, job: Job, wait: ExportWait): Promise<Job> {
+  return deps.client.jobs.wait(job.id, { initialIntervalMs: wait.pollIntervalMs, maxIntervalMs: 5_000, timeoutMs: wait.timeoutMs, ...withSignal(deps.signal) });
+}
+
+function exportFailedTwice(first: Job, second: Job): ChatportError {
+  return new ChatportError(
+    `the messages export verification reads FAILED twice (jobs ${String(first.id)} and ${String(second.id)}; the platform gives no reason for a failed job): nothing was verified; run it again later`,
+    { code: 'VERIFY_EXPORT_FAILED', transient: true, details: { jobIds: [first.id, second.id], type: second.type } },
+  );
 }
 
 /**
