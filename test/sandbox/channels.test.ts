@@ -57,6 +57,8 @@ describe('channels', () => {
       { type: 'GROUP', name: 'x' },
       { type: 'PUBLIC', members: [{ username: 'ghost' }] },
       { type: 'PUBLIC', members: [{ username: 'alice' }, { username: 'alice' }] },
+      // The name is a PUBLIC channel's: not an equivalent of a PRIVATE one.
+      { type: 'PRIVATE', name: 'general' },
     ]) {
       const reply = await t.call('/channels', { method: 'POST', body });
       expect(reply.status, JSON.stringify(body)).toBe(400);
@@ -68,6 +70,7 @@ describe('channels', () => {
     expect(names(await t.call('/channels?type=DIRECT'))).toContain('dm-alice-bob');
     expect(names(await t.call('/channels?type=PUBLIC'))).toEqual(['general']);
     expect(names(await t.call('/channels?members=bob&members=carol'))).toEqual(['general', 'data-team']);
+    expect((await t.call('/channels?members=bob&members=bob')).status).toBe(400);
     expect(names(await t.call(`/channels?properties=${encodeURIComponent('{"topic":"everything"}')}`))).toEqual(['general']);
     expect(names(await t.call('/channels?direct=true'))).not.toContain('general');
     expect(names(await t.call('/channels?startTime=2000-01-01T00:00:00Z&endTime=2000-01-02T00:00:00Z'))).toEqual([]);

@@ -58,7 +58,10 @@ export const channelRoutes: Route[] = [
       const to = dateParam(ctx, 'endTime');
       const props = propertiesFilter(ctx);
       // Unknown usernames match no channel (rather than 400): the filter asks "channels they are all in".
-      const memberIds = ctx.query.getAll('members').filter((m) => m !== '').map((n) => s.usersByName.get(n) ?? -1);
+      const memberNames = ctx.query.getAll('members').filter((m) => m !== '');
+      // §4 gives `members` as a unique array, as the create body's members are.
+      if (new Set(memberNames).size !== memberNames.length) throw clientError(`'members' must not name a user twice`);
+      const memberIds = memberNames.map((n) => s.usersByName.get(n) ?? -1);
       const channels = [...s.channels.values()].filter(
         (c) =>
           (!type || c.type === type) &&
@@ -92,6 +95,8 @@ export const channelRoutes: Route[] = [
       }
       if (body.name !== undefined) {
         const existing = s.channelByName(body.name);
+        // A channel of another type is not equivalent: answering it would hand a PRIVATE request a PUBLIC channel.
+        if (existing && existing.type !== body.type) throw clientError(`field 'name': '${body.name}' is already the name of a ${existing.type} channel`);
         if (existing) return sendJson(ctx, 200, app.render.channel(existing));
       }
       const name = body.name ?? randomUUID();
