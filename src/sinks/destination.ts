@@ -19,6 +19,8 @@ export interface Publication {
   readonly dataUrl: string;
   /** URL of a data file once published. */
   urlOf(fileName: string): string;
+  /** The name of data file `sequence` (layout.ts dataFileName; S3 adds this attempt's tag). */
+  dataFileName(sequence: number, extension: string): string;
   /** Stores one data file, reading `body` to its end. */
   writeDataFile(fileName: string, body: Readable, contentType: string): Promise<void>;
   /** Makes the data files visible, writes the manifest, removes the date's older files, writes `_SUCCESS`. */

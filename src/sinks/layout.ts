@@ -1,11 +1,14 @@
 /**
  * Where export output lives, relative to the destination root:
  *
- *   <dataset>/dt=YYYY-MM-DD/part-<run>-<n>.<ext>          data (Hive-style partition, no colons: Athena)
+ *   <dataset>/dt=YYYY-MM-DD/part-<run>-<n>.<ext>          data (Hive-style partition, no colons: Athena);
+ *                                                          on S3 part-<run>-<attempt>-<n>.<ext>
  *   <dataset>/dt=YYYY-MM-DD/_SUCCESS                      written last; readers ignore a date without it
  *   _manifests/<dataset>/dt=YYYY-MM-DD/manifest.json      outside the data prefix, so engines that scan
  *                                                          <dataset>/ never read it as data
- * File names are deterministic (run id, sequence): a retried run with the same id overwrites its files.
+ * Local file names are deterministic (run id, sequence): a run is staged aside and renamed into place, so
+ * a retried run with the same id replaces its files only when it publishes. S3 has no rename: each attempt
+ * adds a random tag, so no upload can overwrite a file a published manifest names.
  */
 import { UsageError } from '../shared/errors.js';
 
@@ -49,7 +52,10 @@ export function manifestPath(partition: Partition): string {
   return `${MANIFESTS_FOLDER}/${partition.dataset}/dt=${partition.date}/manifest.json`;
 }
 
-/** `part-<run>-00000.parquet`; five digits keep names sorted in write order up to 100,000 files. */
-export function dataFileName(runId: string, sequence: number, extension: string): string {
-  return `part-${runId}-${String(sequence).padStart(5, '0')}.${extension}`;
+/**
+ * `part-<run>-00000.parquet`, or `part-<run>-<attempt>-00000.parquet`; five digits keep names sorted in
+ * write order up to 100,000 files.
+ */
+export function dataFileName(runId: string, sequence: number, extension: string, attempt?: string): string {
+  return `part-${runId}-${attempt ? `${attempt}-` : ''}${String(sequence).padStart(5, '0')}.${extension}`;
 }

@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
 import type { Destination, Publication, PublishedUrls } from './destination.js';
-import { STAGING_FOLDER, SUCCESS_MARKER, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
 
 async function writeDurably(path: string, text: string): Promise<void> {
@@ -62,6 +62,7 @@ export function createLocalDestination(rootDir: string): Destination {
     return {
       dataUrl: `${fileUrl(dataFolder(partition))}/`,
       urlOf: (name) => fileUrl(`${dataFolder(partition)}/${name}`),
+      dataFileName: (sequence, extension) => dataFileName(runId, sequence, extension),
 
       async writeDataFile(name: string, body: Readable): Promise<void> {
         // `flush` fsyncs before close, so a renamed file is on disk, not only in the page cache.

@@ -2,22 +2,25 @@
  * S3 or an S3-compatible store. S3 has no rename, so the order of writes carries the meaning:
  *   1. the date's old `_SUCCESS` is deleted first: from here on readers treat the date as incomplete
  *      (otherwise a reader would trust old and new files side by side);
- *   2. data files are uploaded to their final keys (lib-storage multipart Upload, streamed);
+ *   2. data files are uploaded to their final keys (lib-storage multipart Upload, streamed), named with a
+ *      tag new to this attempt (`part-<run>-<attempt>-<n>`): a retry keeps its run id (Airflow's run_id),
+ *      and an upload over a published name could not be undone;
  *   3. the manifest is written;
  *   4. keys in the date's folder that this run did not write are deleted;
  *   5. `_SUCCESS` is written last.
- * `abort` deletes what this run uploaded and, when no file of the previous output was overwritten, puts
- * its `_SUCCESS` back, so a failed run leaves the previous night's output published as it was.
+ * `abort` deletes what this attempt uploaded and, unless the manifest was already replaced, puts the old
+ * `_SUCCESS` back, so a failed run leaves the previous night's output published as it was.
  */
 import {
   DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ChatportError } from '../shared/errors.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import type { Destination, Publication, PublishedUrls } from './destination.js';
-import { SUCCESS_MARKER, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 
 export interface S3DestinationOptions extends S3ConnectionOptions {
@@ -66,6 +69,15 @@ async function exists(client: S3Client, bucket: string, key: string): Promise<bo
   }
 }
 
+/** A tag no key of the date's folder uses yet (8 hex digits: a clash is a 1-in-4-billion chance, checked anyway). */
+function newAttemptTag(runId: string, folderKey: string, existing: ReadonlySet<string>): string {
+  for (;;) {
+    const tag = randomBytes(4).toString('hex');
+    const start = `${folderKey}part-${runId}-${tag}-`;
+    if (![...existing].some((k) => k.startsWith(start))) return tag;
+  }
+}
+
 export function createS3Destination(rootUrl: string, options: S3DestinationOptions = {}): Destination {
   const { bucket, key: rawPrefix } = parseS3Url(rootUrl);
   const prefix = rawPrefix.replace(/\/+$/, '');
@@ -75,7 +87,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
 
   async function beginPublication(partitionIn: Partition, runIdIn: string): Promise<Publication> {
     const partition = validatePartition(partitionIn);
-    validateRunId(runIdIn);
+    const runId = validateRunId(runIdIn);
     const s3 = getClient();
     const folderKey = `${keyOf(dataFolder(partition))}/`;
     const markerKey = `${folderKey}${SUCCESS_MARKER}`;
@@ -99,6 +111,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     } catch (error) {
       throw wrap('taking down the previous _SUCCESS', error);
     }
+    const attempt = newAttemptTag(runId, folderKey, previousKeys);
     const uploaded: string[] = [];
     let state: 'open' | 'committed' | 'aborted' = 'open';
     let manifestReplaced = false;
@@ -106,6 +119,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     return {
       dataUrl: formatS3Url({ bucket, key: folderKey }),
       urlOf: (name) => formatS3Url({ bucket, key: `${folderKey}${name}` }),
+      dataFileName: (sequence, extension) => dataFileName(runId, sequence, extension, attempt),
 
       async writeDataFile(name: string, body: Readable, contentType: string): Promise<void> {
         const key = `${folderKey}${name}`;
@@ -150,9 +164,9 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
       async abort(): Promise<void> {
         if (state !== 'open') return;
         state = 'aborted';
-        const overwrote = uploaded.some((k) => previousKeys.has(k));
-        await deleteKeys(s3, bucket, uploaded.filter((k) => !previousKeys.has(k)));
-        if (hadMarker && !overwrote && !manifestReplaced) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
+        // The attempt's keys are new (its tag), so deleting them leaves the previous output whole.
+        await deleteKeys(s3, bucket, uploaded);
+        if (hadMarker && !manifestReplaced) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
       },
     };
   }

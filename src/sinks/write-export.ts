@@ -9,7 +9,7 @@ import { createSilentLogger } from '../shared/logger.js';
 import { realNow, type Now } from '../shared/async.js';
 import type { Destination, PublishedUrls } from './destination.js';
 import { createFileEncoder, type EncoderOptions, type OutputFormat } from './encoders/index.js';
-import { dataFileName, validatePartition, validateRunId } from './layout.js';
+import { validatePartition, validateRunId } from './layout.js';
 import { buildManifest, type ExportManifest, type ManifestFile } from './manifest.js';
 import { writeRolledBatches, writeRolledFiles } from './roll-files.js';
 import { isColumnBatches, type ColumnBatches } from './column-batch.js';
@@ -57,7 +57,7 @@ export async function writeExport(rows: AsyncIterable<Row> | ColumnBatches, opti
     const names: string[] = [];
     const roll = { maxFileBytes: options.maxFileBytes ?? 128 * 1024 * 1024 };
     const writeFile = async (sequence: number, body: Readable) => {
-      const name = dataFileName(runId, sequence, encoder.extension);
+      const name = publication.dataFileName(sequence, encoder.extension);
       names[sequence] = name;
       await publication.writeDataFile(name, body, encoder.contentType);
       logger.debug({ dataset: partition.dataset, date: partition.date, file: name }, 'export file written');

@@ -17,6 +17,8 @@ let bed: ExportBed;
 let s3: S3Server;
 let s3client: S3Client;
 const DATE = '2026-11-21';
+/** An S3 data key: the run's prefix, the attempt's tag, the sequence. */
+const S3_PART = (prefix: string, extension: string) => new RegExp(`^${prefix}-[0-9a-f]{8}-00000\\.${extension}$`);
 
 beforeAll(async () => {
   [bed, s3] = await Promise.all([startExportBed(), startS3Server()]);
@@ -43,7 +45,7 @@ async function getBytes(key: string): Promise<Uint8Array> {
 it('publishes Parquet to S3; the same date again leaves exactly one copy, from the second run', async () => {
   const base: RunExportOptions = { datasets: ['messages', 'users'], to: 's3://warehouse/chat', format: 'parquet', date: DATE, s3: s3Options(), job: { pollIntervalMs: 5 } };
   await runExport({ ...base, runId: 'first' }, { client: bed.client });
-  expect(await listKeys('chat/messages/')).toEqual([`chat/messages/dt=${DATE}/_SUCCESS`, `chat/messages/dt=${DATE}/part-first-00000.parquet`]);
+  expect(await listKeys('chat/messages/')).toEqual([`chat/messages/dt=${DATE}/_SUCCESS`, expect.stringMatching(S3_PART(`chat/messages/dt=${DATE}/part-first`, 'parquet'))]);
   const second = await runExport({ ...base, runId: 'second' }, { client: bed.client });
   expect(second.status).toBe('succeeded');
 
@@ -51,16 +53,18 @@ it('publishes Parquet to S3; the same date again leaves exactly one copy, from t
     `chat/_manifests/messages/dt=${DATE}/manifest.json`,
     `chat/_manifests/users/dt=${DATE}/manifest.json`,
     `chat/messages/dt=${DATE}/_SUCCESS`,
-    `chat/messages/dt=${DATE}/part-second-00000.parquet`,
+    expect.stringMatching(S3_PART(`chat/messages/dt=${DATE}/part-second`, 'parquet')),
     `chat/users/dt=${DATE}/_SUCCESS`,
-    `chat/users/dt=${DATE}/part-second-00000.parquet`,
+    expect.stringMatching(S3_PART(`chat/users/dt=${DATE}/part-second`, 'parquet')),
   ]);
   const manifest = JSON.parse(Buffer.from(await getBytes(`chat/_manifests/messages/dt=${DATE}/manifest.json`)).toString('utf8')) as ExportManifest;
   expect(manifest).toMatchObject({ runId: 'second', rowCount: bed.messages.length });
+  const key = `chat/messages/dt=${DATE}/${manifest.files[0]!.name}`;
+  expect(await listKeys('chat/messages/')).toContain(key);
   expect(manifest.entries).toEqual([
-    { url: `s3://warehouse/chat/messages/dt=${DATE}/part-second-00000.parquet`, mandatory: true, meta: { content_length: manifest.files[0]!.bytes, record_count: bed.messages.length } },
+    { url: `s3://warehouse/${key}`, mandatory: true, meta: { content_length: manifest.files[0]!.bytes, record_count: bed.messages.length } },
   ]);
-  const { rows } = await readParquetFile(await getBytes(`chat/messages/dt=${DATE}/part-second-00000.parquet`));
+  const { rows } = await readParquetFile(await getBytes(key));
   const expected = expectedMessageRows(bed.messages);
   expect(rows).toHaveLength(expected.size);
   for (const row of rows) expect(pick(row, expected.get(row.id as bigint)!)).toEqual(expected.get(row.id as bigint));
@@ -126,7 +130,7 @@ it('the CLI with --pipeline publishes to S3: the file gives the settings, env th
   expect(await listKeys('piped/')).toEqual([
     'piped/_manifests/users/dt=2026-11-19/manifest.json',
     'piped/users/dt=2026-11-19/_SUCCESS',
-    'piped/users/dt=2026-11-19/part-piped-00000.parquet',
+    expect.stringMatching(S3_PART('piped/users/dt=2026-11-19/part-piped', 'parquet')),
   ]);
   const broken = join(dir, 'broken.yaml');
   writeFileSync(broken, 'kind: export\nto: /tmp/x\nformat: xlsx\n');

@@ -43,7 +43,8 @@ async function s3Target(endpoint?: string): Promise<DestinationUnderTest> {
   };
 }
 
-describeDestinationContract('S3', () => s3Target());
+// Each attempt's data files carry a tag of its own (8 hex digits).
+describeDestinationContract('S3', () => s3Target(), '[0-9a-f]{8}-');
 
 it('S3: takes the old _SUCCESS down first, then data, manifest, stale deletes, and _SUCCESS last', async () => {
   const proxy = await startCuttingProxy(Number(new URL(s3.endpoint).port), { pathPart: '-', bodyBytes: 0, cuts: 0 });
