@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planColumns, typeRecord } from '../../src/pipeline/export/column-plan.js';
 import { parseInt32, parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
 import { parseExportPipelineFile, resolveExportDate, runExport, USERS_SCHEMA } from '../../src/pipeline/export/index.js';
+import { exitCodeFor } from '../../src/shared/exit-codes.js';
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { readDataset, readManifest } from './read-output.js';
 import { startExportBed, type ExportBed } from './support.js';
@@ -113,6 +114,49 @@ describe('exports in other shapes, from another origin', () => {
     await expect(run).rejects.toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED' });
     const { listFiles } = await import('./read-output.js');
     expect(listFiles(root).filter((f) => !f.startsWith('_rejects/'))).toEqual([]);
+  });
+
+  describe('an export that cannot be told from a broken one leaves the published date alone', () => {
+    const GOOD = 'id,name\n1,a\n2,b\n';
+    const publishedThenRerun = async (bytes: Buffer) => {
+      const root = bed.tempDir();
+      const options = { datasets: ['users' as const], to: root, format: 'parquet' as const, date: DATE, job: { pollIntervalMs: 5 } };
+      body = { bytes: Buffer.from(GOOD), type: 'text/csv' };
+      await runExport({ ...options, runId: 'good' }, { client: bed.client });
+      const { listFiles } = await import('./read-output.js');
+      const before = listFiles(root);
+      body = { bytes, type: 'text/csv' };
+      const rerun = runExport({ ...options, runId: 'rerun' }, { client: bed.client });
+      return { root, rerun, before, listFiles };
+    };
+
+    it.each([
+      ['0 bytes', Buffer.alloc(0)],
+      ['an empty gzip', gzipSync('')],
+      ['blank lines', Buffer.from('\n\r\n\n')],
+    ])('%s: no header, no record: DATA_INVALID (exit 65)', async (_name, bytes) => {
+      const { root, rerun, before, listFiles } = await publishedThenRerun(bytes);
+      const error = await rerun.then(() => undefined, (e: unknown) => e);
+      expect(error).toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('no header row and no readable record') });
+      expect(exitCodeFor(error)).toBe(65);
+      expect(listFiles(root)).toEqual(before);
+      expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'good', rowCount: 2 });
+    });
+
+    it('a header with none of the schema\'s columns: the required column is missing (exit 65)', async () => {
+      const { root, rerun, before, listFiles } = await publishedThenRerun(Buffer.from('foo,bar\n'));
+      await expect(rerun).rejects.toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('required column "id"') });
+      expect(listFiles(root)).toEqual(before);
+    });
+
+    it('a CSV with a header and no rows is an empty day: published as empty', async () => {
+      const { root, rerun } = await publishedThenRerun(Buffer.from('id,name,display_name,newThing\n'));
+      const d = (await rerun).datasets[0]!;
+      expect(d).toMatchObject({ rowsRead: 0, rowsWritten: 0, rowsRejected: 0, unknownColumns: [{ source: 'newThing', name: 'new_thing' }] });
+      expect(d.missingColumns).toContain('created_time');
+      expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'rerun', rowCount: 0 });
+      expect(await readDataset(root, 'users', DATE)).toEqual([]);
+    });
   });
 
   it('an export without a required column stops at once with DATA_INVALID naming it', async () => {

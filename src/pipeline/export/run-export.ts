@@ -127,7 +127,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
 
   const schema = DATASET_SCHEMAS[dataset];
   const download = openExportDownload(deps.client, job, { ...opts.download, ...(signal ? { signal } : {}), sleep: deps.sleep, logger, name });
-  const items = parseRecordBatches(download.stream, { file: name });
+  let header: readonly string[] | undefined;
+  const items = parseRecordBatches(download.stream, { file: name, csv: { onColumns: (columns) => (header = columns) } });
   const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
   let rejectsFile: string | undefined;
   try {
@@ -137,6 +138,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       rejects,
       maxRejects: opts.maxRejects,
       source: name,
+      headerColumns: () => header,
       stamp: { dataset, date: opts.date, runId: opts.runId },
       ...(schema.dayColumn ? { window: rowWindowOf(schema.dayColumn, opts.window) } : {}),
       ...(signal ? { signal } : {}),

@@ -38,6 +38,8 @@ export interface TypedRowsOptions {
   stamp: { dataset: string; date: string; runId: string };
   /** Event data: rows outside it are counted, not written; a row without the timestamp is rejected. */
   window?: RowWindow;
+  /** The export's columns when its format names them apart from the records (a CSV header), even with no rows. */
+  headerColumns?: () => readonly string[] | undefined;
   signal?: AbortSignal;
 }
 

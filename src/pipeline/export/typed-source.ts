@@ -16,6 +16,20 @@ function undated(column: string): RejectReason {
   return { column, field: column, value: null, expected: `a timestamp: ${column} places the row in its day (dt=…)` };
 }
 
+/**
+ * The columns of an export without a readable record: its header (a CSV with a header and no rows is an
+ * empty day). With no header either (0 bytes, an empty gzip, blank lines) nobody can tell an empty day from
+ * a broken export, and publishing it would replace a good date with an empty one, so the run stops.
+ */
+function headerOrRefuse(options: TypedRowsOptions): readonly string[] {
+  const header = options.headerColumns?.();
+  if (header) return header;
+  throw new ChatportError(`${options.source} holds no header row and no readable record; nothing of ${options.stamp.dataset} was published`, {
+    code: 'DATA_INVALID',
+    details: { source: options.source },
+  });
+}
+
 /** The exact path's verdict on one record: a row to write, a reject to write, or outside the window. */
 export const OUTSIDE = Symbol('outside the window');
 export class Rejected {
@@ -42,7 +56,7 @@ export class TypedSource {
   static async open(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions): Promise<TypedSource> {
     const source = new TypedSource(batches, options);
     const first = await source.firstRecord();
-    source.plan = planColumns(options.schema, first ? Object.keys(first.record) : options.schema.columns.map((c) => c.source), options.timestampUnit, options.source);
+    source.plan = planColumns(options.schema, first ? Object.keys(first.record) : headerOrRefuse(options), options.timestampUnit, options.source);
     return source;
   }
 
