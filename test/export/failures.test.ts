@@ -289,5 +289,9 @@ it('usage mistakes exit 64 before anything is started', async () => {
   expect(noTarget.exitCode).toBe(ExitCode.USAGE);
   const badDate = await runCli(['export', 'users', '--to', bed.tempDir(), '--date', '2026-02-30'], cliEnv());
   expect(badDate.exitCode).toBe(ExitCode.USAGE);
+  // The root itself as the rejects folder would put rejects into <to>/<dataset>/dt=…, the data folders.
+  const root = bed.tempDir();
+  const rejectsInRoot = await runCli(['export', 'users', '--to', root, '--rejects-dir', root], cliEnv());
+  expect(rejectsInRoot.exitCode).toBe(ExitCode.USAGE);
   expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
 });

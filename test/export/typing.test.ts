@@ -2,8 +2,8 @@
  * Typing rows against the declared schemas: exports in other shapes (NDJSON, gzip, a JSON array, new
  * columns, snake_case names, bad values) served from "storage" on another origin, and the pure parts.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planColumns, typeRecord } from '../../src/pipeline/export/column-plan.js';
@@ -11,6 +11,7 @@ import { parseInt32, parseInt64, parseTimestamp } from '../../src/pipeline/expor
 import { parseExportPipelineFile, resolveExportDate, runExport, USERS_SCHEMA } from '../../src/pipeline/export/index.js';
 import { exitCodeFor } from '../../src/shared/exit-codes.js';
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
+import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { readDataset, readManifest } from './read-output.js';
 import { startExportBed, type ExportBed } from './support.js';
 
@@ -19,16 +20,19 @@ const DATE = '2026-11-21';
 describe('exports in other shapes, from another origin', () => {
   let bed: ExportBed;
   let storage: OtherOrigin;
+  let s3: S3Server;
   let body: { bytes: Buffer; type: string } = { bytes: Buffer.alloc(0), type: 'text/csv' };
 
   beforeAll(async () => {
-    bed = await startExportBed({}, { users: 1, messages: 1 });
+    [bed, s3] = await Promise.all([startExportBed({}, { users: 1, messages: 1 }), startS3Server()]);
+    await s3.createBucket('out');
     storage = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': body.type, 'content-length': String(body.bytes.length) }, body: body.bytes }) });
     bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
   });
   afterAll(async () => {
     await storage.close();
     await bed.close();
+    await s3.close();
   });
 
   const exportUsers = async (runId: string, extra: { maxRejects?: number } = {}) => {
@@ -157,6 +161,38 @@ describe('exports in other shapes, from another origin', () => {
       expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'rerun', rowCount: 0 });
       expect(await readDataset(root, 'users', DATE)).toEqual([]);
     });
+  });
+
+  it.each(['local', 's3'] as const)('%s: re-runs replace the date\'s rejects; a failed re-run leaves them; a clean one leaves none', async (where) => {
+    const rejectsDir = join(bed.tempDir(), 'rejects');
+    const to = where === 's3' ? 's3://out/chat' : bed.tempDir();
+    const s3Options = where === 's3' ? { s3: { endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } } } : {};
+    const run = (runId: string, csv: string, maxRejects?: number) => {
+      body = { bytes: Buffer.from(csv), type: 'text/csv' };
+      return runExport({ datasets: ['users'], to, format: 'ndjson', date: DATE, runId, rejectsDir, job: { pollIntervalMs: 5 }, ...s3Options, ...(maxRejects === undefined ? {} : { maxRejects }) }, { client: bed.client });
+    };
+    const folder = join(rejectsDir, 'users', `dt=${DATE}`);
+    const published = () => readdirSync(folder, { recursive: true }).map(String).sort();
+    const rejectedIds = (file: string) => readFileSync(join(folder, file), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { record: { id: string } }).record.id);
+
+    await run('one', 'id,name\n1,a\nx,b\n');
+    const second = await run('two', 'id,name\n1,a\ny,b\nz,c\n');
+    expect(second.datasets[0]!.rejectsFile).toBe(join(folder, 'rejects-two.ndjson'));
+    expect(published()).toEqual(['rejects-two.ndjson']);
+    expect(rejectedIds('rejects-two.ndjson')).toEqual(['y', 'z']);
+
+    // The same run id again (a retry) stops past --max-rejects: the published rejects stay with the published output.
+    const failed = run('two', 'id,name\nq,a\n', 0);
+    const staged = join(rejectsDir, '_staging', 'users', `dt=${DATE}`, 'rejects-two.ndjson');
+    await expect(failed).rejects.toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED', details: { rejectsFile: staged } });
+    expect(published()).toEqual(['rejects-two.ndjson']);
+    expect(rejectedIds('rejects-two.ndjson')).toEqual(['y', 'z']);
+    expect(readFileSync(staged, 'utf8')).toContain('"q"');
+
+    const clean = await run('three', 'id,name\n1,a\n');
+    expect(clean.datasets[0]!.rejectsFile).toBeNull();
+    expect(existsSync(folder)).toBe(false);
+    expect(existsSync(dirname(staged))).toBe(false);
   });
 
   it('an export without a required column stops at once with DATA_INVALID naming it', async () => {

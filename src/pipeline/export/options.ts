@@ -86,7 +86,8 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
   const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? join(tmpdir(), 'chatport-export', '_rejects') : join(resolve(options.to), '_rejects'));
   // Engines scan a table's whole prefix: rejects inside <to>/<dataset>/ would be read as data.
   const inside = (dir: string, parent: string) => `${resolve(dir)}/`.startsWith(`${resolve(parent)}/`);
-  if (!isS3Url(options.to) && EXPORT_DATASETS.some((d) => inside(rejectsDir, join(options.to, d)) || inside(rejectsDir, join(options.to, MANIFESTS_FOLDER))))
+  // The root itself would put <rejectsDir>/<dataset>/dt=… inside the data folders, and its _staging in the destination's.
+  if (!isS3Url(options.to) && EXPORT_DATASETS.some((d) => inside(join(rejectsDir, d), join(options.to, d)) || inside(rejectsDir, join(options.to, MANIFESTS_FOLDER))))
     throw new UsageError(`the rejects folder ${rejectsDir} is inside a data or manifest folder of ${options.to}; choose a folder beside them`, { rejectsDir });
   return {
     datasets,

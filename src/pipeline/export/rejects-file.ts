@@ -3,11 +3,17 @@
  * came from, every reason and the record as read. The file is opened on the first reject only, so a
  * clean run leaves no empty files behind. It lives outside the data folder (engines that scan a table's
  * prefix would read it as data): `<rejectsDir>/<dataset>/dt=<date>/rejects-<runId>.ndjson`.
+ *
+ * Like the date's output, the date's rejects are replaced, not added to: a run writes them aside under
+ * `<rejectsDir>/_staging/<dataset>/dt=<date>/` and moves them into place, removing the date's older
+ * rejects files, only once the dataset is published. A failed run leaves its rejects aside (its error
+ * names them) and the published ones as they were; the next run of that date clears what was aside.
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { ChatportError } from '../../shared/errors.js';
 import type { RecordPosition } from '../../formats/index.js';
 import type { RejectReason } from './column-plan.js';
 
@@ -26,15 +32,59 @@ export interface RejectLine {
   record: unknown;
 }
 
-export function rejectsPathFor(rejectsDir: string, dataset: string, date: string, runId: string): string {
-  return join(rejectsDir, dataset, `dt=${date}`, `rejects-${runId}.ndjson`);
+/** Dataset names never start with `_`, so this folder clashes with none. */
+const REJECTS_STAGING = '_staging';
+const REJECTS_NAME = /^rejects-.+\.ndjson$/;
+
+export interface RejectsPaths {
+  /** Where the run writes them. */
+  staged: string;
+  /** Where they are once the dataset is published. */
+  published: string;
+}
+
+export function rejectsPathFor(rejectsDir: string, dataset: string, date: string, runId: string): RejectsPaths {
+  const name = `rejects-${runId}.ndjson`;
+  return { staged: join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`, name), published: join(rejectsDir, dataset, `dt=${date}`, name) };
 }
 
 export class RejectsFile {
   count = 0;
   private stream: WriteStream | undefined;
+  /** Where the lines are being written (named in errors of a failed run). */
+  readonly path: string;
+  readonly publishedPath: string;
 
-  constructor(readonly path: string) {}
+  constructor(paths: RejectsPaths) {
+    this.path = paths.staged;
+    this.publishedPath = paths.published;
+  }
+
+  /** Removes what earlier failed runs of this dataset and date left aside (one writer per date at a time). */
+  async discardLeftovers(): Promise<void> {
+    await rm(dirname(this.path), { recursive: true, force: true });
+  }
+
+  /**
+   * Call once the dataset is published: this run's rejects (if any) replace the date's published ones.
+   * Returns the published path when anything was rejected.
+   */
+  async publish(): Promise<string | undefined> {
+    const written = await this.close();
+    const folder = dirname(this.publishedPath);
+    try {
+      if (written) {
+        await mkdir(folder, { recursive: true });
+        await rename(written, this.publishedPath);
+      }
+      const older = (await readdir(folder).catch(ifMissing([]))).filter((name) => REJECTS_NAME.test(name) && name !== basename(this.publishedPath));
+      for (const name of older) await rm(join(folder, name), { force: true });
+      if (!written) await rmdir(folder).catch(ifMissing(undefined, 'ENOTEMPTY'));
+    } catch (error) {
+      throw new ChatportError(`replacing the rejects in ${folder} failed (the data is published)`, { code: 'OUTPUT_WRITE_FAILED', details: { folder }, cause: error });
+    }
+    return written ? this.publishedPath : undefined;
+  }
 
   async write(line: RejectLine): Promise<void> {
     if (!this.stream) {
@@ -57,4 +107,12 @@ export class RejectsFile {
 
 export function positionOf(position: RecordPosition): Pick<RejectLine, 'file' | 'line' | 'index'> {
   return position.line === undefined ? { file: position.file, index: position.index } : { file: position.file, line: position.line, index: position.index };
+}
+
+/** A catch handler giving `value` for a missing path (or the other given codes) and rethrowing the rest. */
+function ifMissing<T>(value: T, ...codes: string[]): (error: unknown) => T {
+  return (error) => {
+    if ([...codes, 'ENOENT'].includes((error as NodeJS.ErrnoException).code ?? '')) return value;
+    throw error;
+  };
 }

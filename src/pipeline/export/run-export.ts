@@ -130,8 +130,9 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   let header: readonly string[] | undefined;
   const items = parseRecordBatches(download.stream, { file: name, csv: { onColumns: (columns) => (header = columns) } });
   const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
-  let rejectsFile: string | undefined;
+  let rejectsPublished = false;
   try {
+    await rejects.discardLeftovers();
     const typed = await openDatasetRows(items, {
       schema,
       timestampUnit: opts.timestampUnit,
@@ -155,7 +156,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       rowsRead: typed.counts.read,
       rowsRejected: typed.counts.rejected,
       rowsOutsideWindow: typed.counts.outside,
-      rejectsFile: rejects.count > 0 ? rejects.path : null,
+      rejectsFile: rejects.count > 0 ? rejects.publishedPath : null,
       unknownColumns: typed.plan.unknownColumns,
       missingColumns: typed.plan.missingColumns,
       download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
@@ -167,7 +168,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       partitions.push({ date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl });
       files.push(...result.manifest.files);
     }
-    rejectsFile = await rejects.close();
+    const rejectsFile = await rejects.publish();
+    rejectsPublished = true;
     const report: DatasetReport = {
       dataset,
       jobId: job.id,
@@ -194,7 +196,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     throw error;
   } finally {
     await items.return?.();
-    if (!rejectsFile) await rejects.close().catch(() => undefined);
+    if (!rejectsPublished) await rejects.close().catch(() => undefined);
   }
 }
 
