@@ -4,9 +4,12 @@
  * published date. The sandbox's clock stamps createdTime, so messages land on given days; the export's
  * own clock is injected (no wall clock).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { partitionByDay, removeStaleSpools } from '../../src/pipeline/export/day-partitions.js';
 import { runExport, type ExportReport } from '../../src/pipeline/export/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import type { Int64 } from '../../src/shared/int64.js';
@@ -96,6 +99,54 @@ it('a window spanning two days writes two partitions, each with its rows, manife
   // Users: one snapshot, labelled with the window's last day.
   expect(listFiles(root).filter((f) => f.startsWith('users/'))).toEqual([`users/dt=${DAY2}/_SUCCESS`, `users/dt=${DAY2}/part-two-00000.parquet`]);
   expect(report.totals.balanced).toBe(true);
+});
+
+it('a run removes the day spools of killed runs on this host, and leaves live or foreign ones alone', async () => {
+  // What a kill -9 leaves in the OS temp folder: a spool naming a pid that no longer runs.
+  const spool = (owner: Record<string, unknown>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'chatport-export-days-'));
+    writeFileSync(join(dir, 'owner.json'), JSON.stringify({ startedAt: '2026-11-20T00:00:00.000Z', ...owner }));
+    writeFileSync(join(dir, `${DAY1}.v8`), Buffer.alloc(1024));
+    return dir;
+  };
+  const deadPid = spawnSync(process.execPath, ['-e', '']).pid!;
+  const killed = spool({ pid: deadPid, host: hostname(), token: 'aa' });
+  // Same pid as this process, a token it does not hold: a restarted container's earlier life.
+  const earlierLife = spool({ pid: process.pid, host: hostname(), token: 'bb' });
+  const live = spool({ pid: process.ppid, host: hostname(), token: 'cc' });
+  const foreign = spool({ pid: deadPid, host: `not-${hostname()}`, token: 'dd' });
+  const unowned = mkdtempSync(join(tmpdir(), 'chatport-export-days-'));
+  try {
+    const root = bed.tempDir();
+    await runExport(
+      { datasets: ['messages'], to: root, format: 'csv', window: { sinceMs: Date.parse(`${DAY1}T00:00:00Z`), untilMs: Date.parse(`${DAY3}T00:00:00Z`) }, runId: 'spools', job: { pollIntervalMs: 5 } },
+      { client: bed.client },
+    );
+    expect([killed, earlierLife, live, foreign, unowned].map((d) => existsSync(d))).toEqual([false, false, true, true, true]);
+  } finally {
+    for (const dir of [killed, earlierLife, live, foreign, unowned]) rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('a multi-day spool names its owner, so a later run can tell it from a live one', async () => {
+  const before = new Set(readdirSync(tmpdir()));
+  const micros = (iso: string) => BigInt(Date.parse(iso)) * 1000n;
+  async function* rows() {
+    yield { id: 1n, created_time: micros(`${DAY1}T10:00:00Z`) };
+    yield { id: 2n, created_time: micros(`${DAY2}T10:00:00Z`) };
+  }
+  const days = partitionByDay(rows(), 'created_time', [DAY1, DAY2]);
+  const first = await days.next();
+  expect(first.value!.date).toBe(DAY1);
+  const spools = readdirSync(tmpdir()).filter((n) => n.startsWith('chatport-export-days-') && !before.has(n)).map((n) => join(tmpdir(), n));
+  const ours = spools.filter((d) => (JSON.parse(readFileSync(join(d, 'owner.json'), 'utf8')) as { pid: number }).pid === process.pid);
+  expect(ours).toHaveLength(1);
+  expect(JSON.parse(readFileSync(join(ours[0]!, 'owner.json'), 'utf8'))).toMatchObject({ host: hostname(), token: expect.stringMatching(/^[0-9a-f]+$/) });
+  // Held by this process: another run's clean-up leaves it.
+  await removeStaleSpools();
+  expect(existsSync(join(ours[0]!, `${DAY2}.v8`))).toBe(true);
+  await days.return(undefined);
+  expect(existsSync(ours[0]!)).toBe(false);
 });
 
 it('--since/--until must be whole UTC days', async () => {
