@@ -4,6 +4,7 @@
  * fails the write with an error that names the row, the column and what was expected.
  */
 import { ChatportError } from '../shared/errors.js';
+import { floorMicrosToMillis } from '../shared/epoch-micros.js';
 import type { CellValue, ColumnSpec } from './schema.js';
 
 export class SinkRowError extends ChatportError {
@@ -71,20 +72,14 @@ export function toEpochMicros(column: ColumnSpec, value: CellValue, rowNumber: n
 export function toEpochInUnit(column: ColumnSpec, value: CellValue, rowNumber: number): bigint {
   const micros = toEpochMicros(column, value, rowNumber);
   if (column.type !== 'timestamp_ms') return micros;
-  // Floor, not truncate, so instants before 1970 stay in the right millisecond.
-  const ms = micros / 1000n;
-  return micros < 0n && ms * 1000n !== micros ? ms - 1n : ms;
+  return floorMicrosToMillis(micros);
 }
 
 /** ISO 8601 in UTC with the column's precision: `2026-11-21T10:00:00.123Z` or `…00.123456Z`. */
 export function formatTimestamp(column: ColumnSpec, value: CellValue, rowNumber: number): string {
   const micros = toEpochMicros(column, value, rowNumber);
-  let ms = micros / 1000n;
-  let rest = micros % 1000n;
-  if (rest < 0n) {
-    ms -= 1n;
-    rest += 1000n;
-  }
+  const ms = floorMicrosToMillis(micros);
+  const rest = micros - ms * 1000n;
   const iso = new Date(Number(ms)).toISOString();
   if (column.type === 'timestamp_ms') return iso;
   return `${iso.slice(0, -1)}${rest.toString().padStart(3, '0')}Z`;

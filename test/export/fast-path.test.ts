@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, type ExportReport } from '../../src/pipeline/export/index.js';
 import { fastInteger, fastTimestampMicros, microsToMillis } from '../../src/pipeline/export/fast-cells.js';
 import { parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
-import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { readDataset } from './read-output.js';
-import { startExportBed, type ExportBed } from './support.js';
+import { startStoredExportBed, type ExportBed, type StoredExportBed } from './support.js';
 import { rng } from '../helpers/rng.js';
 
 const DATE = '2026-11-21';
@@ -40,19 +39,14 @@ const MESSAGES_CSV = [
 ].join('\r\n');
 
 describe('the columnar fast path gives what the exact path gives', () => {
+  let stored: StoredExportBed;
   let bed: ExportBed;
-  let storage: OtherOrigin;
-  let body = Buffer.alloc(0);
 
   beforeAll(async () => {
-    bed = await startExportBed({}, { users: 1, messages: 1 });
-    storage = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': 'text/csv', 'content-length': String(body.length) }, body }) });
-    bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
+    stored = await startStoredExportBed();
+    bed = stored.bed;
   });
-  afterAll(async () => {
-    await storage.close();
-    await bed.close();
-  });
+  afterAll(() => stored.close());
 
   async function exportMessages(parquet: { rowGroupRows: number; batchRows: number }, timestampUnit: 'ms' | 'us') {
     const root = bed.tempDir();
@@ -62,7 +56,7 @@ describe('the columnar fast path gives what the exact path gives', () => {
 
   for (const unit of ['us', 'ms'] as const) {
     it(`the same Parquet rows, rejects and counts (timestamps in ${unit})`, async () => {
-      body = Buffer.from(MESSAGES_CSV);
+      stored.serve(MESSAGES_CSV);
       const exact = await exportMessages({ rowGroupRows: 10, batchRows: 3 }, unit);
       const fast = await exportMessages({ rowGroupRows: 12, batchRows: 4 }, unit);
       expect(fast.rows).toEqual(exact.rows);
@@ -76,7 +70,7 @@ describe('the columnar fast path gives what the exact path gives', () => {
 
   it('the same for columns the schema does not know, whatever their names (read by a reader compiled from them)', async () => {
     const odd = ['"quo""te\\back"', '__proto__', 'constructor', 'a b', 'ünï'];
-    body = Buffer.from(
+    stored.serve(
       [
         `${HEADER},${odd.join(',')}`,
         `1,TEXT,10,general,50,ann,12,0,3,,2026-11-21T10:15:00Z,,v1,p1,c1,s1,u1`,

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createClient, type ChatportClient, type Message, type User } from '../../src/api/index.js';
 import { startSandbox, type SandboxHandle, type SandboxOptions } from '../../src/sandbox/index.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
+import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 
 export interface ExportBed {
   sandbox: SandboxHandle;
@@ -127,4 +128,31 @@ export function expectedMessageRows(messages: readonly Message[]): Map<bigint, R
 /** Picks the keys of `expected` out of `row`, so rows compare on the columns the API can confirm. */
 export function pick(row: Record<string, unknown>, expected: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.keys(expected).map((k) => [k, row[k]]));
+}
+
+/** An export bed whose export file is served by "storage" on another origin, holding what the test sets. */
+export interface StoredExportBed {
+  bed: ExportBed;
+  storage: OtherOrigin;
+  /** What the export file holds from now on. */
+  serve(body: string | Buffer, contentType?: string): void;
+  close(): Promise<void>;
+}
+
+export async function startStoredExportBed(counts = { users: 1, messages: 1 }): Promise<StoredExportBed> {
+  const bed = await startExportBed({}, counts);
+  let body = { bytes: Buffer.alloc(0), type: 'text/csv' };
+  const storage = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': body.type, 'content-length': String(body.bytes.length) }, body: body.bytes }) });
+  bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
+  return {
+    bed,
+    storage,
+    serve(bytes, type = 'text/csv') {
+      body = { bytes: Buffer.from(bytes), type };
+    },
+    async close() {
+      await storage.close();
+      await bed.close();
+    },
+  };
 }

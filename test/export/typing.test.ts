@@ -10,34 +10,27 @@ import { planColumns, typeRecord } from '../../src/pipeline/export/column-plan.j
 import { parseInt32, parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
 import { parseExportPipelineFile, resolveExportDate, runExport, USERS_SCHEMA } from '../../src/pipeline/export/index.js';
 import { exitCodeFor } from '../../src/shared/exit-codes.js';
-import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { readDataset, readManifest } from './read-output.js';
-import { startExportBed, type ExportBed } from './support.js';
+import { startStoredExportBed, type StoredExportBed } from './support.js';
 
 const DATE = '2026-11-21';
 
 describe('exports in other shapes, from another origin', () => {
-  let bed: ExportBed;
-  let storage: OtherOrigin;
+  let stored: StoredExportBed;
   let s3: S3Server;
-  let body: { bytes: Buffer; type: string } = { bytes: Buffer.alloc(0), type: 'text/csv' };
-
   beforeAll(async () => {
-    [bed, s3] = await Promise.all([startExportBed({}, { users: 1, messages: 1 }), startS3Server()]);
+    [stored, s3] = await Promise.all([startStoredExportBed(), startS3Server()]);
     await s3.createBucket('out');
-    storage = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': body.type, 'content-length': String(body.bytes.length) }, body: body.bytes }) });
-    bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
   });
   afterAll(async () => {
-    await storage.close();
-    await bed.close();
+    await stored.close();
     await s3.close();
   });
 
   const exportUsers = async (runId: string, extra: { maxRejects?: number } = {}) => {
-    const root = bed.tempDir();
-    const run = runExport({ datasets: ['users'], to: root, format: 'parquet', date: DATE, runId, job: { pollIntervalMs: 5 }, ...extra }, { client: bed.client });
+    const root = stored.bed.tempDir();
+    const run = runExport({ datasets: ['users'], to: root, format: 'parquet', date: DATE, runId, job: { pollIntervalMs: 5 }, ...extra }, { client: stored.bed.client });
     return { root, run };
   };
 
@@ -51,13 +44,13 @@ describe('exports in other shapes, from another origin', () => {
       '4,dee,"Dee, ""D""",PERSON,1,2026-11-20,0,0,,',
       '5,eve,Eve,PERSON,false,2026-11-20T10:00:00Z,1,2,3',
     ].join('\n');
-    body = { bytes: gzipSync(csv), type: 'application/octet-stream' };
+    stored.serve(gzipSync(csv), 'application/octet-stream');
     const { root, run } = await exportUsers('csv');
     const report = await run;
     const d = report.datasets[0]!;
     expect(report.status).toBe('completed-with-rejects');
     expect(d).toMatchObject({ rowsRead: 6, rowsWritten: 2, rowsRejected: 4, unknownColumns: [{ source: 'favourite_color', name: 'favourite_color' }], missingColumns: [] });
-    expect(storage.received.at(-1)!.headers.authorization).toBeUndefined();
+    expect(stored.storage.received.at(-1)!.headers.authorization).toBeUndefined();
 
     const rows = await readDataset(root, 'users', DATE);
     expect(rows).toEqual([
@@ -83,7 +76,7 @@ describe('exports in other shapes, from another origin', () => {
       { id: 7, name: 'gus', displayName: 'Gus', isGuest: true, createdTime: '2026-11-20T10:00:00Z', channelsCount: 1, messagesCount: 9007199254740991 },
       { id: '8', name: 'hal', displayName: 'Hal', isGuest: 'false', createdTime: '2026-11-20T10:00:00Z', channelsCount: 0, messagesCount: 0, extra: { nested: true } },
     ];
-    body = { bytes: Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), type: 'application/x-ndjson' };
+    stored.serve(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), 'application/x-ndjson');
     const { root, run } = await exportUsers('nd');
     const d = (await run).datasets[0]!;
     expect(d).toMatchObject({ rowsRead: 2, rowsWritten: 1, rowsRejected: 1, missingColumns: ['type', 'last_message_time'] });
@@ -96,7 +89,7 @@ describe('exports in other shapes, from another origin', () => {
 
   it('NDJSON whose first lines cannot be read: they are rejected and counted, and the first readable record fixes the columns', async () => {
     const good = { id: 3, name: 'ida', displayName: 'Ida', isGuest: false, createdTime: '2026-11-20T10:00:00Z', channelsCount: 0, messagesCount: 0 };
-    body = { bytes: Buffer.from(['{broken', '[1,2]', JSON.stringify(good), 'also broken'].join('\n')), type: 'application/x-ndjson' };
+    stored.serve(Buffer.from(['{broken', '[1,2]', JSON.stringify(good), 'also broken'].join('\n')), 'application/x-ndjson');
     const { root, run } = await exportUsers('nd-bad-start');
     const d = (await run).datasets[0]!;
     expect(d).toMatchObject({ rowsRead: 4, rowsWritten: 1, rowsRejected: 3 });
@@ -106,14 +99,14 @@ describe('exports in other shapes, from another origin', () => {
   });
 
   it('a JSON array export is read too', async () => {
-    body = { bytes: Buffer.from(JSON.stringify([{ id: 1, name: 'a', createdTime: '2026-01-01T00:00:00Z' }, { id: 2, name: 'b' }])), type: 'application/json' };
+    stored.serve(Buffer.from(JSON.stringify([{ id: 1, name: 'a', createdTime: '2026-01-01T00:00:00Z' }, { id: 2, name: 'b' }])), 'application/json');
     const { root, run } = await exportUsers('arr');
     expect((await run).datasets[0]).toMatchObject({ rowsRead: 2, rowsWritten: 2, rowsRejected: 0 });
     expect((await readDataset(root, 'users', DATE)).map((r) => r.name)).toEqual(['a', 'b']);
   });
 
   it('past --max-rejects the run stops with REJECT_LIMIT_EXCEEDED and publishes nothing of that dataset', async () => {
-    body = { bytes: Buffer.from('id,name\n1,a\nx,b\ny,c\n2,d\n'), type: 'text/csv' };
+    stored.serve(Buffer.from('id,name\n1,a\nx,b\ny,c\n2,d\n'), 'text/csv');
     const { root, run } = await exportUsers('limit', { maxRejects: 1 });
     await expect(run).rejects.toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED' });
     const { listFiles } = await import('./read-output.js');
@@ -123,14 +116,14 @@ describe('exports in other shapes, from another origin', () => {
   describe('an export that cannot be told from a broken one leaves the published date alone', () => {
     const GOOD = 'id,name\n1,a\n2,b\n';
     const publishedThenRerun = async (bytes: Buffer) => {
-      const root = bed.tempDir();
+      const root = stored.bed.tempDir();
       const options = { datasets: ['users' as const], to: root, format: 'parquet' as const, date: DATE, job: { pollIntervalMs: 5 } };
-      body = { bytes: Buffer.from(GOOD), type: 'text/csv' };
-      await runExport({ ...options, runId: 'good' }, { client: bed.client });
+      stored.serve(GOOD);
+      await runExport({ ...options, runId: 'good' }, { client: stored.bed.client });
       const { listFiles } = await import('./read-output.js');
       const before = listFiles(root);
-      body = { bytes, type: 'text/csv' };
-      const rerun = runExport({ ...options, runId: 'rerun' }, { client: bed.client });
+      stored.serve(bytes);
+      const rerun = runExport({ ...options, runId: 'rerun' }, { client: stored.bed.client });
       return { root, rerun, before, listFiles };
     };
 
@@ -164,12 +157,12 @@ describe('exports in other shapes, from another origin', () => {
   });
 
   it.each(['local', 's3'] as const)('%s: re-runs replace the date\'s rejects; a failed re-run leaves them; a clean one leaves none', async (where) => {
-    const rejectsDir = join(bed.tempDir(), 'rejects');
-    const to = where === 's3' ? 's3://out/chat' : bed.tempDir();
+    const rejectsDir = join(stored.bed.tempDir(), 'rejects');
+    const to = where === 's3' ? 's3://out/chat' : stored.bed.tempDir();
     const s3Options = where === 's3' ? { s3: { endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } } } : {};
     const run = (runId: string, csv: string, maxRejects?: number) => {
-      body = { bytes: Buffer.from(csv), type: 'text/csv' };
-      return runExport({ datasets: ['users'], to, format: 'ndjson', date: DATE, runId, rejectsDir, job: { pollIntervalMs: 5 }, ...s3Options, ...(maxRejects === undefined ? {} : { maxRejects }) }, { client: bed.client });
+      stored.serve(csv);
+      return runExport({ datasets: ['users'], to, format: 'ndjson', date: DATE, runId, rejectsDir, job: { pollIntervalMs: 5 }, ...s3Options, ...(maxRejects === undefined ? {} : { maxRejects }) }, { client: stored.bed.client });
     };
     const folder = join(rejectsDir, 'users', `dt=${DATE}`);
     const published = () => readdirSync(folder, { recursive: true }).map(String).sort();
@@ -196,7 +189,7 @@ describe('exports in other shapes, from another origin', () => {
   });
 
   it('an export without a required column stops at once with DATA_INVALID naming it', async () => {
-    body = { bytes: Buffer.from('name,displayName\na,A\n'), type: 'text/csv' };
+    stored.serve(Buffer.from('name,displayName\na,A\n'), 'text/csv');
     const { run } = await exportUsers('noid');
     await expect(run).rejects.toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('required column "id"') });
   });
@@ -243,6 +236,9 @@ describe('pure parts', () => {
     expect(resolveExportDate('yesterday', now)).toBe('2026-11-21');
     expect(resolveExportDate('2026-11-20', now)).toBe('2026-11-20');
     expect(resolveExportDate('2026-11-20T23:30:00-02:00', now)).toBe('2026-11-21');
+    // Before 1970 the instant's day is floored, not truncated toward 1970.
+    expect(resolveExportDate('1969-12-31T23:59:59.9995Z', now)).toBe('1969-12-31');
+    expect(resolveExportDate('1969-12-31T23:59:59.999999Z', now)).toBe('1969-12-31');
     expect(() => resolveExportDate('2026-13-01', now)).toThrow(/expected YYYY-MM-DD/);
   });
 

@@ -6,23 +6,16 @@
  */
 import { UsageError } from '../../shared/errors.js';
 import { parseTimestamp } from './parse-cell.js';
-
-const DAY_MS = 86_400_000;
-
-function utcDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
-}
+import { DAY_MS, dayOfMicros, utcDay } from './utc-day.js';
 
 export function resolveExportDate(value: string | undefined, nowMs: number): string {
   const text = (value ?? 'today').trim();
   const lower = text.toLowerCase();
-  if (lower === 'today') return utcDate(nowMs);
-  if (lower === 'yesterday') return utcDate(nowMs - DAY_MS);
+  if (lower === 'today') return utcDay(nowMs);
+  if (lower === 'yesterday') return utcDay(nowMs - DAY_MS);
   const parsed = parseTimestamp(text);
-  if (parsed.ok && typeof parsed.value === 'bigint') {
-    const ms = Number(parsed.value / 1000n);
+  if (parsed.ok && typeof parsed.value === 'bigint')
     // A plain date is the partition itself; a timestamp names the UTC day it falls in.
-    return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : utcDate(ms);
-  }
+    return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : dayOfMicros(parsed.value);
   throw new UsageError(`invalid --date "${text}": expected YYYY-MM-DD, an ISO 8601 timestamp, "today" or "yesterday" (UTC)`, { date: text });
 }

@@ -6,8 +6,9 @@
 import { UsageError } from '../../shared/errors.js';
 import { resolveExportDate } from './export-date.js';
 import { parseTimestamp } from './parse-cell.js';
+import { DAY_MS, dayOfMicros, utcDay } from './utc-day.js';
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS, dayOfMicros, utcDay };
 const DAY_US = 86_400_000_000n;
 
 export interface ExportWindow {
@@ -15,10 +16,6 @@ export interface ExportWindow {
   sinceMs: number;
   /** Epoch milliseconds of the UTC midnight that ends the window (excluded). */
   untilMs: number;
-}
-
-export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
 }
 
 export function utcDayStart(ms: number): number {
@@ -54,7 +51,7 @@ export function parseWindowBound(text: string, flag: string): number {
     throw new UsageError(`invalid ${flag} "${text}": expected YYYY-MM-DD or an ISO 8601 timestamp (UTC)`, { [flag]: text });
   if (parsed.value % DAY_US !== 0n)
     throw new UsageError(
-      `${flag} "${text}" is not a UTC midnight: partitions (dt=YYYY-MM-DD) are replaced whole, so a window starts and ends at 00:00Z (e.g. ${utcDay(Number(parsed.value / 1000n))})`,
+      `${flag} "${text}" is not a UTC midnight: partitions (dt=YYYY-MM-DD) are replaced whole, so a window starts and ends at 00:00Z (e.g. ${dayOfMicros(parsed.value)})`,
       { [flag]: text },
     );
   return Number(parsed.value / 1000n);
@@ -84,9 +81,4 @@ export function resolveWindow(flags: WindowFlags, nowMs: number): ExportWindow {
   const sinceMs = parseWindowBound(flags.since, '--since');
   const untilMs = flags.until === undefined ? utcDayStart(nowMs) : parseWindowBound(flags.until, '--until');
   return checkWindow({ sinceMs, untilMs });
-}
-
-/** A typed timestamp (epoch microseconds) → its UTC day, `YYYY-MM-DD`. */
-export function dayOfMicros(micros: bigint): string {
-  return utcDay(Number(micros / 1000n));
 }

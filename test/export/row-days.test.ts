@@ -1,0 +1,74 @@
+/**
+ * A row's day is decided by its created_time alone, the same way on every path: a single-day run and a
+ * multi-day run (rows spooled per day), the columnar Parquet fast path and the row-by-row path, before
+ * 1970 too. And a row whose day is known to be outside the window is outside it, whatever its other
+ * columns hold: an old day's bad row does not count against every night. The export is served from
+ * "storage" on another origin, so each test says what it holds.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExport, windowOfDate, type ExportWindow } from '../../src/pipeline/export/index.js';
+import type { OutputFormat } from '../../src/sinks/index.js';
+import { listFiles, readDataset } from './read-output.js';
+import { startStoredExportBed, type StoredExportBed } from './support.js';
+
+const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime';
+const csvOf = (rows: Array<[id: number, bodyLength: string, createdTime: string]>) =>
+  [HEADER, ...rows.map(([id, bodyLength, createdTime]) => `${id},TEXT,1,g,1,u,${bodyLength},0,0,,${createdTime},`)].join('\n');
+
+describe('rows by day', () => {
+  let stored: StoredExportBed;
+  beforeAll(async () => {
+    stored = await startStoredExportBed();
+  });
+  afterAll(() => stored.close());
+
+  async function exportMessages(format: OutputFormat, window: ExportWindow, extra: { maxRejects?: number } = {}) {
+    const root = stored.bed.tempDir();
+    const report = await runExport({ datasets: ['messages'], to: root, format, window, runId: 'days', job: { pollIntervalMs: 5 }, ...extra }, { client: stored.bed.client });
+    return { root, report, messages: report.datasets[0]! };
+  }
+
+  /** The ids of every written partition, by day. */
+  async function idsByDay(root: string): Promise<Record<string, bigint[]>> {
+    const days = [...new Set(listFiles(root).flatMap((f) => /^messages\/dt=([^/]+)\/part-/.exec(f)?.[1] ?? []))];
+    const out: Record<string, bigint[]> = {};
+    for (const day of days.sort()) {
+      const ids = (await readDataset(root, 'messages', day)).map((r) => r.id as bigint).sort((a, b) => (a < b ? -1 : 1));
+      if (ids.length > 0) out[day] = ids;
+    }
+    return out;
+  }
+
+  it('a pre-1970 row in the last millisecond before midnight stays in its day on every path', async () => {
+    // Sub-millisecond digits before 1970: a division that truncates toward zero moves the row to the next day.
+    stored.serve(
+      csvOf([
+        [1, '1', '1969-12-31T23:59:59.9995Z'],
+        [2, '1', '1969-12-31T23:59:59.000001Z'],
+        [3, '1', '1970-01-01T00:00:00.0005Z'],
+        [4, '1', '1969-12-31T00:00:00Z'],
+        [5, '1', '1969-12-30T23:59:59.999999Z'],
+      ]),
+    );
+    const expected = { '1969-12-30': [5n], '1969-12-31': [1n, 2n, 4n], '1970-01-01': [3n] };
+    const day = (date: string) => windowOfDate(date);
+    const days = (since: string, until: string): ExportWindow => ({ sinceMs: Date.parse(`${since}T00:00:00Z`), untilMs: Date.parse(`${until}T00:00:00Z`) });
+
+    // One day at a time: the Parquet fast path and the row-by-row path.
+    for (const format of ['parquet', 'ndjson'] as const) {
+      const byDay: Record<string, bigint[]> = {};
+      for (const date of Object.keys(expected)) Object.assign(byDay, await idsByDay((await exportMessages(format, day(date))).root));
+      expect(byDay, format).toEqual(expected);
+    }
+    // Several days at once: spooled per day, in both formats; a window whose last day is 1969-12-31 too.
+    for (const format of ['parquet', 'ndjson'] as const) {
+      const all = await exportMessages(format, days('1969-12-30', '1970-01-02'));
+      expect(await idsByDay(all.root), format).toEqual(expected);
+      expect(all.messages).toMatchObject({ rowsRead: 5, rowsWritten: 5, rowsRejected: 0, rowsOutsideWindow: 0 });
+      const before1970 = await exportMessages(format, days('1969-12-30', '1970-01-01'));
+      expect(await idsByDay(before1970.root), format).toEqual({ '1969-12-30': [5n], '1969-12-31': [1n, 2n, 4n] });
+      expect(before1970.messages).toMatchObject({ rowsWritten: 4, rowsOutsideWindow: 1 });
+    }
+  });
+});
+
