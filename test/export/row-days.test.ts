@@ -5,8 +5,9 @@
  * columns hold: an old day's bad row does not count against every night. The export is served from
  * "storage" on another origin, so each test says what it holds.
  */
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport, windowOfDate, type ExportWindow } from '../../src/pipeline/export/index.js';
+import { runExport, windowOfDate, type ExportReport, type ExportWindow } from '../../src/pipeline/export/index.js';
 import type { OutputFormat } from '../../src/sinks/index.js';
 import { listFiles, readDataset } from './read-output.js';
 import { startStoredExportBed, type StoredExportBed } from './support.js';
@@ -70,5 +71,52 @@ describe('rows by day', () => {
       expect(before1970.messages).toMatchObject({ rowsWritten: 4, rowsOutsideWindow: 1 });
     }
   });
+
+  describe('a bad row of another day is outside the window, not rejected', () => {
+    const DATE = '2026-11-21';
+    beforeAll(() => {
+      stored.serve(
+        [
+          csvOf([
+            [1, '3', '2026-11-21T10:00:00Z'],
+            // Old days, each with a bad column: bodyLength, a missing required id, a value past int32.
+            [2, 'NaN', '2026-01-05T10:00:00Z'],
+            [3, '2147483648', '2026-11-20T23:59:59.999999Z'],
+            // This night's own bad row, and rows whose day cannot be known: they count against the night.
+            [5, 'NaN', '2026-11-21T11:00:00Z'],
+            [6, '1', '2026-11-31T10:00:00Z'],
+            [7, '1', ''],
+            [8, '4', '2026-11-22T00:00:00Z'],
+          ]),
+          ',TEXT,1,g,1,u,1,0,0,,2025-06-01T00:00:00Z,',
+          '10,TEXT,1,g,1,u,x,0,0,,2026-11-21T12:00:00Z,',
+        ].join('\n'),
+      );
+    });
+
+    for (const format of ['parquet', 'ndjson'] as const) {
+      it(`in ${format} (${format === 'parquet' ? 'the columnar fast path' : 'the row-by-row path'})`, async () => {
+        const run = await exportMessages(format, windowOfDate(DATE));
+        expect(run.messages).toMatchObject({ rowsRead: 9, rowsWritten: 1, rowsRejected: 4, rowsOutsideWindow: 4 });
+        expect((await readDataset(run.root, 'messages', DATE)).map((r) => r.id)).toEqual([1n]);
+        expect(rejectedIds(run.report)).toEqual(['5', '6', '7', '10']);
+      });
+    }
+
+    it('so a night whose own rows are good succeeds under --max-rejects 0', async () => {
+      stored.serve(csvOf([[1, '3', '2026-11-21T10:00:00Z'], [2, 'NaN', '2026-01-05T10:00:00Z'], [3, '-', '2025-01-05T10:00:00Z']]));
+      for (const format of ['parquet', 'csv'] as const) {
+        const run = await exportMessages(format, windowOfDate(DATE), { maxRejects: 0 });
+        expect(run.report.status).toBe('succeeded');
+        expect(run.messages).toMatchObject({ rowsRead: 3, rowsWritten: 1, rowsRejected: 0, rowsOutsideWindow: 2, rejectsFile: null });
+      }
+    });
+  });
 });
 
+/** The id (as exported) of every rejected row. */
+function rejectedIds(report: ExportReport): string[] {
+  const path = report.datasets[0]!.rejectsFile;
+  if (!path) return [];
+  return readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { record: { id: string } }).record.id);
+}

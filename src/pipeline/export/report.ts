@@ -12,7 +12,7 @@ export interface DatasetReport {
   rowsRead: number;
   rowsWritten: number;
   rowsRejected: number;
-  /** Rows of days outside the run's window: read, typed, not written (0 for a snapshot such as users). */
+  /** Rows of days outside the run's window: read, placed by their timestamp alone, neither written nor rejected (0 for a snapshot such as users). */
   rowsOutsideWindow: number;
   /** Columns the schema does not know, kept as strings. */
   unknownColumns: UnknownColumn[];

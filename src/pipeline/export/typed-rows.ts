@@ -15,7 +15,7 @@ export interface RowCounts {
   /** Records the export held (typed or not). */
   read: number;
   rejected: number;
-  /** Typed rows whose timestamp lies outside the window (not written, not rejected). */
+  /** Rows whose day (their timestamp, read first) lies outside the window: not typed further, written or rejected. */
   outside: number;
 }
 

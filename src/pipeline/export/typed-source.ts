@@ -1,7 +1,7 @@
 /**
  * What the row typer and the batch typer share: the export's items batch by batch, the column plan fixed
- * from the first readable record, the counts, the rejects, and the exact path for one record (typeRecord,
- * then the window), which is what every record went through before the columnar fast path and what it
+ * from the first readable record, the counts, the rejects, and the exact path for one record (its day,
+ * then typeRecord), which is what every record went through before the columnar fast path and what it
  * still goes through whenever the fast path cannot vouch for a row.
  */
 import { isUnparseable, type SourceItem, type SourceRecord, type UnparseableRecord } from '../../formats/index.js';
@@ -9,7 +9,8 @@ import { ChatportError } from '../../shared/errors.js';
 import type { Row } from '../../sinks/index.js';
 import { planColumns, typeRecord, type ColumnPlan, type RejectReason } from './column-plan.js';
 import { positionOf, type RejectLine } from './rejects-file.js';
-import type { RowCounts, TypedRowsOptions } from './typed-rows.js';
+import { isNullValue } from './parse-cell.js';
+import type { RowCounts, RowWindow, TypedRowsOptions } from './typed-rows.js';
 
 /** Without its timestamp a row of event data belongs to no day, so no partition can hold it. */
 function undated(column: string): RejectReason {
@@ -40,6 +41,8 @@ export type ExactOutcome = Row | Rejected | typeof OUTSIDE;
 export class TypedSource {
   readonly counts: RowCounts = { read: 0, rejected: 0, outside: 0 };
   plan!: ColumnPlan;
+  /** The binding of the window's column, found on first use. */
+  private dayBinding: ColumnPlan['bindings'][number] | undefined;
   /** The batch being taken and the next item in it. */
   pending: SourceItem[] = [];
   at = 0;
@@ -90,9 +93,14 @@ export class TypedSource {
     if (this.options.signal?.aborted) throw this.options.signal.reason;
   }
 
-  /** typeRecord, then the window: the exact path for one record. */
+  /**
+   * The exact path for one record: its day first, then typeRecord. Every export holds every day, so a
+   * row of another day is outside the window whatever its other columns hold: a bad row of a day long
+   * exported must not count against every night. A row whose day cannot be known is typed, and rejected.
+   */
   exactOutcome(item: SourceRecord): ExactOutcome {
     const { stamp, window } = this.options;
+    if (window && this.isKnownOutside(item.record, window)) return OUTSIDE;
     const typed = typeRecord(this.plan, item.record);
     if (!typed.ok) return new Rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record });
     if (!window) return typed.row;
@@ -100,6 +108,16 @@ export class TypedSource {
     if (typeof time !== 'bigint') return new Rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: [undated(window.column)], record: item.record });
     if (time < window.sinceUs || time >= window.untilUs) return OUTSIDE;
     return typed.row;
+  }
+
+  /** Whether the record's day column alone places it outside the window. */
+  private isKnownOutside(record: Readonly<Record<string, unknown>>, window: RowWindow): boolean {
+    const binding = (this.dayBinding ??= this.plan.bindings.find((b) => b.column.name === window.column));
+    if (binding?.key === undefined) return false;
+    const value = record[binding.key];
+    if (isNullValue(value)) return false;
+    const parsed = binding.parse(value);
+    return parsed.ok && typeof parsed.value === 'bigint' && (parsed.value < window.sinceUs || parsed.value >= window.untilUs);
   }
 
   /** Counts and writes a reject line; stops the run past maxRejects. */
