@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
 import { JsonArraySplitter, JsonArraySyntaxError } from './json-array-split.js';
 import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
-import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
+import { jsonRecordProblem } from './json-record.js';
 import { clipRaw, type SourceItem } from './types.js';
 
 /**
@@ -71,7 +71,7 @@ function elementItem(key: number, parsed: ParsedJson, file: string, text: string
       },
       position: { file, index: key },
     };
-  const extreme = parsed.mayHoldExtremeNumber ? extremeNumberIn(text) : undefined;
-  if (extreme) return { unparseable: { message: extremeNumberMessage(extreme), expected: 'numbers a double holds', raw: clipRaw(text) }, position: { file, index: key } };
+  const problem = jsonRecordProblem(parsed, text);
+  if (problem) return { unparseable: { ...problem, raw: clipRaw(text) }, position: { file, index: key } };
   return { record: value as Record<string, unknown>, position: { file, index: key } };
 }

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
-import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
+import { jsonRecordProblem } from './json-record.js';
 import { clipRaw } from './types.js';
 import type { SourceItem } from './types.js';
 
@@ -28,8 +28,8 @@ function parseLine(text: string, file: string, line: number, index: number): Sou
       unparseable: { message: `expected a JSON object, found ${describe(value)}`, expected: 'a JSON object', raw: value },
       position: { file, line, index },
     };
-  const extreme = parsed.mayHoldExtremeNumber ? extremeNumberIn(text) : undefined;
-  if (extreme) return { unparseable: { message: extremeNumberMessage(extreme), expected: 'numbers a double holds', raw: clipRaw(text) }, position: { file, line, index } };
+  const problem = jsonRecordProblem(parsed, text);
+  if (problem) return { unparseable: { ...problem, raw: clipRaw(text) }, position: { file, line, index } };
   return { record: value as Record<string, unknown>, position: { file, line, index } };
 }
 

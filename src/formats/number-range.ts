@@ -4,6 +4,7 @@
  * Integers beyond 2^53 are not among them: lossless-json.ts keeps their digits.
  */
 import { arrivesAs, DOUBLE_RANGE, lostInDouble } from '../shared/double-range.js';
+import { stringEnd } from './json-text.js';
 
 /** A cheap look: an exponent of three digits or more, or a run of 300 digits, is where such a number can be. */
 const MAY_HOLD_EXTREME = /\d[eE][+-]?\d{3}|\d{300}/;
@@ -30,16 +31,6 @@ export function extremeNumberIn(text: string): { token: string; at: number; beco
 export function extremeNumberMessage(found: { token: string; at: number; becomes: 'Infinity' | '0' }): string {
   const shown = found.token.length > 40 ? `${found.token.slice(0, 20)}…${found.token.slice(-10)}` : found.token;
   return `the number ${shown} at character ${found.at} is beyond what a JSON number holds here (a double, ${DOUBLE_RANGE}): it would arrive as ${arrivesAs(found.becomes)}; write it as text (in quotes) to keep it`;
-}
-
-/** Index of the closing quote of the string opening at `start`. */
-function stringEnd(text: string, start: number): number {
-  for (let i = start + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x5c /* \ */) i++;
-    else if (c === 0x22) return i;
-  }
-  return text.length;
 }
 
 function numberEnd(text: string, start: number): number {

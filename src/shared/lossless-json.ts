@@ -27,41 +27,54 @@ function doubtOf(n: number): number {
   return Number.isInteger(n) && !Number.isSafeInteger(n) ? MAY_BE_ROUNDED : 0;
 }
 
-/** The doubts every number of a parsed value raises (a loop with its own stack: no depth limit). */
-function doubtsOf(value: unknown): number {
-  if (typeof value === 'number') return doubtOf(value);
-  if (value === null || typeof value !== 'object') return 0;
+/**
+ * The doubts every number of a parsed value raises, and how many keys its objects hold in all (a loop
+ * with its own stack: no depth limit).
+ */
+function scanParsed(value: unknown): { doubts: number; keys: number } {
+  if (typeof value === 'number') return { doubts: doubtOf(value), keys: 0 };
+  if (value === null || typeof value !== 'object') return { doubts: 0, keys: 0 };
   let doubts = 0;
+  let keys = 0;
   const stack: object[] = [value];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const values: unknown[] = Array.isArray(next) ? next : Object.values(next);
+    let values: unknown[];
+    if (Array.isArray(next)) values = next;
+    else {
+      values = Object.values(next);
+      keys += values.length;
+    }
     for (let i = 0; i < values.length; i++) {
       const v = values[i];
       if (typeof v === 'number') doubts |= doubtOf(v);
       else if (v !== null && typeof v === 'object') stack.push(v);
     }
   }
-  return doubts;
+  return { doubts, keys };
 }
 
-/** A parsed JSON text, and whether a number in it may be one a double cannot hold (see number-range.ts). */
+/**
+ * A parsed JSON text, whether a number in it may be one a double cannot hold (see number-range.ts), and
+ * how many keys its objects hold in all (fewer than the text names when a key repeats in an object).
+ */
 export interface ParsedJson {
   value: unknown;
   mayHoldExtremeNumber: boolean;
+  keyCount: number;
 }
 
-/** parseJsonExact, telling also whether the text may hold a number beyond a double's range. */
+/** parseJsonExact, telling also whether the text may hold a number beyond a double's range, and its key count. */
 export function parseJsonNoting(text: string, bigIntegers: BigIntegers): ParsedJson {
   const parsed: unknown = JSON.parse(text);
-  const doubts = doubtsOf(parsed);
+  const { doubts, keys } = scanParsed(parsed);
   const value = doubts & MAY_BE_ROUNDED ? new ExactReader(text, bigIntegers).document() : parsed;
-  return { value, mayHoldExtremeNumber: (doubts & MAY_BE_EXTREME) !== 0 };
+  return { value, mayHoldExtremeNumber: (doubts & MAY_BE_EXTREME) !== 0, keyCount: keys };
 }
 
 /** JSON.parse, except that integers beyond ±(2^53 − 1) keep their exact value (see BigIntegers). */
 export function parseJsonExact(text: string, bigIntegers: BigIntegers): unknown {
   const parsed: unknown = JSON.parse(text);
-  return doubtsOf(parsed) & MAY_BE_ROUNDED ? new ExactReader(text, bigIntegers).document() : parsed;
+  return scanParsed(parsed).doubts & MAY_BE_ROUNDED ? new ExactReader(text, bigIntegers).document() : parsed;
 }
 
 /**

@@ -98,6 +98,16 @@ describe('exports in other shapes, from another origin', () => {
     expect(rejects.map((r) => [r.line, r.kind])).toEqual([[1, 'unparseable'], [2, 'unparseable'], [4, 'unparseable']]);
   });
 
+  it('a record naming a key twice is rejected, naming the key, as a CSV header naming a column twice is refused', async () => {
+    stored.serve(['{"id":5,"name":"eve","createdTime":"2026-11-20T10:00:00Z"}', '{"id":6,"name":"fay","id":7,"createdTime":"2026-11-20T10:00:00Z"}'].join('\n'), 'application/x-ndjson');
+    const { root, run } = await exportUsers('nd-duplicate-key');
+    const d = (await run).datasets[0]!;
+    expect(d).toMatchObject({ rowsRead: 2, rowsWritten: 1, rowsRejected: 1 });
+    expect((await readDataset(root, 'users', DATE)).map((r) => r.id)).toEqual([5n]);
+    const [reject] = readFileSync(d.rejectsFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; kind: string; reasons: Array<{ message: string }> });
+    expect(reject).toMatchObject({ line: 2, kind: 'unparseable', reasons: [{ message: expect.stringContaining('the key "id" appears twice in the record') }] });
+  });
+
   it('a JSON array export is read too', async () => {
     stored.serve(Buffer.from(JSON.stringify([{ id: 1, name: 'a', createdTime: '2026-01-01T00:00:00Z' }, { id: 2, name: 'b' }])), 'application/json');
     const { root, run } = await exportUsers('arr');

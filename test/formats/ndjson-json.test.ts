@@ -72,3 +72,34 @@ describe('numbers a double cannot hold', () => {
     expect(items.slice(4).map((i) => ('record' in i ? i.record : i))).toEqual([{ p: 1.5e300, q: 5e-324, s: '1e999', z: 0 }, { id: '123456789012345678901234567890' }]);
   });
 });
+
+describe('a key written twice in one object', () => {
+  const lines = [
+    '{"id":6,"name":"a","id":7}',
+    '{"a":1, "b":{"x":1,"y":[{"z":1,"z":2}]}}',
+    '{"a" : 1,\t"\\u0061" \t: 2}',
+    '{"p":{"x":1,"x":2}}',
+    // Not repeats: the same key in different objects, a string holding \": (an escaped quote before a colon), keys as values.
+    '{"a":{"x":1},"b":{"x":2},"c":[{"x":1},{"x":2}]}',
+    '{"s":"he said \\"id\\": 7","id":1,"t":"a\\\\","k":["id","id"]}',
+    '{"a\\\\":1,"a":2}',
+  ];
+
+  it.each(['ndjson', 'json'] as const)('%s: the record is unparseable, naming the key and the object it is in; others are read as written', async (format) => {
+    const text = format === 'ndjson' ? lines.join('\n') : `[${lines.join(',')}]`;
+    const items = await parseAll(pieces(text, 5), { format });
+    const messages = items.map((i) => ('unparseable' in i ? i.unparseable.message : undefined));
+    expect(messages.slice(0, 4)).toEqual([
+      'the key "id" appears twice in the record: only one of its values would be kept, silently',
+      'the key "z" appears twice in the object "b" → "y": only one of its values would be kept, silently',
+      'the key "a" appears twice in the record: only one of its values would be kept, silently',
+      'the key "x" appears twice in the object "p": only one of its values would be kept, silently',
+    ]);
+    expect(items[0]).toMatchObject({ unparseable: { expected: 'each key once in an object', raw: lines[0] } });
+    expect(items.slice(4).map((i) => ('record' in i ? i.record : i))).toEqual([
+      { a: { x: 1 }, b: { x: 2 }, c: [{ x: 1 }, { x: 2 }] },
+      { s: 'he said "id": 7', id: 1, t: 'a\\', k: ['id', 'id'] },
+      { 'a\\': 1, a: 2 },
+    ]);
+  });
+});
