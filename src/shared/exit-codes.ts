@@ -17,7 +17,7 @@ export const ExitCode = {
   DATA_INVALID: 65,
   /** An input, a file or a platform resource asked for does not exist. */
   INPUT_MISSING: 66,
-  /** The service stayed unavailable after all retries, or does not speak the Management API. */
+  /** The service (or an export's S3 output store) stayed unavailable after all retries, or does not speak the Management API. */
   UNAVAILABLE: 69,
   /** A file or folder chatport must write (the state folder, an output) cannot be created. */
   CANT_CREATE: 73,
@@ -43,9 +43,9 @@ const byCode: ReadonlyArray<[RegExp, ExitCode]> = [
   [/^(INPUT_MISSING|API_NOT_FOUND|SLACK_EXPORT_NOT_FOUND|SLACK_FILE_MISSING)$/, ExitCode.INPUT_MISSING],
   [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED|IDENTITY_AMBIGUOUS|USERS_EXIST|SINK_ROW_INVALID)$/, ExitCode.DATA_INVALID],
   [/^SLACK_(ZIP_UNREADABLE|ZIP_PATH_ESCAPE|ZIP_BOMB|JSON_INVALID)$/, ExitCode.DATA_INVALID],
-  [/^(API_UNAUTHORIZED|API_FORBIDDEN|INPUT_FORBIDDEN)$/, ExitCode.AUTH],
+  [/^(API_UNAUTHORIZED|API_FORBIDDEN|INPUT_FORBIDDEN|OUTPUT_FORBIDDEN)$/, ExitCode.AUTH],
   [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS|VERIFY_EXPORT_FAILED|INPUT_READ_FAILED|API_EXPORT_URL_EXPIRED|EXPORT_FILE_CHANGED)$/, ExitCode.TEMPORARY],
-  [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE|API_RESPONSE_INVALID|API_REDIRECT)$/, ExitCode.UNAVAILABLE],
+  [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE|API_RESPONSE_INVALID|API_REDIRECT|API_METHOD_NOT_ALLOWED|OUTPUT_UNAVAILABLE)$/, ExitCode.UNAVAILABLE],
   [/^(OUTPUT_WRITE_FAILED|STATE_UNWRITABLE)$/, ExitCode.CANT_CREATE],
   [/^STATE_CORRUPT$/, ExitCode.IO_ERROR],
   [/^JOB_FAILED$/, ExitCode.REMOTE_JOB_FAILED],

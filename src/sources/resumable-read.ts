@@ -49,6 +49,9 @@ async function* readFromOffset(
   let total: number | undefined;
   let etag: string | undefined;
   let failures = 0;
+  // Set when the consumer stopped reading: Readable.from throws the stream's destroy error in at the
+  // `yield`, inside the try below, where it would look like a broken connection and be resumed.
+  let consumerGone = false;
   for (;;) {
     let body: FetchedBody['body'] | undefined;
     try {
@@ -61,12 +64,17 @@ async function* readFromOffset(
       for await (const chunk of body) {
         offset += chunk.length;
         failures = 0;
-        yield chunk;
+        try {
+          yield chunk;
+        } catch (error) {
+          consumerGone = true;
+          throw error;
+        }
       }
       if (total === undefined || offset >= total) return;
       throw new Error(`the stream ended after ${offset} of ${total} bytes`);
     } catch (error) {
-      if (isFinal(error)) throw error;
+      if (consumerGone || isFinal(error)) throw error;
       failures++;
       if (failures > maxResumes) {
         throw new InputReadError(`reading ${options.uri} failed at byte ${offset} after ${maxResumes} resumes`, { uri: options.uri, offset, total }, error);

@@ -18,7 +18,7 @@ import { routeClassOf } from '../retry/pacer.js';
 import type { Pacing, RouteTicket } from '../retry/pacing.js';
 import type { RetryPolicy } from '../retry/policies.js';
 import { parseRetryAfter } from '../retry/retry-after.js';
-import { buildApiUrl, appendQuery, type Query } from './url.js';
+import { buildApiUrl, appendQuery, shownPath, type Query } from './url.js';
 import { parseJsonExact } from '../../shared/lossless-json.js';
 import { safeParseFast } from '../../wire/fast-check.js';
 
@@ -39,6 +39,11 @@ export interface CallSpec {
   retry: RetryMode;
   /** Called before each repeat, e.g. so a caller knows an earlier attempt may have taken effect. */
   onRetry?: (info: { attempt: number; error: ApiError }) => void;
+  /**
+   * The address is a capability (an unguessable link that needs no token): errors and logs show only its
+   * last path segment (see shownPath).
+   */
+  capability?: boolean;
   /** Send the bearer token; default true. It never goes to another origin than the API's. */
   authenticate?: boolean;
   signal?: AbortSignal;
@@ -202,7 +207,7 @@ export class Transport {
   }
 
   private siteOf(spec: CallSpec, url: URL): RequestSite {
-    return { operation: spec.operation, method: spec.method, path: url.pathname };
+    return { operation: spec.operation, method: spec.method, path: shownPath(url, spec.capability) };
   }
 
   private requestUrl(spec: CallSpec): URL {
@@ -227,9 +232,9 @@ export class Transport {
     const response = await sendFollowingRedirects(
       (request) => sendOnce(this.deps.dispatcher, request, site),
       { url, method: spec.method, headers, ...(spec.body ? { body: spec.body } : {}), ...(spec.signal ? { signal: spec.signal } : {}) },
-      { maxRedirects: this.config.maxRedirects, site },
+      { maxRedirects: this.config.maxRedirects, site, pathOf: (hop) => shownPath(hop, spec.capability) },
     );
-    this.deps.logger.trace({ operation: spec.operation, method: spec.method, path: response.url.pathname, status: response.status }, 'response');
+    this.deps.logger.trace({ operation: spec.operation, method: spec.method, path: shownPath(response.url, spec.capability), status: response.status }, 'response');
     if (response.url.origin === this.apiOrigin) {
       const version = headerValue(response.headers, HEADER.apiVersion);
       if (version) this.serverInfo.apiVersion = version;
@@ -239,7 +244,7 @@ export class Transport {
     if (response.status < 300) return response;
     const bodyText = await readLimitedText(response);
     throw createApiError(
-      { ...site, path: response.url.pathname },
+      this.siteOf(spec, response.url),
       { status: response.status, bodyText, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) },
       spec.scopes,
     );

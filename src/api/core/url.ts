@@ -18,3 +18,14 @@ export function appendQuery(url: URL, query?: Query): void {
     else url.searchParams.set(key, String(value));
   }
 }
+
+/**
+ * The path of `url` as errors and logs show it. A capability link (an unguessable address that needs no
+ * token, like an export's file link `/_exports/<token>/messages-1.csv`) shows only its last segment: the
+ * rest may be the secret that opens it.
+ */
+export function shownPath(url: URL, capability = false): string {
+  if (!capability) return url.pathname;
+  const last = url.pathname.split('/').filter(Boolean).at(-1);
+  return last === undefined ? '/…' : `/…/${last}`;
+}

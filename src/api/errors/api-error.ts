@@ -115,10 +115,21 @@ export class ServerError extends ApiError {
   }
 }
 
-/** Any other 4xx (400 ClientError, 405, 409, 413, 416, ...): a request chatport should not have sent. */
+/** Any other 4xx (400 ClientError, 409, 413, 416, ...): a request chatport should not have sent. */
 export class ClientRequestError extends ApiError {
+  constructor(message: string, init: Init, code = 'API_CLIENT_ERROR') {
+    super(message, { ...init, code, transient: false });
+  }
+}
+
+/**
+ * 405: the server does not take this method at this path, which the Management API does. Client and server
+ * disagree on the API (another service, another revision), not a chatport bug: API_METHOD_NOT_ALLOWED
+ * (exit 69, like a server that does not speak the Management API).
+ */
+export class MethodNotAllowedError extends ClientRequestError {
   constructor(message: string, init: Init) {
-    super(message, { ...init, code: 'API_CLIENT_ERROR', transient: false });
+    super(message, init, 'API_METHOD_NOT_ALLOWED');
   }
 }
 

@@ -6,6 +6,7 @@ import {
   type RequestSite,
   ClientRequestError,
   ForbiddenError,
+  MethodNotAllowedError,
   NotFoundError,
   RateLimitedError,
   ServerError,
@@ -74,6 +75,11 @@ export function createApiError(site: RequestSite, response: ErrorResponse, requi
       ...init,
       ...(response.retryAfterMs === undefined ? {} : { retryAfterMs: response.retryAfterMs }),
     });
+  if (status === 405)
+    return new MethodNotAllowedError(
+      `${where} was refused with 405${said}: the server does not take ${site.method} there; check that --api-url names the Management API (and the path prefix), or the platform runs a revision chatport does not support`,
+      init,
+    );
   return new ClientRequestError(
     `${where} was rejected with ${status}${said}; the platform may run a revision chatport does not support, or this is a chatport bug worth reporting`,
     init,

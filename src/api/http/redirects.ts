@@ -5,15 +5,17 @@ import { headerValue, type HttpRequest, type HttpResponse, type SendOnce } from 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Follows redirects by hand (wire rule 6, decisions.md): 307/308 repeat method and body (the body is
- * re-opened, so it is sent whole); 303, and 301/302 after a POST, become a GET without body (as fetch
- * does). `Authorization` is dropped for good once a hop leaves the original origin, so neither the
- * bearer token nor Basic credentials reach a storage service or any other host.
+ * Follows redirects by hand (management-api.md §1.6, decisions.md): for every redirect the API may send
+ * (301/302/303/307/308) "the client repeats the request" at the Location, same method and body (the body is
+ * re-opened, so it is sent whole). Not fetch's habit of turning a POST into a GET on 301/302/303: that would
+ * send a token request or an upload as a bodiless GET, which the API refuses (405).
+ * `Authorization` is dropped for good once a hop leaves the original origin, so neither the bearer token
+ * nor Basic credentials reach a storage service or any other host.
  */
 export async function sendFollowingRedirects(
   send: SendOnce,
   first: HttpRequest,
-  options: { maxRedirects: number; site: RequestSite },
+  options: { maxRedirects: number; site: RequestSite; pathOf?: (url: URL) => string },
 ): Promise<HttpResponse> {
   let request = first;
   for (let hop = 0; ; hop++) {
@@ -21,7 +23,7 @@ export async function sendFollowingRedirects(
     const location = headerValue(response.headers, 'location');
     if (!REDIRECTS.has(response.status) || location === undefined) return response;
     await response.body.dump();
-    const site = { ...options.site, path: request.url.pathname };
+    const site = { ...options.site, path: options.pathOf?.(request.url) ?? request.url.pathname };
     if (hop >= options.maxRedirects)
       throw new RedirectError(`${site.operation} (${site.method} ${site.path}) was redirected more than ${options.maxRedirects} times; the server may be misconfigured`, {
         ...site,
@@ -38,17 +40,12 @@ export async function sendFollowingRedirects(
         ...site,
         status: response.status,
       });
-    request = nextRequest(request, next, response.status, first.url.origin);
+    request = nextRequest(request, next, first.url.origin);
   }
 }
 
-function nextRequest(previous: HttpRequest, url: URL, status: number, firstOrigin: string): HttpRequest {
+function nextRequest(previous: HttpRequest, url: URL, firstOrigin: string): HttpRequest {
   const headers = { ...previous.headers };
   if (url.origin !== firstOrigin) delete headers.authorization;
-  const becomesGet = (status === 303 && previous.method !== 'HEAD') || ((status === 301 || status === 302) && previous.method === 'POST');
-  if (!becomesGet) return { ...previous, url, headers };
-  delete headers['content-type'];
-  delete headers['content-length'];
-  const { body: _dropped, ...rest } = previous;
-  return { ...rest, url, headers, method: 'GET' };
+  return { ...previous, url, headers };
 }

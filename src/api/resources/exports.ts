@@ -2,8 +2,9 @@ import { PassThrough, Transform, type Readable } from 'node:stream';
 import { Job } from '../../wire/resources.js';
 import type { CallSpec, Transport } from '../core/transport.js';
 import { ApiError } from '../errors/api-error.js';
-import { isForbiddenError, isUnauthorizedError } from '../errors/guards.js';
+import { isApiError } from '../errors/guards.js';
 import { resolveLink } from '../hal/links.js';
+import { shownPath } from '../core/url.js';
 import { mapTransportError } from '../http/send.js';
 import { headerValue } from '../http/types.js';
 import { withSignal } from './common.js';
@@ -73,24 +74,12 @@ export function createExportsResource(transport: Transport): ExportsResource {
           url,
           headers: { accept: '*/*', ...rangeHeaders(offsetBytes, options.ifRange) },
           authenticate: !offOrigin,
+          capability: true,
           retry: 'idempotent',
           ...withSignal(options.signal),
         });
       } catch (error) {
-        if (offOrigin && (isForbiddenError(error) || isUnauthorizedError(error)))
-          throw new ApiError(
-            `the export file at ${url.origin} refused the download (${error.status}); its pre-signed address has probably expired: start the export again`,
-            {
-              operation: error.operation,
-              method: error.method,
-              path: error.path,
-              ...(error.status === undefined ? {} : { status: error.status }),
-              code: 'API_EXPORT_URL_EXPIRED',
-              transient: false,
-              cause: error,
-            },
-          );
-        throw error;
+        throw linkRefusal(error, url, offOrigin);
       }
       const headers = response.headers;
       const contentRange = headerValue(headers, 'content-range');
@@ -102,7 +91,7 @@ export function createExportsResource(transport: Transport): ExportsResource {
       const changed = offsetBytes > 0 && response.status === 200 && options.ifRange !== undefined && validator !== options.ifRange;
       const startsAt = changed ? 0 : offsetBytes;
       const out = startsAt > 0 && response.status === 200 ? skipBytes(startsAt) : new PassThrough();
-      relayWithApiErrors(response.body.stream, out, { operation: 'download the export file', method: 'GET', path: response.url.pathname }, response.url);
+      relayWithApiErrors(response.body.stream, out, { operation: 'download the export file', method: 'GET', path: shownPath(response.url, true) }, response.url);
       return {
         stream: out,
         url: response.url,
@@ -114,6 +103,23 @@ export function createExportsResource(transport: Transport): ExportsResource {
       };
     },
   };
+}
+
+/**
+ * The file link refused the download: a 403 (the link needs no scope, so only the link itself can be
+ * refused) or a 400 (object stores answer it to malformed or expired query credentials), wherever the link
+ * or its redirect led, and a 401 from a link on another origin (a 401 on the API's own is about the token).
+ * That is an expired or invalid link, not a permission: API_EXPORT_URL_EXPIRED (75), which a new export
+ * job's fresh link clears. Other failures pass as they are.
+ */
+function linkRefusal(error: unknown, url: URL, offOrigin: boolean): unknown {
+  if (!isApiError(error) || error.status === undefined) return error;
+  const refused = error.status === 400 || error.status === 403 || (offOrigin && error.status === 401);
+  if (!refused) return error;
+  return new ApiError(
+    `the export file link at ${url.origin} refused the download (${error.status}): the link has expired or is not valid`,
+    { operation: error.operation, method: error.method, path: error.path, status: error.status, code: 'API_EXPORT_URL_EXPIRED', transient: false, cause: error },
+  );
 }
 
 function fileUrlOf(jobOrUrl: Job | string | URL, transport: Transport): URL {

@@ -9,13 +9,13 @@
  *   of two versions are never stitched together. The total size is compared too, for servers without
  *   validators;
  * - the client answers a server that ignores Range (200 with the same object) by skipping bytes itself;
- * - a pre-signed link that expired (API_EXPORT_URL_EXPIRED, or 403 on the API's own origin), typically
+ * - a link that expired (API_EXPORT_URL_EXPIRED: the client's name for the link's refusal, on any origin), typically
  *   between the first request and a resume, is replaced once by reading the job again, which hands out a
  *   fresh link.
  */
 import type { Readable } from 'node:stream';
 import type { ChatportClient, Job } from '../../api/index.js';
-import { ChatportError } from '../../shared/errors.js';
+import { ChatportError, isChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import type { Sleep } from '../../shared/async.js';
 import { openResumableRead, type FetchedBody } from '../../sources/index.js';
@@ -50,10 +50,9 @@ export function openExportDownload(
     try {
       return await client.exports.download(current, request);
     } catch (error) {
-      // Off the API's origin the client names an expired link API_EXPORT_URL_EXPIRED; on it, a plain 403.
-      const code = (error as { code?: unknown }).code;
-      if (code !== 'API_EXPORT_URL_EXPIRED' && code !== 'API_FORBIDDEN') throw error;
-      options.logger.info({ jobId: job.id, offset }, 'export link expired; reading the job again for a fresh one');
+      if ((error as { code?: unknown }).code !== 'API_EXPORT_URL_EXPIRED') throw error;
+      // The logger already names the job (a child of the dataset's).
+      options.logger.info({ offset }, 'export link expired; reading the job again for a fresh one');
       current = await client.jobs.get(job.id, signal ? { signal } : {});
       return client.exports.download(current, request);
     }
@@ -85,7 +84,7 @@ export function openExportDownload(
     sleep: (ms) => options.sleep(ms, signal),
     onResume: ({ offset, attempt, cause }) => {
       stats.resumes++;
-      options.logger.warn({ jobId: job.id, offset, attempt, err: (cause as { code?: string })?.code ?? String(cause) }, 'export download broke; resuming with a Range request');
+      options.logger.warn({ offset, attempt, err: (cause as { code?: string })?.code ?? String(cause) }, 'export download broke; resuming with a Range request');
     },
   });
   return { stream, stats };
@@ -100,6 +99,21 @@ export class ExportFileChangedError extends ChatportError {
       details,
     });
   }
+}
+
+/**
+ * zlib's failure (a gzip export cut short or corrupt) as a damaged export file: DATA_INVALID (exit 65),
+ * naming the file, not a bug. Other errors pass as they are.
+ */
+export function damagedExportFile(name: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (isChatportError(error) || typeof code !== 'string' || !code.startsWith('Z_')) return error;
+  const why = error instanceof Error ? error.message : code;
+  return new ChatportError(`${name} cannot be read: its gzip data is cut short or corrupt (${why}); nothing of it was published`, {
+    code: 'DATA_INVALID',
+    details: { file: name, zlib: code },
+    cause: error,
+  });
 }
 
 /** How often one dataset starts over because its file changed midway, before the run gives up. */

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   type ApiError,
   ClientRequestError,
+  MethodNotAllowedError,
   ForbiddenError,
   NotFoundError,
   RateLimitedError,
@@ -29,6 +30,8 @@ describe('createApiError', () => {
       [500, ServerError, 'API_SERVER', true, ExitCode.UNAVAILABLE],
       [503, ServerError, 'API_SERVER', true, ExitCode.UNAVAILABLE],
       [400, ClientRequestError, 'API_CLIENT_ERROR', false, ExitCode.INTERNAL],
+      // A server refusing the method at a path the API defines: it does not speak this API (not a bug).
+      [405, MethodNotAllowedError, 'API_METHOD_NOT_ALLOWED', false, ExitCode.UNAVAILABLE],
     ];
     for (const [status, cls, code, transient, exit] of cases) {
       const error = createApiError(site, { status, bodyText: '' });

@@ -45,13 +45,12 @@ describe('sendFollowingRedirects', () => {
     expect(seen.every((s) => s.headers.authorization === 'Bearer t0ken-value')).toBe(true);
   });
 
-  it('turns 303, and 301/302 after a POST, into a GET without body', async () => {
+  it('repeats method and body on 301/302/303 too ("the client repeats the request", management-api.md §1.6)', async () => {
     for (const status of [301, 302, 303]) {
       const { send, seen } = scripted([[status, '/elsewhere'], [200]]);
       await sendFollowingRedirects(send, first(), { maxRedirects: 5, site });
-      expect(seen[1]).toMatchObject({ method: 'GET', url: 'http://api.test/elsewhere' });
-      expect(seen[1]!.body).toBeUndefined();
-      expect(seen[1]!.headers['content-type']).toBeUndefined();
+      expect(seen[1]).toMatchObject({ method: 'POST', url: 'http://api.test/elsewhere', body: '[1,2]' });
+      expect(seen[1]!.headers['content-type']).toBe('application/vnd.chat+json');
     }
   });
 
