@@ -54,6 +54,9 @@ export interface S3ConnectionOptions {
  * parts for scrubbing. Kept free of the SDK itself so that `shared` stays light (see eslint.config.js).
  */
 export function s3ClientConfig(options: S3ConnectionOptions = {}) {
+  // The SDK's documented switch for its multi-line NodeVersionSupportWarning, which it prints as plain text
+  // on stderr among chatport's JSON log lines; the supported Node versions are the project's concern (README).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const resolved = resolveS3Connection(options);
   registerSecret(resolved.credentials?.secretAccessKey);
   registerSecret(resolved.credentials?.sessionToken);

@@ -17,11 +17,11 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { ChatportError } from '../shared/errors.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import type { Destination, Publication, PublishedUrls } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
+import { s3PublishFailure } from './s3-errors.js';
 
 export interface S3DestinationOptions extends S3ConnectionOptions {
   /** A ready client; default: built from the connection options. */
@@ -94,13 +94,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     const manifestKey = keyOf(manifestPath(partition));
     const urls = { manifestUrl: formatS3Url({ bucket, key: manifestKey }), successUrl: formatS3Url({ bucket, key: markerKey }) };
     const wrap = (step: string, error: unknown) =>
-      new ChatportError(`publishing ${formatS3Url({ bucket, key: folderKey })} failed while ${step}`, {
-        code: 'OUTPUT_WRITE_FAILED',
-        // Network trouble and throttling clear up; a rerun of the same date is safe either way.
-        transient: true,
-        details: { root: rootUrl, dataset: partition.dataset, date: partition.date, step },
-        cause: error,
-      });
+      s3PublishFailure(formatS3Url({ bucket, key: folderKey }), step, error, { root: rootUrl, dataset: partition.dataset, date: partition.date });
 
     let previousKeys: Set<string>;
     let hadMarker: boolean;
