@@ -16,14 +16,33 @@ const HINTS: Partial<Record<ExitCode, string>> = {
   [ExitCode.CANT_CREATE]: 'check that the folder exists, is a folder and is writable; --state chooses the state folder',
   [ExitCode.IO_ERROR]: 'free space or repair the disk that holds it, then run the same command again',
   [ExitCode.UNAVAILABLE]: 'check that --api-url names the Management API and that it is up; then run the same command again',
-  [ExitCode.TEMPORARY]: 'run the same command again later: it resumes',
-  [ExitCode.SIGINT]: 'state saved: run the same command again to resume',
-  [ExitCode.SIGTERM]: 'state saved: run the same command again to resume',
+  // Worded for every command: an import resumes from its state, an export starts new jobs.
+  [ExitCode.TEMPORARY]: 'run the same command again later (an import resumes where it stopped)',
+  [ExitCode.SIGINT]: 'run the same command again (an import resumes from its saved state)',
+  [ExitCode.SIGTERM]: 'run the same command again (an import resumes from its saved state)',
   [ExitCode.INTERNAL]: 'this is a bug in chatport; please report it with the lines above',
 };
 
 /** Error codes whose message already says what to do, or for which the exit code's hint would mislead. */
-const NO_HINT = new Set(['STATE_CORRUPT']);
+const NO_HINT = new Set(['STATE_CORRUPT', 'OUTPUT_FORBIDDEN']);
+
+/** Hints of error codes whose exit code's hint would point at the wrong thing (an export's output, not state or the API). */
+const HINTS_BY_CODE: Readonly<Record<string, (details: Record<string, unknown>) => string>> = {
+  OUTPUT_WRITE_FAILED: (details) =>
+    String(details.root ?? details.target ?? '').startsWith('s3://')
+      ? 'check that the bucket exists and that the credentials may write to it; then run the same command again'
+      : 'check that the --to folder exists, is a folder and is writable; then run the same command again',
+  OUTPUT_UNAVAILABLE: () => 'check that the S3 endpoint is up and reachable; then run the same command again',
+  // An export starts new jobs on every run; there is no state to resume.
+  API_EXPORT_URL_EXPIRED: () => 'run the same command again: it starts new export jobs, with fresh links',
+};
+
+function hintOf(error: unknown, code: string, exitCode: ExitCode): string | undefined {
+  if (NO_HINT.has(code)) return undefined;
+  const byCode = HINTS_BY_CODE[code];
+  if (byCode) return byCode(isChatportError(error) ? error.details : {});
+  return HINTS[exitCode];
+}
 
 function messageOf(error: unknown): string {
   if (isSystemError(error)) {
@@ -42,7 +61,7 @@ export function describeFailure(error: unknown, options: { debug: boolean }): Fa
   const exitCode = exitCodeFor(error);
   const code = isChatportError(error) ? error.code : isSystemError(error) ? error.code : 'INTERNAL';
   const message = scrubSecrets(messageOf(error));
-  const hint = NO_HINT.has(code) ? undefined : HINTS[exitCode];
+  const hint = hintOf(error, code, exitCode);
   const showStack = options.debug || exitCode === ExitCode.INTERNAL;
   const stack = showStack && error instanceof Error && error.stack ? `\n${scrubSecrets(error.stack)}` : '';
   const prefix = exitCode === ExitCode.INTERNAL ? 'chatport: internal error: ' : 'chatport: ';

@@ -183,7 +183,7 @@ describe('every documented exit code, from the real CLI', () => {
       while (!f.sandbox.requests().some((r) => r.method === 'POST' && r.path === '/imports/messages')) await new Promise((r) => setTimeout(r, 10));
       child.kill(signal);
       expect(await exited).toBe(code);
-      expect(stderr).toMatch(new RegExp(`^chatport: interrupted by ${signal} — state saved: run the same command again to resume$`, 'm'));
+      expect(stderr).toMatch(new RegExp(`^chatport: interrupted by ${signal} — run the same command again \\(an import resumes from its saved state\\)$`, 'm'));
     } finally {
       f.sandbox.setFaults([]);
     }

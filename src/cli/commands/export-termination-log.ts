@@ -27,3 +27,13 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
     published: published.map((d) => d.dataset),
   };
 }
+
+/**
+ * The failure of a run that had published some datasets already, saying which (with their dates) in its
+ * details, so `--json` on stdout tells a scheduler what was replaced. Only chatport's errors carry details.
+ */
+export function withPublished(error: unknown, published: readonly DatasetReport[]): unknown {
+  if (published.length > 0 && isChatportError(error))
+    error.details.published = published.map((d) => ({ dataset: d.dataset, dates: d.partitions.map((p) => p.date) }));
+  return error;
+}

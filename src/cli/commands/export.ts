@@ -11,7 +11,7 @@ import { registerSecret } from '../../shared/secrets.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
-import { failureSummary, successSummary } from './export-termination-log.js';
+import { failureSummary, successSummary, withPublished } from './export-termination-log.js';
 import { rememberWindow, resolveRunWindow } from './export-window.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
@@ -90,7 +90,8 @@ function exportOptionsOf(dataset: string | undefined, flags: Record<string, unkn
  * `chatport export messages|users|all --to <dir | s3://bucket/prefix> --format parquet|ndjson|csv`:
  * the nightly analytics export (docs/export.md). Exit codes: 0 done, 2 done with rejected rows, 99
  * (--incremental) no day due, 3 an
- * export job FAILED (nothing published), 65 too many rejects, 69/75 the service or a deadline, 78
+ * export job FAILED (nothing published), 65 too many rejects or a damaged file, 69/75 the service (or the
+ * S3 output), a deadline or an expired link, 73 the output cannot be written, 77 credentials refused, 78
  * configuration, 143/130 stopped by a signal (nothing more published).
  */
 export function registerExport(program: Command, ctx: CliContext): void {
@@ -160,7 +161,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
         }
       } catch (error) {
         await writeTerminationLog(ctx.env, failureSummary(error, context, published));
-        throw error;
+        throw withPublished(error, published);
       }
     });
 }

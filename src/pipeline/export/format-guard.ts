@@ -7,13 +7,13 @@
  * written. Exporting the same date again in the same format still replaces it (the normal rerun).
  */
 import { ChatportError } from '../../shared/errors.js';
-import type { Destination, OutputFormat, Partition } from '../../sinks/index.js';
+import { manifestPath, type Destination, type OutputFormat, type Partition } from '../../sinks/index.js';
 
 export async function refuseOtherFormat(destination: Destination, partitions: readonly Partition[], format: OutputFormat): Promise<void> {
   for (const partition of partitions) {
     const text = await destination.readManifest(partition);
     if (text === undefined) continue;
-    const published = JSON.parse(text) as { format?: string; runId?: string };
+    const published = parsePublishedManifest(text, destination, partition);
     if (published.format === format) continue;
     const where = `${destination.root}/${partition.dataset}/dt=${partition.date}`;
     throw new ChatportError(
@@ -22,4 +22,25 @@ export async function refuseOtherFormat(destination: Destination, partitions: re
       { code: 'CONFIG_FORMAT_CONFLICT', details: { ...partition, root: destination.root, published: published.format ?? null, requested: format } },
     );
   }
+}
+
+/**
+ * A published manifest that is not a JSON object (cut short, overwritten by hand, `null`) cannot say the
+ * date's format; every rerun would stop here, so the error names the file and the way out (DATA_INVALID,
+ * exit 65: a file that cannot be read, which no retry mends).
+ */
+function parsePublishedManifest(text: string, destination: Destination, partition: Partition): { format?: string; runId?: string } {
+  let parsed: unknown;
+  let why = 'it is not a JSON object';
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    why = `it is not JSON (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as { format?: string; runId?: string };
+  const path = `${destination.root.replace(/\/+$/, '')}/${manifestPath(partition)}`;
+  throw new ChatportError(
+    `the published manifest ${path} cannot be read: ${why}. Delete it (and that date's data folder, if it is damaged too) and run the export again to publish ${partition.dataset} ${partition.date} afresh`,
+    { code: 'DATA_INVALID', details: { ...partition, root: destination.root, manifest: path } },
+  );
 }

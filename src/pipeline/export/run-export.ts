@@ -19,7 +19,7 @@ import { columnBatchRows, createDestination, writeExport, type ColumnBatches, ty
 import { partitionByDay, removeStaleSpools } from './day-partitions.js';
 import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
-import { exportFromZeroOnChange, openExportDownload } from './download.js';
+import { damagedExportFile, exportFromZeroOnChange, openExportDownload } from './download.js';
 import { startExportJob } from './start-export.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
 import { RejectsFile, rejectsPathFor } from './rejects-file.js';
@@ -204,7 +204,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     return report;
   } catch (error) {
     if (error instanceof ChatportError && error.code === 'SINK_ROW_INVALID') logger.error({ err: error.toJSON() }, 'a typed row did not fit the sink schema (a bug in the row typer)');
-    throw error;
+    throw damagedExportFile(name, error);
   } finally {
     await items.return?.();
     if (!rejectsPublished) await rejects.close().catch(() => undefined);
