@@ -138,6 +138,57 @@ stages:
     expect(rejects[0]!.reasons[0]!.message).toContain('the DIRECT channel of source key d0 has the same members');
   });
 
+  it('a DIRECT record that is never sent (a conflicting duplicate, or superseded under last-wins) claims no member set', async () => {
+    /** Three users, three DIRECT records (NDJSON) and a message in k1 and in k2: both must arrive. */
+    const importDms = async (name: string, duplicates: string, people: string[], dms: string[][]) => {
+      const dir = join(f.dir, name);
+      await writeInput(dir, 'users.csv', `id,username,display\n${people.map((p, i) => `u${i},${p},${p}`).join('\n')}\n`);
+      await writeInput(dir, 'dms.ndjson', dms.map(([key, ...members]) => JSON.stringify({ key, members })).join('\n'));
+      await writeInput(dir, 'm.csv', `id,channel,author,text\nm1,k1,${people[0]},one\nm2,k2,${people[1]},two\n`);
+      const { config } = await writePipeline(dir, `name: ${name}
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
+  channels: { source: { path: dms.ndjson }, key: key, options: { duplicates: ${duplicates} }, mapping: { type: { const: DIRECT }, members: members } }
+  messages: { source: { path: m.csv }, key: id, channel: channel, mapping: { type: { const: TEXT }, body: text, user: author } }
+`);
+      return runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    };
+    // reject: the second k1 is a conflict, so k2 is the only {ann, cy} channel.
+    const first = await importDms('dm-unsent-reject', 'reject', ['us-ann', 'us-cy', 'us-bob'], [['k1', 'us-ann', 'us-bob'], ['k1', 'us-ann', 'us-cy'], ['k2', 'us-ann', 'us-cy']]);
+    expect(first.stages.channels).toMatchObject({ read: 3, imported: 2, rejected: 1 });
+    expect(first.stages.messages).toMatchObject({ read: 2, imported: 2, rejected: 0 });
+    expect(first.verification?.status).toBe('exact');
+    // last-wins: the first k1 is superseded by the last, so k2 is the only {dee, eve} channel.
+    const second = await importDms('dm-unsent-last-wins', 'last-wins', ['lw-dee', 'lw-eve', 'lw-fay'], [['k1', 'lw-dee', 'lw-eve'], ['k2', 'lw-eve', 'lw-dee'], ['k1', 'lw-dee', 'lw-fay']]);
+    expect(second.stages.channels).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
+    expect(second.stages.messages).toMatchObject({ read: 2, imported: 2, rejected: 0 });
+    expect(second.verification?.status).toBe('exact');
+  });
+
+  it('a DIRECT record whose members have this pipeline\'s channel of another key (an earlier run) is rejected naming that key', async () => {
+    const dir = join(f.dir, 'id-dm-rekeyed');
+    await writeInput(dir, 'users.csv', 'id,username,display\nu0,rk-ann,Ann\nu1,rk-bob,Bob\n');
+    await writeInput(dir, 'm.csv', 'id,channel,author,text\nm1,k1,rk-ann,hello\n');
+    const pipeline = `name: dm-rekeyed
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
+  channels: { source: { path: dms.csv }, key: key, mapping: { type: { const: DIRECT }, members: { field: members, split: "|" } } }
+  messages: { source: { path: m.csv }, key: id, channel: channel, mapping: { type: { const: TEXT }, body: text, user: author } }
+`;
+    await writeInput(dir, 'dms.csv', 'key,members\nk1,rk-ann|rk-bob\n');
+    const { config } = await writePipeline(dir, pipeline);
+    expect((await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client })).status).toBe('succeeded');
+    // The source now names the same conversation k2.
+    await writeInput(dir, 'dms.csv', 'key,members\nk2,rk-bob|rk-ann\n');
+    await writeInput(dir, 'm.csv', 'id,channel,author,text\nm2,k2,rk-bob,hi\n');
+    const again = await writePipeline(dir, pipeline);
+    const report = await runImport({ config: again.config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.stages.channels).toMatchObject({ read: 1, imported: 0, rejected: 1 });
+    expect(report.stages.messages).toMatchObject({ read: 1, imported: 0, rejected: 1 });
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; reasons: Array<{ message: string }> });
+    expect(rejects[0]!.reasons[0]!.message).toContain("is this pipeline's channel of source key k1");
+  });
+
   it('takes over the channels it made before channels carried the pipeline id (same key and name), and no other', async () => {
     const legacy = await pipelineFolder('id-legacy', 'leg-', 6);
     // As an older chatport left them: users without properties, channels with the bare key only. A third

@@ -21,17 +21,26 @@ export const membersKey = (members: readonly string[]) => [...members].sort().jo
 /** Reads the channels stage's input again (channels are few) and collects the keys it accepts. */
 export async function collectChannelKeys(config: PipelineConfig, stage: StageConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<ChannelKeys> {
   const result: ChannelKeys = { keys: new Set(), directByMembers: new Map(), names: new Map() };
+  // Each key's record as the stage sends it: the first (a later one of the key is a duplicate or rejected),
+  // or the last under `duplicates: last-wins`.
+  const lastWins = stage.options.duplicates === 'last-wins';
+  const directSetOfKey = new Map<string, string>();
   for await (const p of readStageRecords(config, stage, { sources, ...(signal ? { signal } : {}) })) {
     if (p.kind !== 'accepted') continue;
+    const seen = result.keys.has(p.sourceKey);
     result.keys.add(p.sourceKey);
+    if (seen && !lastWins) continue;
     const item = p.item as { type?: string; members?: string[]; name?: string };
     if (item.type === 'DIRECT' && Array.isArray(item.members)) {
-      // The first key of a member set: a later DIRECT record of the same members is rejected (stage-checks.ts).
-      const set = membersKey(item.members);
-      if (!result.directByMembers.has(set)) result.directByMembers.set(set, p.sourceKey);
+      directSetOfKey.set(p.sourceKey, membersKey(item.members));
+      result.names.delete(p.sourceKey);
+    } else {
+      directSetOfKey.delete(p.sourceKey);
+      if (typeof item.name === 'string') result.names.set(p.sourceKey, item.name);
     }
-    else if (typeof item.name === 'string') result.names.set(p.sourceKey, item.name);
   }
+  // The first key of a member set: a later DIRECT record of the same members is rejected (stage-checks.ts).
+  for (const [key, set] of directSetOfKey) if (!result.directByMembers.has(set)) result.directByMembers.set(set, key);
   return result;
 }
 

@@ -40,8 +40,11 @@ export interface HeldRecords {
  */
 interface Snapshot {
   records: Record<string, { id: Int64; fields: Record<string, unknown> }>;
-  /** DIRECT channel items whose members already have a DIRECT channel that another pipeline made. */
-  foreignDirect: Record<string, { id: Int64; pipeline: string }>;
+  /**
+   * DIRECT channel items whose members already have a DIRECT channel that another pipeline made, or that
+   * this pipeline made for another source key (`key`; the platform keeps one per member set).
+   */
+  foreignDirect: Record<string, { id: Int64; pipeline: string; key?: string }>;
 }
 
 export interface HeldRecordsInput {
@@ -133,7 +136,14 @@ export function countsOfUnsent(input: UnsentCounts, importedByChunks: number): P
   return { imported: importedByChunks + (input.held ?? 0) + updated, updated, changed: input.changed ?? 0, duplicates: input.duplicates ?? 0, ...(input.matched ? { matched: input.matched } : {}) };
 }
 
-function foreignDirectReason(foreign: { id: Int64; pipeline: string }): Reason {
+function foreignDirectReason(foreign: { id: Int64; pipeline: string; key?: string }): Reason {
+  if (foreign.key !== undefined)
+    return {
+      field: 'members',
+      expected: 'members whose DIRECT channel is not this pipeline\'s channel of another source key',
+      found: `DIRECT channel ${foreign.id} of source key ${foreign.key}`,
+      message: `members: the platform keeps one DIRECT channel per member set, and channel ${foreign.id} for these members is this pipeline's channel of source key ${foreign.key}; this record's messages are not merged into it`,
+    };
   return {
     field: 'members',
     expected: 'members whose DIRECT channel is not another pipeline\'s',
@@ -182,6 +192,7 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
     if (records[key]) continue;
     const holder = await findDirectHolder(client, config.id, members.split('\u0000'), signal);
     if (holder.kind === 'foreign') foreignDirect[key] = { id: holder.id, pipeline: holder.pipeline };
+    else if (holder.kind === 'unmarked' && holder.key !== undefined && holder.key !== key) foreignDirect[key] = { id: holder.id, pipeline: config.id, key: holder.key };
   }
   return { records, foreignDirect };
 }

@@ -45,8 +45,8 @@ export class StageChecks {
   /** The users read last may have changed since: the users stage ran after them. */
   private usersStale = true;
 
-  /** Each DIRECT member set seen in the channels stage → the source key of its first record. */
-  private readonly directSets = new Map<string, string | undefined>();
+  /** Each DIRECT member set sent by the channels stage → the source key of the record that sent it. */
+  private readonly directSets = new Map<string, string>();
 
   /** Names of the users stage's source the platform holds for another user (see above). */
   private othersNames: Set<string> | undefined;
@@ -96,8 +96,13 @@ export class StageChecks {
           return known('user', item.user);
       }
     };
-    const onAccepted = (item: Record<string, unknown>) => {
+    const onAccepted = (item: Record<string, unknown>, sourceKey: string) => {
       if (stage === 'users' && typeof item.name === 'string') this.produced.add(item.name);
+      // Claimed only by a record that is sent: a duplicate dropped or a record superseded (last-wins) creates no channel.
+      if (stage === 'channels' && item.type === 'DIRECT' && Array.isArray(item.members)) {
+        const set = directSetOf(item.members);
+        if (!this.directSets.has(set)) this.directSets.set(set, sourceKey);
+      }
     };
     return { crossCheck, onAccepted };
   }
@@ -131,13 +136,10 @@ export class StageChecks {
     return r;
   }
 
-  /** A DIRECT channel's members, when an earlier DIRECT record of another key has the same set (see above). */
+  /** A DIRECT channel's members, when a DIRECT record of another key sent earlier has the same set (see above). */
   private directSetTaken(members: unknown[], key: string | undefined): Reason[] {
-    const set = JSON.stringify([...new Set(members.map(String))].sort());
-    if (!this.directSets.has(set)) {
-      this.directSets.set(set, key);
-      return [];
-    }
+    const set = directSetOf(members);
+    if (!this.directSets.has(set)) return [];
     const first = this.directSets.get(set);
     if (first === key) return [];
     const r = reason('members', 'a set of members no other DIRECT channel of the run has', members);
@@ -183,6 +185,9 @@ export class StageChecks {
     return channels;
   }
 }
+
+/** A DIRECT channel's identity on the platform: its set of members. */
+const directSetOf = (members: unknown[]): string => JSON.stringify([...new Set(members.map(String))].sort());
 
 const ONE_USER_HINT = '. If both are one person, set the users stage\'s onExisting: match (an export block\'s onExistingUsers: match; docs/mapping-language.md)';
 
