@@ -80,6 +80,7 @@ async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: 
     format = sniffFormat(sniffed.head);
     stream = sniffed.stream;
   }
+  options.onFormat?.(format);
   return rejectingUnreadable(parserFor(format, stream, options), text);
 }
 

@@ -82,4 +82,6 @@ export interface ParseRecordsOptions {
   encoding?: SourceEncoding;
   /** CSV options (ignored for other formats). */
   csv?: CsvFormatOptions;
+  /** Told the format once it is known (given or sniffed), before the first record. */
+  onFormat?: (format: FormatName) => void;
 }

@@ -82,7 +82,8 @@ function wholeNumberOf(text: string): number | 'beyond' | undefined {
 
 function toInteger(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
-  const whole = typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? wholeNumberOf(value.trim()) : undefined;
+  // A JSON number past 2^53 that JSON.parse took as a double (`1e20`) is whole, but beyond the safe range.
+  const whole = typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? wholeNumberOf(value.trim()) : typeof value === 'number' && Number.isInteger(value) ? 'beyond' : undefined;
   if (typeof whole === 'number') return whole;
   // Never rounded: an integer beyond 2^53 (JSON sources read it as its exact text) is refused, naming why.
   if (whole === 'beyond') {

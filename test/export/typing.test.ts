@@ -156,6 +156,13 @@ describe('exports in other shapes, from another origin', () => {
       expect(listFiles(root)).toEqual(before);
     });
 
+    it.each([['[]'], ['[ ]\n']])('a JSON array read to its closing bracket with no element (%j) is an empty day: published as empty', async (text) => {
+      const { root, rerun } = await publishedThenRerun(Buffer.from(text));
+      expect((await rerun).datasets[0]).toMatchObject({ rowsRead: 0, rowsWritten: 0, rowsRejected: 0 });
+      expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'rerun', rowCount: 0 });
+      expect(await readDataset(root, 'users', DATE)).toEqual([]);
+    });
+
     it('a CSV with a header and no rows is an empty day: published as empty', async () => {
       const { root, rerun } = await publishedThenRerun(Buffer.from('id,name,display_name,newThing\n'));
       const d = (await rerun).datasets[0]!;

@@ -31,7 +31,7 @@ describe('number and integer texts are never silently changed (a CSV cell)', () 
   });
 
   it('type integer takes a text only when it denotes a whole number itself, never through rounding', () => {
-    const integer = (text: string) => {
+    const integer = (text: string | number) => {
       const reasons: Reason[] = [];
       return { value: COERCERS.integer(text, reasons, 'properties.i', 'i'), reasons };
     };
@@ -44,7 +44,8 @@ describe('number and integer texts are never silently changed (a CSV cell)', () 
     for (const [text, n] of [['42', 42], [' -7 ', -7], ['1.0', 1], ['1e3', 1000], ['150e-1', 15], ['-0', 0], ['0.000e5', 0], ['9007199254740991', 9007199254740991], ['900719925474099.1e1', 9007199254740991]] as const)
       expect(integer(text).value, text).toBe(n);
     // Beyond 2^53: refused, never rounded, whatever the notation.
-    for (const text of ['9007199254740992', '9007199254740993', '1e20', '9.007199254740993e15', '-1e400']) {
+    // JSON numbers such as 1e20 arrive as doubles: whole, but beyond the safe range too.
+    for (const text of ['9007199254740992', '9007199254740993', '1e20', '9.007199254740993e15', '-1e400', 1e20, -(2 ** 60)]) {
       const { value, reasons } = integer(text);
       expect(value, text).toBe(BAD);
       expect(reasons[0]!.message, text).toContain('within ±9007199254740991');

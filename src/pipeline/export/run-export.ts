@@ -13,7 +13,7 @@
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
  */
 import { JobFailedError, type Job } from '../../api/index.js';
-import { parseRecordBatches, type SourceItem } from '../../formats/index.js';
+import { parseRecordBatches, type FormatName, type SourceItem } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
 import { columnBatchRows, createDestination, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
 import { partitionByDay, removeStaleSpools } from './day-partitions.js';
@@ -139,7 +139,11 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   const schema = DATASET_SCHEMAS[dataset];
   const download = openExportDownload(deps.client, job, { ...opts.download, ...(signal ? { signal } : {}), sleep: deps.sleep, logger, name });
   let header: readonly string[] | undefined;
-  const items = parseRecordBatches(download.stream, { file: name, csv: { onColumns: (columns) => (header = columns) } });
+  let format: FormatName | undefined;
+  const items = parseRecordBatches(download.stream, { file: name, csv: { onColumns: (columns) => (header = columns) }, onFormat: (f) => (format = f) });
+  // Without a record, a CSV's header, or a JSON array read to its closing bracket (`[]`), proves an empty
+  // day; bytes that prove nothing (0 bytes, blank lines) are refused by the typer (typed-source.ts).
+  const headerColumns = () => header ?? (format === 'json' ? schema.columns.map((c) => c.source) : undefined);
   const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
   let rejectsPublished = false;
   try {
@@ -150,7 +154,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       rejects,
       maxRejects: opts.maxRejects,
       source: name,
-      headerColumns: () => header,
+      headerColumns,
       stamp: { dataset, date: opts.date, runId: opts.runId },
       ...(schema.dayColumn ? { window: rowWindowOf(schema.dayColumn, opts.window) } : {}),
       ...(signal ? { signal } : {}),
