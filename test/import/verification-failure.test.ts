@@ -3,7 +3,7 @@
  * `POST /analytics/messages` answered 5xx past the retries. The run still prints and writes its report,
  * with the verification marked not done and why, and exits with the platform-failure code (75 / 69).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
@@ -50,8 +50,12 @@ describe.each([
   it(`prints the report with the verification not done, writes it, and exits ${code}`, async () => {
     const { dir, path } = await smallPipeline(`vf-${error.toLowerCase()}`);
     fail();
-    const ran = await runCli(['import', path, '--state', join(dir, 'state')], f.env);
+    const terminationLog = join(dir, 'termination-log');
+    await writeFile(terminationLog, '');
+    const ran = await runCli(['import', path, '--state', join(dir, 'state')], { ...f.env, CHATPORT_TERMINATION_LOG: terminationLog });
     expect({ code: ran.code, stderr: ran.stderr }).toMatchObject({ code });
+    // The pod's summary says what the report says: the data is in, the verification was not done.
+    expect(JSON.parse(await readFile(terminationLog, 'utf8'))).toMatchObject({ status: 'succeeded', verification: 'not-done', exitCode: code, error: { code: error } });
     expect(ran.stdout).toMatch(/^run (\S+) \(vf-[a-z_]+, attempt 1\): succeeded$/m);
     expect(ran.stdout).toMatch(/^messages +5 +5 /m);
     expect(ran.stdout).toMatch(new RegExp(`^verification: NOT DONE \\(the import itself is complete\\) — ${error}: `, 'm'));

@@ -12,8 +12,10 @@ import { messageRefOf } from './refs.js';
 /**
  * Finds the roots replies hang from: imports return no ids, so each channel that has roots is read once,
  * oldest first, until every wanted root is found (or the channel ends: a root that is not there was
- * rejected or refused, and its replies become orphans). The answer is kept in the run folder so a resumed
- * run does not read the channels again.
+ * rejected or refused, and its replies become orphans). The roots found are kept in the run folder so a
+ * resumed run (or a later verify) does not read the channels for them again. The file lists found roots only,
+ * so it says nothing about a root it lacks: that root may have been imported since (a later run, another
+ * shard, an export re-made with more days), and its channel is read again.
  */
 export type RootThreads = Map<string, Int64>;
 
@@ -40,13 +42,13 @@ export async function findRootThreads(
   cacheFile: string | undefined,
   signal: AbortSignal,
 ): Promise<FoundRoots> {
-  const cached = cacheFile === undefined ? undefined : await readFile(cacheFile, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Record<string, Int64>, () => undefined);
-  if (cached) return { threads: new Map(Object.entries(cached)), empty: new Set() };
-  const found: RootThreads = new Map();
+  const found: RootThreads = cacheFile === undefined ? new Map() : await readCachedRoots(cacheFile);
+  const toRead = refsNotIn(wanted, found);
   const empty = new Set<string>();
+  if (toRead.size === 0) return { threads: found, empty };
   // Channels are read `concurrency` at a time (each page waits on the platform); what they hold is
   // gathered in the order of `wanted`, so the cache file is the same whichever answer came first.
-  for await (const roots of inOrderAhead(wanted, stage.options.concurrency, ([channelId, refs]) => rootsInChannel(client, stage, channelId, refs, signal))) {
+  for await (const roots of inOrderAhead(toRead, stage.options.concurrency, ([channelId, refs]) => rootsInChannel(client, stage, channelId, refs, signal))) {
     for (const root of roots) {
       if (found.has(root.ref)) continue;
       found.set(root.ref, root.thread);
@@ -55,6 +57,22 @@ export async function findRootThreads(
   }
   if (cacheFile !== undefined) await writeFileAtomic(cacheFile, stringifyJson(Object.fromEntries(found)));
   return { threads: found, empty };
+}
+
+/** The roots an earlier read found (none when the file is absent or unreadable: the channels are read). */
+async function readCachedRoots(cacheFile: string): Promise<RootThreads> {
+  const cached = await readFile(cacheFile, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Record<string, Int64>, () => undefined);
+  return new Map(cached && typeof cached === 'object' ? Object.entries(cached) : []);
+}
+
+/** The wanted refs the cache does not answer for, by channel (channels it answers in full are left out). */
+function refsNotIn(wanted: ReadonlyMap<string, ReadonlySet<string>>, found: RootThreads): Map<string, ReadonlySet<string>> {
+  const out = new Map<string, ReadonlySet<string>>();
+  for (const [channelId, refs] of wanted) {
+    const lacking = [...refs].filter((ref) => !found.has(ref));
+    if (lacking.length > 0) out.set(channelId, lacking.length === refs.size ? refs : new Set(lacking));
+  }
+  return out;
 }
 
 interface FoundRoot {
