@@ -108,8 +108,11 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
       printReport(partial);
     }
     const code = isChatportError(error) ? error.code : 'INTERNAL';
+    // A run whose data is in but whose verification could not be done says so, as its report does.
+    const status = code === 'INTERRUPTED' ? 'interrupted' : partial?.status === 'succeeded' ? 'succeeded' : 'failed';
     await writeTerminationLog(ctx.env, {
-      command: 'import', pipeline: config.name, status: code === 'INTERRUPTED' ? 'interrupted' : 'failed', exitCode: exitCodeFor(error),
+      command: 'import', pipeline: config.name, status, exitCode: exitCodeFor(error),
+      ...(partial?.verification ? { verification: partial.verification.status } : {}),
       error: { code, message: error instanceof Error ? error.message : String(error) },
     });
     throw error;
