@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { runVerify } from '../../src/pipeline/verify/run-verify.js';
 import { compareInt64 } from '../../src/shared/int64.js';
 import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
@@ -90,6 +91,21 @@ describe('users the platform already has (onExisting)', () => {
     // The stranger 'uxcy' got neither the channel nor the message of the source's uxcy.
     expect(await authorsIn('uxroom')).toEqual(['uxann: from ann', 'uxbob: from bob']);
     expect((await all(f.client.channels.list())).filter((c) => c.name === 'uxcyroom')).toEqual([]);
+  });
+
+  it('verification tells the pipeline\'s user from another of the same name: messages naming one that is not the pipeline\'s are a difference', async () => {
+    const dir = join(f.dir, 'identity-verified');
+    await writeTeam(dir, 'iv');
+    const { config } = await writePipeline(dir, pipeline('identity-verified', ''));
+    const first = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(first.verification?.status).toBe('exact');
+    // The platform's ivbob stops being this pipeline's record (as if another tool had made it): its name,
+    // content and messages are unchanged, so only who it is tells it apart.
+    const bob = (await all(f.client.users.list({ name: 'ivbob' })))[0]!;
+    await f.client.users.update(bob.id, { properties: { chatportPipeline: null, chatportKey: null } });
+    const { summary, differences } = await runVerify({ config, exportWait: { pollIntervalMs: 20, timeoutMs: 60_000 } }, { client: f.client });
+    expect(summary.status).toBe('differences');
+    expect(differences).toEqual([expect.objectContaining({ kind: 'changed', stage: 'users', sourceKey: '2', fields: ['identity'], message: expect.stringContaining('the messages and memberships the source gives "ivbob" belong to that other user') })]);
   });
 
   it('skip: not created and counted as skipped; fail: stops before sending anything, naming them (USERS_EXIST, exit 65)', async () => {

@@ -1,18 +1,11 @@
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
-import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, type Reason } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, type Reason } from '../../transform/index.js';
+import { heldByAnother, holderOf, namesHeldByStrangers, type Holder } from './name-holders.js';
 import { reason } from '../../transform/types.js';
 
-/**
- * Names the platform holds, each with whose record holds it: this pipeline's (its `chatportPipeline`
- * property) and under which source key (`chatportKey`; absent on records of older versions).
- */
+/** Names the platform holds, each with whose record holds it (name-holders.ts). */
 type Holders = Map<string, Holder>;
-
-interface Holder {
-  ours: boolean;
-  key: string | undefined;
-}
 
 export interface StageCheckHooks {
   crossCheck(item: Record<string, unknown>): Reason[];
@@ -151,29 +144,13 @@ export class StageChecks {
   private async findOthersNames(): Promise<void> {
     if (this.othersNames !== undefined || !this.client || !this.sourceUserNames) return;
     if (!this.config.stages.some((s) => s.stage === 'users')) return;
-    const names = await this.sourceUserNames();
-    const keys = new Set(names.keys());
-    const matched = this.config.matchedUsers?.byKey;
-    const others = new Set<string>();
-    for (const [key, name] of names) {
-      // onExisting gave this user the holder of its own name: references by that name mean that user.
-      if (matched?.get(key)?.name === name) continue;
-      const holder = this.users!.get(name);
-      // A holder the source still has, under another name now (a renamed user, `unique: suffix` numbering
-      // that moved): references by key name it as the platform does (user-names.ts), so it is no stranger.
-      if (heldByAnother(holder, key) && !(holder!.ours && holder!.key !== undefined && keys.has(holder!.key))) others.add(name);
-    }
-    this.othersNames = others;
-  }
-
-  private holder(properties: Record<string, unknown> | undefined): Holder {
-    const key = properties?.[CHANNEL_KEY_PROPERTY];
-    return { ours: properties?.[PIPELINE_PROPERTY] === this.config.id, key: typeof key === 'string' ? key : undefined };
+    const users = this.users!;
+    this.othersNames = namesHeldByStrangers(await this.sourceUserNames(), (name) => users.get(name), this.config.matchedUsers?.byKey);
   }
 
   private async readUsers(): Promise<void> {
     const users: Holders = new Map();
-    for await (const user of this.client!.users.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) })) users.set(user.name, this.holder(user.properties));
+    for await (const user of this.client!.users.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) })) users.set(user.name, holderOf(user.properties, this.config.id));
     this.users = users;
     this.usersStale = false;
   }
@@ -181,7 +158,7 @@ export class StageChecks {
   private async readChannels(): Promise<Holders> {
     const channels: Holders = new Map();
     for await (const channel of this.client!.channels.list({ pageSize: 100, ...(this.signal ? { signal: this.signal } : {}) }))
-      if (channel.type !== 'DIRECT') channels.set(channel.name, this.holder(channel.properties));
+      if (channel.type !== 'DIRECT') channels.set(channel.name, holderOf(channel.properties, this.config.id));
     return channels;
   }
 }
@@ -195,17 +172,6 @@ const ONE_USER_HINT = '. If both are one person, set the users stage\'s onExisti
 function keyOf(item: Record<string, unknown>): string | undefined {
   const key = (item.properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
   return typeof key === 'string' ? key : undefined;
-}
-
-/**
- * The name's holder is not the record with this key: another pipeline's record, or this pipeline's under
- * another key (a second workspace's user of the same name). A holder of an older version, without a key,
- * is taken for the record itself.
- */
-function heldByAnother(holder: Holder | undefined, key: string | undefined): boolean {
-  if (holder === undefined) return false;
-  if (!holder.ours) return true;
-  return holder.key !== undefined && key !== undefined && holder.key !== key;
 }
 
 /** A name the platform holds for another record (heldByAnother): the platform would refuse the item. */

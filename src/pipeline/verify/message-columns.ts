@@ -24,6 +24,10 @@ export class Interner {
     return this.names[id] ?? '';
   }
 
+  has(name: string): boolean {
+    return this.ids.has(name);
+  }
+
   /** How many names, the empty one included: ids run from 0 to size - 1. */
   get size(): number {
     return this.names.length;

@@ -7,7 +7,9 @@ import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js'
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
 import { sourceOptionsOf } from '../import/read-stage.js';
-import { pipelineUserNamesOf } from '../import/user-names.js';
+import { pipelineUserNamesOf, sourceUserNamesOf } from '../import/user-names.js';
+import { readStageRecords } from '../import/read-stage.js';
+import { usersNamedForOthers } from './user-identity.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
 import { compareChannels, compareMembers, compareUsers, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
@@ -113,7 +115,13 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     stages[stage] = stageVerification(expectedCount, result.verified, result.differences);
   };
 
-  if (expected.stages.has('users')) record('users', expected.users.length, compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey, judged));
+  if (expected.stages.has('users')) {
+    const compared = compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey, judged);
+    // Before the platform's messages are read: expected.authors then holds the source's authors only.
+    const sourceNames = await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read));
+    compared.differences.push(...usersNamedForOthers(config, sourceNames, users, expected));
+    record('users', expected.users.length, compared);
+  }
   const matched = matchChannels(channelsToMatch(expected), channels, config.id, judged);
   if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
   if (expected.members.size > 0) {
