@@ -29,10 +29,16 @@ export interface StageCounts {
   changed: number;
   /** Users only, of `skipped`: source users matched to a platform user that already existed (`onExisting: match`). */
   matched?: number;
-  /** Messages, of `imported`: replies sent into their root's reply thread (docs/threads.md). */
+  /** Messages, of `imported`: replies in their root's reply thread (docs/threads.md). */
   replies?: number;
   /** Messages, of `imported`: replies whose root was not found, sent into the channel instead. */
   orphans?: number;
+  /**
+   * Messages, of `replies` / `orphans`: found already where they go (a run after a finished one), not sent
+   * by this run. Absent when the replies were settled by an earlier attempt (the journal keeps no such count).
+   */
+  repliesHeld?: number;
+  orphansHeld?: number;
   /**
    * Accepted records not (yet) imported: a dry run or a validation sends nothing, an interrupted run stops
    * early. Zero in a completed run.
@@ -146,7 +152,7 @@ export function formatReportTable(report: RunReport, width?: number): string {
   const matched = report.stages.users?.matched;
   if (matched) tail.push(`users: ${matched} matched to users the platform already had (not created; counted in skipped; their records use the platform user)`);
   const m = report.stages.messages;
-  if (m?.replies || m?.orphans) tail.push(`messages: ${m.replies ?? 0} replies sent into their threads${m.orphans ? `; ${m.orphans} whose root was not found went into the channel (orphans)` : ''}`);
+  if (m?.replies || m?.orphans) tail.push(formatRepliesLine(m));
   for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
   if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);
   if (report.error) tail.push(`stopped by ${report.error.code}: ${report.error.message}`);
@@ -155,6 +161,19 @@ export function formatReportTable(report: RunReport, width?: number): string {
   tail.push(`run directory: ${report.runDir}`);
   const verified = formatRunVerification(report.verification);
   return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs, width)}${verified}${tail.join('\n')}\n`;
+}
+
+/** Where the replies are, and how many of them this run sent (the rest were already there). */
+function formatRepliesLine(m: StageCounts): string {
+  const replies = m.replies ?? 0;
+  const line = [`messages: ${replies} replies in their threads${sentNow(replies, m.repliesHeld)}`];
+  if (m.orphans) line.push(`${m.orphans} whose root was not found in the channel (orphans)${sentNow(m.orphans, m.orphansHeld)}`);
+  return line.join('; ');
+}
+
+function sentNow(count: number, held: number | undefined): string {
+  if (held === undefined || count === 0) return '';
+  return held === 0 ? ', all sent now' : held === count ? ', all already there (none sent now)' : ` (${count - held} sent now, ${held} already there)`;
 }
 
 function formatRunVerification(v: RunReport['verification']): string {

@@ -6,7 +6,7 @@ import { runImport } from '../../src/pipeline/import/run-import.js';
 import { compareInt64 } from '../../src/shared/int64.js';
 import type { Message } from '../../src/wire/resources.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
-import type { RunReport } from '../../src/pipeline/report.js';
+import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
 import { all, runCli, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -101,13 +101,18 @@ describe('reply threads (thread: parent)', () => {
     const threadReads = () => f.sandbox.requests().filter((r) => r.method === 'GET' && /^\/threads\/\d+\/messages$/.test(r.path)).length;
     f.sandbox.clearRequests();
     const first = await runImport({ config, stateDir: join(dir, 'state-1') }, { client: f.client });
-    expect(first.stages.messages).toMatchObject({ imported: 8, replies: 4, orphans: 1 });
+    expect(first.stages.messages).toMatchObject({ imported: 8, replies: 4, orphans: 1, repliesHeld: 0, orphansHeld: 0 });
+    expect(formatReportTable(first)).toContain('messages: 4 replies in their threads, all sent now; 1 whose root was not found in the channel (orphans), all sent now');
     // Both roots were read with repliesCount 0 by this run: nothing to look for in their threads.
     expect(threadReads()).toBe(0);
 
     f.sandbox.clearRequests();
     const second = await runImport({ config, stateDir: join(dir, 'state-2') }, { client: f.client });
-    expect(second.stages.messages).toMatchObject({ read: 8, replies: 4, orphans: 1, pending: 0 });
+    expect(second.stages.messages).toMatchObject({ read: 8, replies: 4, orphans: 1, pending: 0, repliesHeld: 4, orphansHeld: 1 });
+    // The report says this run sent none of them.
+    const said = formatReportTable(second);
+    expect(said).toContain('messages: 4 replies in their threads, all already there (none sent now); 1 whose root was not found in the channel (orphans), all already there (none sent now)');
+    expect(said).not.toContain('sent into');
     expect(second.totals.balanced).toBe(true);
     // This time the roots hold replies: each thread is read once, and nothing is sent again.
     expect(threadReads()).toBe(2);

@@ -302,8 +302,14 @@ async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (
     return;
   }
   counts.imported++;
-  if (outcome.orphan) counts.orphans = (counts.orphans ?? 0) + 1;
-  else counts.replies = (counts.replies ?? 0) + 1;
+  const held = outcome.delivery.held ? 1 : 0;
+  if (outcome.orphan) {
+    counts.orphans = (counts.orphans ?? 0) + 1;
+    counts.orphansHeld = (counts.orphansHeld ?? 0) + held;
+  } else {
+    counts.replies = (counts.replies ?? 0) + 1;
+    counts.repliesHeld = (counts.repliesHeld ?? 0) + held;
+  }
 }
 
 function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number } {

@@ -43,9 +43,19 @@ export function combineStages(reports: ReadonlyArray<RunReport | undefined>): Pa
 
 const SUMMED = ['read', 'imported', 'updated', 'duplicates', 'rejected', 'refused', 'skipped', 'changed', 'pending', 'chunks', 'bytesRead', 'matched', 'replies', 'orphans'] as const;
 
+/** Of `replies` / `orphans`: how many were already there (see StageCounts). */
+const HELD = [['replies', 'repliesHeld'], ['orphans', 'orphansHeld']] as const;
+
 function addCounts(a: StageCounts, b: StageCounts): StageCounts {
   const sum: StageCounts = { ...a, jobs: { submitted: a.jobs.submitted + b.jobs.submitted, finished: a.jobs.finished + b.jobs.finished, failed: a.jobs.failed + b.jobs.failed } };
   for (const k of SUMMED) if (a[k] !== undefined || b[k] !== undefined) (sum as unknown as Record<string, number>)[k] = (a[k] ?? 0) + (b[k] ?? 0);
+  for (const [count, held] of HELD) {
+    // Unknown for a shard whose replies an earlier attempt settled: then unknown for the whole.
+    const known = (c: StageCounts) => (c[count] ? c[held] : 0);
+    const [x, y] = [known(a), known(b)];
+    if (x === undefined || y === undefined || (a[held] === undefined && b[held] === undefined)) delete sum[held];
+    else sum[held] = x + y;
+  }
   // The shards ran side by side: the stage took as long as its slowest shard.
   sum.durationMs = Math.max(a.durationMs, b.durationMs);
   return sum;

@@ -18,7 +18,8 @@ import { detachString } from '../../../shared/detach-string.js';
 /** Where a reply goes: its root's reply thread, or (an orphan) its channel. */
 export type ReplyTarget = { kind: 'thread'; threadId: Int64 } | { kind: 'channel'; channelId: Int64 };
 
-export type Delivery = { kind: 'sent'; id: Int64 } | { kind: 'refused'; message: string };
+/** `held`: the target held the reply before this run sent it (a run after a finished one): found, not sent. */
+export type Delivery = { kind: 'sent'; id: Int64; held?: true } | { kind: 'refused'; message: string };
 
 export interface DeliverDeps {
   client: ChatportClient;
@@ -41,7 +42,7 @@ export async function deliverReply(deps: DeliverDeps, key: string, body: SendMes
   const refused = deps.state.refused.get(key);
   if (refused !== undefined) return { kind: 'refused', message: refused };
   const there = (await present()).get(key);
-  if (there !== undefined) return settle(deps, key, target, { kind: 'sent', id: there });
+  if (there !== undefined) return settle(deps, key, target, { kind: 'sent', id: there, held: true });
   for (let attempt = 1; ; attempt++) {
     if (deps.state.sending.has(key)) {
       const found = await lookUp(deps, key, target);
