@@ -57,6 +57,11 @@ interface ChannelState {
   lastTs: string | undefined;
   sameTsCount: number;
   threads: ThreadTracker;
+  /**
+   * Roots that share their ts with an earlier message of the conversation (broken exports): ts → the root's
+   * occurrence, so replies name the root (the message with thread_ts == ts), not the first of that ts.
+   */
+  repeatedTsRoots: Map<string, number>;
 }
 
 export function createSlackMessageMapper(context: SlackMappingContext): SlackMessageMapper {
@@ -64,7 +69,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
   const stateOf = (channelKey: string) => {
     let state = states.get(channelKey);
     if (state === undefined) {
-      state = { lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots) };
+      state = { lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map() };
       states.set(channelKey, state);
     }
     return state;
@@ -134,7 +139,8 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   }
 
   const id = `${channelKey}/${message.ts}`;
-  const thread = threadFactsOf(message, channelKey, state.threads);
+  if (occurrence > 1 && message.thread_ts === message.ts) state.repeatedTsRoots.set(message.ts, occurrence);
+  const thread = threadFactsOf(message, channelKey, state);
   const facts: MessageSourceFacts = compact({
     system: 'slack',
     kind: 'message' as const,
@@ -177,11 +183,14 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   return { outcome: 'items', position, items };
 }
 
-function threadFactsOf(message: SlackMessage, channelKey: string, threads: ThreadTracker): MessageSourceFacts['thread'] {
+function threadFactsOf(message: SlackMessage, channelKey: string, state: ChannelState): MessageSourceFacts['thread'] {
   if (message.thread_ts === undefined) return undefined;
   const isRoot = message.thread_ts === message.ts;
+  const { threads } = state;
+  const occurrence = state.repeatedTsRoots.get(message.thread_ts);
   return compact({
-    root: `${channelKey}/${message.thread_ts}`,
+    // The root's own id (an occurrence suffix when an earlier message has its ts), as messageRefOf reads it.
+    root: `${channelKey}/${message.thread_ts}${occurrence === undefined ? '' : `~${occurrence}`}`,
     isRoot,
     replyCount: isRoot ? message.reply_count : undefined,
     broadcast: message.subtype === 'thread_broadcast' ? true : undefined,
