@@ -33,6 +33,8 @@ export interface StageCounts {
   replies?: number;
   /** Messages, of `imported`: replies whose root was not found, sent into the channel instead. */
   orphans?: number;
+  /** Messages, of `replies`: replies an earlier run had left in the channel, deleted there once in their thread. */
+  moved?: number;
   /**
    * Messages, of `replies` / `orphans`: found already where they go (a run after a finished one), not sent
    * by this run. Absent when the replies were settled by an earlier attempt (the journal keeps no such count).
@@ -168,6 +170,7 @@ function formatRepliesLine(m: StageCounts): string {
   const replies = m.replies ?? 0;
   const line = [`messages: ${replies} replies in their threads${sentNow(replies, m.repliesHeld)}`];
   if (m.orphans) line.push(`${m.orphans} whose root was not found in the channel (orphans)${sentNow(m.orphans, m.orphansHeld)}`);
+  if (m.moved) line.push(`${m.moved} moved from their channel (an earlier run's orphans) into their threads`);
   return line.join('; ');
 }
 

@@ -196,3 +196,88 @@ describe('reply threads (thread: parent)', () => {
     expect(await threadBodies(one)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
   }, 90_000);
 });
+
+describe('orphans on later runs', () => {
+  const appendMessages = async (dir: string, lines: string[]) => writeFile(join(dir, 'messages.csv'), `${await readFile(join(dir, 'messages.csv'), 'utf8')}${lines.join('\n')}\n`);
+  const bodiesIn = async (name: string) => sorted(await all(f.client.channels.messages((await channelNamed(name)).id)));
+
+  it('an orphan whose root appears on a later run is moved into its thread: in the thread once, gone from the channel', async () => {
+    const dir = join(f.dir, 'late-root');
+    await writeThreaded(dir, 'lr');
+    const { config } = await writePipeline(dir, pipeline('threads-late-root'));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.stages.messages).toMatchObject({ replies: 4, orphans: 1 });
+
+    // The export re-made with the record m7 replies to.
+    await appendMessages(dir, ['m99,c1,lra,late root,']);
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ read: 9, imported: 9, replies: 5, moved: 1, pending: 0 });
+    expect(second.stages.messages!.orphans).toBeUndefined();
+    expect(second.verification?.status).toBe('exact');
+    const one = await bodiesIn('lrone');
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'late root']);
+    expect(await threadBodies(one[2]!)).toEqual(['reply to nothing']);
+
+    // A third run finds everything in place: nothing sent, nothing deleted.
+    f.sandbox.clearRequests();
+    const third = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(third.stages.messages).toMatchObject({ replies: 5, pending: 0 });
+    expect(third.stages.messages!.moved).toBeUndefined();
+    expect(f.sandbox.requests().filter((r) => r.method === 'DELETE' || (r.method === 'POST' && /^\/(threads|channels)\/\d+\/messages$/.test(r.path)))).toEqual([]);
+  });
+
+  it('a run killed between the send into the thread and the delete of the channel copy: the resumed run deletes the copy', async () => {
+    const dir = join(f.dir, 'late-root-kill');
+    await writeThreaded(dir, 'lk');
+    const { config } = await writePipeline(dir, pipeline('threads-late-root-kill'));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state }, { client: f.client });
+    const channel = await channelNamed('lkone');
+    const orphan = (await bodiesIn('lkone')).find((m) => m.body === 'reply to nothing')!;
+    expect(first.stages.messages).toMatchObject({ orphans: 1 });
+
+    await appendMessages(dir, ['m99,c1,lka,late root,']);
+    await runImport({ config, stateDir: state }, { client: f.client });
+    // As a kill -9 right after the reply went into its thread left it: the copy still in the channel (sent
+    // again as the replies pass sends orphans), the move not journaled, the run not ended.
+    await f.client.channels.sendMessage(channel.id, { type: orphan.type, body: orphan.body!, properties: orphan.properties as Record<string, unknown>, user: { username: 'lkb' } });
+    const journal = join(state, 'journal.ndjson');
+    const cut = (await readFile(journal, 'utf8')).trim().split('\n').filter((line) => {
+      const e = JSON.parse(line) as { t: string; stage?: string };
+      return !(e.t === 'run-ended' || e.t === 'reply-moved' || (e.t === 'stage-done' && e.stage === 'messages'));
+    });
+    await writeFile(journal, `${cut.join('\n')}\n`);
+    expect((await bodiesIn('lkone')).map((m) => m.body)).toEqual(['root one', 'plain', 'late root', 'reply to nothing']);
+
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed.attempt).toBe(2);
+    expect(resumed.stages.messages).toMatchObject({ read: 9, imported: 9, replies: 5, moved: 1, pending: 0 });
+    expect(resumed.verification?.status).toBe('exact');
+    const one = await bodiesIn('lkone');
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'late root']);
+    expect(await threadBodies(one[2]!)).toEqual(['reply to nothing']);
+  });
+
+  it('an orphan sent by an earlier run, before messages a later export appends: verification is exact', async () => {
+    const dir = join(f.dir, 'orphan-append');
+    await writeThreaded(dir, 'oa');
+    const { config } = await writePipeline(dir, pipeline('threads-orphan-append'));
+    const state = join(dir, 'state');
+    expect((await runImport({ config, stateDir: state, verify: {} }, { client: f.client })).verification?.status).toBe('exact');
+
+    await appendMessages(dir, ['m9,c1,oaa,appended later,']);
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ read: 9, replies: 4, orphans: 1 });
+    // The platform holds what chatport sent, in the only order it could: the orphan before the new message.
+    expect((await bodiesIn('oaone')).map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing', 'appended later']);
+    expect(second.verification).toMatchObject({ status: 'exact' });
+
+    // An orphan deleted on the platform is still missing.
+    const orphan = (await bodiesIn('oaone')).find((m) => m.body === 'reply to nothing')!;
+    await f.client.messages.delete(orphan.id);
+    const { runVerify } = await import('../../src/pipeline/verify/run-verify.js');
+    const after = await runVerify({ config }, { client: f.client });
+    expect(after.differences).toEqual([expect.objectContaining({ kind: 'missing', stage: 'messages', channelKey: 'c1' })]);
+  });
+});

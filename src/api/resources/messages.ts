@@ -1,5 +1,5 @@
 import type { Int64 } from '../../shared/int64.js';
-import { Application, Message, cursorPage } from '../../wire/resources.js';
+import { Application, Message, Thread, cursorPage } from '../../wire/resources.js';
 import type { Transport } from '../core/transport.js';
 import { iterateItems, iteratePages } from '../hal/paginate.js';
 import { checkId, checkPageSize, withSignal, type ListOptions } from './common.js';
@@ -12,6 +12,8 @@ export interface MessagesResource {
   get(id: Int64, options?: { signal?: AbortSignal }): Promise<Message>;
   /** DELETE /messages: every message of the application (decisions.md); answers the Application. */
   deleteAll(options?: { signal?: AbortSignal }): Promise<Application>;
+  /** DELETE /messages/{id}: the message and its replies (decisions.md); answers the thread it was in. */
+  delete(id: Int64, options?: { signal?: AbortSignal }): Promise<Thread>;
 }
 
 export function createMessagesResource(transport: Transport): MessagesResource {
@@ -29,5 +31,10 @@ export function createMessagesResource(transport: Transport): MessagesResource {
       ),
     deleteAll: (options = {}) =>
       transport.sendJson({ operation: 'delete every message', method: 'DELETE', path: '/messages', scopes: ['read:message', 'delete:message'], retry: 'idempotent', ...withSignal(options.signal) }, Application),
+    delete: (id, options = {}) =>
+      transport.sendJson(
+        { operation: `delete message ${id}`, method: 'DELETE', path: `/messages/${checkId('message', id)}`, scopes: ['read:message', 'delete:message'], retry: 'idempotent', ...withSignal(options.signal) },
+        Thread,
+      ),
   };
 }

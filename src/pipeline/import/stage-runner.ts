@@ -289,7 +289,7 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
   refused += replies.refused;
   return {
     read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported),
-    ...(replies.threaded ? { replies: replies.threaded } : {}), ...(replies.orphans ? { orphans: replies.orphans } : {}),
+    ...(replies.threaded ? { replies: replies.threaded } : {}), ...(replies.orphans ? { orphans: replies.orphans } : {}), ...(replies.moved ? { moved: replies.moved } : {}),
   };
 }
 
@@ -310,10 +310,11 @@ async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (
     counts.replies = (counts.replies ?? 0) + 1;
     counts.repliesHeld = (counts.repliesHeld ?? 0) + held;
   }
+  if (outcome.moved) counts.moved = (counts.moved ?? 0) + 1;
 }
 
-function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number } {
-  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans };
+function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number; moved: number } {
+  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans, moved: r.moved.size };
 }
 
 /**

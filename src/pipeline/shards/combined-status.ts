@@ -41,7 +41,7 @@ export function combineStages(reports: ReadonlyArray<RunReport | undefined>): Pa
   return out;
 }
 
-const SUMMED = ['read', 'imported', 'updated', 'duplicates', 'rejected', 'refused', 'skipped', 'changed', 'pending', 'chunks', 'bytesRead', 'matched', 'replies', 'orphans'] as const;
+const SUMMED = ['read', 'imported', 'updated', 'duplicates', 'rejected', 'refused', 'skipped', 'changed', 'pending', 'chunks', 'bytesRead', 'matched', 'replies', 'orphans', 'moved'] as const;
 
 /** Of `replies` / `orphans`: how many were already there (see StageCounts). */
 const HELD = [['replies', 'repliesHeld'], ['orphans', 'orphansHeld']] as const;

@@ -33,11 +33,14 @@ export type JournalEvent =
   /**
    * Reply threads (pipeline/import/replies): a reply is journaled before it is sent (`reply-sending`), so a
    * resumed run looks for it in its thread before sending again; `reply-sent` once the platform answered
-   * (`orphan`: its root was not found, so it went into the channel); `reply-refused` for a 4xx answer.
+   * (`orphan`: its root was not found, so it went into the channel); `reply-refused` for a 4xx answer;
+   * `reply-moved` once an earlier run's copy of the reply in its channel (`from`) was deleted, the reply
+   * being in its thread (docs/threads.md "Moved orphans").
    */
   | { t: 'reply-sending'; stage: StageName; key: string }
   | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean }
   | { t: 'reply-refused'; stage: StageName; key: string; message: string }
+  | { t: 'reply-moved'; stage: StageName; key: string; from: Int64 }
   /**
    * The stage's upload concurrency changed or the client met 429s since the last upload (`rateLimited`: the
    * client's running count of 429 answers in this attempt). Only for report.html's charts; the fold ignores it.

@@ -25,6 +25,8 @@ export interface RepliesState {
   sending: Set<string>;
   sent: SentReplies;
   refused: Map<string, string>;
+  /** Replies whose channel copy an earlier run left was deleted once they were in their thread (few). */
+  moved: Set<string>;
 }
 
 export interface StageState {
@@ -45,7 +47,7 @@ export interface RunState {
 }
 
 export function emptyRunState(): RunState {
-  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map() }, done: false });
+  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set() }, done: false });
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
@@ -123,6 +125,9 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
     case 'reply-refused':
       stage.replies.sending.delete(e.key);
       stage.replies.refused.set(e.key, e.message);
+      break;
+    case 'reply-moved':
+      stage.replies.moved.add(e.key);
       break;
   }
 }

@@ -148,7 +148,7 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
   return out;
 }
 
-/** A message expected among its channel's own (a reply whose root is not there too, after the others). */
+/** A message expected among its channel's own (an orphan its channel does not hold too, after the others). */
 export function expectInChannel(out: ExpectedSource, channelKey: string, token: Token, ordinal: number): void {
   let column = out.messages.get(channelKey);
   if (!column) out.messages.set(channelKey, (column = new ExpectedMessages()));

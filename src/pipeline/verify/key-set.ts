@@ -21,6 +21,19 @@ export class KeyHashSet {
     return this.used;
   }
 
+  /** Whether the key (or its hash) was added. */
+  has(key: string): boolean {
+    const [hi, low] = hash64(key);
+    const lo = hi === 0 && low === 0 ? 1 : low;
+    const slots = this.table.length / 2;
+    for (let slot = (lo ^ hi) & (slots - 1); ; slot = (slot + 1) & (slots - 1)) {
+      const h = this.table[slot * 2]!;
+      const l = this.table[slot * 2 + 1]!;
+      if (h === 0 && l === 0) return false;
+      if (h === hi && l === lo) return true;
+    }
+  }
+
   private insert(hi: number, lo: number): boolean {
     // (0, 0) marks an empty slot; a key hashing there is moved to (0, 1).
     if (hi === 0 && lo === 0) lo = 1;

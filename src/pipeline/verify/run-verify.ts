@@ -23,6 +23,7 @@ import { MessageIdSet } from './key-set.js';
 import { readMessagesAt } from './source-messages.js';
 import { findRootThreads } from '../import/replies/roots.js';
 import { expectInChannel } from './expected-source.js';
+import { orphansHeld } from './verify-orphans.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -154,7 +155,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
 
 /**
  * Reply threads: the roots' threads are found (the replies pass's answer when the run folder has it), each
- * thread compared with the source's replies, and replies whose root is missing expected in their channel.
+ * thread compared with the source's replies, and replies whose root is missing looked for in their channel.
  */
 async function checkThreads(
   client: ChatportClient,
@@ -176,9 +177,20 @@ async function checkThreads(
     refs.add(replies.parentOf(i));
   }
   const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
-  const { threads: roots } = await findRootThreads(client, stage, wanted, cache, signal ?? new AbortController().signal);
+  const aborted = signal ?? new AbortController().signal;
+  const { threads: roots } = await findRootThreads(client, stage, wanted, cache, aborted);
   const result = await verifyThreads(client, stage, replies, roots, nameReplies, signal);
-  for (const i of result.orphans) expectInChannel(expected, replies.channelKeyOf(i), replies.token(i), replies.ordinal[i]!);
+  // Orphans held in their channel are verified by key, wherever they sit, and left out of the channel's
+  // order; one that is not there is expected at the channel's end, so its absence shows as a difference.
+  const held = await orphansHeld(client, stage, replies, result.orphans, channels, aborted);
+  for (const i of result.orphans) {
+    const id = held.get(i);
+    if (id === undefined) expectInChannel(expected, replies.channelKeyOf(i), replies.token(i), replies.ordinal[i]!);
+    else {
+      result.replyIds.add(id);
+      result.verified++;
+    }
+  }
   return result;
 }
 

@@ -12,8 +12,8 @@ import type { Difference } from './types.js';
 
 /**
  * Reply threads (docs/threads.md): each root's thread must hold exactly the source's replies to it, in
- * source order. A reply whose root is not on the platform is an orphan: expected in its channel instead
- * (after the channel's own messages, where the replies pass put it). Replies are matched by a 64-bit hash
+ * source order. A reply whose root is not on the platform is an orphan: looked for in its channel instead
+ * (verify-orphans.ts). Replies are matched by a 64-bit hash
  * of their key (expected-replies.ts); those that differ are named by a second read of the source.
  */
 export interface ThreadsVerification {

@@ -85,17 +85,18 @@ async function lookUp(deps: DeliverDeps, key: string, target: ReplyTarget): Prom
 
 /**
  * Every message the target holds, by reply key. In a channel (where orphans go) only the messages that can
- * be replies are kept: an export's channel holds every message of its channel, and this table lives until
- * the pass ends. Keys are copies, not views of the page's text, which would keep each page alive.
+ * be replies, and of those only keys `wanted` may hold, are kept: a channel holds every message of its
+ * channel, and this table lives until the pass ends. Keys are copies, not views of the page's text, which
+ * would keep each page alive.
  */
-export async function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget): Promise<Map<string, Int64>> {
+export async function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, wanted?: (key: string) => boolean): Promise<Map<string, Int64>> {
   const options = { pageSize: 100, signal: deps.signal };
   const messages = target.kind === 'thread' ? deps.client.threads.messages(target.threadId, options) : deps.client.channels.messages(target.channelId, options);
   const keys = new Map<string, Int64>();
   for await (const message of messages) {
     if (target.kind === 'channel' && !mayBeReply(deps.stage, message.properties)) continue;
     const key = replyKeyOf(deps.stage, message.properties);
-    if (key !== undefined && !keys.has(key)) keys.set(detachString(key), message.id);
+    if (key !== undefined && !keys.has(key) && (target.kind === 'thread' || wanted === undefined || wanted(key))) keys.set(detachString(key), message.id);
   }
   return keys;
 }

@@ -9,6 +9,7 @@ import { parentRefOf, replyKeyOf, sendsReplies } from './refs.js';
 import { findRootThreads } from './roots.js';
 import { sendReplies, type ReplyOutcome } from './send-replies.js';
 import { ReplySpool, sendBodyOf } from './spool.js';
+import { KeyHashSet } from '../../verify/key-set.js';
 
 export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf } from './refs.js';
 export { replyThreadIdOf } from './roots.js';
@@ -43,6 +44,7 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
   /** Channel id → the refs of roots wanted there. */
   const wanted = new Map<string, Set<string>>();
   let queued = 0;
+  const replyKeys = new KeyHashSet();
   return {
     parentOf: (record) => parentRefOf(stage, record),
     get queued() {
@@ -56,6 +58,7 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       if (!refs) wanted.set(channelId, (refs = new Set()));
       refs.add(parent);
       const key = replyKeyOf(stage, record.item.properties) ?? record.sourceKey;
+      replyKeys.add(key);
       await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), item: record.item, position: record.position });
     },
     async finish(onOutcome) {
@@ -63,7 +66,7 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       await spool.close();
       const { client, journal, state, signal } = input.sending;
       const { threads: roots, empty } = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
-      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, replyKeys, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
     },
   };
 }

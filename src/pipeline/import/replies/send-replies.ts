@@ -5,6 +5,7 @@ import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
 import type { Int64 } from '../../../shared/int64.js';
 import { deliverReply, keysAt, type Delivery, type ReplyTarget } from './deliver.js';
+import { deliverIntoThread } from './move.js';
 import type { RootThreads } from './roots.js';
 import { readSpool, type SpooledReply } from './spool.js';
 
@@ -14,7 +15,8 @@ import { readSpool, type SpooledReply } from './spool.js';
  * parallel, at most `concurrency` sends at once, paced by the client like every other request.
  */
 
-export type ReplyOutcome = { reply: SpooledReply; delivery: Delivery; orphan: boolean };
+/** `moved`: its channel copy from an earlier run was deleted once it was in its thread (move.ts). */
+export type ReplyOutcome = { reply: SpooledReply; delivery: Delivery; orphan: boolean; moved: boolean };
 
 export interface SendRepliesInput {
   client: ChatportClient;
@@ -23,6 +25,8 @@ export interface SendRepliesInput {
   roots: RootThreads;
   /** Threads known to hold nothing yet (FoundRoots.empty): their first send skips the look. */
   emptyThreads: ReadonlySet<string>;
+  /** The spooled replies' keys: a channel read keeps only these. */
+  replyKeys: { has(key: string): boolean };
   state: RepliesState;
   journal: Journal<JournalEvent>;
   concurrency: number;
@@ -42,7 +46,7 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
     // threads cost no GET), and only by the caller that awaits it: a read nobody awaits would fail unhandled.
     return () => {
       let present = presentAt.get(id);
-      if (!present) presentAt.set(id, (present = keysAt(input, target)));
+      if (!present) presentAt.set(id, (present = keysAt(input, target, (key) => input.replyKeys.has(key))));
       return present;
     };
   };
@@ -50,9 +54,15 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   const deliverOne = async (reply: SpooledReply) => {
     if (failure || input.signal.aborted) return;
     const thread = input.roots.get(reply.parent);
-    const target: ReplyTarget = thread === undefined ? { kind: 'channel', channelId: reply.channelId } : { kind: 'thread', threadId: thread };
-    const delivery = await deliverReply(input, reply.key, reply.body, target, presentOf(target));
-    await input.onOutcome({ reply, delivery, orphan: thread === undefined });
+    const channel: ReplyTarget = { kind: 'channel', channelId: reply.channelId };
+    if (thread === undefined) {
+      const delivery = await deliverReply(input, reply.key, reply.body, channel, presentOf(channel));
+      await input.onOutcome({ reply, delivery, orphan: true, moved: false });
+      return;
+    }
+    // The channel is read too: an earlier run may have left this reply there (move.ts).
+    const { delivery, orphan } = await deliverIntoThread(input, reply, thread, presentOf({ kind: 'thread', threadId: thread }), presentOf(channel));
+    await input.onOutcome({ reply, delivery, orphan, moved: input.state.moved.has(reply.key) });
   };
   for await (const reply of readSpool(input.spoolPath)) {
     if (failure || input.signal.aborted) break;

@@ -1,0 +1,62 @@
+import { isNotFoundError } from '../../../api/index.js';
+import type { Int64 } from '../../../shared/int64.js';
+import type { Message } from '../../../wire/resources.js';
+import { deliverReply, type DeliverDeps, type Delivery } from './deliver.js';
+import { replyKeyOf } from './refs.js';
+import type { SpooledReply } from './spool.js';
+
+/**
+ * A reply whose root is on the platform may also sit in its channel: an earlier run sent it there as an
+ * orphan (its root was rejected, or not yet in the export) or imported it there (Slack `rootMissing`). It
+ * is moved (docs/threads.md "Moved orphans"): sent into its thread exactly once (deliver.ts), then its
+ * channel copy deleted and the move journaled. A run killed between the two steps finds the reply in its
+ * thread and the copy still in the channel, and deletes it then.
+ */
+
+/** What a target holds, by reply key (read once per target by the caller). */
+export type Present = () => Promise<ReadonlyMap<string, Int64>>;
+
+export interface ThreadDelivery {
+  delivery: Delivery;
+  /** Held in its channel after all (its copy there has replies of its own, which a delete would take along). */
+  orphan: boolean;
+}
+
+export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, threadId: Int64, inThread: Present, inChannel: Present): Promise<ThreadDelivery> {
+  const copy = await channelCopyOf(deps, reply.key, inChannel);
+  if (copy !== undefined && (copy.repliesCount ?? 0) > 0) {
+    const delivery = await deliverReply(deps, reply.key, reply.body, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, copy.id]])));
+    return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
+  }
+  const delivery = await deliverReply(deps, reply.key, reply.body, { kind: 'thread', threadId }, inThread);
+  if (delivery.kind === 'sent' && copy !== undefined && copy.id !== delivery.id) await deleteCopy(deps, reply.key, copy.id);
+  return { delivery, orphan: false };
+}
+
+/**
+ * The reply's copy in its channel, read again just before acting on it: it must still be there, carry this
+ * very reply key and be a channel message (the channel is this pipeline's, found by its key and pipeline id).
+ */
+async function channelCopyOf(deps: DeliverDeps, key: string, inChannel: Present): Promise<Message | undefined> {
+  const id = (await inChannel()).get(key);
+  if (id === undefined) return undefined;
+  let message: Message;
+  try {
+    message = await deps.client.messages.get(id, { signal: deps.signal });
+  } catch (error) {
+    if (isNotFoundError(error)) return undefined;
+    throw error;
+  }
+  return replyKeyOf(deps.stage, message.properties) === key && (message.nestedLevel ?? 0) === 0 ? message : undefined;
+}
+
+async function deleteCopy(deps: DeliverDeps, key: string, id: Int64): Promise<void> {
+  try {
+    await deps.client.messages.delete(id, { signal: deps.signal });
+  } catch (error) {
+    // Gone already: a repeated delete whose first answer was lost.
+    if (!isNotFoundError(error)) throw error;
+  }
+  await deps.journal.append({ t: 'reply-moved', stage: 'messages', key, from: id });
+  deps.state.moved.add(key);
+}
