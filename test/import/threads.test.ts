@@ -55,6 +55,23 @@ async function threadBodies(root: Message): Promise<string[]> {
 const sorted = (messages: Message[]) => messages.sort((a, b) => compareInt64(a.id, b.id));
 
 describe('reply threads (thread: parent)', () => {
+  it('a first run reads a channel it created only as far as its roots: it can hold no earlier run\'s copy of a reply', async () => {
+    const dir = join(f.dir, 'first-run-reads');
+    await writeInput(dir, 'users.csv', 'id,username,display\n1,fr-a,A\n2,fr-b,B\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,fr-one,fr-a|fr-b\n');
+    // The root first, then two pages of plain messages, then its reply.
+    const plain = Array.from({ length: 150 }, (_, i) => `p${i},c1,fr-a,plain ${i},`);
+    await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', 'm1,c1,fr-b,root,', ...plain, 'm2,c1,fr-a,the reply,m1', ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline('first-run-reads'));
+    f.sandbox.clearRequests();
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.stages.messages).toMatchObject({ imported: 152, replies: 1 });
+    const channel = await channelNamed('fr-one');
+    const pageReads = f.sandbox.requests().filter((r) => r.method === 'GET' && r.path === `/channels/${String(channel.id)}/messages`);
+    // The roots step finds m1 on the first page and stops; nothing reads the channel to its end.
+    expect(pageReads).toHaveLength(1);
+  });
+
   it('replies go into their root\'s thread in source order, repliesCount right; a reply to an unknown key goes into the channel', async () => {
     const dir = join(f.dir, 'threads');
     await writeThreaded(dir, 'th');

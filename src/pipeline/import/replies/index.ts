@@ -10,6 +10,7 @@ import { findRootThreads } from './roots.js';
 import { sendReplies, type ReplyOutcome } from './send-replies.js';
 import { ReplySpool, sendBodyOf } from './spool.js';
 import { KeyHashSet } from '../../verify/key-set.js';
+import { channelsThatExisted } from '../held-records.js';
 
 export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf } from './refs.js';
 export { replyThreadIdOf } from './roots.js';
@@ -66,7 +67,10 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       await spool.close();
       const { client, journal, state, signal } = input.sending;
       const { threads: roots, empty } = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
-      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, replyKeys, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+      // A channel this run created holds no earlier run's copy of a reply: it is not read for one (move.ts).
+      const existed = await channelsThatExisted(input.runDir);
+      const mayHoldCopies = (channelId: string) => existed === undefined || existed.has(channelId);
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, replyKeys, mayHoldCopies, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
     },
   };
 }

@@ -27,6 +27,8 @@ export interface SendRepliesInput {
   emptyThreads: ReadonlySet<string>;
   /** The spooled replies' keys: a channel read keeps only these. */
   replyKeys: { has(key: string): boolean };
+  /** Whether a channel (decimal id) may hold an earlier run's copy of a reply (a channel this run created holds none). */
+  mayHoldCopies(channelId: string): boolean;
   state: RepliesState;
   journal: Journal<JournalEvent>;
   concurrency: number;
@@ -61,7 +63,8 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
       return;
     }
     // The channel is read too: an earlier run may have left this reply there (move.ts).
-    const { delivery, orphan } = await deliverIntoThread(input, reply, thread, presentOf({ kind: 'thread', threadId: thread }), presentOf(channel));
+    const copies = input.mayHoldCopies(String(reply.channelId)) ? presentOf(channel) : nothingPresent;
+    const { delivery, orphan } = await deliverIntoThread(input, reply, thread, presentOf({ kind: 'thread', threadId: thread }), copies);
     await input.onOutcome({ reply, delivery, orphan, moved: input.state.moved.has(reply.key) });
   };
   for await (const reply of readSpool(input.spoolPath)) {
