@@ -244,6 +244,25 @@ describe('orphans on later runs', () => {
     expect(f.sandbox.requests().filter((r) => r.method === 'DELETE' || (r.method === 'POST' && /^\/(threads|channels)\/\d+\/messages$/.test(r.path)))).toEqual([]);
   });
 
+  it('a channel message with the reply\'s key but other content is not taken for its copy: it stays, and the reply goes into its thread', async () => {
+    const dir = join(f.dir, 'late-root-other');
+    await writeThreaded(dir, 'oc');
+    const { config } = await writePipeline(dir, pipeline('threads-late-root-other'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    // What sits in the channel under m7's key now says something else (edited by hand, or another
+    // pipeline's message of the same source key in a shared DIRECT channel).
+    const orphan = (await bodiesIn('ocone')).find((m) => m.body === 'reply to nothing')!;
+    await f.client.records.updateMessage(orphan.id, { body: 'edited since' });
+    await appendMessages(dir, ['m99,c1,oca,late root,']);
+    const second = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ replies: 5, pending: 0 });
+    expect(second.stages.messages!.moved).toBeUndefined();
+    const one = await bodiesIn('ocone');
+    expect(one.map((m) => m.body)).toContain('edited since');
+    expect(await threadBodies(one.find((m) => m.body === 'late root')!)).toEqual(['reply to nothing']);
+  });
+
   it('a run killed between the send into the thread and the delete of the channel copy: the resumed run deletes the copy', async () => {
     const dir = join(f.dir, 'late-root-kill');
     await writeThreaded(dir, 'lk');

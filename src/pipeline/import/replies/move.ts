@@ -23,7 +23,7 @@ export interface ThreadDelivery {
 }
 
 export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, threadId: Int64, inThread: Present, inChannel: Present): Promise<ThreadDelivery> {
-  const copy = await channelCopyOf(deps, reply.key, inChannel);
+  const copy = await channelCopyOf(deps, reply, inChannel);
   if (copy !== undefined && (copy.repliesCount ?? 0) > 0) {
     const delivery = await deliverReply(deps, reply.key, reply.body, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, copy.id]])));
     return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
@@ -35,9 +35,12 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
 
 /**
  * The reply's copy in its channel, read again just before acting on it: it must still be there, carry this
- * very reply key and be a channel message (the channel is this pipeline's, found by its key and pipeline id).
+ * very reply key, be a channel message, and say what the reply says, by the same author. Keys are the
+ * source's, not the pipeline's, and a DIRECT channel made outside chatport may hold another pipeline's
+ * messages: a message that is not plainly this reply is never deleted (verification shows it, if extra).
  */
-async function channelCopyOf(deps: DeliverDeps, key: string, inChannel: Present): Promise<Message | undefined> {
+async function channelCopyOf(deps: DeliverDeps, reply: SpooledReply, inChannel: Present): Promise<Message | undefined> {
+  const key = reply.key;
   const id = (await inChannel()).get(key);
   if (id === undefined) return undefined;
   let message: Message;
@@ -47,7 +50,9 @@ async function channelCopyOf(deps: DeliverDeps, key: string, inChannel: Present)
     if (isNotFoundError(error)) return undefined;
     throw error;
   }
-  return replyKeyOf(deps.stage, message.properties) === key && (message.nestedLevel ?? 0) === 0 ? message : undefined;
+  const author = reply.body.user && 'username' in reply.body.user ? reply.body.user.username : undefined;
+  const same = message.body === reply.body.body && message.user?.name === author;
+  return replyKeyOf(deps.stage, message.properties) === key && (message.nestedLevel ?? 0) === 0 && same ? message : undefined;
 }
 
 async function deleteCopy(deps: DeliverDeps, key: string, id: Int64): Promise<void> {
