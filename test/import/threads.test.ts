@@ -263,6 +263,43 @@ describe('orphans on later runs', () => {
     expect(await threadBodies(one.find((m) => m.body === 'late root')!)).toEqual(['reply to nothing']);
   });
 
+  it('an orphan other replies hang from is not moved (the delete would take them along): every reply stays', async () => {
+    const dir = join(f.dir, 'late-root-parent');
+    await writeThreaded(dir, 'op');
+    // m9 replies to the orphan m7: the first run sends both into the channel (m7 is not there yet when roots are found).
+    await appendMessages(dir, ['m9,c1,opa,reply to the orphan,m7']);
+    const { config } = await writePipeline(dir, pipeline('threads-late-root-parent'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    await appendMessages(dir, ['m99,c1,opa,late root,']);
+    await runImport({ config, stateDir: state }, { client: f.client });
+    // m9 moved into m7's thread; m7 itself stays in the channel, so m9 is not deleted along with it.
+    const one = await bodiesIn('opone');
+    expect(one.filter((m) => m.body === 'reply to nothing')).toHaveLength(1);
+    expect(one.filter((m) => m.body === 'reply to the orphan')).toHaveLength(0);
+    expect(await threadBodies(one.find((m) => m.body === 'reply to nothing')!)).toEqual(['reply to the orphan']);
+  });
+
+  it('a DIRECT channel made by hand is never searched for copies: another pipeline\'s message of the same key, body and author stays', async () => {
+    const dir = join(f.dir, 'shared-dm');
+    await f.client.records.createUser({ name: 'sd-a', displayName: 'A', isGuest: false });
+    await f.client.records.createUser({ name: 'sd-b', displayName: 'B', isGuest: false });
+    await f.client.records.createChannel({ type: 'DIRECT', members: [{ username: 'sd-a' }, { username: 'sd-b' }] });
+    await writeInput(dir, 'channels.csv', 'key,members\nd1,sd-a|sd-b\n');
+    await writeInput(dir, 'a.csv', 'id,channel,author,text,parent\nm1,d1,sd-a,hello from A,\nm7,d1,sd-b,ok,\n');
+    await writeInput(dir, 'b.csv', 'id,channel,author,text,parent\nr1,d1,sd-a,question from B,\nm7,d1,sd-b,ok,r1\n');
+    const dmPipeline = (name: string, messages: string) => `name: ${name}
+stages:
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: DIRECT }, members: { field: members, split: "|" } } }
+  messages: { source: { path: ${messages} }, key: id, channel: channel, thread: parent, mapping: { type: { const: TEXT }, user: author, body: text } }
+`;
+    await runImport({ config: (await writePipeline(dir, dmPipeline('shared-dm-a', 'a.csv'))).config, stateDir: join(dir, 'state-a') }, { client: f.client });
+    f.sandbox.clearRequests();
+    const b = await runImport({ config: (await writePipeline(dir, dmPipeline('shared-dm-b', 'b.csv'))).config, stateDir: join(dir, 'state-b') }, { client: f.client });
+    expect(b.stages.messages!.moved).toBeUndefined();
+    expect(f.sandbox.requests().filter((r) => r.method === 'DELETE')).toEqual([]);
+  });
+
   it('a run killed between the send into the thread and the delete of the channel copy: the resumed run deletes the copy', async () => {
     const dir = join(f.dir, 'late-root-kill');
     await writeThreaded(dir, 'lk');

@@ -46,9 +46,9 @@ interface Snapshot {
    */
   foreignDirect: Record<string, { id: Int64; pipeline: string; key?: string }>;
   /**
-   * Channels: the ids of every channel the stage may use that the platform held already (this pipeline's,
-   * and DIRECT ones made outside chatport). Only these can hold an earlier run's messages; absent in
-   * snapshots of older versions.
+   * Channels: the ids of this pipeline's channels the platform held already. Only these can hold an earlier
+   * run's messages that are certainly this pipeline's (a DIRECT channel made outside chatport may hold any
+   * pipeline's); absent in snapshots of older versions.
    */
   existed?: Int64[];
 }
@@ -187,7 +187,6 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
   const records: Snapshot['records'] = {};
   for (const [key, channel] of await listPipelineChannels(client, config.id, signal)) records[key] = { id: channel.id, fields: fieldsOf('channels', channel) };
   const foreignDirect: Snapshot['foreignDirect'] = {};
-  const existed: Int64[] = [];
   // Only items not found among this pipeline's channels are looked up: DIRECT ones by members, named ones by name.
   const { directByMembers, names } = await collectChannelKeys(config, stage, sources, signal);
   for (const [key, name] of names) {
@@ -200,15 +199,14 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
     const holder = await findDirectHolder(client, config.id, members.split('\u0000'), signal);
     if (holder.kind === 'foreign') foreignDirect[key] = { id: holder.id, pipeline: holder.pipeline };
     else if (holder.kind === 'unmarked' && holder.key !== undefined && holder.key !== key) foreignDirect[key] = { id: holder.id, pipeline: config.id, key: holder.key };
-    else if (holder.kind === 'unmarked') existed.push(holder.id);
   }
-  return { records, foreignDirect, existed: [...Object.values(records).map((r) => r.id), ...existed] };
+  return { records, foreignDirect, existed: Object.values(records).map((r) => r.id) };
 }
 
 /**
- * The channels the platform held before this run's channels stage (its snapshot), as decimal ids: only
- * they can hold an earlier run's messages. Undefined when the run has no such snapshot (no channels
- * stage, or one of an older version): then any channel may.
+ * This pipeline's channels the platform held before this run's channels stage (its snapshot), as decimal
+ * ids: only they can hold an earlier run's messages known to be this pipeline's. Undefined when the run has
+ * no such snapshot (no channels stage, or one of an older version).
  */
 export async function channelsThatExisted(runDir: string): Promise<ReadonlySet<string> | undefined> {
   const saved = await readFile(join(runDir, 'held', 'channels.json'), 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);

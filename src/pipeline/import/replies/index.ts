@@ -44,6 +44,8 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
   const spool = input.sending ? await ReplySpool.open(join(input.runDir, 'replies', 'spool.ndjson')) : undefined;
   /** Channel id → the refs of roots wanted there. */
   const wanted = new Map<string, Set<string>>();
+  /** The refs replies hang from, in every channel. */
+  const parents = new Set<string>();
   let queued = 0;
   const replyKeys = new KeyHashSet();
   return {
@@ -58,6 +60,7 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       let refs = wanted.get(channelId);
       if (!refs) wanted.set(channelId, (refs = new Set()));
       refs.add(parent);
+      parents.add(parent);
       const key = replyKeyOf(stage, record.item.properties) ?? record.sourceKey;
       replyKeys.add(key);
       await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), item: record.item, position: record.position });
@@ -67,10 +70,13 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       await spool.close();
       const { client, journal, state, signal } = input.sending;
       const { threads: roots, empty } = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
-      // A channel this run created holds no earlier run's copy of a reply: it is not read for one (move.ts).
+      // Copies are looked for (and moved, move.ts) only in this pipeline's channels that existed before the
+      // run: a channel the run created holds no earlier copy, and in any other (a DIRECT channel made by
+      // hand, a run without a channels stage) a message of the same key may be another pipeline's.
       const existed = await channelsThatExisted(input.runDir);
-      const mayHoldCopies = (channelId: string) => existed === undefined || existed.has(channelId);
-      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, replyKeys, mayHoldCopies, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+      const mayHoldCopies = (channelId: string) => existed?.has(channelId) === true;
+      const isParent = (ref: string) => parents.has(ref);
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, replyKeys, mayHoldCopies, isParent, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
     },
   };
 }

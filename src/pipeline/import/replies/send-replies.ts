@@ -29,6 +29,8 @@ export interface SendRepliesInput {
   replyKeys: { has(key: string): boolean };
   /** Whether a channel (decimal id) may hold an earlier run's copy of a reply (a channel this run created holds none). */
   mayHoldCopies(channelId: string): boolean;
+  /** Whether a message ref is the root of some spooled reply (its copy is then not moved: move.ts). */
+  isParent(ref: string): boolean;
   state: RepliesState;
   journal: Journal<JournalEvent>;
   concurrency: number;
