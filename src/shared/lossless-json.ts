@@ -73,8 +73,7 @@ export function parseJsonNoting(text: string, bigIntegers: BigIntegers): ParsedJ
 
 /** JSON.parse, except that integers beyond ±(2^53 − 1) keep their exact value (see BigIntegers). */
 export function parseJsonExact(text: string, bigIntegers: BigIntegers): unknown {
-  const parsed: unknown = JSON.parse(text);
-  return scanParsed(parsed).doubts & MAY_BE_ROUNDED ? new ExactReader(text, bigIntegers).document() : parsed;
+  return parseJsonNoting(text, bigIntegers).value;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import { CHANNEL_KEY_PROPERTY, type Reason } from '../../transform/index.js';
 import { heldByAnother, holderOf, namesHeldByStrangers, type Holder } from './name-holders.js';
+import { membersKey } from './channel-ids.js';
 import { reason } from '../../transform/types.js';
 
 /** Names the platform holds, each with whose record holds it (name-holders.ts). */
@@ -163,8 +164,8 @@ export class StageChecks {
   }
 }
 
-/** A DIRECT channel's identity on the platform: its set of members. */
-const directSetOf = (members: unknown[]): string => JSON.stringify([...new Set(members.map(String))].sort());
+/** A DIRECT channel's identity on the platform: its set of members (the channel lookup's `membersKey`). */
+const directSetOf = (members: unknown[]): string => membersKey([...new Set(members.map(String))]);
 
 const ONE_USER_HINT = '. If both are one person, set the users stage\'s onExisting: match (an export block\'s onExistingUsers: match; docs/mapping-language.md)';
 
