@@ -30,6 +30,9 @@ export interface StageCheckHooks {
  * - a DIRECT channel whose set of members an earlier DIRECT record of the run has: the platform holds one
  *   DIRECT channel per set of members (decisions.md), so the second would be counted imported while its
  *   messages landed in the first.
+ * - a username or channel name that an earlier record of the stage (another source key) was sent with: the
+ *   platform holds one record per name, so it would refuse one of the two, and which one would depend on
+ *   which chunk's job ran first. The first in source order keeps the name, on every run.
  * The platform is read in pages of 100 into one Map of names per kind, once per stage that needs it.
  */
 export class StageChecks {
@@ -64,6 +67,8 @@ export class StageChecks {
       this.usersStale = true;
     }
     const channels = this.client && stage === 'channels' ? await this.readChannels() : undefined;
+    // Name → the source key of the stage's record sent with it (compared exactly, as the platform does).
+    const sentNames = new Map<string, string>();
     if (stage !== 'users') await this.findOthersNames();
     const known = (field: string, name: unknown): Reason[] => {
       if (typeof name !== 'string') return [];
@@ -73,7 +78,7 @@ export class StageChecks {
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
-          return takenName(this.users, 'name', item.name, keyOf(item), 'username', this.config.id);
+          return [...takenName(this.users, 'name', item.name, keyOf(item), 'username', this.config.id), ...nameSentBefore(sentNames, item.name, keyOf(item), 'username')];
         case 'channels': {
           const members = Array.isArray(item.members) ? item.members : [];
           const name = item.type === 'DIRECT' ? undefined : item.name;
@@ -81,6 +86,7 @@ export class StageChecks {
             ...members.flatMap((m, i) => known(`members.${i}`, m)),
             ...known('creator', item.creator),
             ...takenName(channels, 'name', name, keyOf(item), 'channel name', this.config.id),
+            ...nameSentBefore(sentNames, name, keyOf(item), 'channel name'),
             ...(item.type === 'DIRECT' ? this.directSetTaken(members, keyOf(item)) : []),
           ];
         }
@@ -92,6 +98,8 @@ export class StageChecks {
     };
     const onAccepted = (item: Record<string, unknown>, sourceKey: string) => {
       if (stage === 'users' && typeof item.name === 'string') this.produced.add(item.name);
+      const name = stage === 'users' || (stage === 'channels' && item.type !== 'DIRECT') ? item.name : undefined;
+      if (typeof name === 'string' && !sentNames.has(name)) sentNames.set(name, sourceKey);
       // Claimed only by a record that is sent: a duplicate dropped or a record superseded (last-wins) creates no channel.
       if (stage === 'channels' && item.type === 'DIRECT' && Array.isArray(item.members)) {
         const set = directSetOf(item.members);
@@ -162,6 +170,16 @@ export class StageChecks {
       if (channel.type !== 'DIRECT') channels.set(channel.name, holderOf(channel.properties, this.config.id));
     return channels;
   }
+}
+
+/** A name an earlier record of the stage, of another source key, was sent with (see StageChecks). */
+function nameSentBefore(sentNames: ReadonlyMap<string, string>, name: unknown, key: string | undefined, what: string): Reason[] {
+  if (typeof name !== 'string') return [];
+  const first = sentNames.get(name);
+  if (first === undefined || first === key) return [];
+  const r = reason('name', `a ${what} no earlier record of the stage has`, name);
+  r.message = `name: ${what} '${name}' is the name of source key ${first}, an earlier record of this stage; the platform holds one record per name and would refuse one of the two. Give this record another name, or let chatport number it (unique: suffix, docs/mapping-language.md)`;
+  return [r];
 }
 
 /** A DIRECT channel's identity on the platform: its set of members (the channel lookup's `membersKey`). */
