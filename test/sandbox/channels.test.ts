@@ -95,6 +95,18 @@ describe('channels', () => {
     expect(deleted.json).toMatchObject({ id: 1, name: 'sandbox' });
     expect((await t.call(`/channels/${temp.json.id}`)).status).toBe(404);
   });
+
+  it('PATCH /channels/{id} refuses a field it cannot change (type, id) or does not know, with the §7 400, and changes nothing', async () => {
+    const before = (await t.call('/channels/2')).json;
+    const patch = (body: unknown) => t.call('/channels/2', { method: 'PATCH', body, headers: { 'content-type': 'application/json+merge-patch' } });
+    for (const [body, field] of [[{ type: 'PUBLIC' }, 'type'], [{ id: 99, displayName: 'Renamed' }, 'id'], [{ displayName: 'Renamed', colour: 'red' }, 'colour']] as const) {
+      const refused = await patch(body);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toEqual({ error: 'ClientError', message: expect.stringContaining(`field '${field}'`), timestamp: expect.stringMatching(ISO) });
+      expect(refused.json.message).toContain('name, displayName, properties');
+    }
+    expect((await t.call('/channels/2')).json).toEqual(before);
+  });
 });
 
 describe('channel members and memberships', () => {
@@ -177,6 +189,9 @@ describe('messages', () => {
     expect((await t.call(`/messages/${sent.json.id}`)).json).toMatchObject({ body: 'final', groupTag: 'g' });
     expect((await patch({ groupTag: null })).json.groupTag).toBeUndefined();
     expect((await patch({ body: '' })).status).toBe(400);
+    // A field a message patch cannot change (or does not know) is refused, not dropped: nothing changes.
+    for (const body of [{ type: 'SYSTEM_TEXT' }, { body: 'moved', channelId: 3 }]) expect((await patch(body)).json).toMatchObject({ error: 'ClientError', message: expect.stringContaining(`field '${Object.keys(body).at(-1)}'`) });
+    expect((await t.call(`/messages/${sent.json.id}`)).json).toMatchObject({ body: 'final', type: 'TEXT' });
     expect((await t.call('/messages/4242', { method: 'PATCH', body: { body: 'x' }, headers: { 'content-type': 'application/json+merge-patch' } })).status).toBe(404);
   });
 

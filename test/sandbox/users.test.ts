@@ -78,6 +78,17 @@ describe('users', () => {
     expect(renamed.status).toBe(400);
   });
 
+  it('PATCH /users/{id} refuses a field it cannot change or does not know (400), and changes nothing', async () => {
+    const before = (await t.call('/users/2')).json;
+    const patch = (body: unknown) => t.call('/users/2', { method: 'PATCH', body, headers: { 'content-type': 'application/json+merge-patch' } });
+    for (const [body, field] of [[{ id: 7 }, 'id'], [{ displayName: 'B.', guest: true }, 'guest']] as const) {
+      const refused = await patch(body);
+      expect(refused.status).toBe(400);
+      expect(refused.json).toMatchObject({ error: 'ClientError', message: expect.stringContaining(`field '${field}'`) });
+    }
+    expect((await t.call('/users/2')).json).toEqual(before);
+  });
+
   it("GET /users/{id}/channels lists the channels the user created or joined", async () => {
     const reply = await t.call('/users/3/channels');
     expect(reply.status).toBe(200);

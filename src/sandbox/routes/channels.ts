@@ -7,7 +7,7 @@ import { sendJson, type Ctx } from '../http.js';
 import { offsetPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import { directKey, type ChannelRec, type ChannelType } from '../store.js';
-import { BASIC_SORT, booleanParam, dateParam, mergeProperties, pathId, propertiesFilter, readBody } from './common.js';
+import { BASIC_SORT, booleanParam, dateParam, mergeProperties, pathId, propertiesFilter, readBody, readMergePatch } from './common.js';
 import { positiveInt64 } from '../../wire/int64.js';
 
 export const UserRef = z.union([z.object({ username: z.string().min(1) }), z.object({ id: positiveInt64 })]);
@@ -122,7 +122,7 @@ export const channelRoutes: Route[] = [
     scopes: ['read:channel', 'update:channel'],
     handler: async (ctx, app) => {
       const channel = channelOr404(ctx, app);
-      const patch = await readBody(ctx, PatchChannel);
+      const patch = await readMergePatch(ctx, PatchChannel, 'channel');
       if (patch.name !== undefined && patch.name !== channel.name && app.store.channelsByName.has(patch.name))
         throw clientError(`channel name '${patch.name}' is already taken`);
       const next: ChannelRec = { ...channel };

@@ -18,7 +18,23 @@ export function pathId(ctx: Ctx, name = 'id'): number {
 
 /** Reads a JSON body and checks it against `schema`; the 400 names the first bad field. */
 export async function readBody<T extends z.ZodType>(ctx: Ctx, schema: T): Promise<z.infer<T>> {
+  return parseBody(await readJson(ctx), schema);
+}
+
+/**
+ * Reads the merge patch of a PATCH (channel, message, user): a field the patch cannot change (an id, a
+ * type) or does not know is refused (400, naming it and the fields it can change), since answering 200
+ * while dropping it would tell the caller a change was made that was not.
+ */
+export async function readMergePatch<T extends z.ZodObject>(ctx: Ctx, schema: T, resource: string): Promise<z.infer<T>> {
   const body = await readJson(ctx);
+  const fields = Object.keys(schema.shape);
+  const other = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body).find((k) => !fields.includes(k)) : undefined;
+  if (other !== undefined) throw clientError(`field '${other}': a merge patch of a ${resource} can change only ${fields.join(', ')}`);
+  return parseBody(body, schema);
+}
+
+function parseBody<T extends z.ZodType>(body: unknown, schema: T): z.infer<T> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

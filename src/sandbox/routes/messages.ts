@@ -6,7 +6,7 @@ import { sendJson, type Ctx } from '../http.js';
 import { cursorPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import type { MessageRec } from '../store.js';
-import { mergeProperties, pathId, readBody } from './common.js';
+import { mergeProperties, pathId, readBody, readMergePatch } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
 import { threadOf } from '../threads.js';
 import { commitSend, notificationsOf } from '../notify.js';
@@ -155,7 +155,7 @@ export const messageRoutes: Route[] = [
     scopes: ['read:message', 'update:message'],
     handler: async (ctx, app) => {
       const message = messageOr404(ctx, app);
-      const next = patchMessage(message, await readBody(ctx, PatchMessage), Date.now());
+      const next = patchMessage(message, await readMergePatch(ctx, PatchMessage, 'message'), Date.now());
       app.store.change({ t: 'msg', v: next });
       sendJson(ctx, 200, app.render.message(next));
     },

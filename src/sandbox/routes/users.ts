@@ -6,7 +6,7 @@ import { sendEmpty, sendJson, type Ctx } from '../http.js';
 import { cursorPage, offsetPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import type { MessageRec, UserRec } from '../store.js';
-import { BASIC_SORT, mergeProperties, pathId, propertiesFilter, readBody } from './common.js';
+import { BASIC_SORT, mergeProperties, pathId, propertiesFilter, readBody, readMergePatch } from './common.js';
 import { unreadFilter } from './message-extras.js';
 
 const name = z.string().min(1).max(LIMITS.nameLength);
@@ -83,7 +83,7 @@ export const userRoutes: Route[] = [
     scopes: ['read:user', 'update:user'],
     handler: async (ctx, app) => {
       const user = userOr404(ctx, app);
-      const patch = await readBody(ctx, PatchUser);
+      const patch = await readMergePatch(ctx, PatchUser, 'user');
       if (patch.name !== undefined && patch.name !== user.name && app.store.usersByName.has(patch.name))
         throw clientError(`username '${patch.name}' is already taken`);
       const next: UserRec = { ...user };
