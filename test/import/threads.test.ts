@@ -139,6 +139,44 @@ describe('reply threads (thread: parent)', () => {
     expect(await threadBodies(one[0]!)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
   });
 
+  it('a resumed run whose earlier attempt settled the replies says, as the uninterrupted run did, how many it sent and how many were already there', async () => {
+    const dir = join(f.dir, 'held-resume');
+    await writeThreaded(dir, 'hr');
+    const { config } = await writePipeline(dir, pipeline('threads-held-resume'));
+    await runImport({ config, stateDir: join(dir, 'state-1') }, { client: f.client });
+    // The last reply of a thread deleted since: a run in another state folder finds the other four there and sends that one.
+    const root = sorted(await all(f.client.channels.messages((await channelNamed('hrone')).id)))[0]!;
+    const [, , third] = await all(f.client.threads.messages(replyThreadIdOf(root)!));
+    await f.client.messages.delete(third!.id);
+    const state = join(dir, 'state-2');
+    const uninterrupted = await runImport({ config, stateDir: state }, { client: f.client });
+    const figures = { read: 8, imported: 8, pending: 0, replies: 4, orphans: 1, repliesHeld: 3, orphansHeld: 1 };
+    expect(uninterrupted.stages.messages).toMatchObject(figures);
+    const line = 'messages: 4 replies in their threads (1 sent now, 3 already there); 1 whose root was not found in the channel (orphans), all already there (none sent now)';
+    expect(formatReportTable(uninterrupted)).toContain(line);
+
+    const journal = join(state, 'journal.ndjson');
+    const cutJournal = async (drop: (e: { t: string; stage?: string }) => boolean) => {
+      const kept = (await readFile(journal, 'utf8')).trim().split('\n').filter((l) => !drop(JSON.parse(l) as { t: string; stage?: string }));
+      await writeFile(journal, `${kept.join('\n')}\n`);
+    };
+    // As a kill -9 after the messages stage was done, before the run ended: its counts come from the journal.
+    await cutJournal((e) => e.t === 'run-ended');
+    const resumed = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(resumed.attempt).toBe(2);
+    expect(resumed.stages.messages).toMatchObject(figures);
+    expect(formatReportTable(resumed)).toContain(line);
+    // As a kill -9 after the last reply settled, before the stage's end was journaled: the stage runs again, sending nothing.
+    await cutJournal((e) => e.t === 'run-ended' || (e.stage === 'messages' && (e.t === 'stage-input-read' || e.t === 'stage-done')));
+    f.sandbox.clearRequests();
+    const again = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(again.attempt).toBe(3);
+    expect(again.stages.messages).toMatchObject(figures);
+    expect(formatReportTable(again)).toContain(line);
+    expect(f.sandbox.requests().filter((r) => r.method === 'POST' && /^\/(threads|channels)\/\d+\/messages$/.test(r.path))).toEqual([]);
+    expect(await threadBodies(root)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
+  });
+
   it('a send whose answer was lost is looked up, not sent twice', async () => {
     const dir = join(f.dir, 'lost');
     await writeThreaded(dir, 'lo');

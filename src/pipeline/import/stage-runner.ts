@@ -289,7 +289,8 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
   refused += replies.refused;
   return {
     read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported),
-    ...(replies.threaded ? { replies: replies.threaded } : {}), ...(replies.orphans ? { orphans: replies.orphans } : {}), ...(replies.moved ? { moved: replies.moved } : {}),
+    ...(replies.threaded ? { replies: replies.threaded, repliesHeld: replies.held.replies } : {}), ...(replies.orphans ? { orphans: replies.orphans, orphansHeld: replies.held.orphans } : {}),
+    ...(replies.moved ? { moved: replies.moved } : {}),
   };
 }
 
@@ -313,8 +314,8 @@ async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (
   if (outcome.moved) counts.moved = (counts.moved ?? 0) + 1;
 }
 
-function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number; moved: number } {
-  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans, moved: r.moved.size };
+function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number; moved: number; held: { replies: number; orphans: number } } {
+  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans, moved: r.moved.size, held: r.sent.held };
 }
 
 /**

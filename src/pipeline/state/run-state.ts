@@ -120,7 +120,7 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
       break;
     case 'reply-sent':
       stage.replies.sending.delete(e.key);
-      stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true });
+      stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true, ...(e.held === true ? { held: true } : {}) });
       break;
     case 'reply-refused':
       stage.replies.sending.delete(e.key);

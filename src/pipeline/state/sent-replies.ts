@@ -2,17 +2,29 @@ import { int64, type Int64 } from '../../shared/int64.js';
 import { StringKeyTable } from '../../shared/string-key-table.js';
 import { grownTo } from '../../shared/typed-arrays.js';
 
+/** What the journal says of one sent reply (`held`: found already there, not sent by this run). */
+export interface SentReply {
+  id: Int64;
+  orphan: boolean;
+  held?: true;
+}
+
+const ORPHAN = 1;
+const HELD = 2;
+
 /**
- * The replies the journal says were sent: reply key → the platform's id and whether it went into its
- * channel (an orphan). A migration sends millions of replies and keeps this table to the end of the run
- * (and rebuilds it on resume), so it is a StringKeyTable with the ids in a BigInt64Array: about 30 bytes a
- * reply plus its key, where a Map of strings to objects took about 200 and stops at 2^24 entries.
+ * The replies the journal says were sent: reply key → the platform's id, whether it went into its
+ * channel (an orphan) and whether the run found it already there (held). A migration sends millions of
+ * replies and keeps this table to the end of the run (and rebuilds it on resume), so it is a
+ * StringKeyTable with the ids in a BigInt64Array and the two marks in a byte: about 30 bytes a reply plus
+ * its key, where a Map of strings to objects took about 200 and stops at 2^24 entries.
  */
 export class SentReplies {
   private readonly keys = new StringKeyTable('sent replies table');
   private ids = new BigInt64Array(0);
-  private orphanFlags = new Uint8Array(0);
-  private orphanCount = 0;
+  private flags = new Uint8Array(0);
+  /** Replies counted per flags value (0: threaded and sent, ORPHAN, HELD, ORPHAN | HELD). */
+  private readonly perFlags = [0, 0, 0, 0];
 
   get size(): number {
     return this.keys.size;
@@ -20,25 +32,32 @@ export class SentReplies {
 
   /** How many went into their channel because their root has no thread. */
   get orphans(): number {
-    return this.orphanCount;
+    return this.perFlags[ORPHAN]! + this.perFlags[ORPHAN | HELD]!;
   }
 
-  get(key: string): { id: Int64; orphan: boolean } | undefined {
+  /** Of the replies in their threads / of the orphans: how many were already there (not sent by this run). */
+  get held(): { replies: number; orphans: number } {
+    return { replies: this.perFlags[HELD]!, orphans: this.perFlags[ORPHAN | HELD]! };
+  }
+
+  get(key: string): SentReply | undefined {
     const entry = this.keys.find(key);
-    return entry === -1 ? undefined : { id: int64(this.ids[entry]!), orphan: this.orphanFlags[entry] === 1 };
+    if (entry === -1) return undefined;
+    const flags = this.flags[entry]!;
+    return { id: int64(this.ids[entry]!), orphan: (flags & ORPHAN) !== 0, ...((flags & HELD) !== 0 ? { held: true as const } : {}) };
   }
 
-  set(key: string, sent: { id: Int64; orphan: boolean }): void {
+  set(key: string, sent: SentReply): void {
     const before = this.keys.size;
     const entry = this.keys.add(key);
     const isNew = this.keys.size > before;
     if (this.ids.length < this.keys.capacity) {
       this.ids = grownTo(this.ids, this.keys.capacity);
-      this.orphanFlags = grownTo(this.orphanFlags, this.keys.capacity);
+      this.flags = grownTo(this.flags, this.keys.capacity);
     }
-    if (!isNew) this.orphanCount -= this.orphanFlags[entry]!;
+    if (!isNew) this.perFlags[this.flags[entry]!]!--;
     this.ids[entry] = BigInt(sent.id);
-    this.orphanFlags[entry] = sent.orphan ? 1 : 0;
-    this.orphanCount += this.orphanFlags[entry]!;
+    this.flags[entry] = (sent.orphan ? ORPHAN : 0) | (sent.held ? HELD : 0);
+    this.perFlags[this.flags[entry]!]!++;
   }
 }

@@ -38,7 +38,7 @@ const MAX_UNKNOWN_OUTCOMES = 3;
  */
 export async function deliverReply(deps: DeliverDeps, key: string, body: SendMessageBody, target: ReplyTarget, present: () => Promise<ReadonlyMap<string, Int64>>): Promise<Delivery> {
   const known = deps.state.sent.get(key);
-  if (known) return { kind: 'sent', id: known.id };
+  if (known) return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}) };
   const refused = deps.state.refused.get(key);
   if (refused !== undefined) return { kind: 'refused', message: refused };
   const there = (await present()).get(key);
@@ -68,8 +68,9 @@ function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Pr
 
 async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, delivery: Delivery): Promise<Delivery> {
   if (delivery.kind === 'sent') {
-    await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...(target.kind === 'channel' ? { orphan: true } : {}) });
-    deps.state.sent.set(key, { id: delivery.id, orphan: target.kind === 'channel' });
+    const marks = { ...(target.kind === 'channel' ? { orphan: true } : {}), ...(delivery.held ? { held: true as const } : {}) };
+    await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...marks });
+    deps.state.sent.set(key, { id: delivery.id, orphan: marks.orphan === true, ...(delivery.held ? { held: true } : {}) });
   } else {
     await deps.journal.append({ t: 'reply-refused', stage: 'messages', key, message: delivery.message });
     deps.state.refused.set(key, delivery.message);
