@@ -45,4 +45,36 @@ describe('a Slack thread root that shares its ts with an earlier message', () =>
     expect(await threadOf('dup ts second root')).toEqual(['reply to dup ts']);
     expect(await threadOf('dup ts first')).toEqual([]);
   });
+
+  /**
+   * The root of that ts is a system message, skipped under `systemMessages: skip`, in either order with the
+   * imported message of its ts. Its replies belong to its thread, which is not on the platform: they are
+   * orphans in the channel, as replies of any skipped root are, never replies of the other message.
+   */
+  it.each([
+    ['after', 'shadow-after'],
+    ['before', 'shadow-before'],
+  ])('a skipped root %s the imported message of its ts: its reply is an orphan in the channel, not in that message\'s thread', async (order, name) => {
+    const root = await mkdtemp(join(tmpdir(), `chatport-slack-${name}-`));
+    await writeFile(join(root, 'users.json'), JSON.stringify([{ id: 'U1', team_id: 'TS', name: `${name}-ana` }, { id: 'U2', team_id: 'TS', name: `${name}-bo` }]));
+    await writeFile(join(root, 'channels.json'), JSON.stringify([{ id: 'C1', name, members: ['U1', 'U2'] }]));
+    await mkdir(join(root, name));
+    const ts = '1600050000.000700';
+    const plain = { type: 'message', ts, user: 'U1', text: 'plain message of that ts' };
+    const skippedRoot = { type: 'message', subtype: 'channel_join', ts, user: 'U2', text: 'joined', thread_ts: ts, reply_count: 1 };
+    await writeFile(join(root, name, '2020-09-14.json'), JSON.stringify(order === 'after' ? [plain, skippedRoot] : [skippedRoot, plain]));
+    await writeFile(join(root, name, '2020-09-15.json'), JSON.stringify([{ type: 'message', ts: '1600100000.000500', user: 'U1', text: 'welcome!', thread_ts: ts }]));
+    await mkdir(join(f.dir, name));
+    const { config } = await writePipeline(join(f.dir, name), `name: slack-${name}\nslack:\n  export: ${root}\n  systemMessages: skip\n`);
+    const report = await runImport({ config, stateDir: join(f.dir, name, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0, pending: 0, orphans: 1 });
+    expect(report.stages.messages!.replies ?? 0).toBe(0);
+    expect(report.totals.balanced).toBe(true);
+    expect(report.verification).toMatchObject({ status: 'exact' });
+
+    const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === name)!;
+    const messages = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
+    expect(messages.map((m) => m.body)).toEqual(['plain message of that ts', 'welcome!']);
+    expect(messages[0]!.repliesCount).toBe(0);
+  });
 });

@@ -62,14 +62,35 @@ interface ChannelState {
    * occurrence, so replies name the root (the message with thread_ts == ts), not the first of that ts.
    */
   repeatedTsRoots: Map<string, number>;
+  /** The messages of the latest ts, for `shadowedRoots`. */
+  tsGroup: TsGroup;
+  /**
+   * Roots that were skipped while another message of their ts was imported and no root of that ts was: a
+   * reply naming `<channel>/<ts>` would land in that other message's thread. Only broken exports add any.
+   */
+  shadowedRoots: Set<string>;
 }
+
+/** What the messages of one ts came to, so far. */
+interface TsGroup {
+  ts: string | undefined;
+  skippedRoot: boolean;
+  imported: boolean;
+  importedRoot: boolean;
+}
+
+/** The ref no message has, named by replies of a shadowed root: they become orphans, as replies of any skipped root. */
+const SHADOWED_ROOT_SUFFIX = '~skipped';
 
 export function createSlackMessageMapper(context: SlackMappingContext): SlackMessageMapper {
   const states = new Map<string, ChannelState>();
   const stateOf = (channelKey: string) => {
     let state = states.get(channelKey);
     if (state === undefined) {
-      state = { lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map() };
+      state = {
+        lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map(),
+        tsGroup: { ts: undefined, skippedRoot: false, imported: false, importedRoot: false }, shadowedRoots: new Set(),
+      };
       states.set(channelKey, state);
     }
     return state;
@@ -90,7 +111,11 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       });
       // Stable sort: equal ts keep file order, so occurrence numbers are deterministic.
       valid.sort((a, b) => compareTs(a.message.ts, b.message.ts) || a.position.index - b.position.index);
-      for (const { message, position } of valid) outcomes.push(mapMessage(message, position, channelKey, state, context));
+      for (const { message, position } of valid) {
+        const outcome = mapMessage(message, position, channelKey, state, context);
+        noteTsGroup(state, message, outcome);
+        outcomes.push(outcome);
+      }
       return outcomes;
     },
     endChannel(channelKey) {
@@ -183,14 +208,33 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   return { outcome: 'items', position, items };
 }
 
+/** Notes what a message came to in its ts group, and whether the group's skipped root is shadowed. */
+function noteTsGroup(state: ChannelState, message: SlackMessage, outcome: Outcome<PendingMessage>): void {
+  const group = state.tsGroup;
+  if (group.ts !== message.ts) Object.assign(group, { ts: message.ts, skippedRoot: false, imported: false, importedRoot: false });
+  const isRoot = message.thread_ts === message.ts;
+  if (outcome.outcome === 'items') {
+    group.imported = true;
+    group.importedRoot ||= isRoot;
+  } else group.skippedRoot ||= isRoot;
+  if (group.skippedRoot && group.imported && !group.importedRoot) state.shadowedRoots.add(message.ts);
+  else state.shadowedRoots.delete(message.ts);
+}
+
+/** The ref a message names its thread's root by: the root's own id (an occurrence suffix when an earlier message has its ts). */
+function rootRefOf(channelKey: string, rootTs: string, state: ChannelState, isRoot: boolean): string {
+  if (!isRoot && state.shadowedRoots.has(rootTs)) return `${channelKey}/${rootTs}${SHADOWED_ROOT_SUFFIX}`;
+  const occurrence = state.repeatedTsRoots.get(rootTs);
+  return `${channelKey}/${rootTs}${occurrence === undefined ? '' : `~${occurrence}`}`;
+}
+
 function threadFactsOf(message: SlackMessage, channelKey: string, state: ChannelState): MessageSourceFacts['thread'] {
   if (message.thread_ts === undefined) return undefined;
   const isRoot = message.thread_ts === message.ts;
   const { threads } = state;
-  const occurrence = state.repeatedTsRoots.get(message.thread_ts);
   return compact({
-    // The root's own id (an occurrence suffix when an earlier message has its ts), as messageRefOf reads it.
-    root: `${channelKey}/${message.thread_ts}${occurrence === undefined ? '' : `~${occurrence}`}`,
+    // As messageRefOf reads the root's id.
+    root: rootRefOf(channelKey, message.thread_ts, state, isRoot),
     isRoot,
     replyCount: isRoot ? message.reply_count : undefined,
     broadcast: message.subtype === 'thread_broadcast' ? true : undefined,
