@@ -97,7 +97,11 @@ function indexOrEnd(text: string, search: string, from: number): number {
 }
 
 export class CsvRowReader {
-  private pending = '';
+  /** Text not parsed into rows yet: an unfinished record, then the pieces pushed since. */
+  private held: string[] = [];
+  private heldLength = 0;
+  /** Parse again once this much text is held: twice the unfinished record the last parse left. */
+  private retryAt = 0;
   /** Physical lines of each row completed since takeLineCounts() (only quoted fields hold line breaks). */
   private lineCounts: number[] = [];
   /** Line breaks inside the quoted fields of the record being parsed. */
@@ -123,12 +127,24 @@ export class CsvRowReader {
    * error holding the rows completed before it (so they can still be delivered).
    */
   push(piece: string): string[][] {
-    return this.rows(this.pending + piece, false);
+    this.held.push(piece);
+    this.heldLength += piece.length;
+    // A record still unfinished is parsed again from its start; waiting until the text has doubled keeps
+    // a record of n characters (a long field, or an unclosed quote swallowing the file) at O(n), not n².
+    if (this.heldLength < this.retryAt) return [];
+    return this.rows(this.takeHeld(), false);
   }
 
   /** The input has ended: returns the last row, if the text did not end with a line break. */
   end(): string[][] {
-    return this.rows(this.pending, true);
+    return this.rows(this.takeHeld(), true);
+  }
+
+  private takeHeld(): string {
+    const text = this.held.length === 1 ? this.held[0]! : this.held.join('');
+    this.held = [];
+    this.heldLength = 0;
+    return text;
   }
 
   /**
@@ -171,7 +187,11 @@ export class CsvRowReader {
       this.lineCounts.push(1 + this.recordBreaks);
       at = next;
     }
-    this.pending = at < text.length ? text.slice(at) : '';
+    if (at < text.length) {
+      this.held.push(text.slice(at));
+      this.heldLength = text.length - at;
+    }
+    this.retryAt = 2 * this.heldLength;
     return rows;
   }
 

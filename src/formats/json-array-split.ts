@@ -38,13 +38,43 @@ export class JsonArraySplitter {
   /** Characters consumed before `text` began (for error positions). */
   private consumed = 0;
 
+  /** Text pushed inside an unfinished element and not scanned yet (see push). */
+  private held: string[] = [];
+  private heldLength = 0;
+
   /** Adds text; returns the texts of the elements it completed. */
   push(piece: string): string[] {
-    this.text = this.where === Where.Element ? this.text.slice(this.elementStart) + piece : piece;
     if (this.where === Where.Element) {
+      // The unfinished element's text is copied whole with each scan: waiting until it has doubled keeps
+      // an element of n characters at O(n) copying, not n² (a buffer's worth per push).
+      this.held.push(piece);
+      this.heldLength += piece.length;
+      if (this.heldLength < this.text.length - this.elementStart) return [];
+    }
+    return this.scanHeld(piece);
+  }
+
+  /** The input has ended: returns the elements not returned yet; throws unless the array was closed. */
+  end(): string[] {
+    const out = this.held.length > 0 ? this.scanHeld('') : [];
+    if (this.where === Where.End) return out;
+    if (this.where === Where.Start) throw this.error('the input holds no JSON array');
+    throw Object.assign(this.error('the input ends before the array is closed'), { completed: out });
+  }
+
+  private scanHeld(piece: string): string[] {
+    if (this.where === Where.Element) {
+      const held = this.held.join('');
+      this.held = [];
+      this.heldLength = 0;
+      this.consumed += this.elementStart;
+      this.text = this.text.slice(this.elementStart) + held;
       this.at -= this.elementStart;
       this.elementStart = 0;
-    } else this.at = 0;
+    } else {
+      this.text = piece;
+      this.at = 0;
+    }
     const out: string[] = [];
     try {
       this.scan(out);
@@ -58,13 +88,6 @@ export class JsonArraySplitter {
       this.at = 0;
     }
     return out;
-  }
-
-  /** The input has ended: throws unless the array was closed. */
-  end(): void {
-    if (this.where === Where.End) return;
-    if (this.where === Where.Start) throw this.error('the input holds no JSON array');
-    throw this.error('the input ends before the array is closed');
   }
 
   private scan(out: string[]): void {

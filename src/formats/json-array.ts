@@ -25,26 +25,31 @@ export async function* parseJsonArrayBatches(bytes: Readable, file: string): Asy
     yield decoder.end();
   };
   for await (const piece of pieces()) {
-    let texts: string[];
-    let broken: unknown;
-    try {
-      texts = splitter.push(piece);
-    } catch (error) {
-      if (!(error instanceof JsonArraySyntaxError)) throw error;
-      // The elements before the break are whole: read first, so the error names the last of them.
-      texts = error.completed;
-      broken = error;
-    }
-    const { items, error } = parseElements(texts, file, index);
+    const { items, error } = splitAndParse(() => splitter.push(piece), file, index);
     index += items.length;
     if (items.length > 0) yield items;
-    if (error ?? broken) throw unreadable(error ?? broken);
+    if (error) throw unreadable(error);
   }
+  const { items, error } = splitAndParse(() => splitter.end(), file, index);
+  index += items.length;
+  if (items.length > 0) yield items;
+  if (error) throw unreadable(error);
+}
+
+/** The elements a push (or the end) of the splitter completed, parsed; and what stopped the file, if anything. */
+function splitAndParse(split: () => string[], file: string, firstIndex: number): { items: SourceItem[]; error?: unknown } {
+  let texts: string[];
+  let broken: unknown;
   try {
-    splitter.end();
+    texts = split();
   } catch (error) {
-    throw unreadable(error);
+    if (!(error instanceof JsonArraySyntaxError)) throw error;
+    // The elements before the break are whole: read first, so the error names the last of them.
+    texts = error.completed;
+    broken = error;
   }
+  const { items, error } = parseElements(texts, file, firstIndex);
+  return { items, error: error ?? broken };
 }
 
 /** Parses element texts in order; stops at the first that is not JSON, keeping the items before it. */

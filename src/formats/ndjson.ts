@@ -41,7 +41,6 @@ function parseLine(text: string, file: string, line: number, index: number): Sou
  */
 export async function* parseNdjsonBatches(bytes: Readable, file: string): AsyncGenerator<SourceItem[]> {
   const decoder = new StringDecoder('utf8');
-  let pending = '';
   let line = 0;
   let index = 0;
   let first = true;
@@ -55,21 +54,47 @@ export async function* parseNdjsonBatches(bytes: Readable, file: string): AsyncG
     if (content.trim() === '') return undefined;
     return parseLine(content, file, line, index++);
   };
+  // The text after the last newline, in pieces: a line longer than a buffer is joined once when its
+  // newline comes, not searched and copied again with every buffer (that cost its length squared).
+  const held = new HeldText();
   for await (const chunk of bytes as AsyncIterable<Buffer>) {
-    const text = pending + decoder.write(chunk);
+    const piece = decoder.write(chunk);
+    let nl = piece.indexOf('\n');
+    if (nl === -1) {
+      held.add(piece);
+      continue;
+    }
     const batch: SourceItem[] = [];
     let start = 0;
-    for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
-      const item = take(text.slice(start, nl));
+    for (; nl !== -1; nl = piece.indexOf('\n', start)) {
+      const item = take(held.take(piece.slice(start, nl)));
       start = nl + 1;
       if (item) batch.push(item);
     }
-    pending = text.slice(start);
+    held.add(piece.slice(start));
     if (batch.length > 0) yield batch;
   }
-  pending += decoder.end();
+  const pending = held.take(decoder.end());
   if (pending !== '') {
     const item = take(pending);
     if (item) yield [item];
+  }
+}
+
+/** Text kept in pieces until the rest of its line arrives. */
+class HeldText {
+  private pieces: string[] = [];
+
+  add(piece: string): void {
+    if (piece !== '') this.pieces.push(piece);
+  }
+
+  /** The held text followed by `last`, and nothing held after. */
+  take(last: string): string {
+    if (this.pieces.length === 0) return last;
+    this.pieces.push(last);
+    const text = this.pieces.join('');
+    this.pieces = [];
+    return text;
   }
 }

@@ -8,7 +8,7 @@ function split(text: string, size: number): unknown[] | Error {
   const elements: unknown[] = [];
   try {
     for (let i = 0; i < text.length; i += size) for (const t of splitter.push(text.slice(i, i + size))) elements.push(JSON.parse(t));
-    splitter.end();
+    for (const t of splitter.end()) elements.push(JSON.parse(t));
   } catch (error) {
     return error as Error;
   }
@@ -59,6 +59,15 @@ describe('JSON array splitter', () => {
   it('accepts the shapes JSON allows: empty arrays, scalars, nested arrays, whitespace anywhere between tokens', () => {
     for (const text of ['[]', ' [ ] ', '[1]', '[ "a" , 2 ,null ]', '[[1,[2]],{"a":[]}]', '[\t{"x":"]"}\r\n]']) {
       for (const size of [1, 2, 100]) expect(split(text, size), text).toEqual(wholeParse(text));
+    }
+  });
+
+  it('names the character where the array breaks, also after an element that spanned several pieces', () => {
+    const text = `[1, {"a":"${'x'.repeat(200)}"} x]`;
+    for (const size of [1, 7, 64, text.length]) {
+      const error = split(text, size);
+      expect(error, `pieces of ${size}`).toBeInstanceOf(Error);
+      expect((error as Error).message, `pieces of ${size}`).toBe(`expected \`,\` or \`]\` after an element, found \`x\` at character ${text.indexOf(' x') + 1}`);
     }
   });
 });
