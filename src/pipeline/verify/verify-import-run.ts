@@ -17,7 +17,8 @@ export async function verifyImportRun(
   reportFile: string,
   input: { config: PipelineConfig; client: ChatportClient; logger: Logger; signal?: AbortSignal; sample?: number | 'auto' },
 ): Promise<unknown> {
-  input.logger.info({ runId: report.runId }, 'verifying what the platform holds against the source');
+  // The run's logger already names the run.
+  input.logger.info('verifying what the platform holds against the source');
   let failure: unknown;
   try {
     const { summary } = await runVerify(
