@@ -55,7 +55,11 @@ describe.each([
     const ran = await runCli(['import', path, '--state', join(dir, 'state')], { ...f.env, CHATPORT_TERMINATION_LOG: terminationLog });
     expect({ code: ran.code, stderr: ran.stderr }).toMatchObject({ code });
     // The pod's summary says what the report says: the data is in, the verification was not done.
-    expect(JSON.parse(await readFile(terminationLog, 'utf8'))).toMatchObject({ status: 'succeeded', verification: 'not-done', exitCode: code, error: { code: error } });
+    // It names the run to resume or read and what it got done, as a finished run's summary does.
+    const runId = ran.stdout.match(/^run (\S+)/m)?.[1];
+    expect(JSON.parse(await readFile(terminationLog, 'utf8'))).toMatchObject({
+      status: 'succeeded', verification: 'not-done', exitCode: code, error: { code: error }, runId, totals: { read: 8, imported: 8, pending: 0, balanced: true },
+    });
     expect(ran.stdout).toMatch(/^run (\S+) \(vf-[a-z_]+, attempt 1\): succeeded$/m);
     expect(ran.stdout).toMatch(/^messages +5 +5 /m);
     expect(ran.stdout).toMatch(new RegExp(`^verification: NOT DONE \\(the import itself is complete\\) — ${error}: `, 'm'));

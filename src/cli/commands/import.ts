@@ -112,6 +112,8 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
     const status = code === 'INTERRUPTED' ? 'interrupted' : partial?.status === 'succeeded' ? 'succeeded' : 'failed';
     await writeTerminationLog(ctx.env, {
       command: 'import', pipeline: config.name, status, exitCode: exitCodeFor(error),
+      // Which run to resume, and how far it got: the pod's reason is often all a scheduler's user reads.
+      ...(partial ? { runId: partial.runId, totals: partial.totals } : {}),
       ...(partial?.verification ? { verification: partial.verification.status } : {}),
       error: { code, message: error instanceof Error ? error.message : String(error) },
     });
