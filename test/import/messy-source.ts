@@ -1,0 +1,243 @@
+/**
+ * Messy CSV for the import's differential tests: a seeded generator writes users, channels and messages
+ * with the defects real dumps have (quoted commas and line breaks, exact and conflicting repeats of a key,
+ * unknown or rejected authors and channels, empty and over-long fields, bad dates, names taken twice), and
+ * a small oracle written from the docs alone (docs/accounting.md, docs/mapping-language.md) says what each
+ * line must become. The checks compare a run's report, its rejects and duplicates files, and what the
+ * platform holds (read back over HTTP, not through chatport's verification) with the oracle.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect } from 'vitest';
+import type { ChatportClient } from '../../src/api/index.js';
+import { compareInt64 } from '../../src/shared/int64.js';
+import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js';
+import { rng } from '../helpers/rng.js';
+import { all, writeInput, writePipeline } from './support.js';
+
+type Outcome = 'imported' | 'duplicate' | 'rejected';
+
+interface Line {
+  cells: string[];
+  /** What the oracle says the line becomes, and for a rejected line the field to blame (none: a key conflict). */
+  outcome: Outcome;
+  field?: string;
+}
+
+interface ExpectedMessage {
+  body: string;
+  user: string;
+  id: string;
+  sentAt: string;
+}
+
+export interface Case {
+  prefix: string;
+  users: Line[];
+  channels: Line[];
+  messages: Line[];
+  /** Usernames the platform must hold, with their display names. */
+  expectedUsers: Map<string, string>;
+  /** Channel name → its messages in source order. */
+  expectedMessages: Map<string, ExpectedMessage[]>;
+}
+
+const PIECES = ['hello', 'a, b', 'say "hi"', 'line one\nline two', 'crlf\r\nend', 'émoji 🎉', '  padded  ', 'x'.repeat(300), '日本語', 'tab\there', '=1+2', 'null', ''];
+const BAD_DATES = ['2026-13-01T00:00:00Z', 'yesterday', '2026-02-30T10:00:00Z'];
+
+/**
+ * The oracle's rules, from the docs: a key seen again with the same content is a duplicate and with other
+ * content is rejected, unless every earlier record of the key was rejected (then it is judged on its own);
+ * a record is otherwise judged field by field, and a name an earlier record of the stage has is rejected.
+ */
+class Oracle {
+  /** Source key → the cells of its record that was accepted. */
+  private readonly accepted = new Map<string, string[]>();
+
+  constructor(private readonly judge: (cells: string[]) => string | undefined) {}
+
+  /** The outcome of one line; `accept` runs for an accepted one. */
+  line(cells: string[], accept: () => void): Line {
+    const earlier = this.accepted.get(cells[0]!);
+    if (earlier !== undefined) return { cells, outcome: earlier.join('\u0000') === cells.join('\u0000') ? 'duplicate' : 'rejected' };
+    const field = this.judge(cells);
+    if (field !== undefined) return { cells, outcome: 'rejected', field };
+    this.accepted.set(cells[0]!, cells);
+    accept();
+    return { cells, outcome: 'imported' };
+  }
+}
+
+export function generateCase(seed: number): Case {
+  const random = rng(seed);
+  const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const chance = (p: number) => random() < p;
+  const prefix = `d${seed}-`;
+  const text = () => {
+    let t = pick(PIECES);
+    while (chance(0.4)) t += ` ${pick(PIECES)}`;
+    return t;
+  };
+  /** Each line once more as it is, or with its last cell changed. */
+  const repeatOf = (cells: string[], suffix: string) => (chance(0.5) ? [...cells] : [...cells.slice(0, -1), `${cells.at(-1)}${suffix}`]);
+
+  // Users (id, username, display); display comes last so a changed repeat changes it.
+  const expectedUsers = new Map<string, string>();
+  const nameHolder = new Map<string, string>();
+  const users: Line[] = [];
+  const userOracle = new Oracle(([key, name, display]) => {
+    if (display!.length === 0 || display!.length > 256) return 'displayName';
+    if (name!.length > 128) return 'name';
+    if (nameHolder.has(name!) && nameHolder.get(name!) !== key) return 'name';
+    return undefined;
+  });
+  const addUser = (cells: string[]) =>
+    users.push(
+      userOracle.line(cells, () => {
+        nameHolder.set(cells[1]!, cells[0]!);
+        expectedUsers.set(cells[1]!, cells[2]!);
+      }),
+    );
+  for (let i = 0; i < 12; i++) {
+    const roll = random();
+    const taken = [...expectedUsers.keys()];
+    const name = roll < 0.06 ? `${prefix}${'n'.repeat(130)}` : roll < 0.14 && taken.length > 0 ? pick(taken) : `${prefix}user${i}`;
+    addUser([`u${i}`, name, roll > 0.92 ? '' : text()]);
+  }
+  for (let r = 0; r < 3; r++) addUser(repeatOf(pick(users.slice(0, 12)).cells, ' (changed)'));
+
+  // Channels (key, name, members): every imported user is in every channel.
+  const members = [...expectedUsers.keys()];
+  const channelNames = new Map(Array.from({ length: 4 }, (_, c) => [`c${c}`, `${prefix}chan-${c}`]));
+  const channels: Line[] = [...channelNames].map(([key, name]) => ({ cells: [key, name, members.join('|')], outcome: 'imported' as const }));
+  channels.push({ cells: [...channels[1]!.cells], outcome: 'duplicate' });
+
+  // Messages (id, channel, author, sent_at, text).
+  const expectedMessages = new Map<string, ExpectedMessage[]>([...channelNames.values()].map((n) => [n, []]));
+  const messages: Line[] = [];
+  const messageOracle = new Oracle(([, channel, author, sentAt, body]) => {
+    if (body!.length === 0 || body!.length > 40_000) return 'body';
+    if (BAD_DATES.includes(sentAt!)) return 'properties.source.sentAt';
+    if (!channelNames.has(channel!)) return 'channelId';
+    // Authors are checked against the platform after the record itself is valid.
+    if (!expectedUsers.has(author!)) return 'user';
+    return undefined;
+  });
+  const addMessage = (cells: string[]) =>
+    messages.push(
+      messageOracle.line(cells, () => {
+        const [id, channel, author, sentAt, body] = cells as [string, string, string, string, string];
+        expectedMessages.get(channelNames.get(channel)!)!.push({ body, user: author, id, sentAt });
+      }),
+    );
+  const strangers = [`${prefix}nobody`, ...users.filter((u) => !expectedUsers.has(u.cells[1]!)).map((u) => u.cells[1]!)];
+  for (let m = 0; m < 160; m++) {
+    const roll = random();
+    const channel = roll < 0.04 ? 'c99' : pick([...channelNames.keys()]);
+    const author = roll >= 0.04 && roll < 0.1 ? pick(strangers) : pick(members);
+    const body = roll >= 0.1 && roll < 0.13 ? '' : roll >= 0.13 && roll < 0.15 ? 'y'.repeat(40_001) : text();
+    const sentAt = roll >= 0.15 && roll < 0.19 ? pick(BAD_DATES) : new Date(Date.UTC(2026, 0, 1) + Math.floor(random() * 1e10)).toISOString();
+    addMessage([`m${m}`, channel, author, sentAt, body]);
+    if (chance(0.06)) addMessage(repeatOf(pick(messages).cells, ' (edited)'));
+  }
+  return { prefix, users, channels, messages, expectedUsers, expectedMessages };
+}
+
+/** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled. */
+const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);
+const csvText = (header: string, lines: Line[]) => `${header}\n${lines.map((l) => l.cells.map(csvField).join(',')).join('\n')}\n`;
+
+/** The physical line each record starts on (the header is line 1; quoted line breaks push the next ones down). */
+function startLines(lines: Line[]): number[] {
+  let at = 2;
+  return lines.map((l) => {
+    const start = at;
+    at += 1 + l.cells.join(',').split(/\r\n|\n|\r/).length - 1;
+    return start;
+  });
+}
+
+/** Writes the case's three CSV files and its pipeline into `dir`. */
+export async function writeCase(dir: string, c: Case, name: string) {
+  await writeInput(dir, 'users.csv', csvText('id,username,display', c.users));
+  await writeInput(dir, 'channels.csv', csvText('key,name,members', c.channels));
+  await writeInput(dir, 'messages.csv', csvText('id,channel,author,sent_at,text', c.messages));
+  return writePipeline(dir, PIPELINE(name));
+}
+
+const PIPELINE = (name: string) =>
+  generatedPipelineYaml({ name, options: '{ chunkRecords: 7, concurrency: 3 }', messageProperties: '{ source: { id: id, sentAt: { field: sent_at, type: date } } }' });
+
+interface RejectLine {
+  stage: string;
+  line?: number;
+  reasons: { field?: string }[];
+}
+
+const counts = (lines: Line[]) => ({
+  read: lines.length,
+  imported: lines.filter((l) => l.outcome === 'imported').length,
+  duplicates: lines.filter((l) => l.outcome === 'duplicate').length,
+  rejected: lines.filter((l) => l.outcome === 'rejected').length,
+  skipped: 0,
+});
+
+const ndjson = async (file: string): Promise<unknown[]> =>
+  (await readFile(file, 'utf8').catch(() => ''))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as unknown);
+
+/** What a run's report says about where its files are and what it counted. */
+export interface RunFiles {
+  rejectsFile?: string | undefined;
+  runDir: string;
+  stages: Partial<Record<string, object>>;
+}
+
+/**
+ * Line by line: rejected lines are in the rejects file (blaming the oracle's field), duplicates in the
+ * duplicates file, every other line is imported; and the stage counts say the same.
+ */
+export async function expectLineOutcomes(report: RunFiles, c: Case): Promise<void> {
+  const rejects = (await ndjson(report.rejectsFile ?? '')) as RejectLine[];
+  for (const [stage, lines] of [['users', c.users], ['channels', c.channels], ['messages', c.messages]] as const) {
+    const starts = startLines(lines);
+    const duplicates = (await ndjson(join(report.runDir, 'duplicates', `${stage}.ndjson`))) as { line?: number }[];
+    const listed = rejects.filter((r) => r.stage === stage);
+    const actual = starts.map((line) => (listed.some((r) => r.line === line) ? 'rejected' : duplicates.some((d) => d.line === line) ? 'duplicate' : 'imported'));
+    expect(actual.map((o, i) => `${starts[i]}: ${o}`), `${stage}, line by line`).toEqual(lines.map((l, i) => `${starts[i]}: ${l.outcome}`));
+    expect(listed.length + duplicates.length, `${stage}: each line listed once`).toBe(lines.filter((l) => l.outcome !== 'imported').length);
+    for (const [i, l] of lines.entries()) {
+      if (l.outcome !== 'rejected' || l.field === undefined) continue;
+      const entry = listed.find((r) => r.line === starts[i]);
+      expect(entry?.reasons.map((r) => r.field), `${stage} line ${starts[i]} blames ${l.field}`).toContain(l.field);
+    }
+    expect(report.stages[stage], `${stage} counts`).toMatchObject(counts(lines));
+  }
+}
+
+/** The case's users, channels and messages as the platform holds them. */
+export async function platformState(client: ChatportClient, prefix: string) {
+  const users = new Map((await all(client.users.list())).filter((u) => u.name.startsWith(prefix)).map((u) => [u.name, u.displayName]));
+  const channels = (await all(client.channels.list())).filter((ch) => ch.name?.startsWith(prefix));
+  const messages = new Map<string, { body: string; user: string | undefined; id: unknown; sentAt: unknown }[]>();
+  for (const channel of channels) {
+    const held = (await all(client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
+    const source = (m: (typeof held)[number]) => (m.properties as { source?: { id?: unknown; sentAt?: unknown } } | undefined)?.source;
+    messages.set(channel.name!, held.map((m) => ({ body: m.body ?? '', user: m.user?.name, id: source(m)?.id, sentAt: source(m)?.sentAt })));
+  }
+  return { users, channels: channels.map((ch) => ch.name).sort(), messages };
+}
+
+/** The platform holds exactly what the oracle says, each channel's messages in source order; returns what it holds. */
+export async function expectPlatformHolds(client: ChatportClient, c: Case) {
+  const held = await platformState(client, c.prefix);
+  expect(held.users).toEqual(c.expectedUsers);
+  expect(held.channels).toEqual([...c.expectedMessages.keys()].sort());
+  for (const [name, expected] of c.expectedMessages) expect(held.messages.get(name), `messages of ${name}`).toEqual(expected);
+  return held;
+}
+
+/** Seeds from DIFF_SEEDS (to run many by hand), else the given few. */
+export const diffSeeds = (fallback: string): number[] => (process.env.DIFF_SEEDS ?? fallback).split(',').map(Number);
