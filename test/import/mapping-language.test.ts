@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { compareInt64 } from '../../src/shared/int64.js';
+import { chatportProcess } from '../helpers/cli-process.js';
 import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -183,6 +184,23 @@ stages:
     for (const file of await readdir(chunksDir)) for (const item of JSON.parse(await readFile(join(chunksDir, file), 'utf8')) as Array<{ name: string }>) pickedAgain.add(item.name);
     expect([...pickedAgain].sort()).toEqual(picked.map((c) => c.name).sort());
   });
+
+  it('a trial after a run that took the whole input verifies the whole input: the platform holds that run\'s records beyond the trial', async () => {
+    const dir = join(f.dir, 'trial-after-whole');
+    await writeChannels(dir, 'taw', 4, 3);
+    const { config, path } = await writePipeline(dir, pipeline('trial-after-whole'));
+    const state = join(dir, 'state');
+    const whole = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(whole.verification?.status).toBe('exact');
+    config.trial = { limit: 2 };
+    const trial = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(trial.stages.messages).toMatchObject({ read: 12, imported: 2, skipped: 10 });
+    expect(trial.verification).toMatchObject({ status: 'exact', stages: { users: { expected: 2 }, channels: { expected: 4 }, messages: { expected: 12 } } });
+
+    const verified = await chatportProcess(['verify', path, '--state', state, '--json'], f.env);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ status: 'exact', stages: { messages: { expected: 12, verified: 12 } } });
+  }, 60_000);
 
   it('a resumed run must keep the trial it started with', async () => {
     const dir = join(f.dir, 'trial-resume');

@@ -230,7 +230,7 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
   let stop = failure;
   try {
     if (options.verify && mode === 'import' && failure === undefined)
-      stop = await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger, signal, ...options.verify });
+      stop = await verifyImportRun(report, paths.report(runId), { config, client: deps.client!, logger, stateDir: paths.stateDir, signal, ...options.verify });
   } finally {
     await writeRunPage(report, paths.journal, logger);
   }

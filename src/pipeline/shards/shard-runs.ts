@@ -19,7 +19,11 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
   if (shards !== undefined) return findShardRuns(stateDir, shards);
   const run = await findLatestRun(stateDir);
   if (run === undefined) return undefined;
-  return { label: `run ${run.runId}`, runDir: run.runDir, rejectsFiles: [run.rejectsFile], usersRunDir: run.runDir, ...(run.trial ? { trial: run.trial } : {}) };
+  // After a trial, a run that took the whole input before it is what the platform holds: verify against
+  // the whole input, its rejects and the trial's not expected.
+  if (run.wholeInputRun)
+    return { label: `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input`, runDir: run.runDir, rejectsFiles: [run.wholeInputRun.rejectsFile, run.rejectsFile], usersRunDir: run.runDir };
+  return { label: `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`, runDir: run.runDir, rejectsFiles: [run.rejectsFile], usersRunDir: run.runDir, ...(run.trial ? { trial: run.trial } : {}) };
 }
 
 /**

@@ -4,11 +4,48 @@ import { readJournalEvents } from '../state/journal.js';
 import { RunPaths } from '../state/run-paths.js';
 import { RunStateFold } from '../state/run-state.js';
 
+export interface LatestRun {
+  runId: string;
+  runDir: string;
+  rejectsFile: string;
+  /** The latest run's trial cut. */
+  trial?: TrialSpec;
+  /**
+   * When the latest run is a trial: the last run before it that took the whole input and ended. The
+   * platform then holds what that run imported, beyond the trial's part, so that is what to verify.
+   */
+  wholeInputRun?: { runId: string; rejectsFile: string };
+}
+
 /** The latest run of a state folder (its folder, rejects file and trial cut), when there is one. */
-export async function findLatestRun(stateDir: string): Promise<{ runId: string; runDir: string; rejectsFile: string; trial?: TrialSpec } | undefined> {
+export async function findLatestRun(stateDir: string): Promise<LatestRun | undefined> {
   const paths = new RunPaths(stateDir);
   const fold = new RunStateFold();
-  await readJournalEvents<JournalEvent>(paths.journal, (e) => fold.add(e));
+  const whole = new WholeInputRuns();
+  await readJournalEvents<JournalEvent>(paths.journal, (e) => {
+    fold.add(e);
+    whole.add(e);
+  });
   const { runId, trial } = fold.state;
-  return runId === undefined ? undefined : { runId, runDir: paths.runDir(runId), rejectsFile: paths.rejects(runId), ...(trial ? { trial } : {}) };
+  if (runId === undefined) return undefined;
+  const wholeRunId = trial ? whole.lastEndedBefore(runId) : undefined;
+  return {
+    runId, runDir: paths.runDir(runId), rejectsFile: paths.rejects(runId), ...(trial ? { trial } : {}),
+    ...(wholeRunId ? { wholeInputRun: { runId: wholeRunId, rejectsFile: paths.rejects(wholeRunId) } } : {}),
+  };
+}
+
+/** Runs without a trial cut that ended having read all their input (succeeded, or completed with rejects), in journal order. */
+class WholeInputRuns {
+  private readonly untrimmed = new Set<string>();
+  private readonly ended: string[] = [];
+
+  add(e: JournalEvent): void {
+    if (e.t === 'run-started' && e.attempt === 1 && !e.trial) this.untrimmed.add(e.runId);
+    if (e.t === 'run-ended' && this.untrimmed.has(e.runId) && (e.status === 'succeeded' || e.status === 'completed-with-rejects')) this.ended.push(e.runId);
+  }
+
+  lastEndedBefore(runId: string): string | undefined {
+    return this.ended.filter((id) => id !== runId).at(-1);
+  }
 }

@@ -3,6 +3,7 @@ import type { PipelineConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
 import { reportedError, type RunReport } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
+import { findLatestRun } from './latest-run.js';
 import { runVerify } from './run-verify.js';
 
 /**
@@ -15,14 +16,15 @@ import { runVerify } from './run-verify.js';
 export async function verifyImportRun(
   report: RunReport,
   reportFile: string,
-  input: { config: PipelineConfig; client: ChatportClient; logger: Logger; signal?: AbortSignal; sample?: number | 'auto' },
+  input: { config: PipelineConfig; client: ChatportClient; logger: Logger; stateDir: string; signal?: AbortSignal; sample?: number | 'auto' },
 ): Promise<unknown> {
   // The run's logger already names the run.
   input.logger.info('verifying what the platform holds against the source');
   let failure: unknown;
   try {
+    const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
     const { summary } = await runVerify(
-      { config: input.config, rejectsFiles: report.rejectsFile ? [report.rejectsFile] : [], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}) },
+      { config, rejectsFiles, outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}) },
       { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
     );
     report.verification = summary;
@@ -34,4 +36,18 @@ export async function verifyImportRun(
   }
   await writeFileAtomic(reportFile, `${JSON.stringify(report, null, 2)}\n`);
   return failure;
+}
+
+/**
+ * The trial's part of the input, unless an earlier run of the state folder took the whole input: the
+ * platform then holds that run's records beyond the trial's part, so the whole input is verified, neither
+ * run's rejects expected (latest-run.ts).
+ */
+async function whatToVerify(config: PipelineConfig, report: RunReport, stateDir: string): Promise<{ config: PipelineConfig; rejectsFiles: string[] }> {
+  const own = report.rejectsFile ? [report.rejectsFile] : [];
+  if (!config.trial) return { config, rejectsFiles: own };
+  const whole = (await findLatestRun(stateDir))?.wholeInputRun;
+  if (whole === undefined) return { config, rejectsFiles: own };
+  const { trial: _trial, ...untrimmed } = config;
+  return { config: untrimmed, rejectsFiles: [whole.rejectsFile, ...own] };
 }
