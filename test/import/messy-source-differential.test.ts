@@ -1,5 +1,5 @@
 /**
- * The import on messy CSV against the oracle of messy-source.ts: line by line outcomes, counts, the rejects
+ * The import on messy CSV, NDJSON or JSON against the oracle of messy-source.ts: line by line outcomes, counts, the rejects
  * and duplicates files and what the platform holds; then the nightly rerun with its state folder lost,
  * which must send nothing and change nothing. DIFF_SEEDS=1,2,... runs other seeds.
  */
@@ -17,7 +17,7 @@ afterAll(async () => {
   await f.close();
 });
 
-describe.each(diffSeeds('2,3,4,24,29,47'))('messy CSV, seed %i', (seed) => {
+describe.each(diffSeeds('2,3,4,24,29,47'))('messy input, seed %i', (seed) => {
   it('counts, rejects and the platform agree with the oracle, and a rerun from scratch changes nothing', async () => {
     const c = generateCase(seed);
     const dir = join(f.dir, `seed-${seed}`);

@@ -1,9 +1,10 @@
 /**
- * Messy CSV for the import's differential tests: a seeded generator writes users, channels and messages
- * with the defects real dumps have (quoted commas and line breaks, exact and conflicting repeats of a key,
- * unknown or rejected authors and channels, empty and over-long fields, bad dates, names taken twice), and
- * a small oracle written from the docs alone (docs/accounting.md, docs/mapping-language.md) says what each
- * line must become. The checks compare a run's report, its rejects and duplicates files, and what the
+ * Messy input for the import's differential tests: a seeded generator writes users, channels and messages
+ * (as CSV, NDJSON or a JSON array) with the defects real dumps have (quoted commas and line breaks, exact
+ * and conflicting repeats of a key, unknown or rejected authors and channels, empty and over-long fields,
+ * bad dates, names taken twice), with `duplicates: reject` or `last-wins` on the messages, and a small
+ * oracle written from the docs alone (docs/accounting.md, docs/mapping-language.md, docs/pipeline-core.md)
+ * says what each record must become. The checks compare a run's report, its rejects and duplicates files, and what the
  * platform holds (read back over HTTP, not through chatport's verification) with the oracle.
  */
 import { readFile } from 'node:fs/promises';
@@ -15,7 +16,8 @@ import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js'
 import { rng } from '../helpers/rng.js';
 import { all, writeInput, writePipeline } from './support.js';
 
-type Outcome = 'imported' | 'duplicate' | 'rejected';
+type Outcome = 'imported' | 'duplicate' | 'skipped' | 'rejected';
+type Format = 'csv' | 'ndjson' | 'json';
 
 interface Line {
   cells: string[];
@@ -33,6 +35,10 @@ interface ExpectedMessage {
 
 export interface Case {
   prefix: string;
+  /** The messages stage's `duplicates` option. */
+  duplicates: 'reject' | 'last-wins';
+  /** The input files' format (all three stages). */
+  format: Format;
   users: Line[];
   channels: Line[];
   messages: Line[];
@@ -112,35 +118,72 @@ export function generateCase(seed: number): Case {
   const channels: Line[] = [...channelNames].map(([key, name]) => ({ cells: [key, name, members.join('|')], outcome: 'imported' as const }));
   channels.push({ cells: [...channels[1]!.cells], outcome: 'duplicate' });
 
-  // Messages (id, channel, author, sent_at, text).
-  const expectedMessages = new Map<string, ExpectedMessage[]>([...channelNames.values()].map((n) => [n, []]));
-  const messages: Line[] = [];
-  const messageOracle = new Oracle(([, channel, author, sentAt, body]) => {
-    if (body!.length === 0 || body!.length > 40_000) return 'body';
-    if (BAD_DATES.includes(sentAt!)) return 'properties.source.sentAt';
-    if (!channelNames.has(channel!)) return 'channelId';
-    // Authors are checked against the platform after the record itself is valid.
-    if (!expectedUsers.has(author!)) return 'user';
-    return undefined;
-  });
-  const addMessage = (cells: string[]) =>
-    messages.push(
-      messageOracle.line(cells, () => {
-        const [id, channel, author, sentAt, body] = cells as [string, string, string, string, string];
-        expectedMessages.get(channelNames.get(channel)!)!.push({ body, user: author, id, sentAt });
-      }),
-    );
+  // Messages (id, channel, author, sent_at, text), judged once all are written (last-wins looks ahead).
   const strangers = [`${prefix}nobody`, ...users.filter((u) => !expectedUsers.has(u.cells[1]!)).map((u) => u.cells[1]!)];
+  const rows: string[][] = [];
   for (let m = 0; m < 160; m++) {
     const roll = random();
     const channel = roll < 0.04 ? 'c99' : pick([...channelNames.keys()]);
     const author = roll >= 0.04 && roll < 0.1 ? pick(strangers) : pick(members);
     const body = roll >= 0.1 && roll < 0.13 ? '' : roll >= 0.13 && roll < 0.15 ? 'y'.repeat(40_001) : text();
     const sentAt = roll >= 0.15 && roll < 0.19 ? pick(BAD_DATES) : new Date(Date.UTC(2026, 0, 1) + Math.floor(random() * 1e10)).toISOString();
-    addMessage([`m${m}`, channel, author, sentAt, body]);
-    if (chance(0.06)) addMessage(repeatOf(pick(messages).cells, ' (edited)'));
+    rows.push([`m${m}`, channel, author, sentAt, body]);
+    if (chance(0.06)) rows.push(repeatOf(pick(rows), ' (edited)'));
   }
-  return { prefix, users, channels, messages, expectedUsers, expectedMessages };
+  const duplicates = chance(0.5) ? 'last-wins' : 'reject';
+  const format = pick(['csv', 'csv', 'ndjson', 'json'] as const);
+  const messages = judgeMessages(rows, duplicates, {
+    mapping: ([, channel, , sentAt, body]) => {
+      if (body!.length === 0 || body!.length > 40_000) return 'body';
+      if (BAD_DATES.includes(sentAt!)) return 'properties.source.sentAt';
+      if (!channelNames.has(channel!)) return 'channelId';
+      return undefined;
+    },
+    // Authors are checked against the platform once the record itself is valid.
+    platform: ([, , author]) => (expectedUsers.has(author!) ? undefined : 'user'),
+  });
+  const expectedMessages = new Map<string, ExpectedMessage[]>([...channelNames.values()].map((n) => [n, []]));
+  for (const { cells, outcome } of messages) {
+    if (outcome !== 'imported') continue;
+    const [id, channel, author, sentAt, body] = cells as [string, string, string, string, string];
+    expectedMessages.get(channelNames.get(channel)!)!.push({ body, user: author, id, sentAt });
+  }
+  return { prefix, duplicates, format, users, channels, messages, expectedUsers, expectedMessages };
+}
+
+interface MessageChecks {
+  /** The field the mapping or validation rejects (a record that fails here is never a key's record). */
+  mapping(cells: string[]): string | undefined;
+  /** The field the checks against the platform reject, made after the mapping's. */
+  platform(cells: string[]): string | undefined;
+}
+
+/**
+ * Each message's outcome (docs/pipeline-core.md, source-duplicates.ts). `reject`: a key's first valid record
+ * is imported, a later one with the same content is a duplicate and with other content rejected. `last-wins`:
+ * the key's last record the mapping accepts is the one sent; an earlier one is a duplicate of it (same
+ * content) or skipped (superseded). A record the platform's checks reject is rejected either way.
+ */
+function judgeMessages(rows: string[][], mode: Case['duplicates'], checks: MessageChecks): Line[] {
+  const same = (a: string[], b: string[]) => a.join('\u0000') === b.join('\u0000');
+  if (mode === 'reject') {
+    const oracle = new Oracle((cells) => checks.mapping(cells) ?? checks.platform(cells));
+    return rows.map((cells) => oracle.line(cells, () => undefined));
+  }
+  const last = new Map<string, number>();
+  rows.forEach((cells, i) => {
+    if (checks.mapping(cells) === undefined) last.set(cells[0]!, i);
+  });
+  return rows.map((cells, i): Line => {
+    const field = checks.mapping(cells);
+    if (field !== undefined) return { cells, outcome: 'rejected', field };
+    // The platform's checks come before the key's (stage-runner.ts takeAccepted).
+    const refused = checks.platform(cells);
+    if (refused !== undefined) return { cells, outcome: 'rejected', field: refused };
+    const winner = last.get(cells[0]!)!;
+    if (winner !== i) return { cells, outcome: same(cells, rows[winner]!) ? 'duplicate' : 'skipped' };
+    return { cells, outcome: 'imported' };
+  });
 }
 
 /** RFC 4180: a field with a comma, quote, CR or LF is quoted, quotes doubled. */
@@ -148,7 +191,7 @@ const csvField = (value: string) => (/[",\r\n]/.test(value) ? `"${value.replaceA
 const csvText = (header: string, lines: Line[]) => `${header}\n${lines.map((l) => l.cells.map(csvField).join(',')).join('\n')}\n`;
 
 /** The physical line each record starts on (the header is line 1; quoted line breaks push the next ones down). */
-function startLines(lines: Line[]): number[] {
+function csvStartLines(lines: Line[]): number[] {
   let at = 2;
   return lines.map((l) => {
     const start = at;
@@ -157,21 +200,37 @@ function startLines(lines: Line[]): number[] {
   });
 }
 
-/** Writes the case's three CSV files and its pipeline into `dir`. */
+/** The case's records as one format: text, and the line each record starts on. */
+const WRITERS: Record<Format, { text(header: string, lines: Line[]): string; starts(lines: Line[]): number[] }> = {
+  csv: { text: csvText, starts: csvStartLines },
+  ndjson: { text: (header, lines) => lines.map((l) => `${JSON.stringify(recordOf(header, l))}\n`).join(''), starts: (lines) => lines.map((_, i) => i + 1) },
+  // One element a line, so element i starts on line i + 2.
+  json: { text: (header, lines) => `[\n${lines.map((l) => JSON.stringify(recordOf(header, l))).join(',\n')}\n]\n`, starts: (lines) => lines.map((_, i) => i + 2) },
+};
+
+const recordOf = (header: string, line: Line) => Object.fromEntries(header.split(',').map((field, i) => [field, line.cells[i]]));
+
+const HEADERS = { users: 'id,username,display', channels: 'key,name,members', messages: 'id,channel,author,sent_at,text' } as const;
+
+/** Writes the case's three input files and its pipeline into `dir`. */
 export async function writeCase(dir: string, c: Case, name: string) {
-  await writeInput(dir, 'users.csv', csvText('id,username,display', c.users));
-  await writeInput(dir, 'channels.csv', csvText('key,name,members', c.channels));
-  await writeInput(dir, 'messages.csv', csvText('id,channel,author,sent_at,text', c.messages));
-  return writePipeline(dir, PIPELINE(name));
+  const writer = WRITERS[c.format];
+  for (const stage of ['users', 'channels', 'messages'] as const) await writeInput(dir, `${stage}.${c.format}`, writer.text(HEADERS[stage], c[stage]));
+  return writePipeline(dir, PIPELINE(name, c));
 }
 
-const PIPELINE = (name: string) =>
-  generatedPipelineYaml({ name, options: '{ chunkRecords: 7, concurrency: 3 }', messageProperties: '{ source: { id: id, sentAt: { field: sent_at, type: date } } }' });
+const PIPELINE = (name: string, c: Case) =>
+  generatedPipelineYaml({ name, options: '{ chunkRecords: 7, concurrency: 3 }', messageProperties: '{ source: { id: id, sentAt: { field: sent_at, type: date } } }' })
+    .replace('    channel: channel\n', `    channel: channel\n    options: { duplicates: ${c.duplicates} }\n`)
+    .replaceAll('.csv }', `.${c.format} }`);
 
-interface RejectLine {
+/** A line of the rejects file or of a duplicates file (index: the record's, from 0). */
+interface Listed {
   stage: string;
+  index: number;
   line?: number;
-  reasons: { field?: string }[];
+  reasons?: { field?: string }[];
+  kind?: 'duplicate' | 'superseded';
 }
 
 const counts = (lines: Line[]) => ({
@@ -179,7 +238,7 @@ const counts = (lines: Line[]) => ({
   imported: lines.filter((l) => l.outcome === 'imported').length,
   duplicates: lines.filter((l) => l.outcome === 'duplicate').length,
   rejected: lines.filter((l) => l.outcome === 'rejected').length,
-  skipped: 0,
+  skipped: lines.filter((l) => l.outcome === 'skipped').length,
 });
 
 const ndjson = async (file: string): Promise<unknown[]> =>
@@ -200,18 +259,24 @@ export interface RunFiles {
  * duplicates file, every other line is imported; and the stage counts say the same.
  */
 export async function expectLineOutcomes(report: RunFiles, c: Case): Promise<void> {
-  const rejects = (await ndjson(report.rejectsFile ?? '')) as RejectLine[];
+  const rejects = (await ndjson(report.rejectsFile ?? '')) as Listed[];
   for (const [stage, lines] of [['users', c.users], ['channels', c.channels], ['messages', c.messages]] as const) {
-    const starts = startLines(lines);
-    const duplicates = (await ndjson(join(report.runDir, 'duplicates', `${stage}.ndjson`))) as { line?: number }[];
+    const starts = WRITERS[c.format].starts(lines);
+    const duplicates = (await ndjson(join(report.runDir, 'duplicates', `${stage}.ndjson`))) as Listed[];
     const listed = rejects.filter((r) => r.stage === stage);
-    const actual = starts.map((line) => (listed.some((r) => r.line === line) ? 'rejected' : duplicates.some((d) => d.line === line) ? 'duplicate' : 'imported'));
-    expect(actual.map((o, i) => `${starts[i]}: ${o}`), `${stage}, line by line`).toEqual(lines.map((l, i) => `${starts[i]}: ${l.outcome}`));
+    // Records are found by their index; their lines are checked where the format has lines per record.
+    const outcomeOf = (index: number) => {
+      if (listed.some((r) => r.index === index)) return 'rejected';
+      const kind = duplicates.find((d) => d.index === index)?.kind;
+      return kind === undefined ? 'imported' : kind === 'duplicate' ? 'duplicate' : 'skipped';
+    };
+    expect(lines.map((_, i) => `${starts[i]}: ${outcomeOf(i)}`), `${stage}, line by line`).toEqual(lines.map((l, i) => `${starts[i]}: ${l.outcome}`));
     expect(listed.length + duplicates.length, `${stage}: each line listed once`).toBe(lines.filter((l) => l.outcome !== 'imported').length);
+    if (c.format !== 'json') for (const entry of [...listed, ...duplicates]) expect(entry.line, `${stage} record ${entry.index}'s line`).toBe(starts[entry.index]);
     for (const [i, l] of lines.entries()) {
       if (l.outcome !== 'rejected' || l.field === undefined) continue;
-      const entry = listed.find((r) => r.line === starts[i]);
-      expect(entry?.reasons.map((r) => r.field), `${stage} line ${starts[i]} blames ${l.field}`).toContain(l.field);
+      const entry = listed.find((r) => r.index === i);
+      expect(entry?.reasons?.map((r) => r.field), `${stage} line ${starts[i]} blames ${l.field}`).toContain(l.field);
     }
     expect(report.stages[stage], `${stage} counts`).toMatchObject(counts(lines));
   }
