@@ -103,7 +103,8 @@ export interface SandboxOptions {
   /**
    * The sandbox's clock; default Date.now. It stamps the `createdTime` of imported and seeded records and
    * times token and download-link lifetimes and rate-limit windows, so tests can put messages on given days
-   * and expire a token or end a window without waiting on (or racing) the real clock.
+   * and expire a token or end a window without waiting on (or racing) the real clock. A time with
+   * sub-millisecond digits is answered with them (microseconds), as a platform's timestamps may be.
    */
   clock?: () => number;
   /** Random source for fault probabilities; default Math.random. Inject for deterministic tests. */

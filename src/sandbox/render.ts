@@ -8,7 +8,16 @@ import type { ApplicationRec, ChannelRec, ChatSessionRec, JobRec, MessageRec, No
  * ISO 8601 UTC; `_links` hold absolute hrefs for self and the relations the description names. Every id,
  * in fields and in links, is the wire id (`ids.toWire`: the store's id plus the optional id base).
  */
-export const iso = (ms: number): string => new Date(ms).toISOString();
+export function iso(ms: number): string {
+  if (Number.isInteger(ms)) return new Date(ms).toISOString();
+  // A clock with sub-millisecond digits (wire rule 4: fractional seconds may appear) keeps its microseconds;
+  // Date alone would truncate them toward zero, moving a time before 1970 into the next millisecond.
+  const micros = Math.round(ms * 1000);
+  const millis = Math.floor(micros / 1000);
+  const rest = micros - millis * 1000;
+  const text = new Date(millis).toISOString();
+  return rest === 0 ? text : `${text.slice(0, -1)}${String(rest).padStart(3, '0')}Z`;
+}
 
 const link = (href: string) => ({ href });
 
