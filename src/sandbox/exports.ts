@@ -143,7 +143,8 @@ function* userRows(store: Store, ids: WireIds): Generator<Array<string | number 
   const messages = new Map<number, { count: number; last: number }>();
   for (const m of store.messages.values()) {
     if (m.userId === undefined) continue;
-    const s = messages.get(m.userId) ?? { count: 0, last: 0 };
+    // Starting from the message's own time, not 0: a user whose messages are all before 1970 has a last one.
+    const s = messages.get(m.userId) ?? { count: 0, last: m.createdTime };
     s.count++;
     s.last = Math.max(s.last, m.createdTime);
     messages.set(m.userId, s);
