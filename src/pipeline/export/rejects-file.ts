@@ -8,6 +8,8 @@
  * `<rejectsDir>/_staging/<dataset>/dt=<date>/` and moves them into place, removing the date's older
  * rejects files, only once the dataset is published. A failed run leaves its rejects aside (its error
  * names them) and the published ones as they were; the next run of that date clears what was aside.
+ * A window of several days keeps its rejects in one file, in its last day's folder, and replaces the
+ * rejects of every day it publishes: a day's older rejects would name rows of output that is gone.
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -41,11 +43,16 @@ export interface RejectsPaths {
   staged: string;
   /** Where they are once the dataset is published. */
   published: string;
+  /** The staging and published folders of every date the run publishes (the file's own date last). */
+  dates: Array<{ staged: string; published: string }>;
 }
 
-export function rejectsPathFor(rejectsDir: string, dataset: string, date: string, runId: string): RejectsPaths {
+/** The rejects of a run publishing `dates` of a dataset: one file, named for the last date. */
+export function rejectsPathFor(rejectsDir: string, dataset: string, dates: readonly string[], runId: string): RejectsPaths {
   const name = `rejects-${runId}.ndjson`;
-  return { staged: join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`, name), published: join(rejectsDir, dataset, `dt=${date}`, name) };
+  const folders = dates.map((date) => ({ staged: join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`), published: join(rejectsDir, dataset, `dt=${date}`) }));
+  const own = folders.at(-1)!;
+  return { staged: join(own.staged, name), published: join(own.published, name), dates: folders };
 }
 
 export class RejectsFile {
@@ -54,15 +61,17 @@ export class RejectsFile {
   /** Where the lines are being written (named in errors of a failed run). */
   readonly path: string;
   readonly publishedPath: string;
+  private readonly dates: RejectsPaths['dates'];
 
   constructor(paths: RejectsPaths) {
     this.path = paths.staged;
     this.publishedPath = paths.published;
+    this.dates = paths.dates;
   }
 
-  /** Removes what earlier failed runs of this dataset and date left aside (one writer per date at a time). */
+  /** Removes what earlier failed runs of this dataset's dates left aside (one writer per date at a time). */
   async discardLeftovers(): Promise<void> {
-    await rm(dirname(this.path), { recursive: true, force: true });
+    for (const folder of this.dates) await rm(folder.staged, { recursive: true, force: true });
   }
 
   /**
@@ -71,19 +80,20 @@ export class RejectsFile {
    */
   async publish(): Promise<string | undefined> {
     const written = await this.close();
-    const folder = dirname(this.publishedPath);
+    if (written) await this.replacing(dirname(this.publishedPath), async (folder) => {
+      await mkdir(folder, { recursive: true });
+      await rename(written, this.publishedPath);
+    });
+    for (const { published } of this.dates) await this.replacing(published, (folder) => removeOlderRejects(folder, basename(this.publishedPath)));
+    return written ? this.publishedPath : undefined;
+  }
+
+  private async replacing(folder: string, step: (folder: string) => Promise<void>): Promise<void> {
     try {
-      if (written) {
-        await mkdir(folder, { recursive: true });
-        await rename(written, this.publishedPath);
-      }
-      const older = (await readdir(folder).catch(ifMissing([]))).filter((name) => REJECTS_NAME.test(name) && name !== basename(this.publishedPath));
-      for (const name of older) await rm(join(folder, name), { force: true });
-      if (!written) await rmdir(folder).catch(ifMissing(undefined, 'ENOTEMPTY'));
+      await step(folder);
     } catch (error) {
       throw new ChatportError(`replacing the rejects in ${folder} failed (the data is published)`, { code: 'OUTPUT_WRITE_FAILED', details: { folder }, cause: error });
     }
-    return written ? this.publishedPath : undefined;
   }
 
   async write(line: RejectLine): Promise<void> {
@@ -103,6 +113,13 @@ export class RejectsFile {
     await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
     return this.path;
   }
+}
+
+/** Removes a date's rejects files other than `kept`, and the folder when that leaves it empty. */
+async function removeOlderRejects(folder: string, kept: string): Promise<void> {
+  const older = (await readdir(folder).catch(ifMissing([]))).filter((name) => REJECTS_NAME.test(name) && name !== kept);
+  for (const name of older) await rm(join(folder, name), { force: true });
+  await rmdir(folder).catch(ifMissing(undefined, 'ENOTEMPTY'));
 }
 
 export function positionOf(position: RecordPosition): Pick<RejectLine, 'file' | 'line' | 'index'> {

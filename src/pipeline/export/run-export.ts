@@ -144,7 +144,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   // Without a record, a CSV's header, or a JSON array read to its closing bracket (`[]`), proves an empty
   // day; bytes that prove nothing (0 bytes, blank lines) are refused by the typer (typed-source.ts).
   const headerColumns = () => header ?? (format === 'json' ? schema.columns.map((c) => c.source) : undefined);
-  const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, opts.date, opts.runId));
+  const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, schema.dayColumn ? daysOf(opts.window) : [opts.date], opts.runId));
   let rejectsPublished = false;
   try {
     await rejects.discardLeftovers();
