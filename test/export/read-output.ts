@@ -47,6 +47,12 @@ function normalizeTextRow(row: Record<string, unknown>): Record<string, unknown>
   return out;
 }
 
+/**
+ * JSON.parse reads an integer through a double, so one beyond 2^53 would come back rounded: such tokens
+ * (outside strings) are quoted first, and normalizeTextRow reads them as bigints.
+ */
+const quoteLongIntegers = (line: string) => line.replace(/"(?:[^"\\]|\\.)*"|-?\d{16,}(?![.eE\d])/g, (token) => (token.startsWith('"') ? token : `"${token}"`));
+
 /** Every row of one data file, in the common shape. */
 export async function readDataFile(path: string): Promise<Record<string, unknown>[]> {
   const bytes = readFileSync(path);
@@ -56,7 +62,7 @@ export async function readDataFile(path: string): Promise<Record<string, unknown
     return text
       .split('\n')
       .filter((l) => l !== '')
-      .map((l) => normalizeTextRow(JSON.parse(l) as Record<string, unknown>));
+      .map((l) => normalizeTextRow(JSON.parse(quoteLongIntegers(l)) as Record<string, unknown>));
   if (path.endsWith('.csv.gz')) return (parseCsv(text, { columns: true }) as Record<string, unknown>[]).map(normalizeTextRow);
   throw new Error(`unknown data file ${path}`);
 }

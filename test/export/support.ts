@@ -22,7 +22,7 @@ export interface ExportBed {
   close(): Promise<void>;
 }
 
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const item of items) out.push(item);
   return out;
