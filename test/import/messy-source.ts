@@ -117,13 +117,17 @@ export function generateCase(seed: number): Case {
   const channelNames = new Map(Array.from({ length: 4 }, (_, c) => [`c${c}`, `${prefix}chan-${c}`]));
   const channels: Line[] = [...channelNames].map(([key, name]) => ({ cells: [key, name, members.join('|')], outcome: 'imported' as const }));
   channels.push({ cells: [...channels[1]!.cells], outcome: 'duplicate' });
+  // A channel of another key with an earlier one's name: rejected, and so are the messages it would hold.
+  const holder = chance(0.5) ? Math.floor(random() * channelNames.size) : undefined;
+  const nameTaken = holder === undefined ? undefined : [`c${4 + Math.floor(random() * 8)}`, channels[holder]!.cells[1]!, members.join('|')];
+  if (nameTaken) channels.splice(holder! + 1 + Math.floor(random() * (channels.length - holder!)), 0, { cells: nameTaken, outcome: 'rejected', field: 'name' });
 
   // Messages (id, channel, author, sent_at, text), judged once all are written (last-wins looks ahead).
   const strangers = [`${prefix}nobody`, ...users.filter((u) => !expectedUsers.has(u.cells[1]!)).map((u) => u.cells[1]!)];
   const rows: string[][] = [];
   for (let m = 0; m < 160; m++) {
     const roll = random();
-    const channel = roll < 0.04 ? 'c99' : pick([...channelNames.keys()]);
+    const channel = roll < 0.04 ? (nameTaken?.[0] ?? 'c99') : pick([...channelNames.keys()]);
     const author = roll >= 0.04 && roll < 0.1 ? pick(strangers) : pick(members);
     const body = roll >= 0.1 && roll < 0.13 ? '' : roll >= 0.13 && roll < 0.15 ? 'y'.repeat(40_001) : text();
     const sentAt = roll >= 0.15 && roll < 0.19 ? pick(BAD_DATES) : new Date(Date.UTC(2026, 0, 1) + Math.floor(random() * 1e10)).toISOString();
@@ -256,14 +260,21 @@ export interface RunFiles {
 
 /**
  * Line by line: rejected lines are in the rejects file (blaming the oracle's field), duplicates in the
- * duplicates file, every other line is imported; and the stage counts say the same.
+ * duplicates file, every other line is imported; and the stage counts say the same. Several runs are the
+ * shards of one sharded run: each channel's records are one shard's, and every shard has the users (shard 0
+ * reports them, as `chatport status --shards` adds them up).
  */
-export async function expectLineOutcomes(report: RunFiles, c: Case): Promise<void> {
-  const rejects = (await ndjson(report.rejectsFile ?? '')) as Listed[];
+export async function expectLineOutcomes(report: RunFiles | RunFiles[], c: Case): Promise<void> {
+  const runs = Array.isArray(report) ? report : [report];
   for (const [stage, lines] of [['users', c.users], ['channels', c.channels], ['messages', c.messages]] as const) {
+    const reporting = stage === 'users' ? runs.slice(0, 1) : runs;
+    const listed: Listed[] = [];
+    const duplicates: Listed[] = [];
+    for (const run of reporting) {
+      listed.push(...((await ndjson(run.rejectsFile ?? '')) as Listed[]).filter((r) => r.stage === stage));
+      duplicates.push(...((await ndjson(join(run.runDir, 'duplicates', `${stage}.ndjson`))) as Listed[]));
+    }
     const starts = WRITERS[c.format].starts(lines);
-    const duplicates = (await ndjson(join(report.runDir, 'duplicates', `${stage}.ndjson`))) as Listed[];
-    const listed = rejects.filter((r) => r.stage === stage);
     // Records are found by their index; their lines are checked where the format has lines per record.
     const outcomeOf = (index: number) => {
       if (listed.some((r) => r.index === index)) return 'rejected';
@@ -278,8 +289,14 @@ export async function expectLineOutcomes(report: RunFiles, c: Case): Promise<voi
       const entry = listed.find((r) => r.index === i);
       expect(entry?.reasons?.map((r) => r.field), `${stage} line ${starts[i]} blames ${l.field}`).toContain(l.field);
     }
-    expect(report.stages[stage], `${stage} counts`).toMatchObject(counts(lines));
+    expect(sumCounts(reporting.map((run) => run.stages[stage] as Record<string, number> | undefined)), `${stage} counts`).toMatchObject(counts(lines));
   }
+}
+
+/** The outcome counts of one stage over the runs that report it. */
+function sumCounts(stages: Array<Record<string, number> | undefined>) {
+  const keys = ['read', 'imported', 'duplicates', 'rejected', 'skipped'] as const;
+  return Object.fromEntries(keys.map((k) => [k, stages.reduce((n, s) => n + (s?.[k] ?? 0), 0)]));
 }
 
 /** The case's users, channels and messages as the platform holds them. */

@@ -61,3 +61,20 @@ describe('a key in two channels of different shards', () => {
     expect(bodies.flat().sort()).toEqual(['first one', 'first two', 'second three']);
   });
 });
+
+describe('one channel name in two shards', () => {
+  it('unique: suffix numbers the second as one run does, whichever shard runs first', async () => {
+    const dir = join(f.dir, 'suffix');
+    const [a, b] = channelsOnBothShards('suf');
+    await writeInput(dir, 'users.csv', 'id,username,display\nu1,sufana,Ana\n');
+    await writeInput(dir, 'channels.csv', `key,name,members\n${a},General,sufana\n${b},general,sufana\n`);
+    await writeInput(dir, 'messages.csv', `id,channel,author,text\nm1,${a},sufana,in a\nm2,${b},sufana,in b\n`);
+    const yaml = generatedPipeline('cross-suffix').replace('name: name, members', 'name: { field: name, asName: true, unique: suffix }, members');
+    const { config } = await writePipeline(dir, yaml);
+    const reports: RunReport[] = [];
+    for (const index of [1, 0]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    for (const r of reports) expect(r.stages.channels).toMatchObject({ rejected: 0, imported: 1 });
+    const channels = (await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === 'cross-suffix');
+    expect(new Map(channels.map((c) => [c.properties?.chatportKey, c.name]))).toEqual(new Map([[a, 'general'], [b, 'general-2']]));
+  });
+});

@@ -10,6 +10,7 @@ import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
 import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
 import { ForeignKeys, rawSourceKey } from '../shards/foreign-keys.js';
+import { ForeignNames } from '../shards/foreign-names.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -98,6 +99,8 @@ async function* readSourceBatches(
   const shard = config.shard !== undefined && !shardTakesAll(stage) ? config.shard : undefined;
   // A channel's key never falls to two shards; a member's or message's may (foreign-keys.ts).
   const foreign = shard !== undefined && stage.stage !== 'channels' ? new ForeignKeys(typeof stage.key === 'string' ? stage.key : stage.key.join(', ')) : undefined;
+  // A channel's name may (foreign-names.ts).
+  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames() : undefined;
   deps.onInputBytes?.(0, total);
   try {
     for (const input of inputs) {
@@ -119,12 +122,14 @@ async function* readSourceBatches(
             // shards'); only its key is noted, so that a record of this shard with the same key is told apart.
             if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) {
               foreign?.noteForeign('record' in item ? rawSourceKey(stage, item.record) : undefined, item.position);
+              foreignNames?.note(process(item));
               continue;
             }
             // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
             const because = cut?.(++ordinal, channelKey);
             let processed = because === undefined ? process(item) : trialSkip(item.position, because);
             if (foreign && processed.kind === 'accepted') processed = foreign.check(processed);
+            if (foreignNames && processed.kind === 'accepted') processed = foreignNames.check(processed);
             out.push(processed);
             // A long body split into parts (longBodies: split): the parts follow, each a record of its own.
             if (processed.kind === 'accepted' && processed.parts) for (const part of processed.parts) out.push(part);
