@@ -58,6 +58,8 @@ export class StageChunks {
   /** Jobs this attempt submitted and has not yet waited for (see `waitFor`). */
   private readonly submittedHere = new Set<Int64>();
   private chunkDirReady: Promise<unknown> | undefined;
+  /** Ordinals of records in open chunks that are orphans placed in their channel (noteOrphan). */
+  private readonly orphanOrdinals = new Set<number>();
 
   constructor(
     private readonly ctx: StageRunContext,
@@ -82,6 +84,11 @@ export class StageChunks {
     return result.length === 0 ? undefined : this.handleAll(result);
   }
 
+  /** The record `ordinal`, added next, is a reply imported in its channel as an orphan: counted so once imported. */
+  noteOrphan(ordinal: number): void {
+    this.orphanOrdinals.add(ordinal);
+  }
+
   /** The open chunks closed and handled, then every job waited for. */
   async finish(): Promise<void> {
     await this.handleAll(this.chunker.finish());
@@ -102,9 +109,10 @@ export class StageChunks {
     tally.counts.chunks++;
     if (ctx.mode === 'validate') return this.leavePending(chunk);
     const sha256 = createHash('sha256').update(chunk.bytes).digest('hex');
+    const orphans = this.takeOrphans(chunk);
     const known = this.journaledUnchanged(chunk, sha256);
     if (!known || (chunkNeedsWork(known) && ctx.mode === 'import')) await this.writeChunkFile(chunk, known);
-    const state = known ?? (await this.journalWritten(chunk, sha256));
+    const state = known ?? (await this.journalWritten(chunk, sha256, orphans));
     if (ctx.mode === 'dry-run' || !ctx.uploader) return this.leavePending(chunk);
     // In flight, a chunk holds its bytes (sent as they are) and its records' ordinals (numbers, not position
     // objects: those outlived young-generation collections and filled the old one); its items are read
@@ -115,6 +123,16 @@ export class StageChunks {
     if (!chunkNeedsWork(state)) return this.settleDone(flight);
     await this.scheduler.waitBelow(this.concurrency * 2);
     this.scheduler.schedule(orderKeysOf(this.stage, chunk), () => this.upload(flight, ctx.uploader!));
+  }
+
+  /** The chunk's item indexes that noteOrphan marked. */
+  private takeOrphans(chunk: Chunk<number>): number[] {
+    if (this.orphanOrdinals.size === 0) return [];
+    const indexes: number[] = [];
+    chunk.metas.forEach((ordinal, index) => {
+      if (this.orphanOrdinals.delete(ordinal)) indexes.push(index);
+    });
+    return indexes;
   }
 
   /** Counted as pending: a validation or a dry run sends nothing. */
@@ -145,9 +163,12 @@ export class StageChunks {
     await writeFile(file, chunk.bytes);
   }
 
-  private async journalWritten(chunk: Chunk<number>, sha256: string): Promise<ChunkState> {
+  private async journalWritten(chunk: Chunk<number>, sha256: string, orphans: number[]): Promise<ChunkState> {
     const { ctx } = this;
-    const event = { t: 'chunk-written', stage: this.stage, seq: chunk.seq, file: ctx.paths.chunkFile(ctx.runId, this.stage, chunk.seq), records: chunk.records, bytes: chunk.bytes.length, sha256 } as const;
+    const event = {
+      t: 'chunk-written', stage: this.stage, seq: chunk.seq, file: ctx.paths.chunkFile(ctx.runId, this.stage, chunk.seq), records: chunk.records, bytes: chunk.bytes.length, sha256,
+      ...(orphans.length > 0 ? { orphans } : {}),
+    } as const;
     await ctx.journal.append(event);
     const state = newChunkState(event);
     ctx.state.chunks.set(chunk.seq, state);
@@ -228,6 +249,8 @@ export class StageChunks {
   private async settleOutcome(flight: ChunkInFlight, imported: number, refused: number[]): Promise<void> {
     const { tally } = this;
     tally.counts.imported += imported;
+    const orphans = importedOrphans(flight.state, refused);
+    if (orphans > 0) tally.counts.orphans = (tally.counts.orphans ?? 0) + orphans;
     const items = refused.length > 0 ? await flight.loadItems() : [];
     for (const index of refused) {
       const position = tally.positionOf(flight.chunk.metas[index]!);
@@ -236,6 +259,13 @@ export class StageChunks {
     }
     tally.progress();
   }
+}
+
+/** The chunk's orphans placed in their channel that the platform took (a refused one is a reject). */
+export function importedOrphans(state: Pick<ChunkState, 'orphans'>, refused: Iterable<number>): number {
+  if (state.orphans === undefined) return 0;
+  const out = new Set(refused);
+  return state.orphans.filter((index) => !out.has(index)).length;
 }
 
 /** Messages of one channel must be applied in order: chunks of the same lane never overlap. */

@@ -19,7 +19,7 @@ import { stringifyJson } from '../../shared/lossless-json.js';
 import { openStageDuplicates } from './stage-duplicates.js';
 import { openStageReplies, type ReplyOutcome, type StageReplies } from './replies/index.js';
 import { watchStageFields } from './stage-fields.js';
-import { StageChunks, type StageTally } from './stage-chunks.js';
+import { StageChunks, importedOrphans, type StageTally } from './stage-chunks.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -239,6 +239,7 @@ class StageRun implements StageTally {
     this.ctx.onAccepted?.(processed.item, processed.sourceKey);
     const parent = replies?.parentOf(processed);
     if (parent !== undefined) return this.queueReply(processed, parent, replies!);
+    if (replies?.isPlacedOrphan(processed)) this.chunks.noteOrphan(ordinal);
     const added = this.chunks.add(json, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
     if (added === undefined || added instanceof Promise) return added;
     return this.reject('invalid', [stage, 'invalid', processed.position, [added.reason], processed.item]);
@@ -280,11 +281,14 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
   const input = state.input ?? { chunks: 0, read: 0, rejected: 0, skipped: 0, duplicates: 0 };
   let imported = 0;
   let refused = 0;
+  let placedOrphans = 0;
   for (const chunk of state.chunks.values()) {
     refused += chunk.refused.size;
     imported += chunk.records - chunk.refused.size;
+    placedOrphans += importedOrphans(chunk, chunk.refused);
   }
   const replies = repliesFromJournal(state.replies);
+  replies.orphans += placedOrphans;
   imported += replies.sent;
   refused += replies.refused;
   return {

@@ -15,7 +15,7 @@ export type PartPath = string;
 
 export type JournalEvent =
   | { t: 'run-started'; runId: string; pipeline: string; at: string; attempt: number; trial?: TrialSpec }
-  | { t: 'chunk-written'; stage: StageName; seq: number; file: string; records: number; bytes: number; sha256: string }
+  | { t: 'chunk-written'; stage: StageName; seq: number; file: string; records: number; bytes: number; sha256: string; orphans?: number[] }
   | { t: 'part-submitted'; stage: StageName; seq: number; part: PartPath; jobId: Int64; at: string }
   | { t: 'part-ended'; stage: StageName; seq: number; part: PartPath; jobId: Int64; state: 'FINISHED' | 'FAILED'; at: string }
   /** One item the platform refused even alone, after its retries: it becomes a reject. */

@@ -9,6 +9,8 @@ export interface ChunkState {
   records: number;
   bytes: number;
   sha256: string;
+  /** Item indexes of replies imported in their channel's place as orphans (their root is not in the source). */
+  orphans?: number[];
   /** Parts sent and not yet ended: poll these again on resume. */
   inFlight: Map<PartPath, Int64>;
   /** Parts whose job FINISHED: their items are imported. */
@@ -86,7 +88,7 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
   switch (e.t) {
     case 'chunk-written':
       stage.chunks.set(e.seq, {
-        seq: e.seq, file: e.file, records: e.records, bytes: e.bytes, sha256: e.sha256,
+        seq: e.seq, file: e.file, records: e.records, bytes: e.bytes, sha256: e.sha256, ...(e.orphans ? { orphans: e.orphans } : {}),
         inFlight: new Map(), finished: new Set(), refused: new Set(), failures: new Map(), done: false,
       });
       break;

@@ -5,7 +5,7 @@ import type { Accepted } from '../../../transform/index.js';
 import type { JournalEvent } from '../../state/events.js';
 import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
-import { parentRefOf, replyKeyOf, sendsReplies } from './refs.js';
+import { isPlacedOrphan, parentRefOf, replyKeyOf, sendsReplies } from './refs.js';
 import { findRootThreads } from './roots.js';
 import { sendReplies, type ReplyOutcome } from './send-replies.js';
 import { ReplySpool, sendBodyOf } from './spool.js';
@@ -23,6 +23,8 @@ export type { ReplyOutcome } from './send-replies.js';
 export interface StageReplies {
   /** The ref of the message a record replies to, when it is a reply to send into a thread. */
   parentOf(record: Accepted): string | undefined;
+  /** Whether a record goes into its channel with the imports as an orphan (its root is not in the source). */
+  isPlacedOrphan(record: Accepted): boolean;
   /** Holds a reply back for the replies pass (writes nothing in a dry run or a validation). */
   queue(record: Accepted, parent: string): Promise<void>;
   /** How many replies were held back. */
@@ -50,6 +52,7 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
   const replyKeys = new KeyHashSet();
   return {
     parentOf: (record) => parentRefOf(stage, record),
+    isPlacedOrphan: (record) => isPlacedOrphan(stage, record),
     get queued() {
       return queued;
     },

@@ -28,6 +28,16 @@ export function parentRefOf(stage: StageConfig, record: Accepted): string | unde
   return thread && thread.isRoot !== true && thread.rootMissing !== true ? thread.root : undefined;
 }
 
+/**
+ * Whether a record is a reply imported in its channel's place because its root is known to be missing from
+ * the export (Slack `rootMissing`): an orphan, counted as one (docs/threads.md "Orphans").
+ */
+export function isPlacedOrphan(stage: StageConfig, record: Accepted): boolean {
+  if (!mappedByChatport(stage)) return false;
+  const thread = slackFacts(record.item.properties)?.thread;
+  return thread !== undefined && thread.isRoot !== true && thread.rootMissing === true;
+}
+
 /** The ref by which replies name a message (from its properties, as sent or as the platform answers it). */
 export function messageRefOf(stage: StageConfig, properties: unknown): string | undefined {
   if (!mappedByChatport(stage)) {
