@@ -245,7 +245,8 @@ const counts = (lines: Line[]) => ({
   skipped: lines.filter((l) => l.outcome === 'skipped').length,
 });
 
-const ndjson = async (file: string): Promise<unknown[]> =>
+/** The lines of an NDJSON file, parsed; none when it does not exist. */
+export const ndjson = async (file: string): Promise<unknown[]> =>
   (await readFile(file, 'utf8').catch(() => ''))
     .split('\n')
     .filter(Boolean)
