@@ -43,6 +43,26 @@ describe('pass 1 looks at a day file before parsing it (mayNameUnknownAuthor)', 
     expect(mayNameUnknownAuthor(text, isKnown)).toBe(false);
   });
 
+  it('an author users.json lacks is named by the first message with a profile, also when an earlier one had none', () => {
+    const files = [
+      dayText([{ ts: '1.1', subtype: 'channel_join', user: 'UX1', text: '<@UX1> has joined the channel' }]),
+      dayText([{ ts: '2.1', user: 'UX1', text: 'hello', user_profile: { name: 'ghost.one', real_name: 'Ghost One', display_name: 'Ghost' } }]),
+      dayText([{ ts: '3.1', user: 'UX1', text: 'again', user_profile: { name: 'renamed' } }]),
+    ];
+    const builder = createSlackDirectoryBuilder();
+    let parsed = 0;
+    files.forEach((text, f) => {
+      if (!mayNameUnknownAuthor(text, builder.known)) return;
+      parsed++;
+      (JSON.parse(text) as unknown[]).forEach((m, index) => builder.noteMessage({ file: `C1/day-${f}.json`, index }, m));
+    });
+    const user = builder.build().users.get('UX1')!;
+    expect(user.username).toBe('ghost.one');
+    expect(user.placeholder).toMatchObject({ firstSeenIn: 'C1/day-0.json#0', name: 'ghost.one', realName: 'Ghost One', displayName: 'Ghost' });
+    // The third file teaches nothing more: the look clears it.
+    expect(parsed).toBe(2);
+  });
+
   it('pass 1 with the look builds the same directory as parsing every file, and parses fewer', () => {
     const users = [{ id: 'U1', team_id: 'T1', name: 'ana', profile: {} }, { id: 'U2', team_id: 'T1', name: 'bo', profile: { bot_id: 'B2' } }];
     const files = [
@@ -71,7 +91,7 @@ describe('pass 1 looks at a day file before parsing it (mayNameUnknownAuthor)', 
     const looked = directory(true);
     expect(looked.built).toEqual(everything.built);
     expect(everything.parsed).toBe(files.length);
-    // Files 0, 2 (UX1 is noted by then), 5 (B9 likewise) and 8 are cleared by the look.
-    expect(looked.parsed).toBe(files.length - 4);
+    // Files 0, 2 (UX1 is named by then) and 8 are cleared by the look; 5 is parsed, as B9 has no name yet.
+    expect(looked.parsed).toBe(files.length - 3);
   });
 });

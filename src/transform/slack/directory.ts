@@ -68,7 +68,7 @@ export interface SlackDirectoryBuilder {
   addConversation(kind: ConversationKind, position: RecordPosition, raw: unknown): void;
   /** Call for every message of every day file; collects authors users.json lacks. */
   noteMessage(position: RecordPosition, raw: unknown): void;
-  /** Authors `noteMessage` has nothing to learn from (listed in users.json, or already noted). */
+  /** Authors `noteMessage` has nothing to learn from (listed in users.json, or already named by a message). */
   readonly known: KnownAuthors;
   build(): SlackDirectory;
 }
@@ -83,6 +83,15 @@ interface Reference {
   bot: boolean;
 }
 
+/** A reference's names (the profile fields a message gives). */
+function namesOf(ref: Reference): Pick<Reference, 'name' | 'realName' | 'displayName'> {
+  return {
+    ...(ref.name === undefined ? {} : { name: ref.name }),
+    ...(ref.realName === undefined ? {} : { realName: ref.realName }),
+    ...(ref.displayName === undefined ? {} : { displayName: ref.displayName }),
+  };
+}
+
 const CONVERSATION_ORDER: ConversationKind[] = ['channel', 'group', 'mpim', 'dm'];
 
 export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {}): SlackDirectoryBuilder {
@@ -95,9 +104,14 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
   const rejected: DirectoryRejection[] = [];
 
   const reference = (id: string, ref: Reference) => {
-    if (userIds.has(id) || references.has(id)) return;
-    references.set(id, ref);
+    if (userIds.has(id)) return;
+    const earlier = references.get(id);
+    if (earlier === undefined) return void references.set(id, ref);
+    // The first message that names the author names them (a join message before it carries no profile).
+    if (earlier.name === undefined && ref.name !== undefined) references.set(id, { ...earlier, ...namesOf(ref) });
   };
+  /** An author is known once users.json lists them or a message has named them: nothing more to learn. */
+  const named = (id: string) => userIds.has(id) || references.get(id)?.name !== undefined;
 
   return {
     addUser(position, raw) {
@@ -125,8 +139,8 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
     },
 
     known: {
-      user: (id) => userIds.has(id) || references.has(id),
-      bot: (id) => botUsers.has(id) || userIds.has(id) || references.has(id),
+      user: named,
+      bot: (id) => botUsers.has(id) || named(id),
     },
 
     noteMessage(position, raw) {
