@@ -36,4 +36,21 @@ describe('a Discord thread fed by inline replies and by its own thread file', ()
     expect(channel).toEqual(['the root', 'a channel message']);
     expect(thread).toEqual(['inline reply, Jan 3', 'thread message, Jan 5', 'thread message, Jan 6', 'inline reply, Jan 10']);
   });
+
+  it('merges by time the thread files that feed one reply thread: a thread opened on a reply joins its chain', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chatport-discord-chain-'));
+    const root = '927400000000000001';
+    const reply = '927400000000000002';
+    const ref = (id: string) => ({ type: 'Reply', reference: { messageId: id, channelId: CHANNEL.id, guildId: GUILD.id } });
+    const thread = (id: string, name: string) => ({ id, type: 'GuildPublicThread', categoryId: CHANNEL.id, category: 'lobby', name, topic: null });
+    await writeFile(join(dir, 'Guild - Text - lobby.json'), file(CHANNEL, [message(root, 1, 'the root'), message(reply, 2, 'inline reply, Jan 2', ref(root)), message('927400000000000012', 12, 'inline reply, Jan 12', ref(reply))]));
+    await writeFile(join(dir, 'Guild - Text - lobby thread.json'), file(thread(root, 'lobby thread'), [message('927400000000000005', 5, 'root thread, Jan 5'), message('927400000000000009', 9, 'root thread, Jan 9')]));
+    // The thread opened on the inline reply: its messages go into the root's thread too.
+    await writeFile(join(dir, 'Guild - Text - reply thread.json'), file(thread(reply, 'reply thread'), [message('927400000000000004', 4, 'reply thread, Jan 4'), message('927400000000000007', 7, 'reply thread, Jan 7')]));
+    const { config } = await writePipeline(dir, `name: discord-chain\ndiscord:\n  export: ${dir}\n`);
+    const messages = config.stages.find((s) => s.stage === 'messages')!;
+    const replies: string[] = [];
+    for await (const p of readStageRecords(config, messages, { sources: {}, channelIds: () => 1 })) if (p.kind === 'accepted' && parentRefOf(messages, p) !== undefined) replies.push(String(p.item.body));
+    expect(replies).toEqual(['inline reply, Jan 2', 'reply thread, Jan 4', 'root thread, Jan 5', 'reply thread, Jan 7', 'root thread, Jan 9', 'inline reply, Jan 12']);
+  });
 });

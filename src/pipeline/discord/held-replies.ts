@@ -3,7 +3,8 @@ import type { MessageOutcome } from '../../transform/chat-export/index.js';
 type Message = Extract<MessageOutcome, { kind: 'message' }>;
 
 /**
- * Inline replies (`Reply` messages of a channel file) into a thread the export also has a file for. The
+ * Inline replies (`Reply` messages of a channel file) into a thread the export also has a file for (of its
+ * root, or of a thread opened on a reply in the root's chain). The
  * channel's own files are read before its threads' files, so sent as read, every inline reply would come
  * before all of the thread file's messages whatever their times. They are held back instead and given out
  * among the thread's messages by time; what a thread file does not take (it could not be read, or the
@@ -12,13 +13,14 @@ type Message = Extract<MessageOutcome, { kind: 'message' }>;
 export class HeldReplies {
   private readonly byRoot = new Map<string, Message[]>();
 
-  constructor(private readonly threadIds: ReadonlySet<string>) {}
+  /** `roots`: the roots whose reply threads thread files feed. */
+  constructor(private readonly roots: ReadonlySet<string>) {}
 
   /** True when the outcome (of a channel's own file) is such a reply: it is held. */
   hold(outcome: MessageOutcome): boolean {
     if (outcome.kind !== 'message') return false;
     const thread = outcome.message.facts.thread;
-    if (thread === undefined || thread.isRoot || !this.threadIds.has(thread.root)) return false;
+    if (thread === undefined || thread.isRoot || !this.roots.has(thread.root)) return false;
     let held = this.byRoot.get(thread.root);
     if (!held) this.byRoot.set(thread.root, (held = []));
     held.push(outcome);
@@ -54,4 +56,64 @@ function compareReadOrder(a: Message, b: Message): number {
   const pa = a.message.position;
   const pb = b.message.position;
   return pa.file < pb.file ? -1 : pa.file > pb.file ? 1 : pa.index - pb.index;
+}
+
+/**
+ * The outcomes of several thread files that feed one reply thread, merged by time (each file is in time
+ * order, as DiscordChatExporter writes it); equal times, and records that are not messages, keep file order.
+ */
+export async function* mergeByTime(files: Array<AsyncGenerator<MessageOutcome[]>>, batchSize = 512): AsyncGenerator<MessageOutcome[]> {
+  if (files.length === 1) return yield* files[0]!;
+  const cursors = files.map((f) => new BatchCursor(f));
+  try {
+    let out: MessageOutcome[] = [];
+    for (let next = await earliest(cursors); next !== undefined; next = await earliest(cursors)) {
+      out.push(next.take());
+      if (out.length >= batchSize) {
+        yield out;
+        out = [];
+      }
+    }
+    if (out.length > 0) yield out;
+  } finally {
+    await Promise.all(files.map((f) => f.return(undefined)));
+  }
+}
+
+/** The cursor whose next outcome comes first: a record that is not a message at once, else the earliest message. */
+async function earliest(cursors: BatchCursor[]): Promise<BatchCursor | undefined> {
+  let best: BatchCursor | undefined;
+  for (const cursor of cursors) {
+    const head = await cursor.head();
+    if (head === undefined) continue;
+    if (head.kind !== 'message') return cursor;
+    if (best === undefined || head.message.facts.time < (best.peeked as Message).message.facts.time) best = cursor;
+  }
+  return best;
+}
+
+/** One file's outcomes one at a time, read a batch ahead. */
+class BatchCursor {
+  private batch: MessageOutcome[] = [];
+  private index = 0;
+  private ended = false;
+  constructor(private readonly source: AsyncGenerator<MessageOutcome[]>) {}
+
+  /** The next outcome, not taken; undefined once the file is done. */
+  async head(): Promise<MessageOutcome | undefined> {
+    while (this.index >= this.batch.length && !this.ended) {
+      const next = await this.source.next();
+      if (next.done) this.ended = true;
+      else [this.batch, this.index] = [next.value, 0];
+    }
+    return this.peeked;
+  }
+
+  get peeked(): MessageOutcome | undefined {
+    return this.batch[this.index];
+  }
+
+  take(): MessageOutcome {
+    return this.batch[this.index++]!;
+  }
 }

@@ -1,12 +1,12 @@
 import { DiscordFileError, discordChannelFiles, openDiscordExport, readDiscordMessages } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import type { ChatDirectory, ChatDirectoryBuilder, MessageOutcome } from '../../transform/chat-export/index.js';
-import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_TYPES, discordChannel, discordMessage, discordUser, type DiscordMessageContext } from '../../transform/discord/index.js';
+import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, discordChannel, discordMessage, discordUser, noteReplyChain, type DiscordMessageContext } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
-import { HeldReplies } from './held-replies.js';
+import { HeldReplies, mergeByTime } from './held-replies.js';
 import { planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
 /** DiscordChatExporter JSON exports as pipeline stages (docs/discord-migration.md). */
@@ -30,14 +30,18 @@ export const discordExportReader: PlatformExportReader = chatExportReader(discor
 
 /**
  * Pass 1: every file's messages streamed once for their authors, mentioned and reacting users (an export
- * has no user list); a channel's members are the people who wrote in it or its threads.
+ * has no user list); a channel's members are the people who wrote in it or its threads. A channel with
+ * thread files also has its reply chains followed, so that the messages pass knows, before it meets them,
+ * which inline replies go into a thread that a file feeds (a thread opened on a reply joins its chain).
  */
 async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDirectoryBuilder, signal?: AbortSignal): Promise<void> {
   builder.setWorkspace(plan.workspace);
-  for (const files of plan.channels.values()) {
+  for (const [channelId, files] of plan.channels) {
     const authors = new Set<string>();
+    const chains = files.some((f) => f.threadId !== undefined) ? new ReplyRoots() : undefined;
     for (const f of files)
       for await (const { key, value } of messagesOf(exp, f, signal)) {
+        if (chains && f.threadId === undefined) noteChainOf(value, channelId, chains);
         const parsed = parseRecord(DiscordMessagePeople, value);
         if (!parsed.ok) continue;
         const m = parsed.value;
@@ -49,10 +53,20 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
         for (const u of m.mentions ?? []) add(u);
         for (const r of m.reactions ?? []) for (const u of r.users ?? []) add(u);
       }
+    for (const f of files) {
+      const root = f.threadId === undefined ? undefined : chains!.rootOf(f.threadId);
+      if (root !== undefined && root !== f.threadId) builder.setThreadRoot(f.threadId!, root);
+    }
     const own = files[0]!;
     // A thread whose parent channel is not in the export is a channel of its own.
     builder.addChannel(discordChannel(own.guild, own.channel, [...authors], { file: own.file, index: 0 }, THREAD_TYPES.has(own.channel.type)));
   }
+}
+
+/** A channel file's message in its channel's reply chains, as the messages pass notes it (only messages it takes). */
+function noteChainOf(value: unknown, channelId: string, chains: ReplyRoots): void {
+  const message = validMessage(value);
+  if (message !== undefined && message.type !== THREAD_STARTER) noteReplyChain(message, channelId, chains);
 }
 
 /** A file's messages one by one; a file that breaks off mid-way simply ends (pass 2 reports it). */
@@ -67,7 +81,11 @@ async function* messagesOf(exp: SlackExport, f: DiscordFile, signal?: AbortSigna
   }
 }
 
-/** Pass 2: channel by channel (its own files, then its threads'), each file's messages in file order. */
+/**
+ * Pass 2: channel by channel, its own files, then its threads' files by thread id, each file's messages in
+ * file order. Thread files feeding one reply thread (a thread and the threads opened on replies in its
+ * chain) are read together, merged by time; inline replies into such a thread wait and are taken in by time.
+ */
 async function* discordMessages(
   exp: SlackExport,
   planned: () => Promise<DiscordPlan>,
@@ -82,18 +100,32 @@ async function* discordMessages(
     threadIds: plan.threadIds,
     roots: new ReplyRoots(),
   };
+  const rootOfThread = (id: string) => directory.threadRoots.get(id) ?? id;
   for (const [channelId, files] of plan.channels) {
     // A sharded run: another shard's channel is never opened (docs/sharding.md).
     if (!owns(channelId)) continue;
     context.roots.clear();
-    const held = new HeldReplies(plan.threadIds);
-    for (const f of files) yield* fileMessages(exp, f, context, held, signal);
+    const threadFiles = files.filter((f) => f.threadId !== undefined);
+    const held = new HeldReplies(new Set(threadFiles.map((f) => rootOfThread(f.threadId!))));
+    for (const f of files) if (f.threadId === undefined) for await (const batch of fileMessages(exp, f, context, signal)) yield batch.filter((outcome) => !held.hold(outcome));
+    for (const group of byRoot(threadFiles, rootOfThread))
+      for await (const batch of mergeByTime(group.map((f) => fileMessages(exp, f, context, signal)))) yield batch.flatMap((outcome) => held.before(outcome));
     const rest = held.rest();
     if (rest.length > 0) yield rest;
   }
 }
 
-async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordMessageContext, held: HeldReplies, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
+/** Thread files grouped by the reply thread they feed, in the order of each group's first file. */
+function byRoot(files: DiscordFile[], rootOf: (threadId: string) => string): DiscordFile[][] {
+  const groups = new Map<string, DiscordFile[]>();
+  for (const f of files) {
+    const root = rootOf(f.threadId!);
+    groups.set(root, [...(groups.get(root) ?? []), f]);
+  }
+  return [...groups.values()];
+}
+
+async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordMessageContext, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
   const placement = { channelId: f.channelId, ...(f.threadId ? { threadId: f.threadId } : {}) };
   let next = 0;
   try {
@@ -103,12 +135,11 @@ async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordM
       for (const { key, value, unreadable } of batch) {
         next = key + 1;
         const position = { file: f.file, index: key };
-        const outcome: MessageOutcome = unreadable
-          ? { kind: 'rejected', position, field: unreadable.field ?? '', expected: 'text in UTF-8', reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId }
-          : messageOutcome(value, position, placement, context);
-        // Inline replies into a thread with a file of its own wait for it; that file's messages take them in by time.
-        if (f.threadId !== undefined) out.push(...held.before(outcome));
-        else if (!held.hold(outcome)) out.push(outcome);
+        out.push(
+          unreadable
+            ? { kind: 'rejected', position, field: unreadable.field ?? '', expected: 'text in UTF-8', reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId }
+            : messageOutcome(value, position, placement, context),
+        );
       }
       yield out;
     }
@@ -119,10 +150,18 @@ async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordM
   }
 }
 
+/** The message when it is one the messages pass takes: a DiscordChatExporter message with a readable time. */
+function validMessage(value: unknown): DiscordMessage | undefined {
+  const parsed = parseRecord(DiscordMessage, value);
+  return parsed.ok && hasReadableTime(parsed.value) ? parsed.value : undefined;
+}
+
+const hasReadableTime = (message: DiscordMessage) => !Number.isNaN(Date.parse(message.timestamp));
+
 function messageOutcome(value: unknown, position: { file: string; index: number }, placement: { channelId: string; threadId?: string }, context: DiscordMessageContext): MessageOutcome {
   const parsed = parseRecord(DiscordMessage, value);
   if (!parsed.ok) return { kind: 'rejected', position, field: parsed.problem.field, expected: 'a DiscordChatExporter message', reason: parsed.problem.reason, raw: value, channelId: placement.channelId };
-  if (Number.isNaN(Date.parse(parsed.value.timestamp)))
+  if (!hasReadableTime(parsed.value))
     return { kind: 'rejected', position, field: 'timestamp', expected: 'an ISO 8601 time', reason: JSON.stringify(parsed.value.timestamp), raw: value, channelId: placement.channelId };
   return discordMessage(parsed.value, placement, context, position);
 }

@@ -31,6 +31,11 @@ export interface ChatDirectory {
   channels: ReadonlyMap<string, ChatDirectoryChannel>;
   /** User and channel records the first pass could not take: each a rejected record of its stage. */
   rejected: readonly DirectoryRejection[];
+  /**
+   * Threads whose replies go into another message's thread (a Discord thread opened on an inline reply
+   * joins that reply's chain): thread id → that root. The messages pass needs it before it meets the reply.
+   */
+  threadRoots: ReadonlyMap<string, string>;
 }
 
 export interface DirectoryRejection {
@@ -53,6 +58,8 @@ export interface ChatDirectoryBuilder {
   hasUser(id: string): boolean;
   reject(rejection: DirectoryRejection): void;
   setWorkspace(workspace: string): void;
+  /** A thread whose replies go into the thread of `root`, another message. */
+  setThreadRoot(threadId: string, root: string): void;
   build(): ChatDirectory;
 }
 
@@ -62,6 +69,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
   const placeholders = new Map<string, { hint: UserHint; at: ExportPosition }>();
   const channels = new Map<string, SourceChannel>();
   const rejected: DirectoryRejection[] = [];
+  const threadRoots = new Map<string, string>();
   const noteUser = (id: string, hint: UserHint, at: ExportPosition) => {
     if (!users.has(id) && !placeholders.has(id)) placeholders.set(id, structuredClone({ hint, at }));
   };
@@ -77,6 +85,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
     hasChannel: (id) => channels.has(id),
     hasUser: (id) => users.has(id),
     reject: (r) => void rejected.push(r),
+    setThreadRoot: (threadId, root) => void threadRoots.set(threadId, root),
     addChannel(channel) {
       if (channels.has(channel.id)) return false;
       channel = structuredClone({ ...channel, memberIds: [...new Set(channel.memberIds)] });
@@ -84,7 +93,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
       for (const id of channel.memberIds) noteUser(id, { reason: `member of channel ${channel.name ?? channel.id}` }, channel.position);
       return true;
     },
-    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected }),
+    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected, threadRoots }),
   };
 }
 

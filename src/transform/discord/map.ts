@@ -135,14 +135,21 @@ function threadOf(raw: DiscordMessage, placement: DiscordPlacement, context: Dis
     context.roots.note(raw.id, root);
     return { root, isRoot: false };
   }
-  const referenced = raw.reference?.messageId;
-  if (raw.type === 'Reply' && referenced && (raw.reference?.channelId ?? placement.channelId) === placement.channelId) {
-    const root = context.roots.rootOf(referenced);
-    context.roots.note(raw.id, root);
-    return { root, isRoot: false };
-  }
-  context.roots.note(raw.id, raw.id);
+  const root = noteReplyChain(raw, placement.channelId, context.roots);
+  if (root !== raw.id) return { root, isRoot: false };
   return context.threadIds.has(raw.id) ? { root: raw.id, isRoot: true } : undefined;
+}
+
+/**
+ * A message of a channel's own file noted in its channel's reply chains; returns the root of its chain
+ * (its own id unless it is an inline reply to a message of the same channel). Pass 1 notes the same, to
+ * know before the messages pass where each thread's replies go.
+ */
+export function noteReplyChain(raw: Pick<DiscordMessage, 'id' | 'type' | 'reference'>, channelId: string, roots: ReplyRoots): string {
+  const referenced = raw.reference?.messageId;
+  const root = raw.type === 'Reply' && referenced && (raw.reference?.channelId ?? channelId) === channelId ? roots.rootOf(referenced) : raw.id;
+  roots.note(raw.id, root);
+  return root;
 }
 
 function mentionsOf(raw: DiscordMessage, content: string): SourceMessage['facts']['mentions'] {
