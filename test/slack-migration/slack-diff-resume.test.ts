@@ -7,37 +7,16 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
-import { chatportProcess, countEvents, journalEvents } from '../helpers/cli-process.js';
-import { rng } from '../helpers/rng.js';
+import { chatportProcess, journalEvents } from '../helpers/cli-process.js';
 import { startImportFixture, writePipeline } from '../import/support.js';
-import { caseDir, diffSeeds, expectPlatformHoldsCase, expectRecordOutcomes, generateSlackCase, writeSlackCase, type SlackCase, type SlackRunFiles } from './slack-diff.js';
+import { caseDir, diffSeeds, expectPlatformHoldsCase, expectRecordOutcomes, generateSlackCase, writeSlackCase, killPoints, REPLY_DELAY, type SlackRunFiles } from './slack-diff.js';
 
 type KillPoint = (events: JournalEvent[]) => boolean;
-
-/**
- * Kill points in journal order, drawn from the seed: one in the messages' uploads, and one in the replies
- * pass, after a reply that is not the last (each reply is sent slowly, see REPLY_DELAY_MS, so the kill lands
- * before the next; after the last one the run would end before a kill could).
- */
-function killPoints(seed: number, c: SlackCase): KillPoint[] {
-  const random = rng(seed * 7919);
-  const submitted = 1 + Math.floor(random() * 4);
-  const inUploads: KillPoint = (e) => countEvents(e, 'part-submitted', 'messages') >= submitted;
-  // Sent by the replies pass: the replies, and the orphans it sends into their channels after the imports.
-  const sendable = c.counts.replies + c.expected.channels.reduce((n, ch) => n + ch.late.length, 0);
-  if (sendable < 2) return [inUploads];
-  const sent = 1 + Math.floor(random() * Math.min(3, sendable - 1));
-  const replyEvents = (e: JournalEvent[]) => e.filter((x) => x.t === 'reply-sent').length;
-  return [inUploads, (e) => countEvents(e, 'stage-done', 'members') >= 1 && replyEvents(e) >= sent];
-}
-
-/** Each reply sent into a thread waits this long on the platform, so a kill after one lands before the next. */
-const REPLY_DELAY_MS = 300;
 
 describe.each(diffSeeds('2'))('Slack export killed and resumed, seed %i', (seed) => {
   it('ends record by record as the oracle says, with exactly the oracle on the platform', async () => {
     // A platform of its own (the oracle says what all of it holds), with slow jobs so that a kill lands while jobs are in flight.
-    const f = await startImportFixture({ jobs: { minDurationMs: 40 }, faults: [{ method: 'POST', path: '/threads/*/messages', fault: { kind: 'delay', ms: REPLY_DELAY_MS } }] });
+    const f = await startImportFixture({ jobs: { minDurationMs: 40 }, faults: [REPLY_DELAY] });
     try {
     const c = generateSlackCase(seed);
     const dir = caseDir(f.dir, seed);

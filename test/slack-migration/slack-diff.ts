@@ -13,6 +13,9 @@ import { expect } from 'vitest';
 import type { ChatportClient } from '../../src/api/index.js';
 import type { PipelineConfig } from '../../src/config/index.js';
 import { readStageRecords } from '../../src/pipeline/import/read-stage.js';
+import type { FaultRule } from '../../src/sandbox/options.js';
+import type { JournalEvent } from '../../src/pipeline/state/events.js';
+import { countEvents } from '../helpers/cli-process.js';
 import { rng } from '../helpers/rng.js';
 import { all } from '../import/support.js';
 import { ndjson } from '../import/messy-source.js';
@@ -26,9 +29,10 @@ export type Fate =
   | { fate: 'channel'; late?: boolean; orphan?: boolean }
   | { fate: 'reply'; rootAt: string }
   | { fate: 'skipped'; reason: RegExp }
-  | { fate: 'rejected'; field: string };
+  | { fate: 'rejected'; field: string }
+  | { fate: 'duplicate' };
 
-interface SourceMessage {
+export interface SourceMessage {
   /** `folder/day.json#index`: its place in the export. */
   at: string;
   raw: Json | string;
@@ -42,16 +46,13 @@ export interface Expected {
   channels: Array<{ key: string; type: string; name?: string; members: string[]; messages: Array<{ message: ExpectedMessage; replies: ExpectedMessage[] }>; late: ExpectedMessage[] }>;
 }
 
-type ExpectedMessage = Omit<PlatformMessage, 'source'>;
+export type ExpectedMessage = Omit<PlatformMessage, 'source'>;
 
-export interface SlackCase {
-  seed: number;
-  team: string;
-  systemMessages: 'import' | 'skip';
-  entries: Array<{ name: string; data: string }>;
-  /** Every message record of every day file, in stage order (conversation, day, ts). */
+/** What the shared checks below need of a case: its records' fates, counts and what the platform holds. */
+export interface OracleCase {
+  /** Every message record, in stage order. */
   messages: SourceMessage[];
-  /** Rejected records of users.json and the conversation lists: `file#index` → field. */
+  /** Rejected records of the users and channels stages: `file#index` → field. */
   rejectedRecords: Map<string, string>;
   counts: Record<'users' | 'channels' | 'members' | 'messages', { read: number; imported: number; rejected: number; skipped: number; duplicates: number }> & {
     replies: number;
@@ -60,10 +61,17 @@ export interface SlackCase {
   expected: Expected;
 }
 
+export interface SlackCase extends OracleCase {
+  seed: number;
+  team: string;
+  systemMessages: 'import' | 'skip';
+  entries: Array<{ name: string; data: string }>;
+}
+
 const LIMIT = 40_000;
 
 /** docs/slack-migration.md "Names": NFC, lower case, other characters `-`, collapsed, trimmed of `-`/`.`, cut to 128. */
-function validName(raw: string | undefined, fallback: string): string {
+export function validName(raw: string | undefined, fallback: string): string {
   const name = (raw ?? '')
     .normalize('NFC')
     .toLowerCase()
@@ -75,7 +83,7 @@ function validName(raw: string | undefined, fallback: string): string {
 }
 
 /** First come keeps the name, later ones get -2, -3 (case-insensitive). */
-function nameAllocator() {
+export function nameAllocator() {
   const taken = new Set<string>();
   return (name: string) => {
     let candidate = name;
@@ -86,7 +94,7 @@ function nameAllocator() {
 }
 
 /** docs "Long messages": cut at the last newline, else space, in the final quarter of each window, else at the limit. */
-function splitParts(body: string): string[] {
+export function splitParts(body: string): string[] {
   const parts: string[] = [];
   let rest = body;
   while (rest.length > LIMIT) {
@@ -400,7 +408,7 @@ export function generateSlackCase(seed: number): SlackCase {
     c.read += m.parts.length;
     c.imported += m.parts.length;
     if (m.fate.fate === 'reply') counts.replies += m.parts.length;
-    else if (m.fate.orphan) counts.orphans += m.parts.length;
+    else if (m.fate.fate === 'channel' && m.fate.orphan) counts.orphans += m.parts.length;
   }
 
   // A folder no conversation list names: its messages are skipped.
@@ -430,7 +438,28 @@ export function generateSlackCase(seed: number): SlackCase {
   return { seed, team, systemMessages, entries, messages, rejectedRecords, counts, expected };
 }
 
-const strip = ({ source: _source, ...m }: PlatformMessage): ExpectedMessage => m;
+/** Two kill points in journal order, drawn from the seed: one in the messages' uploads, one in the replies pass. */
+/**
+ * Kill points in journal order, drawn from the seed: one in the messages' uploads, and one in the replies
+ * pass, after a reply that is not the last (the platform holds each reply REPLY_DELAY, so the kill lands
+ * before the next; after the last one the run could end before a kill, polled every few ms, lands).
+ */
+export function killPoints(seed: number, c: Pick<OracleCase, 'counts' | 'expected'>): Array<(events: JournalEvent[]) => boolean> {
+  const random = rng(seed * 7919);
+  const submitted = 1 + Math.floor(random() * 4);
+  const inUploads = (e: JournalEvent[]) => countEvents(e, 'part-submitted', 'messages') >= submitted;
+  // Sent by the replies pass: the replies, and the orphans it sends into their channels after the imports.
+  const sendable = c.counts.replies + c.expected.channels.reduce((n, ch) => n + ch.late.length, 0);
+  if (sendable < 2) return [inUploads];
+  const sent = 1 + Math.floor(random() * Math.min(3, sendable - 1));
+  const replyEvents = (e: JournalEvent[]) => e.filter((x) => x.t === 'reply-sent').length;
+  return [inUploads, (e) => countEvents(e, 'stage-done', 'members') >= 1 && replyEvents(e) >= sent];
+}
+
+/** A sandbox fault rule that holds each reply sent into a thread, so that a kill after one lands before the next. */
+export const REPLY_DELAY: FaultRule = { method: 'POST', path: '/threads/*/messages', fault: { kind: 'delay', ms: 300 } };
+
+export const strip = ({ source: _source, ...m }: PlatformMessage): ExpectedMessage => m;
 
 /** Writes the case as `dir/export.zip` and its pipeline; returns both. */
 export async function writeSlackCase(dir: string, c: SlackCase, name: string, writePipeline: (dir: string, yaml: string) => Promise<{ path: string; config: PipelineConfig }>) {
@@ -449,34 +478,41 @@ interface RejectLine {
 
 export interface SlackRunFiles {
   rejectsFile?: string | undefined;
+  runDir?: string;
   stages: Partial<Record<string, object>>;
 }
 
 /**
  * Record by record: every message the oracle rejects is in rejects.ndjson blaming its field, every one it
- * skips is skipped by the stage reader with its reason, and nothing else is rejected or skipped; the stage
- * counts say the same.
+ * skips is skipped by the stage reader with its reason, every duplicate is in duplicates/messages.ndjson,
+ * and nothing else is rejected, skipped or a duplicate; the stage counts say the same. `exportPath`: the
+ * zip or folder whose files the records' `at` names.
  */
-export async function expectRecordOutcomes(report: SlackRunFiles, c: SlackCase, zip: string, config: PipelineConfig): Promise<void> {
+export async function expectRecordOutcomes(report: SlackRunFiles, c: OracleCase, exportPath: string, config: PipelineConfig): Promise<void> {
   const rejects = (await ndjson(report.rejectsFile ?? '')) as RejectLine[];
-  const at = (file: string, index: number) => `${file.slice(zip.length + 1)}#${index}`;
+  const at = (file: string, index: number) => `${file === exportPath ? '' : file.slice(exportPath.length + 1)}#${index}`;
   const rejected = new Map(rejects.filter((r) => r.stage === 'messages').map((r) => [at(r.file, r.index), r.reasons.map((x) => x.field ?? '')]));
+  const duplicates = report.runDir === undefined ? [] : ((await ndjson(join(report.runDir, 'duplicates', 'messages.ndjson'))) as RejectLine[]);
+  const duplicated = new Set(duplicates.map((d) => at(d.file, d.index)));
   const stage = config.stages.find((s) => s.stage === 'messages')!;
   const skipped = new Map<string, string>();
   for (const p of await all(readStageRecords(config, stage, { channelIds: () => 7 }))) if (p.kind === 'skipped') skipped.set(at(p.position.file, p.position.index), p.because ?? '');
-  const actual = c.messages.map((m) => `${m.at}: ${rejected.has(m.at) ? `rejected ${rejected.get(m.at)!.join(',')}` : skipped.has(m.at) ? `skipped ${skipped.get(m.at)!}` : 'imported'}`);
-  const oracle = c.messages.map((m) => `${m.at}: ${m.fate.fate === 'rejected' ? `rejected ${m.fate.field}` : m.fate.fate === 'skipped' ? `skipped ${m.fate.reason.source}` : 'imported'}`);
+  const outcome = (m: SourceMessage) =>
+    rejected.has(m.at) ? `rejected ${rejected.get(m.at)!.join(',')}` : skipped.has(m.at) ? `skipped ${skipped.get(m.at)!}` : duplicated.has(m.at) ? 'duplicate' : 'imported';
+  const said = (m: SourceMessage) => (m.fate.fate === 'rejected' ? `rejected ${m.fate.field}` : m.fate.fate === 'skipped' ? `skipped ${m.fate.reason.source}` : m.fate.fate === 'duplicate' ? 'duplicate' : 'imported');
+  const actual = c.messages.map((m) => `${m.at}: ${outcome(m)}`);
+  const oracle = c.messages.map((m) => `${m.at}: ${said(m)}`);
   expect(actual.map((line, i) => (c.messages[i]!.fate.fate === 'skipped' && (c.messages[i]!.fate as { reason: RegExp }).reason.test(line.slice(line.indexOf('skipped ') + 8)) ? oracle[i] : line)), 'messages, record by record').toEqual(oracle);
   expect(rejected.size, 'each rejected message listed once').toBe(c.messages.filter((m) => m.fate.fate === 'rejected').length);
   const users = rejects.filter((r) => r.stage === 'users').map((r) => `${at(r.file, r.index)}: ${r.reasons.map((x) => x.field).join(',')}`);
-  expect(users.sort(), 'users.json records rejected').toEqual([...c.rejectedRecords].map(([where, field]) => `${where}: ${field}`).sort());
+  expect(users.sort(), 'users records rejected').toEqual([...c.rejectedRecords].map(([where, field]) => `${where}: ${field}`).sort());
   for (const name of ['users', 'channels', 'members', 'messages'] as const) expect(report.stages[name], `${name} counts`).toMatchObject(c.counts[name]);
   const m = report.stages.messages as { replies?: number; orphans?: number };
   expect({ replies: m.replies ?? 0, orphans: m.orphans ?? 0 }, 'replies and orphans').toEqual({ replies: c.counts.replies, orphans: c.counts.orphans });
 }
 
 /** The platform, read over HTTP, holds exactly what the oracle says; returns what it holds. */
-export async function expectPlatformHoldsCase(client: ChatportClient, c: SlackCase): Promise<PlatformState> {
+export async function expectPlatformHoldsCase(client: ChatportClient, c: Pick<OracleCase, 'expected'>): Promise<PlatformState> {
   const held = await readPlatform(client);
   const users = new Map(held.users.map((u) => [u.name, u.source.userKind === 'placeholder' ? undefined : u.displayName]));
   expect(users, 'users and their display names').toEqual(c.expected.users);
