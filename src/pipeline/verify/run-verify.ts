@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
 import { compareChannels, compareMembers, compareUsers, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
 import { countDifferences, stageVerification } from './describe.js';
-import { RunRejects, readExpected, type ExpectedSource } from './expected-source.js';
+import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } from './expected-source.js';
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
@@ -105,7 +105,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';
   const sample = options.sample === 'auto' ? AUTO_CONTENT_SAMPLE : (options.sample ?? 0);
-  const expected = await readExpected(config, read, { platformChannelIds: (key) => (platformKeys.has(key) ? 1 : undefined), sample, seed: config.id });
+  const platformChannelIds = (key: string) => (platformKeys.has(key) ? 1 : undefined);
+  const expected = await readExpected(config, read, { platformChannelIds, sample, seed: config.id });
   if (auto && expected.messageCount > AUTO_SAMPLE_MAX_MESSAGES) expected.sample = new Set();
   const judged = judgedByExport(config, expected);
 
@@ -127,14 +128,13 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
   if (expected.members.size > 0) {
     const membersStage = config.stages.find((s) => s.stage === 'members') ?? config.stages.find((s) => s.stage === 'channels');
-    const held = await readMemberships(new Map([...matched.byKey].filter(([key]) => expected.members.has(key))), platform, membersStage?.options.concurrency ?? DEFAULT_STAGE_OPTIONS.concurrency);
+    const held = await readMemberships(new Map([...channelsByKey(matched)].filter(([key]) => expected.members.has(key))), platform, membersStage?.options.concurrency ?? DEFAULT_STAGE_OPTIONS.concurrency);
     record('members', [...expected.members.values()].reduce((n, m) => n + m.size, 0), compareMembers(expected.members, held));
   }
   let contentChecked = 0;
   if (messagesStage && exportJob) {
-    const channelKeyById = new Map<string, string>([...matched.byKey].map(([key, c]) => [c.id, key]));
-    for (const c of matched.extras) channelKeyById.set(c.id, String(c.properties?.[CHANNEL_KEY_PROPERTY]));
-    const messagesRead = { ...read, channelIds: messageChannelIds(expected, platformKeys) };
+    const channelKeyById = new Map<string, string>([...channelsByKey(matched)].map(([key, c]) => [c.id, key]));
+    const messagesRead = { ...read, channelIds: expectedChannelIds(expected, platformChannelIds) };
     const nameReplies: NameReplies = (ordinals) => readMessagesAt(config, messagesStage, ordinals, messagesRead);
     const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
     const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds);
@@ -214,6 +214,16 @@ function channelKeysOnPlatform(channels: readonly PlatformChannel[], pipelineId:
   return keys;
 }
 
+/**
+ * Where members and messages are: the matched channels, and the pipeline's channels the source does not
+ * expect (extras), such as one whose record the run rejected while its members and messages went there.
+ */
+function channelsByKey(matched: ReturnType<typeof matchChannels>): Map<string, PlatformChannel> {
+  const byKey = new Map(matched.byKey);
+  for (const c of matched.extras) byKey.set(String(c.properties?.[CHANNEL_KEY_PROPERTY]), c);
+  return byKey;
+}
+
 /** The channels stage's channels, or (a pipeline without one) the channel keys its records name. */
 function channelsToMatch(expected: ExpectedSource): Map<string, Sourced<ExpectedChannel>> {
   if (expected.stages.has('channels')) return expected.channels;
@@ -221,10 +231,6 @@ function channelsToMatch(expected: ExpectedSource): Map<string, Sourced<Expected
   for (const key of [...expected.members.keys(), ...expected.messages.keys()])
     referenced.set(key, { sourceKey: key, position: { file: '', index: 0 }, item: { type: '', members: [] } });
   return referenced;
-}
-
-function messageChannelIds(expected: ExpectedSource, platformKeys: ReadonlySet<string>): (key: string) => number | undefined {
-  return expected.stages.has('channels') ? (key) => (expected.channels.has(key) ? 1 : undefined) : (key) => (platformKeys.has(key) ? 1 : undefined);
 }
 
 function bySourceOrder(a: Difference, b: Difference): number {
