@@ -24,9 +24,18 @@ interface Line {
   /** What the oracle says the line becomes, and for a rejected line the field to blame (none: a key conflict). */
   outcome: Outcome;
   field?: string;
+  /** Held by the platform with other content: skipped and changed (insert), imported and updated (upsert). */
+  changed?: boolean;
 }
 
-interface ExpectedMessage {
+export interface ExpectedChannel {
+  displayName: string;
+  topic: string;
+  /** Usernames, sorted. */
+  members: string[];
+}
+
+export interface ExpectedMessage {
   body: string;
   user: string;
   id: string;
@@ -39,13 +48,22 @@ export interface Case {
   duplicates: 'reject' | 'last-wins';
   /** The input files' format (all three stages). */
   format: Format;
+  /** The pipeline's `mode` (default insert). */
+  mode?: 'insert' | 'upsert';
   users: Line[];
   channels: Line[];
+  members: Line[];
   messages: Line[];
   /** Usernames the platform must hold, with their display names. */
   expectedUsers: Map<string, string>;
   /** Channel name → its messages in source order. */
   expectedMessages: Map<string, ExpectedMessage[]>;
+  /** Channel name → what the platform must hold of it besides its messages. */
+  expectedChannels: Map<string, ExpectedChannel>;
+  /** Channel name → the usernames the source says are its members (its record's and the members stage's), sorted. */
+  expectedMembers: Map<string, string[]>;
+  /** The source the case was judged from. */
+  rows: Rows;
 }
 
 const PIECES = ['hello', 'a, b', 'say "hi"', 'line one\nline two', 'crlf\r\nend', 'émoji 🎉', '  padded  ', 'x'.repeat(300), '日本語', 'tab\there', '=1+2', 'null', ''];
@@ -74,7 +92,26 @@ class Oracle {
   }
 }
 
+/** A case's records before judgement: what the source files hold. */
+export interface Rows {
+  prefix: string;
+  duplicates: Case['duplicates'];
+  format: Format;
+  /** id, username, display. */
+  users: string[][];
+  /** key, name, members ("|" between usernames), title, topic. */
+  channels: string[][];
+  /** id, channel, username: the members stage. */
+  members: string[][];
+  /** id, channel, author, sent_at, text. */
+  messages: string[][];
+}
+
 export function generateCase(seed: number): Case {
+  return judgeCase(generateRows(seed));
+}
+
+function generateRows(seed: number): Rows {
   const random = rng(seed);
   const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
   const chance = (p: number) => random() < p;
@@ -88,71 +125,132 @@ export function generateCase(seed: number): Case {
   const repeatOf = (cells: string[], suffix: string) => (chance(0.5) ? [...cells] : [...cells.slice(0, -1), `${cells.at(-1)}${suffix}`]);
 
   // Users (id, username, display); display comes last so a changed repeat changes it.
-  const expectedUsers = new Map<string, string>();
+  const users: string[][] = [];
+  for (let i = 0; i < 12; i++) {
+    const roll = random();
+    const taken = [...judgeUsers(users).expected.keys()];
+    const name = roll < 0.06 ? `${prefix}${'n'.repeat(130)}` : roll < 0.14 && taken.length > 0 ? pick(taken) : `${prefix}user${i}`;
+    users.push([`u${i}`, name, roll > 0.92 ? '' : text()]);
+  }
+  for (let r = 0; r < 3; r++) users.push(repeatOf(pick(users.slice(0, 12)), ' (changed)'));
+
+  // Channels (key, name, members, title, topic): channel c's record lists every imported user but every
+  // fourth; the members stage adds most of those.
+  const accepted = judgeUsers(users).expected;
+  const members = [...accepted.keys()];
+  const listedIn = (c: number) => members.filter((_, i) => i % 4 !== c);
+  const channels = Array.from({ length: 4 }, (_, c) => [`c${c}`, `${prefix}chan-${c}`, listedIn(c).join('|'), `Channel ${c}`, `topic ${c}`]);
+  channels.push([...channels[1]!]);
+  // A channel of another key with an earlier one's name: rejected, and so are the messages it would hold.
+  const holder = chance(0.5) ? Math.floor(random() * 4) : undefined;
+  const nameTaken = holder === undefined ? undefined : [`c${4 + Math.floor(random() * 8)}`, channels[holder]![1]!, members.join('|'), 'Taken', 'taken'];
+  if (nameTaken) channels.splice(holder! + 1 + Math.floor(random() * (channels.length - holder!)), 0, nameTaken);
+
+  // Messages (id, channel, author, sent_at, text).
+  const strangers = [`${prefix}nobody`, ...users.filter((u) => !accepted.has(u[1]!)).map((u) => u[1]!)];
+  const messages: string[][] = [];
+  for (let m = 0; m < 160; m++) {
+    const roll = random();
+    const channel = roll < 0.04 ? (nameTaken?.[0] ?? 'c99') : pick(['c0', 'c1', 'c2', 'c3']);
+    const author = roll >= 0.04 && roll < 0.1 ? pick(strangers) : pick(members);
+    const body = roll >= 0.1 && roll < 0.13 ? '' : roll >= 0.13 && roll < 0.15 ? 'y'.repeat(40_001) : text();
+    const sentAt = roll >= 0.15 && roll < 0.19 ? pick(BAD_DATES) : new Date(Date.UTC(2026, 0, 1) + Math.floor(random() * 1e10)).toISOString();
+    messages.push([`m${m}`, channel, author, sentAt, body]);
+    if (chance(0.06)) messages.push(repeatOf(pick(messages), ' (edited)'));
+  }
+  const duplicates = chance(0.5) ? 'last-wins' : 'reject';
+  const format = pick(['csv', 'csv', 'ndjson', 'json'] as const);
+  const memberRows = generateMembers(seed, members, strangers, nameTaken?.[0] ?? 'c99');
+  return { prefix, duplicates, format, users, channels, members: memberRows, messages };
+}
+
+/**
+ * The members stage's rows (id, channel, username), from a generator of their own so the other stages stay
+ * as they were: most users a channel's record leaves out, a stranger (rejected), a row for a channel that
+ * is not imported (rejected), and a row repeated.
+ */
+function generateMembers(seed: number, members: string[], strangers: string[], notImported: string): string[][] {
+  const random = rng(seed * 31 + 5);
+  const rows: string[][] = [];
+  const add = (channel: string, username: string) => rows.push([`mb${rows.length}`, channel, username]);
+  for (let c = 0; c < 4; c++) for (const [i, name] of members.entries()) if (i % 4 === c && random() < 0.7) add(`c${c}`, name);
+  add(`c${Math.floor(random() * 4)}`, strangers[Math.floor(random() * strangers.length)]!);
+  if (members.length > 0) add(notImported, members[0]!);
+  if (rows.length > 0) rows.push([...rows[Math.floor(random() * rows.length)]!]);
+  return rows;
+}
+
+/** The users' outcomes, and the usernames the accepted ones give the platform (with their display names). */
+function judgeUsers(rows: string[][]): { lines: Line[]; expected: Map<string, string> } {
+  const expected = new Map<string, string>();
   const nameHolder = new Map<string, string>();
-  const users: Line[] = [];
-  const userOracle = new Oracle(([key, name, display]) => {
+  const oracle = new Oracle(([key, name, display]) => {
     if (display!.length === 0 || display!.length > 256) return 'displayName';
     if (name!.length > 128) return 'name';
     if (nameHolder.has(name!) && nameHolder.get(name!) !== key) return 'name';
     return undefined;
   });
-  const addUser = (cells: string[]) =>
-    users.push(
-      userOracle.line(cells, () => {
-        nameHolder.set(cells[1]!, cells[0]!);
-        expectedUsers.set(cells[1]!, cells[2]!);
-      }),
-    );
-  for (let i = 0; i < 12; i++) {
-    const roll = random();
-    const taken = [...expectedUsers.keys()];
-    const name = roll < 0.06 ? `${prefix}${'n'.repeat(130)}` : roll < 0.14 && taken.length > 0 ? pick(taken) : `${prefix}user${i}`;
-    addUser([`u${i}`, name, roll > 0.92 ? '' : text()]);
-  }
-  for (let r = 0; r < 3; r++) addUser(repeatOf(pick(users.slice(0, 12)).cells, ' (changed)'));
+  const lines = rows.map((cells) =>
+    oracle.line(cells, () => {
+      nameHolder.set(cells[1]!, cells[0]!);
+      expected.set(cells[1]!, cells[2]!);
+    }),
+  );
+  return { lines, expected };
+}
 
-  // Channels (key, name, members): every imported user is in every channel.
-  const members = [...expectedUsers.keys()];
-  const channelNames = new Map(Array.from({ length: 4 }, (_, c) => [`c${c}`, `${prefix}chan-${c}`]));
-  const channels: Line[] = [...channelNames].map(([key, name]) => ({ cells: [key, name, members.join('|')], outcome: 'imported' as const }));
-  channels.push({ cells: [...channels[1]!.cells], outcome: 'duplicate' });
-  // A channel of another key with an earlier one's name: rejected, and so are the messages it would hold.
-  const holder = chance(0.5) ? Math.floor(random() * channelNames.size) : undefined;
-  const nameTaken = holder === undefined ? undefined : [`c${4 + Math.floor(random() * 8)}`, channels[holder]!.cells[1]!, members.join('|')];
-  if (nameTaken) channels.splice(holder! + 1 + Math.floor(random() * (channels.length - holder!)), 0, { cells: nameTaken, outcome: 'rejected', field: 'name' });
+/**
+ * What the platform answers when a run checks names against it (docs/accounting.md "Before each stage
+ * uploads"): the usernames it holds once the users stage is done. Absent: the source's accepted users.
+ */
+export interface PlatformNames {
+  users: ReadonlySet<string>;
+  /** Channel keys the platform holds for the pipeline: members and messages find them there (README "How a run works"). */
+  channels: ReadonlyMap<string, string>;
+}
 
-  // Messages (id, channel, author, sent_at, text), judged once all are written (last-wins looks ahead).
-  const strangers = [`${prefix}nobody`, ...users.filter((u) => !expectedUsers.has(u.cells[1]!)).map((u) => u.cells[1]!)];
-  const rows: string[][] = [];
-  for (let m = 0; m < 160; m++) {
-    const roll = random();
-    const channel = roll < 0.04 ? (nameTaken?.[0] ?? 'c99') : pick([...channelNames.keys()]);
-    const author = roll >= 0.04 && roll < 0.1 ? pick(strangers) : pick(members);
-    const body = roll >= 0.1 && roll < 0.13 ? '' : roll >= 0.13 && roll < 0.15 ? 'y'.repeat(40_001) : text();
-    const sentAt = roll >= 0.15 && roll < 0.19 ? pick(BAD_DATES) : new Date(Date.UTC(2026, 0, 1) + Math.floor(random() * 1e10)).toISOString();
-    rows.push([`m${m}`, channel, author, sentAt, body]);
-    if (chance(0.06)) rows.push(repeatOf(pick(rows), ' (edited)'));
-  }
-  const duplicates = chance(0.5) ? 'last-wins' : 'reject';
-  const format = pick(['csv', 'csv', 'ndjson', 'json'] as const);
-  const messages = judgeMessages(rows, duplicates, {
+/** Each record's outcome under the oracle's rules, and what the platform must hold after a first run. */
+export function judgeCase(rows: Rows, platform?: PlatformNames): Case {
+  const { prefix, duplicates, format } = rows;
+  const { lines: users, expected: expectedUsers } = judgeUsers(rows.users);
+  const knownUser = (name: string) => (platform?.users ?? expectedUsers).has(name);
+  const channelNames = new Map<string, string>();
+  const channels = new Oracle(([key, name, members]) => {
+    if ([...channelNames].some(([k, n]) => n === name && k !== key)) return 'name';
+    const unknown = members!.split('|').findIndex((m) => !knownUser(m));
+    return unknown === -1 ? undefined : `members.${unknown}`;
+  });
+  const channelLines = rows.channels.map((cells) => channels.line(cells, () => channelNames.set(cells[0]!, cells[1]!)));
+  const channelOf = (key: string) => channelNames.get(key) ?? platform?.channels.get(key);
+  const memberships = new Map([...channelNames.values()].map((n) => [n, new Set<string>()]));
+  for (const { cells: [, name, list] } of channelLines.filter((l) => l.outcome === 'imported')) for (const m of list!.split('|')) memberships.get(name!)!.add(m);
+  const members = new Oracle(([, channel, username]) => {
+    if (channelOf(channel!) === undefined) return 'channelId';
+    return knownUser(username!) ? undefined : 'username';
+  });
+  const memberLines = rows.members.map((cells) => members.line(cells, () => memberships.set(channelOf(cells[1]!)!, (memberships.get(channelOf(cells[1]!)!) ?? new Set()).add(cells[2]!))));
+  const messages = judgeMessages(rows.messages, duplicates, {
     mapping: ([, channel, , sentAt, body]) => {
       if (body!.length === 0 || body!.length > 40_000) return 'body';
       if (BAD_DATES.includes(sentAt!)) return 'properties.source.sentAt';
-      if (!channelNames.has(channel!)) return 'channelId';
+      if (channelOf(channel!) === undefined) return 'channelId';
       return undefined;
     },
     // Authors are checked against the platform once the record itself is valid.
-    platform: ([, , author]) => (expectedUsers.has(author!) ? undefined : 'user'),
+    platform: ([, , author]) => (knownUser(author!) ? undefined : 'user'),
   });
   const expectedMessages = new Map<string, ExpectedMessage[]>([...channelNames.values()].map((n) => [n, []]));
   for (const { cells, outcome } of messages) {
     if (outcome !== 'imported') continue;
     const [id, channel, author, sentAt, body] = cells as [string, string, string, string, string];
-    expectedMessages.get(channelNames.get(channel)!)!.push({ body, user: author, id, sentAt });
+    const name = channelOf(channel)!;
+    expectedMessages.set(name, [...(expectedMessages.get(name) ?? []), { body, user: author, id, sentAt }]);
   }
-  return { prefix, duplicates, format, users, channels, messages, expectedUsers, expectedMessages };
+  const expectedChannels = new Map(
+    channelLines.filter((l) => l.outcome === 'imported').map(({ cells: [, name, , title, topic] }) => [name!, { displayName: title!, topic: topic!, members: [...memberships.get(name!)!].sort() }]),
+  );
+  const expectedMembers = new Map([...memberships].map(([name, set]) => [name, [...set].sort()]));
+  return { prefix, duplicates, format, users, channels: channelLines, members: memberLines, messages, expectedUsers, expectedMessages, expectedChannels, expectedMembers, rows };
 }
 
 interface MessageChecks {
@@ -214,19 +312,31 @@ const WRITERS: Record<Format, { text(header: string, lines: Line[]): string; sta
 
 const recordOf = (header: string, line: Line) => Object.fromEntries(header.split(',').map((field, i) => [field, line.cells[i]]));
 
-const HEADERS = { users: 'id,username,display', channels: 'key,name,members', messages: 'id,channel,author,sent_at,text' } as const;
+const HEADERS = { users: 'id,username,display', channels: 'key,name,members,title,topic', members: 'id,channel,username', messages: 'id,channel,author,sent_at,text' } as const;
 
 /** Writes the case's three input files and its pipeline into `dir`. */
 export async function writeCase(dir: string, c: Case, name: string) {
   const writer = WRITERS[c.format];
-  for (const stage of ['users', 'channels', 'messages'] as const) await writeInput(dir, `${stage}.${c.format}`, writer.text(HEADERS[stage], c[stage]));
+  for (const stage of STAGES) await writeInput(dir, `${stage}.${c.format}`, writer.text(HEADERS[stage], c[stage]));
   return writePipeline(dir, PIPELINE(name, c));
 }
 
 const PIPELINE = (name: string, c: Case) =>
-  generatedPipelineYaml({ name, options: '{ chunkRecords: 7, concurrency: 3 }', messageProperties: '{ source: { id: id, sentAt: { field: sent_at, type: date } } }' })
+  generatedPipelineYaml({ name, options: `{ chunkRecords: 7, concurrency: 3, mode: ${c.mode ?? 'insert'} }`, messageProperties: '{ source: { id: id, sentAt: { field: sent_at, type: date } } }' })
     .replace('    channel: channel\n', `    channel: channel\n    options: { duplicates: ${c.duplicates} }\n`)
+    .replace('members: { field: members, split: "|" } }', 'members: { field: members, split: "|" }, displayName: title, properties: { topic: topic } }')
+    .replace('  messages:\n', MEMBERS_STAGE)
     .replaceAll('.csv }', `.${c.format} }`);
+
+const MEMBERS_STAGE = `  members:
+    source: { path: members.csv }
+    key: id
+    channel: channel
+    mapping: { username: username }
+  messages:
+`;
+
+const STAGES = ['users', 'channels', 'members', 'messages'] as const;
 
 /** A line of the rejects file or of a duplicates file (index: the record's, from 0). */
 interface Listed {
@@ -235,6 +345,8 @@ interface Listed {
   line?: number;
   reasons?: { field?: string }[];
   kind?: 'duplicate' | 'superseded';
+  /** A changed line: whether the update was applied. */
+  applied?: boolean;
 }
 
 const counts = (lines: Line[]) => ({
@@ -243,6 +355,8 @@ const counts = (lines: Line[]) => ({
   duplicates: lines.filter((l) => l.outcome === 'duplicate').length,
   rejected: lines.filter((l) => l.outcome === 'rejected').length,
   skipped: lines.filter((l) => l.outcome === 'skipped').length,
+  updated: lines.filter((l) => l.changed && l.outcome === 'imported').length,
+  changed: lines.filter((l) => l.changed && l.outcome === 'skipped').length,
 });
 
 /** The lines of an NDJSON file, parsed; none when it does not exist. */
@@ -267,7 +381,8 @@ export interface RunFiles {
  */
 export async function expectLineOutcomes(report: RunFiles | RunFiles[], c: Case): Promise<void> {
   const runs = Array.isArray(report) ? report : [report];
-  for (const [stage, lines] of [['users', c.users], ['channels', c.channels], ['messages', c.messages]] as const) {
+  for (const stage of STAGES) {
+    const lines = c[stage];
     const reporting = stage === 'users' ? runs.slice(0, 1) : runs;
     const listed: Listed[] = [];
     const duplicates: Listed[] = [];
@@ -277,13 +392,19 @@ export async function expectLineOutcomes(report: RunFiles | RunFiles[], c: Case)
     }
     const starts = WRITERS[c.format].starts(lines);
     // Records are found by their index; their lines are checked where the format has lines per record.
+    const changed: Listed[] = [];
+    for (const run of reporting) changed.push(...((await ndjson(join(run.runDir, 'changed', `${stage}.ndjson`))) as Listed[]));
     const outcomeOf = (index: number) => {
       if (listed.some((r) => r.index === index)) return 'rejected';
+      const applied = changed.find((d) => d.index === index)?.applied;
+      if (applied !== undefined) return applied ? 'imported (changed)' : 'skipped (changed)';
       const kind = duplicates.find((d) => d.index === index)?.kind;
       return kind === undefined ? 'imported' : kind === 'duplicate' ? 'duplicate' : 'skipped';
     };
-    expect(lines.map((_, i) => `${starts[i]}: ${outcomeOf(i)}`), `${stage}, line by line`).toEqual(lines.map((l, i) => `${starts[i]}: ${l.outcome}`));
-    expect(listed.length + duplicates.length, `${stage}: each line listed once`).toBe(lines.filter((l) => l.outcome !== 'imported').length);
+    const expected = (l: Line) => (l.changed ? `${l.outcome} (changed)` : l.outcome);
+    expect(lines.map((_, i) => `${starts[i]}: ${outcomeOf(i)}`), `${stage}, line by line`).toEqual(lines.map((l, i) => `${starts[i]}: ${expected(l)}`));
+    expect(listed.length + duplicates.length, `${stage}: each line listed once`).toBe(lines.filter((l) => l.outcome !== 'imported' && !l.changed).length);
+    expect(changed.length, `${stage}: each changed line listed once`).toBe(lines.filter((l) => l.changed).length);
     if (c.format !== 'json') for (const entry of [...listed, ...duplicates]) expect(entry.line, `${stage} record ${entry.index}'s line`).toBe(starts[entry.index]);
     for (const [i, l] of lines.entries()) {
       if (l.outcome !== 'rejected' || l.field === undefined) continue;
@@ -296,7 +417,7 @@ export async function expectLineOutcomes(report: RunFiles | RunFiles[], c: Case)
 
 /** The outcome counts of one stage over the runs that report it. */
 function sumCounts(stages: Array<Record<string, number> | undefined>) {
-  const keys = ['read', 'imported', 'duplicates', 'rejected', 'skipped'] as const;
+  const keys = ['read', 'imported', 'duplicates', 'rejected', 'skipped', 'updated', 'changed'] as const;
   return Object.fromEntries(keys.map((k) => [k, stages.reduce((n, s) => n + (s?.[k] ?? 0), 0)]));
 }
 
@@ -304,13 +425,18 @@ function sumCounts(stages: Array<Record<string, number> | undefined>) {
 export async function platformState(client: ChatportClient, prefix: string) {
   const users = new Map((await all(client.users.list())).filter((u) => u.name.startsWith(prefix)).map((u) => [u.name, u.displayName]));
   const channels = (await all(client.channels.list())).filter((ch) => ch.name?.startsWith(prefix));
+  const details = new Map<string, ExpectedChannel>();
+  for (const channel of channels) {
+    const members = (await all(client.channels.members(channel.id, { pageSize: 100 }))).map((u) => u.name).sort();
+    details.set(channel.name!, { displayName: channel.displayName ?? '', topic: String((channel.properties as { topic?: unknown } | undefined)?.topic), members });
+  }
   const messages = new Map<string, { body: string; user: string | undefined; id: unknown; sentAt: unknown }[]>();
   for (const channel of channels) {
     const held = (await all(client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
     const source = (m: (typeof held)[number]) => (m.properties as { source?: { id?: unknown; sentAt?: unknown } } | undefined)?.source;
     messages.set(channel.name!, held.map((m) => ({ body: m.body ?? '', user: m.user?.name, id: source(m)?.id, sentAt: source(m)?.sentAt })));
   }
-  return { users, channels: channels.map((ch) => ch.name).sort(), messages };
+  return { users, channels: channels.map((ch) => ch.name).sort(), details, messages };
 }
 
 /** The platform holds exactly what the oracle says, each channel's messages in source order; returns what it holds. */
@@ -318,6 +444,7 @@ export async function expectPlatformHolds(client: ChatportClient, c: Case) {
   const held = await platformState(client, c.prefix);
   expect(held.users).toEqual(c.expectedUsers);
   expect(held.channels).toEqual([...c.expectedMessages.keys()].sort());
+  expect(held.details).toEqual(c.expectedChannels);
   for (const [name, expected] of c.expectedMessages) expect(held.messages.get(name), `messages of ${name}`).toEqual(expected);
   return held;
 }

@@ -1,0 +1,221 @@
+/**
+ * The next night's dump of messy-source.ts's source, as a live system's dump changes: users, channels and
+ * messages appended; a user's display name, a channel's display name and a property changed; a user
+ * renamed; a user and a message gone from the dump; a message body corrected (same length, other length);
+ * members added to and dropped from channels. And the oracle of the second run over it, written from the
+ * docs alone (docs/identity.md "Updates", docs/accounting.md, docs/verify.md): what each record must
+ * become, what the platform must hold afterwards and what verification must find.
+ */
+import { rng } from '../helpers/rng.js';
+import { judgeCase, type Case, type ExpectedChannel, type ExpectedMessage, type Rows } from './messy-source.js';
+
+type Mode = 'insert' | 'upsert';
+type DifferenceCounts = Record<'missing' | 'extra' | 'changed', number>;
+
+/** What changed between the two dumps, for the oracle's messages. */
+export interface Evolution {
+  rows: Rows;
+  renamed?: { key: string; from: string; to: string };
+  removedUser?: string;
+  removedMessage?: string;
+}
+
+const isImported = (l: { outcome: string }) => l.outcome === 'imported';
+
+/** The dump of the next night (seeded): `rows` changed the way a live system's dump changes. */
+export function evolveRows(rows: Rows, seed: number): Evolution {
+  const random = rng(seed * 7919 + 17);
+  const shuffled = <T,>(list: readonly T[]) => list.map((x) => [random(), x] as const).sort((a, b) => a[0] - b[0]).map(([, x]) => x);
+  const first = judgeCase(rows);
+  const { prefix } = rows;
+
+  // Users whose name no other key's record has, so a change of theirs stays theirs.
+  const accepted = first.users.filter(isImported).map((l) => l.cells);
+  const own = shuffled(accepted.filter(([key, name, display]) => display!.length <= 250 && rows.users.every((u) => u[0] === key || u[1] !== name)));
+  const [renamedCells, redisplayed, removed] = own;
+  const renamed = renamedCells && { key: renamedCells[0]!, from: renamedCells[1]!, to: `${prefix}renamed-${renamedCells[0]}` };
+  const sameAs = (cells: string[]) => (row: string[]) => cells !== undefined && row.join('\u0000') === cells.join('\u0000');
+  const newUsers = [0, 1].map((i) => [`u${100 + i}`, `${prefix}new${i}`, `New user ${i}`]);
+  const users = rows.users
+    .filter((u) => u[0] !== removed?.[0])
+    .map((u) => (redisplayed && sameAs(redisplayed)(u) ? [u[0]!, u[1]!, `${u[2]} v2`] : u))
+    .map((u) => (renamed && sameAs(renamedCells)(u) ? [u[0]!, renamed.to, u[2]!] : u))
+    .concat(newUsers);
+
+  // Channels: renames and removals reach every member list; one channel gains a new user, another loses one.
+  const nameNow = (name: string) => (name === renamed?.from ? renamed.to : name);
+  const [gains, loses, retitled, retopiced] = shuffled(['c0', 'c1', 'c2', 'c3']);
+  const stays = accepted.map((u) => u[1]!).filter((n) => n !== renamed?.from && n !== removed?.[1]);
+  const dropped = shuffled(stays)[0];
+  const channels = rows.channels.map(([key, name, members, title, topic]) => {
+    let list = members!.split('|').map(nameNow).filter((n) => n !== removed?.[1]);
+    if (key === gains) list = [...list, newUsers[0]![1]!];
+    if (key === loses) list = list.filter((n) => n !== dropped);
+    return [key!, name!, list.join('|'), key === retitled ? `${title} (renamed)` : title!, key === retopiced ? `${topic} v2` : topic!];
+  });
+  const inNew = [newUsers[1]![1]!, ...stays.slice(0, 2)];
+  channels.push(['c20', `${prefix}chan-20`, inNew.join('|'), 'Channel 20', 'topic 20']);
+
+  // The members stage: renamed, the removed user's rows gone, one row dropped, one added for a new user.
+  const droppedRow = shuffled(first.members.filter(isImported).map((l) => l.cells).filter(([, , user]) => stays.includes(user!)))[0];
+  const members = rows.members
+    .filter(([id, , user]) => user !== removed?.[1] && id !== droppedRow?.[0])
+    .map(([id, channel, user]) => [id!, channel!, nameNow(user!)])
+    .concat([['mb900', retitled!, newUsers[1]![1]!]]);
+
+  // Messages: authors renamed; one gone; two corrected (one keeping its length); new ones at the end.
+  const acceptedMessages = shuffled(first.messages.filter(isImported).map((l) => l.cells));
+  const [gone, sameLength, longer] = acceptedMessages;
+  const correct = (row: string[]) => {
+    if (sameAs(sameLength!)(row)) return [...row.slice(0, 4), `${row[4]![0] === 'Z' ? 'Y' : 'Z'}${row[4]!.slice(1)}`];
+    if (sameAs(longer!)(row)) return [...row.slice(0, 4), `${row[4]} (corrected)`];
+    return row;
+  };
+  const authors = [...stays, ...newUsers.map((u) => u[1]!), ...(renamed ? [renamed.to] : [])];
+  const appended = Array.from({ length: 8 }, (_, i) => {
+    const channel = i % 3 === 2 ? 'c20' : `c${i % 4}`;
+    const author = channel === 'c20' ? inNew[i % inNew.length]! : authors[i % authors.length]!;
+    return [`m${500 + i}`, channel, author, new Date(Date.UTC(2026, 6, 1, 0, i)).toISOString(), `appended ${i}`];
+  });
+  const messages = rows.messages
+    .filter((m) => m[0] !== gone?.[0])
+    .map(correct)
+    .map(([id, channel, author, sentAt, text]) => [id!, channel!, nameNow(author!), sentAt!, text!])
+    .concat(appended);
+  return { rows: { ...rows, users, channels, members, messages }, ...(renamed && { renamed }), ...(removed && { removedUser: removed[1]! }), ...(gone && { removedMessage: gone[0]! }) };
+}
+
+/** The second run's oracle: its lines, what the platform holds after it, and what its verification finds. */
+export interface Rerun {
+  case: Case;
+  /** Per stage, the differences verification must report. */
+  differences: Record<'users' | 'channels' | 'members' | 'messages', DifferenceCounts>;
+}
+
+interface HeldUser {
+  key: string;
+  name: string;
+  display: string;
+}
+
+/**
+ * Run 2 over `next` after run 1 over `first` (docs/identity.md "Updates"): users and channels the platform
+ * holds for this pipeline are compared (users: name, displayName; channels: name, displayName, properties;
+ * never members) and, when they differ, skipped and changed (insert) or patched and updated (upsert);
+ * members and messages are sent again and the platform skips the keys it applied, so a corrected message
+ * keeps its old body. Names are checked against the platform once the users stage is done.
+ */
+export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
+  const heldUsers = new Map(first.users.filter(isImported).map(({ cells: [key, name, display] }) => [key!, { key: key!, name: name!, display: display! }]));
+  const nextUsers = judgeCase(next).users;
+  const usersAfter = new Map(heldUsers);
+  for (const line of nextUsers.filter(isImported)) {
+    const [key, name, display] = line.cells as [string, string, string];
+    const held = heldUsers.get(key);
+    if (held && (held.name !== name || held.display !== display)) markChanged(line, mode);
+    if (!held || mode === 'upsert') usersAfter.set(key, { key, name, display });
+  }
+  const platformUsers = new Set([...usersAfter.values()].map((u) => u.name));
+  const heldChannelNames = new Map(first.channels.filter(isImported).map(({ cells: [key, name] }) => [key!, name!]));
+  const judged = judgeCase(next, { users: platformUsers, channels: heldChannelNames });
+
+  // A membership is the user's, whatever name it has now.
+  const nameNow = new Map([...heldUsers.values()].map((u) => [u.name, usersAfter.get(u.key)!.name]));
+  const heldChannels = new Map(first.channels.filter(isImported).map(({ cells }) => [cells[0]!, cells]));
+  const channelsAfter = new Map<string, ExpectedChannel & { name: string }>(
+    [...heldChannels].map(([key, [, name, members, title, topic]]) => [key, { name: name!, displayName: title!, topic: topic!, members: members!.split('|').map((m) => nameNow.get(m)!).sort() }]),
+  );
+  for (const line of judged.channels.filter(isImported)) {
+    const [key, name, members, title, topic] = line.cells as [string, string, string, string, string];
+    const held = heldChannels.get(key);
+    if (held && (held[1] !== name || held[3] !== title || held[4] !== topic)) markChanged(line, mode);
+    if (!held) channelsAfter.set(key, { name, displayName: title, topic, members: members.split('|').sort() });
+    else if (mode === 'upsert') channelsAfter.set(key, { ...channelsAfter.get(key)!, name, displayName: title, topic });
+  }
+  // Run 1's memberships (its record's and its members stage's), as users are named now; run 2's rows join.
+  for (const [name, list] of first.expectedMembers) {
+    const key = [...heldChannels].find(([, cells]) => cells[1] === name)![0];
+    channelsAfter.get(key)!.members = list.map((m) => nameNow.get(m)!).sort();
+  }
+  for (const { cells: [, key, user] } of judged.members.filter(isImported)) {
+    const channel = channelsAfter.get(key!)!;
+    channel.members = [...new Set([...channel.members, user!])].sort();
+  }
+
+  const messagesAfter = new Map([...first.expectedMessages].map(([name, list]) => [name, list.map((m) => ({ ...m, user: nameNow.get(m.user) ?? m.user }))]));
+  const heldKeys = new Set([...first.expectedMessages.values()].flat().map((m) => m.id));
+  for (const [name, list] of judged.expectedMessages) {
+    messagesAfter.set(name, [...(messagesAfter.get(name) ?? []), ...list.filter((m) => !heldKeys.has(m.id))]);
+  }
+  const expectedUsers = new Map([...usersAfter.values()].map((u) => [u.name, u.display]));
+  const expectedChannels = new Map([...channelsAfter.values()].map(({ name, ...rest }) => [name, rest]));
+  const differences = {
+    users: userDifferences(judged.expectedUsers, usersAfter),
+    // A changed record, applied or not, is still the source's record (insert-mode ones are skipped).
+    channels: channelDifferences(judged.channels.filter((l) => isImported(l) || l.changed).map((l) => l.cells), channelsAfter),
+    members: memberDifferences(judged.expectedMembers, expectedChannels),
+    messages: messageDifferences(judged.expectedMessages, messagesAfter),
+  };
+  // judgeCase judges users alone (the platform does not enter), so nextUsers are its lines, marked.
+  return { case: { ...judged, mode, users: nextUsers, expectedUsers, expectedChannels, expectedMessages: messagesAfter }, differences };
+}
+
+/** A held record with other content: skipped and changed (insert), imported and updated (upsert). */
+function markChanged(line: { outcome: string; changed?: boolean }, mode: Mode): void {
+  line.changed = true;
+  line.outcome = mode === 'insert' ? 'skipped' : 'imported';
+}
+
+const none = (): DifferenceCounts => ({ missing: 0, extra: 0, changed: 0 });
+
+/** Users by name (docs/verify.md): missing, changed display name, extra (this pipeline's, not in the source). */
+function userDifferences(source: Map<string, string>, platform: Map<string, HeldUser>): DifferenceCounts {
+  const held = new Map([...platform.values()].map((u) => [u.name, u.display]));
+  const d = none();
+  for (const [name, display] of source) {
+    if (!held.has(name)) d.missing++;
+    else if (held.get(name) !== display) d.changed++;
+  }
+  for (const name of held.keys()) if (!source.has(name)) d.extra++;
+  return d;
+}
+
+/** Channels by key: changed name or display name (properties are not compared), extra keys. */
+function channelDifferences(source: string[][], platform: Map<string, { name: string; displayName: string }>): DifferenceCounts {
+  const d = none();
+  for (const [key, name, , title] of source) {
+    const held = platform.get(key!);
+    if (!held) d.missing++;
+    else if (held.name !== name || held.displayName !== title) d.changed++;
+  }
+  const keys = new Set(source.map((c) => c[0]));
+  for (const key of platform.keys()) if (!keys.has(key)) d.extra++;
+  return d;
+}
+
+/** Per channel, the usernames the source lists against those the platform holds. */
+function memberDifferences(source: Map<string, string[]>, platform: Map<string, ExpectedChannel>): DifferenceCounts {
+  const d = none();
+  for (const [name, members] of source) {
+    const held = new Set(platform.get(name)?.members ?? []);
+    d.missing += members.filter((m) => !held.has(m)).length;
+    d.extra += [...held].filter((m) => !members.includes(m)).length;
+  }
+  return d;
+}
+
+/** Per channel, by source key: a held message of other body or author is changed; the rest missing or extra. */
+function messageDifferences(source: Map<string, ExpectedMessage[]>, platform: Map<string, ExpectedMessage[]>): DifferenceCounts {
+  const d = none();
+  for (const [name, expected] of source) {
+    const held = new Map((platform.get(name) ?? []).map((m) => [m.id, m]));
+    for (const m of expected) {
+      const there = held.get(m.id);
+      if (!there) d.missing++;
+      else if (there.body !== m.body || there.user !== m.user) d.changed++;
+    }
+    const keys = new Set(expected.map((m) => m.id));
+    d.extra += [...held.keys()].filter((id) => !keys.has(id)).length;
+  }
+  return d;
+}
