@@ -26,7 +26,7 @@ import { openHeldRecords } from './held-records.js';
 import { readStageRecords, sourceOptionsOf } from './read-stage.js';
 import { resolveExistingUsers } from './existing-users.js';
 import { StageChecks } from './stage-checks.js';
-import { sourceUserNamesOf } from './user-names.js';
+import { forOneRun, sourceUserNamesOf } from './user-names.js';
 import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { verifyImportRun } from '../verify/index.js';
@@ -72,7 +72,8 @@ export interface ImportRunDeps {
  * (users → channels → members → messages); each starts when the one before has FINISHED. Returns the run
  * report (also written as report.json); throws only for run-level failures, after saving state.
  */
-export async function runImport(options: ImportRunOptions, deps: ImportRunDeps = {}): Promise<RunReport> {
+export async function runImport(given: ImportRunOptions, deps: ImportRunDeps = {}): Promise<RunReport> {
+  const options = { ...given, config: forOneRun(given.config) };
   const mode = options.mode ?? 'import';
   if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
   const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: deps.signal ?? new AbortController().signal };

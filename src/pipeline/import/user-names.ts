@@ -17,6 +17,15 @@ type ReadUsers = (stage: StageConfig) => AsyncIterable<{ kind: string; sourceKey
 
 const cache = new WeakMap<PipelineConfig, Promise<ReadonlyMap<string, string>>>();
 
+/**
+ * A run's own copy of the pipeline config: what it learns (the source's user names, cached by config here;
+ * `platformUserNames`; `matchedUsers`) holds for that run's input and platform only, and a caller that runs
+ * the same config object again the next night (its files since changed) must not get last night's.
+ */
+export function forOneRun(config: PipelineConfig): PipelineConfig {
+  return { ...config };
+}
+
 /** This pipeline's users among the platform's: source key (`chatportKey`) → name. */
 export function pipelineUserNamesOf(users: ReadonlyArray<{ name: string; properties?: Record<string, unknown> | undefined }>, pipelineId: string): Map<string, string> {
   const names = new Map<string, string>();

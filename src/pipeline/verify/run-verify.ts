@@ -7,7 +7,7 @@ import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js'
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
 import { sourceOptionsOf } from '../import/read-stage.js';
-import { pipelineUserNamesOf, sourceUserNamesOf } from '../import/user-names.js';
+import { forOneRun, pipelineUserNamesOf, sourceUserNamesOf } from '../import/user-names.js';
 import { readStageRecords } from '../import/read-stage.js';
 import { usersNamedForOthers } from './user-identity.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
@@ -90,7 +90,7 @@ const workspaceOf = (key: string): string => key.slice(0, Math.max(0, key.indexO
  * (compare-records.ts, compare-messages.ts). See docs/verify.md.
  */
 export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promise<VerifyResult> {
-  const { config } = options;
+  const config = forOneRun(options.config);
   const now = deps.now ?? realNow;
   const startedAt = now();
   const platform: PlatformReadDeps = { client: deps.client, logger: deps.logger ?? createSilentLogger(), sleep: deps.sleep ?? realSleep, ...(deps.signal ? { signal: deps.signal } : {}) };
