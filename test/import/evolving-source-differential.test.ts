@@ -31,6 +31,7 @@ describe.each(diffSeeds('2,3,4,5,24,29'))('a source that changed overnight, seed
   it(`run 2 (${mode}, ${stateLost ? 'fresh' : 'same'} state folder) reports, holds and verifies what the oracle says`, async () => {
     const c = { ...generateCase(seed), mode } as const;
     const dir = join(f.dir, `seed-${seed}`);
+    // Run 2 reuses run 1's config object, as a library caller running the same pipeline nightly does.
     const { config } = await writeCase(dir, c, `evolving-${seed}`);
     const first = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
     await expectLineOutcomes(first, c);

@@ -41,17 +41,24 @@ export function evolveRows(rows: Rows, seed: number): Evolution {
     .map((u) => (redisplayed && sameAs(redisplayed)(u) ? [u[0]!, u[1]!, `${u[2]} v2`] : u))
     .map((u) => (renamed && sameAs(renamedCells)(u) ? [u[0]!, renamed.to, u[2]!] : u))
     .concat(newUsers);
+  // Half the nights, the removed user's name comes back under a new key (an account made again).
+  if (removed && random() < 0.5) users.push(['u102', removed[1]!, 'Back again']);
 
   // Channels: renames and removals reach every member list; one channel gains a new user, another loses one.
   const nameNow = (name: string) => (name === renamed?.from ? renamed.to : name);
   const [gains, loses, retitled, retopiced] = shuffled(['c0', 'c1', 'c2', 'c3']);
   const stays = accepted.map((u) => u[1]!).filter((n) => n !== renamed?.from && n !== removed?.[1]);
   const dropped = shuffled(stays)[0];
+  // One channel renamed: not the one whose name a rejected record of another key repeats.
+  const nameOfKey = new Map(rows.channels.map(([key, name]) => [key!, name!]));
+  const repeated = rows.channels.find(([key]) => !/^c[0-3]$/.test(key!))?.[1];
+  const renamedChannel = shuffled(['c0', 'c1', 'c2', 'c3'].filter((k) => nameOfKey.get(k) !== repeated))[0];
   const channels = rows.channels.map(([key, name, members, title, topic]) => {
     let list = members!.split('|').map(nameNow).filter((n) => n !== removed?.[1]);
     if (key === gains) list = [...list, newUsers[0]![1]!];
     if (key === loses) list = list.filter((n) => n !== dropped);
-    return [key!, name!, list.join('|'), key === retitled ? `${title} (renamed)` : title!, key === retopiced ? `${topic} v2` : topic!];
+    const nameNext = key === renamedChannel ? `${name}-renamed` : name!;
+    return [key!, nameNext, list.join('|'), key === retitled ? `${title} (renamed)` : title!, key === retopiced ? `${topic} v2` : topic!];
   });
   const inNew = [newUsers[1]![1]!, ...stays.slice(0, 2)];
   channels.push(['c20', `${prefix}chan-20`, inNew.join('|'), 'Channel 20', 'topic 20']);
@@ -109,13 +116,24 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
   const heldUsers = new Map(first.users.filter(isImported).map(({ cells: [key, name, display] }) => [key!, { key: key!, name: name!, display: display! }]));
   const nextUsers = judgeCase(next).users;
   const usersAfter = new Map(heldUsers);
+  // A name the platform holds for a key the source no longer has belongs to that user: the new record is
+  // rejected before upload, and so is every record naming it (docs/mapping-language.md, name-holders.ts).
+  const holderOfName = new Map([...heldUsers.values()].map((u) => [u.name, u.key]));
+  const nextKeys = new Set(next.users.map(([key]) => key!));
+  const strangers = new Set<string>();
   for (const line of nextUsers.filter(isImported)) {
     const [key, name, display] = line.cells as [string, string, string];
+    const holder = holderOfName.get(name);
+    if (holder !== undefined && holder !== key && !nextKeys.has(holder)) {
+      Object.assign(line, { outcome: 'rejected', field: 'name' });
+      strangers.add(name);
+      continue;
+    }
     const held = heldUsers.get(key);
     if (held && (held.name !== name || held.display !== display)) markChanged(line, mode);
     if (!held || mode === 'upsert') usersAfter.set(key, { key, name, display });
   }
-  const platformUsers = new Set([...usersAfter.values()].map((u) => u.name));
+  const platformUsers = new Set([...usersAfter.values()].map((u) => u.name).filter((n) => !strangers.has(n)));
   const heldChannelNames = new Map(first.channels.filter(isImported).map(({ cells: [key, name] }) => [key!, name!]));
   const judged = judgeCase(next, { users: platformUsers, channels: heldChannelNames });
 
@@ -142,19 +160,25 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
     channel.members = [...new Set([...channel.members, user!])].sort();
   }
 
-  const messagesAfter = new Map([...first.expectedMessages].map(([name, list]) => [name, list.map((m) => ({ ...m, user: nameNow.get(m.user) ?? m.user }))]));
+  // Channels by the name they have after run 2 (a renamed one keeps its old name in insert mode).
+  const keyOfName = new Map([...heldChannelNames].map(([key, name]) => [name, key]));
+  for (const { cells: [key, name] } of judged.channels.filter((l) => isImported(l) || l.changed)) keyOfName.set(name!, key!);
+  const renamed = <T,>(byName: Map<string, T>) => new Map([...byName].map(([name, value]) => [channelsAfter.get(keyOfName.get(name)!)!.name, value]));
+  const sourceMessages = renamed(judged.expectedMessages);
+  const messagesAfter = renamed(new Map([...first.expectedMessages].map(([name, list]) => [name, list.map((m) => ({ ...m, user: nameNow.get(m.user) ?? m.user }))])));
   const heldKeys = new Set([...first.expectedMessages.values()].flat().map((m) => m.id));
-  for (const [name, list] of judged.expectedMessages) {
+  for (const [name, list] of sourceMessages) {
     messagesAfter.set(name, [...(messagesAfter.get(name) ?? []), ...list.filter((m) => !heldKeys.has(m.id))]);
   }
   const expectedUsers = new Map([...usersAfter.values()].map((u) => [u.name, u.display]));
   const expectedChannels = new Map([...channelsAfter.values()].map(({ name, ...rest }) => [name, rest]));
+  const sourceUsers = new Map(nextUsers.filter((l) => isImported(l) || l.changed).map(({ cells: [, name, display] }) => [name!, display!]));
   const differences = {
-    users: userDifferences(judged.expectedUsers, usersAfter),
+    users: userDifferences(sourceUsers, usersAfter),
     // A changed record, applied or not, is still the source's record (insert-mode ones are skipped).
     channels: channelDifferences(judged.channels.filter((l) => isImported(l) || l.changed).map((l) => l.cells), channelsAfter),
-    members: memberDifferences(judged.expectedMembers, expectedChannels),
-    messages: messageDifferences(judged.expectedMessages, messagesAfter),
+    members: memberDifferences(renamed(judged.expectedMembers), expectedChannels),
+    messages: messageDifferences(sourceMessages, messagesAfter),
   };
   // judgeCase judges users alone (the platform does not enter), so nextUsers are its lines, marked.
   return { case: { ...judged, mode, users: nextUsers, expectedUsers, expectedChannels, expectedMessages: messagesAfter }, differences };
