@@ -12,7 +12,8 @@ import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { startImportFixture, type ImportFixture } from './support.js';
 import { diffSeeds, expectLineOutcomes, expectPlatformHolds, generateCase, writeCase } from './messy-source.js';
-import { evolveRows, judgeRerun } from './evolving-source.js';
+import { evolveRows, judgeRerun, type MessageTally } from './evolving-source.js';
+import type { StageVerification } from '../../src/pipeline/verify/types.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -24,6 +25,18 @@ afterAll(async () => {
 
 /** The CLI's exit code for a finished import (src/cli/commands/import.ts; README "Exit codes"). */
 const exitCode = (report: RunReport) => (report.verification?.status === 'differences' ? 65 : report.totals.rejected > 0 ? 2 : 0);
+
+/**
+ * Each difference of the messages stage pairs at most one expected message with one platform message
+ * (missing: expected only; extra: platform only; changed, misplaced, out-of-order: one of each).
+ */
+function expectMessageTally(found: StageVerification | undefined, oracle: MessageTally) {
+  const d = found!.differences;
+  expect({ expected: found!.expected, verified: found!.verified }, 'messages verified').toEqual({ expected: oracle.expected, verified: oracle.verified });
+  const paired = d.changed + d.misplaced + d['out-of-order'];
+  expect(d.missing + paired, 'expected messages in a difference').toBe(oracle.expected - oracle.verified);
+  expect(d.extra + paired, 'platform messages in a difference').toBe(oracle.platformUnmatched);
+}
 
 describe.each(diffSeeds('2,3,4,5,24,29'))('a source that changed overnight, seed %i', (seed) => {
   const mode = seed % 2 === 0 ? 'insert' : 'upsert';
@@ -48,6 +61,7 @@ describe.each(diffSeeds('2,3,4,5,24,29'))('a source that changed overnight, seed
     expect(verification?.status).toBe('differences');
     const found = verification && 'stages' in verification ? Object.fromEntries(Object.entries(verification.stages).map(([stage, v]) => [stage, v.differences])) : {};
     expect(found).toMatchObject(oracle.differences);
+    expectMessageTally(verification && 'stages' in verification ? verification.stages.messages : undefined, oracle.messages);
     expect(exitCode(second)).toBe(65);
   }, 120_000);
 });

@@ -70,14 +70,17 @@ export function evolveRows(rows: Rows, seed: number): Evolution {
     .map(([id, channel, user]) => [id!, channel!, nameNow(user!)])
     .concat([['mb900', retitled!, newUsers[1]![1]!]]);
 
-  // Messages: authors renamed; one gone; two corrected (one keeping its length); new ones at the end.
+  // Messages: authors renamed; one gone; two corrected (one keeping its length); one moved to another
+  // channel; one edited by a record of its key appended; new ones at the end.
   const acceptedMessages = shuffled(first.messages.filter(isImported).map((l) => l.cells));
-  const [gone, sameLength, longer] = acceptedMessages;
+  const [gone, sameLength, longer, moved, edited] = acceptedMessages;
   const correct = (row: string[]) => {
     if (sameAs(sameLength!)(row)) return [...row.slice(0, 4), `${row[4]![0] === 'Z' ? 'Y' : 'Z'}${row[4]!.slice(1)}`];
     if (sameAs(longer!)(row)) return [...row.slice(0, 4), `${row[4]} (corrected)`];
+    if (sameAs(moved!)(row)) return [row[0]!, row[1] === 'c0' ? 'c1' : 'c0', ...row.slice(2)];
     return row;
   };
+  const edit = edited && [...edited.slice(0, 4), `${edited[4]} (edit)`];
   const authors = [...stays, ...newUsers.map((u) => u[1]!), ...(renamed ? [renamed.to] : [])];
   const appended = Array.from({ length: 8 }, (_, i) => {
     const channel = i % 3 === 2 ? 'c20' : `c${i % 4}`;
@@ -87,6 +90,7 @@ export function evolveRows(rows: Rows, seed: number): Evolution {
   const messages = rows.messages
     .filter((m) => m[0] !== gone?.[0])
     .map(correct)
+    .concat(edit ? [edit] : [])
     .map(([id, channel, author, sentAt, text]) => [id!, channel!, nameNow(author!), sentAt!, text!])
     .concat(appended);
   return { rows: { ...rows, users, channels, members, messages }, ...(renamed && { renamed }), ...(removed && { removedUser: removed[1]! }), ...(gone && { removedMessage: gone[0]! }) };
@@ -95,8 +99,9 @@ export function evolveRows(rows: Rows, seed: number): Evolution {
 /** The second run's oracle: its lines, what the platform holds after it, and what its verification finds. */
 export interface Rerun {
   case: Case;
-  /** Per stage, the differences verification must report. */
-  differences: Record<'users' | 'channels' | 'members' | 'messages', DifferenceCounts>;
+  /** Per stage, the differences verification must report (messages: see messageDifferences). */
+  differences: Record<'users' | 'channels' | 'members', DifferenceCounts>;
+  messages: MessageTally;
 }
 
 interface HeldUser {
@@ -178,10 +183,10 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
     // A changed record, applied or not, is still the source's record (insert-mode ones are skipped).
     channels: channelDifferences(judged.channels.filter((l) => isImported(l) || l.changed).map((l) => l.cells), channelsAfter),
     members: memberDifferences(renamed(judged.expectedMembers), expectedChannels),
-    messages: messageDifferences(sourceMessages, messagesAfter),
   };
   // judgeCase judges users alone (the platform does not enter), so nextUsers are its lines, marked.
-  return { case: { ...judged, mode, users: nextUsers, expectedUsers, expectedChannels, expectedMessages: messagesAfter }, differences };
+  const messages = messageDifferences(sourceMessages, messagesAfter);
+  return { case: { ...judged, mode, users: nextUsers, expectedUsers, expectedChannels, expectedMessages: messagesAfter }, differences, messages };
 }
 
 /** A held record with other content: skipped and changed (insert), imported and updated (upsert). */
@@ -228,18 +233,48 @@ function memberDifferences(source: Map<string, string[]>, platform: Map<string, 
   return d;
 }
 
-/** Per channel, by source key: a held message of other body or author is changed; the rest missing or extra. */
-function messageDifferences(source: Map<string, ExpectedMessage[]>, platform: Map<string, ExpectedMessage[]>): DifferenceCounts {
-  const d = none();
-  for (const [name, expected] of source) {
-    const held = new Map((platform.get(name) ?? []).map((m) => [m.id, m]));
-    for (const m of expected) {
-      const there = held.get(m.id);
-      if (!there) d.missing++;
-      else if (there.body !== m.body || there.user !== m.user) d.changed++;
-    }
-    const keys = new Set(expected.map((m) => m.id));
-    d.extra += [...held.keys()].filter((id) => !keys.has(id)).length;
+/**
+ * Messages are aligned by position, and a missing message paired with an extra one becomes one changed,
+ * misplaced or out-of-order difference (docs/verify.md "How messages are compared"), which the oracle does
+ * not redo. What it says exactly: which messages are verified (held in their channel with their content,
+ * in the longest run of such keys both sides have in the same order); every other expected message is in
+ * one difference, and so is every other platform message of the channels.
+ */
+function messageDifferences(source: Map<string, ExpectedMessage[]>, platform: Map<string, ExpectedMessage[]>): MessageTally {
+  const same = (a: ExpectedMessage, b: ExpectedMessage) => a.id === b.id && a.body === b.body && a.user === b.user && a.sentAt === b.sentAt;
+  const tally = { expected: 0, verified: 0, platformUnmatched: 0 };
+  for (const name of new Set([...source.keys(), ...platform.keys()])) {
+    const expected = source.get(name) ?? [];
+    const held = platform.get(name) ?? [];
+    const identical = (list: ExpectedMessage[], other: ExpectedMessage[]) => list.filter((m) => other.some((o) => same(m, o))).map((m) => m.id);
+    const verified = longestCommonSubsequence(identical(expected, held), identical(held, expected)).size;
+    tally.expected += expected.length;
+    tally.verified += verified;
+    tally.platformUnmatched += held.length - verified;
   }
-  return d;
+  return tally;
+}
+
+/** Messages: how many are expected and verified, and how many platform messages are in no verified pair. */
+export interface MessageTally {
+  expected: number;
+  verified: number;
+  platformUnmatched: number;
+}
+
+/** The keys of a longest common subsequence of two key lists. */
+function longestCommonSubsequence(a: string[], b: string[]): Set<string> {
+  const table = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+  for (let i = a.length - 1; i >= 0; i--)
+    for (let j = b.length - 1; j >= 0; j--) table[i]![j] = a[i] === b[j] ? table[i + 1]![j + 1]! + 1 : Math.max(table[i + 1]![j]!, table[i]![j + 1]!);
+  const keys = new Set<string>();
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i] === b[j]) {
+      keys.add(a[i]!);
+      i++;
+      j++;
+    } else if (table[i + 1]![j]! >= table[i]![j + 1]!) i++;
+    else j++;
+  }
+  return keys;
 }
