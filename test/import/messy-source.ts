@@ -1,11 +1,13 @@
 /**
- * Messy input for the import's differential tests: a seeded generator writes users, channels and messages
- * (as CSV, NDJSON or a JSON array) with the defects real dumps have (quoted commas and line breaks, exact
- * and conflicting repeats of a key, unknown or rejected authors and channels, empty and over-long fields,
- * bad dates, names taken twice), with `duplicates: reject` or `last-wins` on the messages, and a small
- * oracle written from the docs alone (docs/accounting.md, docs/mapping-language.md, docs/pipeline-core.md)
- * says what each record must become. The checks compare a run's report, its rejects and duplicates files, and what the
- * platform holds (read back over HTTP, not through chatport's verification) with the oracle.
+ * Messy input for the import's differential tests: a seeded generator writes users, channels, members and
+ * messages (as CSV, NDJSON or a JSON array) with the defects real dumps have (quoted commas and line
+ * breaks, exact and conflicting repeats of a key, unknown or rejected authors and channels, empty and
+ * over-long fields, bad dates, names taken twice), with `duplicates: reject` or `last-wins` on the
+ * messages, and a small oracle written from the docs alone (docs/accounting.md, docs/mapping-language.md,
+ * docs/pipeline-core.md) says what each record must become. Generation and judgement are apart
+ * (generateRows, judgeCase), so evolving-source.ts can judge the next night's dump too, against what the
+ * platform then holds. The checks compare a run's report, its rejects, duplicates and changed files, and
+ * what the platform holds (read back over HTTP, not through chatport's verification) with the oracle.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
