@@ -23,8 +23,15 @@ const cache = new WeakMap<PipelineConfig, Promise<ReadonlyMap<string, string>>>(
  * the same config object again the next night (its files since changed) must not get last night's.
  */
 export function forOneRun(config: PipelineConfig): PipelineConfig {
-  return { ...config };
+  // A run's own copy is not copied again: the import's verification shares what the run read (its Slack
+  // pass 1, the source's user names) instead of reading the input once more.
+  if (runCopies.has(config)) return config;
+  const copy = { ...config };
+  runCopies.add(copy);
+  return copy;
 }
+
+const runCopies = new WeakSet<PipelineConfig>();
 
 /** This pipeline's users among the platform's: source key (`chatportKey`) → name. */
 export function pipelineUserNamesOf(users: ReadonlyArray<{ name: string; properties?: Record<string, unknown> | undefined }>, pipelineId: string): Map<string, string> {
