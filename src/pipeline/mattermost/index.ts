@@ -75,6 +75,8 @@ async function scanMattermost(exp: MattermostExport, builder: ChatDirectoryBuild
     const id = directChannelId(names);
     if (direct.has(id)) return;
     direct.add(id);
+    // Members are usernames: one the export lacks becomes a placeholder of that name (not `user-<id>`).
+    for (const name of names) builder.noteUser(name, { handle: name, reason: 'member of a direct channel' }, at);
     channels.push(() => builder.addChannel(mattermostDirectChannel(names, header, at)));
   };
   for await (const batch of lines(exp, signal))
