@@ -13,7 +13,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PipelineConfig } from '../../src/config/index.js';
 import { rng } from '../helpers/rng.js';
-import { nameAllocator, splitParts, strip, validName, type Expected, type ExpectedMessage, type Fate, type OracleCase, type SourceMessage } from '../slack-migration/slack-diff.js';
+import { longText, nameAllocator, piecesText, splitParts, strip, validName, type Expected, type ExpectedMessage, type Fate, type OracleCase, type SourceMessage } from '../slack-migration/slack-diff.js';
 import type { Json, PlatformMessage } from '../slack-migration/support.js';
 
 interface DUser {
@@ -143,7 +143,7 @@ export function generateDiscordCase(seed: number): DiscordCase {
       if (roll < 0.6) return [m('Default', '')];
       if (roll < 0.65) return [direct ? m(pick(['RecipientAdd', 'Call', 'ChannelNameChange']), 'Added someone to the group.') : m(pick(['GuildMemberJoin', 'ChannelPinnedMessage', 'ThreadCreated']), pick(['Joined the server.', 'Pinned a message.', 'Started a thread.']))];
       if (roll < 0.68 && !direct) return [message(snowflake(time, seq++), 'Default', time, pick([bot, hook, deleted]), text())];
-      if (roll < 0.71) return [m('Default', longText())];
+      if (roll < 0.71) return [m('Default', longText(random))];
       if (roll < 0.74) return [pick([m('Default', 42), m('Default', 'bad time', { timestamp: 'yesterday' }), m('Default', 'bad author', { author: { ...asAuthor(author), id: 'abc' } })])];
       if (roll < 0.78) {
         const twice = m('Default', `said twice ${text()}`);
@@ -187,21 +187,9 @@ export function generateDiscordCase(seed: number): DiscordCase {
         () => `<:party_parrot:${snowflake(Date.UTC(2021, 0, 1), 7)}> <a:dance:${snowflake(Date.UTC(2021, 0, 2), 8)}>`,
         () => `<t:${1_700_000_000 + int(1000)}:R>`,
       ])();
-    let t = chance(0.3) ? token() : pick(PIECES);
-    while (chance(0.45)) t += ` ${chance(0.3) ? token() : pick(PIECES)}`;
-    return t;
+    return piecesText(random, token, PIECES);
   }
 
-  function longText(): string {
-    const words: string[] = [];
-    const size = 40_001 + int(48_000);
-    for (let length = 0; length < size; ) {
-      const word = chance(0.002) ? 'x'.repeat(12_000) : pick(['lorem', 'ipsum', '🎉', 'dolor', 'sit']);
-      words.push(word, chance(0.01) ? '\n' : ' ');
-      length += word.length + 1;
-    }
-    return words.join('');
-  }
 
   /** A thread file: the starter's copy (when the root is still there), then replies after the root's time. */
   function threadMessages(thread: { root: Json | undefined; id: string; time: number }, authors: DUser[]): Json[] {
@@ -213,7 +201,7 @@ export function generateDiscordCase(seed: number): DiscordCase {
       const author = pick(authors);
       const roll = random();
       const id = snowflake(time, seq++);
-      if (roll < 0.15) out.push(message(id, 'Default', time, author, longText()));
+      if (roll < 0.15) out.push(message(id, 'Default', time, author, longText(random)));
       else if (roll < 0.25 && out.length > 0) out.push(message(id, 'Reply', time, author, `in-thread ${text()}`, { reference: { messageId: out.at(-1)!.id, channelId: thread.id, guildId: guildA.id } }));
       else if (roll < 0.32) out.push(message(id, 'ChannelPinnedMessage', time, author, 'Pinned a message.'));
       else if (roll < 0.38) {

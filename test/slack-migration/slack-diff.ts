@@ -459,6 +459,28 @@ export function killPoints(seed: number, c: Pick<OracleCase, 'counts' | 'expecte
 /** A sandbox fault rule that holds each reply sent into a thread, so that a kill after one lands before the next. */
 export const REPLY_DELAY: FaultRule = { method: 'POST', path: '/threads/*/messages', fault: { kind: 'delay', ms: 300 } };
 
+/** A body over the limit (40,001 to 88,000 characters), words with now and then a newline or a 12,000-character word. */
+export function longText(random: () => number): string {
+  const words: string[] = [];
+  const size = 40_001 + Math.floor(random() * 48_000);
+  for (let length = 0; length < size; ) {
+    const word = random() < 0.002 ? 'x'.repeat(12_000) : LOREM[Math.floor(random() * LOREM.length)]!;
+    words.push(word, random() < 0.01 ? '\n' : ' ');
+    length += word.length + 1;
+  }
+  return words.join('');
+}
+
+const LOREM = ['lorem', 'ipsum', '🎉', 'dolor', 'sit'];
+
+/** A text of pieces and now and then a token (a mention, a link), space-separated. */
+export function piecesText(random: () => number, token: () => string, pieces: readonly string[]): string {
+  const piece = () => pieces[Math.floor(random() * pieces.length)]!;
+  let t = random() < 0.3 ? token() : piece();
+  while (random() < 0.45) t += ` ${random() < 0.3 ? token() : piece()}`;
+  return t;
+}
+
 export const strip = ({ source: _source, ...m }: PlatformMessage): ExpectedMessage => m;
 
 /** Writes the case as `dir/export.zip` and its pipeline; returns both. */
