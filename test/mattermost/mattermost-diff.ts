@@ -7,7 +7,7 @@
  * and reacting users the user lines lack, posts of several channels interleaved, replies nested under
  * their post (under a system post, a long one, an empty one), edited and deleted posts, attachments,
  * message attachments, reactions, mentions, channel links, emoji and CR/LF, bodies over the limit, empty
- * posts, posts written twice (and once more with other reactions), and broken lines. The oracle says per
+ * posts, posts written twice (and once more with other reactions or one more reply), and broken lines. The oracle says per
  * line what becomes of it and what the platform holds.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -110,11 +110,14 @@ export function generateMattermostCase(seed: number): MattermostCase {
       continue;
     }
     if (roll < 0.1 && written.length > 0) {
-      // The same post written twice; now and then once more with other reactions (a conflict, not a duplicate).
+      // The same post written twice; now and then once more with other reactions or one more reply (a conflict, not a duplicate).
       const again = pick(written);
       const copy = JSON.parse(again.line) as Json & { type: string };
-      if (chance(0.3)) (copy[copy.type] as Json).reactions = [{ user: 'ana', emoji_name: 'eyes', create_at: 1 }];
-      lines.push(chance(0.7) ? again.line : JSON.stringify(copy));
+      const record = copy[copy.type] as Json;
+      const roll = random();
+      if (roll < 0.1) record.reactions = [{ user: 'ana', emoji_name: 'eyes', create_at: 1 }];
+      else if (roll < 0.3) record.replies = [...((record.replies as Json[] | undefined) ?? []), post(again.channel, pick(again.channel.members.length > 0 ? again.channel.members : ['ana']))];
+      lines.push(JSON.stringify(copy));
       continue;
     }
     const channel = roll < 0.13 ? ({ id: 'alpha/nowhere', team: 'alpha', name: 'nowhere', members: [], direct: false, clock: 0 } as Channel) : pick(channels);
@@ -218,6 +221,7 @@ export function generateMattermostCase(seed: number): MattermostCase {
   // Messages: each post line in file order, its replies after it; keys are channel, time, author and text.
   const messages: SourceMessage[] = [];
   const keys = new Map<string, string>();
+  const placed = new Map<string, Expected['channels'][number]['messages'][number]>();
   const count = (fate: 'imported' | 'duplicates' | 'rejected' | 'skipped', size: number) => {
     counts.messages.read += size;
     counts.messages[fate] += size;
@@ -274,12 +278,15 @@ export function generateMattermostCase(seed: number): MattermostCase {
         const fate = seen === content ? 'duplicates' : 'rejected';
         count(fate, parts.length);
         worse(fate === 'duplicates' ? { fate: 'duplicate' } : { fate: 'rejected', field: '' });
+        // Its replies go into the thread of the post of that key on the platform (docs/threads.md: a reply finds its root by key).
+        if (r === 0) root = placed.get(key);
         continue;
       }
       keys.set(key, content);
       count('imported', parts.length);
       if (r === 0) {
         root = { message: strip(parts[0]!), replies: [] };
+        placed.set(key, root);
         channel.messages.push(root, ...parts.slice(1).map((m) => ({ message: strip(m), replies: [] })));
       } else if (root !== undefined) {
         counts.replies += parts.length;

@@ -1,0 +1,42 @@
+/**
+ * `chatport migrate mattermost` on a seeded bulk export (mattermost-diff.ts), SIGKILLed at seeded points of
+ * its journal (in the posts' uploads, then in the replies pass) and resumed each time: the run that
+ * finishes must say, line by line, what the oracle says, and the platform must hold exactly the oracle's
+ * channels, posts and threads (nothing lost, nothing twice). DIFF_SEEDS=1,2,... runs other seeds.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { JournalEvent } from '../../src/pipeline/state/events.js';
+import { chatportProcess, journalEvents } from '../helpers/cli-process.js';
+import { startImportFixture, writePipeline } from '../import/support.js';
+import { diffSeeds, expectPlatformHoldsCase, expectRecordOutcomes, killPoints, REPLY_DELAY, type SlackRunFiles } from '../slack-migration/slack-diff.js';
+import { generateMattermostCase, mattermostCaseDir, writeMattermostCase } from './mattermost-diff.js';
+
+describe.each(diffSeeds('2'))('Mattermost export killed and resumed, seed %i', (seed) => {
+  it('ends line by line as the oracle says, with exactly the oracle on the platform', async () => {
+    // A platform of its own (the oracle says what all of it holds), with slow jobs so that a kill lands while jobs are in flight.
+    const f = await startImportFixture({ jobs: { minDurationMs: 40 }, faults: [REPLY_DELAY] });
+    try {
+      const c = generateMattermostCase(seed);
+      const dir = mattermostCaseDir(f.dir, seed);
+      const { file, config } = await writeMattermostCase(dir, c, 'mattermost', writePipeline);
+      const state = join(dir, 'state');
+      const env = { ...f.env, CHATPORT_CHUNK_RECORDS: '7', MATTERMOST_SYSTEM_MESSAGES: c.systemMessages };
+      const run = (killWhen?: (events: JournalEvent[]) => boolean) =>
+        chatportProcess(['migrate', 'mattermost', file, '--state', state, '--json'], env, killWhen && (async () => killWhen(await journalEvents(state))));
+
+      const points = killPoints(seed, c);
+      for (const point of points) expect((await run(point)).signal).toBe('SIGKILL');
+      const final = await run();
+      // 2: completed with rejects (the export has broken lines).
+      expect(final.code, final.stderr).toBe(2);
+      const report = JSON.parse(final.stdout) as SlackRunFiles & { attempt: number; totals: { balanced: boolean } };
+      expect(report.attempt).toBe(points.length + 1);
+      expect(report.totals.balanced).toBe(true);
+      await expectRecordOutcomes(report, c, file, config);
+      await expectPlatformHoldsCase(f.client, c);
+    } finally {
+      await f.close();
+    }
+  }, 180_000);
+});
