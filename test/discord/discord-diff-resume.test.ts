@@ -5,14 +5,10 @@
  * oracle's channels, messages and threads (nothing lost, nothing twice). DIFF_SEEDS=1,2,... runs other seeds.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/pipeline/state/events.js';
-import { chatportProcess, journalEvents } from '../helpers/cli-process.js';
+import { describe, it } from 'vitest';
 import { startImportFixture, writePipeline } from '../import/support.js';
-import { diffSeeds, expectPlatformHoldsCase, expectRecordOutcomes, killPoints, REPLY_DELAY, type SlackRunFiles } from '../slack-migration/slack-diff.js';
+import { diffSeeds, expectKilledAndResumed, REPLY_DELAY } from '../slack-migration/slack-diff.js';
 import { discordCaseDir, generateDiscordCase, writeDiscordCase } from './discord-diff.js';
-
-type KillPoint = (events: JournalEvent[]) => boolean;
 
 describe.each(diffSeeds('2'))('Discord export killed and resumed, seed %i', (seed) => {
   it('ends record by record as the oracle says, with exactly the oracle on the platform', async () => {
@@ -22,20 +18,8 @@ describe.each(diffSeeds('2'))('Discord export killed and resumed, seed %i', (see
       const c = generateDiscordCase(seed);
       const dir = discordCaseDir(f.dir, seed);
       const { folder, config } = await writeDiscordCase(dir, c, 'discord', writePipeline);
-      const state = join(dir, 'state');
       const env = { ...f.env, CHATPORT_CHUNK_RECORDS: '7', DISCORD_SYSTEM_MESSAGES: c.systemMessages };
-      const run = (killWhen?: KillPoint) => chatportProcess(['migrate', 'discord', folder, '--state', state, '--json'], env, killWhen && (async () => killWhen(await journalEvents(state))));
-
-      const points = killPoints(seed, c);
-      for (const point of points) expect((await run(point)).signal).toBe('SIGKILL');
-      const final = await run();
-      // 2: completed with rejects (the export has broken records).
-      expect(final.code, final.stderr).toBe(2);
-      const report = JSON.parse(final.stdout) as SlackRunFiles & { attempt: number; totals: { balanced: boolean } };
-      expect(report.attempt).toBe(points.length + 1);
-      expect(report.totals.balanced).toBe(true);
-      await expectRecordOutcomes(report, c, folder, config);
-      await expectPlatformHoldsCase(f.client, c);
+      await expectKilledAndResumed({ source: 'discord', exportPath: folder, state: join(dir, 'state'), env, seed, c, config, client: f.client });
     } finally {
       await f.close();
     }

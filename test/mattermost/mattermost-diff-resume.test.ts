@@ -5,11 +5,9 @@
  * channels, posts and threads (nothing lost, nothing twice). DIFF_SEEDS=1,2,... runs other seeds.
  */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import type { JournalEvent } from '../../src/pipeline/state/events.js';
-import { chatportProcess, journalEvents } from '../helpers/cli-process.js';
+import { describe, it } from 'vitest';
 import { startImportFixture, writePipeline } from '../import/support.js';
-import { diffSeeds, expectPlatformHoldsCase, expectRecordOutcomes, killPoints, REPLY_DELAY, type SlackRunFiles } from '../slack-migration/slack-diff.js';
+import { diffSeeds, expectKilledAndResumed, REPLY_DELAY } from '../slack-migration/slack-diff.js';
 import { generateMattermostCase, mattermostCaseDir, writeMattermostCase } from './mattermost-diff.js';
 
 describe.each(diffSeeds('2'))('Mattermost export killed and resumed, seed %i', (seed) => {
@@ -20,21 +18,8 @@ describe.each(diffSeeds('2'))('Mattermost export killed and resumed, seed %i', (
       const c = generateMattermostCase(seed);
       const dir = mattermostCaseDir(f.dir, seed);
       const { file, config } = await writeMattermostCase(dir, c, 'mattermost', writePipeline);
-      const state = join(dir, 'state');
       const env = { ...f.env, CHATPORT_CHUNK_RECORDS: '7', MATTERMOST_SYSTEM_MESSAGES: c.systemMessages };
-      const run = (killWhen?: (events: JournalEvent[]) => boolean) =>
-        chatportProcess(['migrate', 'mattermost', file, '--state', state, '--json'], env, killWhen && (async () => killWhen(await journalEvents(state))));
-
-      const points = killPoints(seed, c);
-      for (const point of points) expect((await run(point)).signal).toBe('SIGKILL');
-      const final = await run();
-      // 2: completed with rejects (the export has broken lines).
-      expect(final.code, final.stderr).toBe(2);
-      const report = JSON.parse(final.stdout) as SlackRunFiles & { attempt: number; totals: { balanced: boolean } };
-      expect(report.attempt).toBe(points.length + 1);
-      expect(report.totals.balanced).toBe(true);
-      await expectRecordOutcomes(report, c, file, config);
-      await expectPlatformHoldsCase(f.client, c);
+      await expectKilledAndResumed({ source: 'mattermost', exportPath: file, state: join(dir, 'state'), env, seed, c, config, client: f.client });
     } finally {
       await f.close();
     }

@@ -15,7 +15,7 @@ import type { PipelineConfig } from '../../src/config/index.js';
 import { readStageRecords } from '../../src/pipeline/import/read-stage.js';
 import type { FaultRule } from '../../src/sandbox/options.js';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
-import { countEvents } from '../helpers/cli-process.js';
+import { chatportProcess, countEvents, journalEvents } from '../helpers/cli-process.js';
 import { rng } from '../helpers/rng.js';
 import { all } from '../import/support.js';
 import { ndjson } from '../import/messy-source.js';
@@ -454,6 +454,27 @@ export function killPoints(seed: number, c: Pick<OracleCase, 'counts' | 'expecte
   const sent = 1 + Math.floor(random() * Math.min(3, sendable - 1));
   const replyEvents = (e: JournalEvent[]) => e.filter((x) => x.t === 'reply-sent').length;
   return [inUploads, (e) => countEvents(e, 'stage-done', 'members') >= 1 && replyEvents(e) >= sent];
+}
+
+/**
+ * `chatport migrate <source> <exportPath>` SIGKILLed at the case's seeded kill points and resumed each
+ * time; the run that finishes must end as the oracle says, record by record, with exactly the oracle on
+ * the platform.
+ */
+export async function expectKilledAndResumed(o: { source: string; exportPath: string; state: string; env: Record<string, string>; seed: number; c: OracleCase; config: PipelineConfig; client: ChatportClient }): Promise<void> {
+  const run = (killWhen?: (events: JournalEvent[]) => boolean) =>
+    chatportProcess(['migrate', o.source, o.exportPath, '--state', o.state, '--json'], o.env, killWhen && (async () => killWhen(await journalEvents(o.state))));
+  const points = killPoints(o.seed, o.c);
+  for (const point of points) expect((await run(point)).signal).toBe('SIGKILL');
+  const final = await run();
+  const rejected = Object.values(o.c.counts).some((n) => typeof n === 'object' && n.rejected > 0);
+  // 2: completed with rejects (the export has broken records).
+  expect(final.code, final.stderr).toBe(rejected ? 2 : 0);
+  const report = JSON.parse(final.stdout) as SlackRunFiles & { attempt: number; totals: { balanced: boolean } };
+  expect(report.attempt).toBe(points.length + 1);
+  expect(report.totals.balanced).toBe(true);
+  await expectRecordOutcomes(report, o.c, o.exportPath, o.config);
+  await expectPlatformHoldsCase(o.client, o.c);
 }
 
 /** A sandbox fault rule that holds each reply sent into a thread, so that a kill after one lands before the next. */
