@@ -16,6 +16,11 @@ export interface RejectLine {
   index: number;
   reasons: Reason[];
   record: unknown;
+  /**
+   * The record's source key, when the stage reader accepted it: several records can share one place (a
+   * Mattermost post line and its replies), and verification must leave out the rejected one only.
+   */
+  key?: string;
 }
 
 /**
@@ -46,8 +51,9 @@ export class RejectsWriter<L extends object = RejectLine> {
   }
 }
 
-export function rejectLineOf(stage: StageName, kind: RejectLine['kind'], position: RecordPosition, reasons: Reason[], record: unknown): RejectLine {
+export function rejectLineOf(stage: StageName, kind: RejectLine['kind'], position: RecordPosition, reasons: Reason[], record: unknown, key?: string): RejectLine {
   const line: RejectLine = { stage, kind, file: position.file, index: position.index, reasons, record };
   if (position.line !== undefined) line.line = position.line;
+  if (key !== undefined) line.key = key;
   return line;
 }

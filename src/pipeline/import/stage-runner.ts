@@ -213,7 +213,7 @@ class StageRun implements StageTally {
     // A user the platform already has is not sent, so what would stop it being sent does not apply.
     const existing = existingOutcome(ctx.config, ctx.stage, processed.sourceKey);
     const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
-    if (problems && problems.length > 0) return this.reject('invalid', [stage, 'invalid', processed.position, problems, processed.item]);
+    if (problems && problems.length > 0) return this.reject('invalid', [stage, 'invalid', processed.position, problems, processed.item, processed.sourceKey]);
     const json = stringifyJson(processed.item);
     const verdict = pass.duplicates.check(ordinal, processed, json);
     if (verdict !== undefined) return this.settleDuplicate(verdict, processed);
@@ -231,7 +231,7 @@ class StageRun implements StageTally {
   /** A record to send, unless what the platform holds settles it: into a chunk, or queued as a reply. */
   private send(processed: Accepted, json: string, ordinal: number, held: HeldOutcome | undefined, replies: StageReplies | undefined): Promise<void> | undefined {
     const { stage } = this;
-    if (held?.kind === 'conflict') return this.reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item]);
+    if (held?.kind === 'conflict') return this.reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item, processed.sourceKey]);
     if (held && held.kind !== 'send') {
       countHeld(this.counts, held.kind);
       return undefined;
@@ -242,7 +242,7 @@ class StageRun implements StageTally {
     if (replies?.isPlacedOrphan(processed)) this.chunks.noteOrphan(ordinal);
     const added = this.chunks.add(json, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
     if (added === undefined || added instanceof Promise) return added;
-    return this.reject('invalid', [stage, 'invalid', processed.position, [added.reason], processed.item]);
+    return this.reject('invalid', [stage, 'invalid', processed.position, [added.reason], processed.item, processed.sourceKey]);
   }
 
   /** Sent into its root's thread once the imports have finished: pending until then. */
@@ -253,7 +253,7 @@ class StageRun implements StageTally {
 
   /** A key seen again: a duplicate or superseded record is counted and listed, a conflicting one rejected. */
   private async settleDuplicate(verdict: DuplicateVerdict, processed: Accepted): Promise<void> {
-    if (verdict.kind === 'conflict') return this.reject('invalid', [this.stage, 'invalid', processed.position, [verdict.reason], processed.item]);
+    if (verdict.kind === 'conflict') return this.reject('invalid', [this.stage, 'invalid', processed.position, [verdict.reason], processed.item, processed.sourceKey]);
     this.counts[verdict.kind === 'duplicate' ? 'duplicates' : 'skipped']++;
     this.duplicateLog ??= await RejectsWriter.open<DuplicateLine & { stage: StageName }>(this.ctx.paths.stageDuplicates(this.ctx.runId, this.stage));
     await this.duplicateLog.write({ stage: this.stage, ...verdict.line });

@@ -17,10 +17,12 @@ import { ExpectedReplies } from './expected-replies.js';
 
 /**
  * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
- * known by stage and position from the run's rejects.ndjson.
+ * known by stage and position from the run's rejects.ndjson, and by source key where the line names one:
+ * records of one place (a Mattermost post line and its replies) may fare differently.
  */
 export class RunRejects {
   private readonly positions = new Set<string>();
+  private readonly keyed = new Set<string>();
 
   /** Reads rejects files (NDJSON lines with stage, file, index); a file that does not exist holds none. */
   static async read(files: readonly string[]): Promise<RunRejects> {
@@ -29,15 +31,17 @@ export class RunRejects {
       const text = await readFile(file, 'utf8').catch(() => '');
       for (const line of text.split('\n')) {
         if (line.trim() === '') continue;
-        const r = JSON.parse(line) as { stage: StageName; file: string; index: number };
-        rejects.positions.add(positionKey(r.stage, r.file, r.index));
+        const r = JSON.parse(line) as { stage: StageName; file: string; index: number; key?: string };
+        if (r.key === undefined) rejects.positions.add(positionKey(r.stage, r.file, r.index));
+        else rejects.keyed.add(`${positionKey(r.stage, r.file, r.index)}\u0000${r.key}`);
       }
     }
     return rejects;
   }
 
-  has(stage: StageName, position: { file: string; index: number }): boolean {
-    return this.positions.size > 0 && this.positions.has(positionKey(stage, position.file, position.index));
+  has(stage: StageName, position: { file: string; index: number }, key: string): boolean {
+    const at = positionKey(stage, position.file, position.index);
+    return (this.positions.size > 0 && this.positions.has(at)) || (this.keyed.size > 0 && this.keyed.has(`${at}\u0000${key}`));
   }
 }
 
@@ -63,7 +67,7 @@ export async function* expectedRecords(config: PipelineConfig, stage: StageConfi
   const seen = new KeyHashSet();
   for await (const batch of read())
     for (const p of batch) {
-      if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position) || !seen.add(p.sourceKey)) continue;
+      if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position, p.sourceKey) || !seen.add(p.sourceKey)) continue;
       yield p;
     }
 }
@@ -81,7 +85,7 @@ async function* lastRecordsOfKeys(stage: StageConfig, read: () => AsyncIterable<
     for await (const batch of read())
       for (const p of batch) {
         ordinal++;
-        if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position)) continue;
+        if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position, p.sourceKey)) continue;
         if (duplicates.check(ordinal, p, stringifyJson(p.item)) === undefined) yield p;
       }
   } finally {
