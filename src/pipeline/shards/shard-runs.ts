@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { TrialSpec } from '../../config/index.js';
 import { UsageError } from '../../shared/errors.js';
-import { findLatestRun } from '../verify/latest-run.js';
+import { findLatestRun, verificationScope } from '../verify/latest-run.js';
 import { shardStateDirs } from './shard-state.js';
 
 /** What `chatport verify` takes from the runs it verifies: their rejects (not expected) and where to write. */
@@ -19,11 +19,8 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
   if (shards !== undefined) return findShardRuns(stateDir, shards);
   const run = await findLatestRun(stateDir);
   if (run === undefined) return undefined;
-  // After a trial, a run that took the whole input before it is what the platform holds: verify against
-  // the whole input, its rejects and the trial's not expected.
-  if (run.wholeInputRun)
-    return { label: `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input`, runDir: run.runDir, rejectsFiles: [run.wholeInputRun.rejectsFile, run.rejectsFile], usersRunDir: run.runDir };
-  return { label: `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`, runDir: run.runDir, rejectsFiles: [run.rejectsFile], usersRunDir: run.runDir, ...(run.trial ? { trial: run.trial } : {}) };
+  const label = run.wholeInputRun ? `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input` : `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`;
+  return { label, runDir: run.runDir, usersRunDir: run.runDir, ...verificationScope(run) };
 }
 
 /**

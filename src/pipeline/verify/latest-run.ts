@@ -35,6 +35,16 @@ export async function findLatestRun(stateDir: string): Promise<LatestRun | undef
   };
 }
 
+/**
+ * What verifying the latest run compares with: the trial's part of the input and its rejects, unless an
+ * earlier run took the whole input (then the platform holds that run's records beyond the trial's part,
+ * so the whole input, neither run's rejects expected). One rule for `chatport verify` and the import's own.
+ */
+export function verificationScope(run: LatestRun): { rejectsFiles: string[]; trial?: TrialSpec } {
+  if (run.wholeInputRun) return { rejectsFiles: [run.wholeInputRun.rejectsFile, run.rejectsFile] };
+  return { rejectsFiles: [run.rejectsFile], ...(run.trial ? { trial: run.trial } : {}) };
+}
+
 /** Runs without a trial cut that ended having read all their input (succeeded, or completed with rejects), in journal order. */
 class WholeInputRuns {
   private readonly untrimmed = new Set<string>();

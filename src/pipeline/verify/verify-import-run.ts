@@ -3,7 +3,7 @@ import type { PipelineConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
 import { reportedError, type RunReport } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
-import { findLatestRun } from './latest-run.js';
+import { findLatestRun, verificationScope } from './latest-run.js';
 import { runVerify } from './run-verify.js';
 
 /**
@@ -38,16 +38,11 @@ export async function verifyImportRun(
   return failure;
 }
 
-/**
- * The trial's part of the input, unless an earlier run of the state folder took the whole input: the
- * platform then holds that run's records beyond the trial's part, so the whole input is verified, neither
- * run's rejects expected (latest-run.ts).
- */
+/** A trial's verification compares what verificationScope says (latest-run.ts); any other run, its input and rejects. */
 async function whatToVerify(config: PipelineConfig, report: RunReport, stateDir: string): Promise<{ config: PipelineConfig; rejectsFiles: string[] }> {
-  const own = report.rejectsFile ? [report.rejectsFile] : [];
-  if (!config.trial) return { config, rejectsFiles: own };
-  const whole = (await findLatestRun(stateDir))?.wholeInputRun;
-  if (whole === undefined) return { config, rejectsFiles: own };
-  const { trial: _trial, ...untrimmed } = config;
-  return { config: untrimmed, rejectsFiles: [whole.rejectsFile, ...own] };
+  const run = config.trial ? await findLatestRun(stateDir) : undefined;
+  if (run === undefined) return { config, rejectsFiles: report.rejectsFile ? [report.rejectsFile] : [] };
+  const { trial, rejectsFiles } = verificationScope(run);
+  const { trial: _cut, ...whole } = config;
+  return { config: trial ? config : whole, rejectsFiles };
 }
