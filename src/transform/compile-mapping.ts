@@ -5,7 +5,7 @@ import { isConstRule, isFieldRule, isTemplateRule } from './mapping-spec.js';
 import type { FieldRef, FieldRule, MappingValue, NestedMapping, TemplateRule, ValueType, When } from './mapping-spec.js';
 import { RULE_HELPERS, createUniqueNames, type UserNameLookup } from './mapping-rules.js';
 import { parseTemplate } from './template.js';
-import type { Reason } from './types.js';
+import { describeFound, reason, type Reason } from './types.js';
 
 export { MappingError };
 
@@ -50,9 +50,16 @@ function templateText(value: unknown): string {
   return String(value);
 }
 
-/** Splits text into trimmed, non-empty items; arrays (from JSON sources) pass as they are. */
-function splitText(value: unknown, separator: string): unknown {
+/**
+ * Splits text into trimmed, non-empty items; arrays (from JSON sources) pass as they are. An object has
+ * no text to split (it would become "[object Object]"): a reason, BAD.
+ */
+function splitText(value: unknown, separator: string, reasons: Reason[], field: string, source: string): unknown {
   if (Array.isArray(value)) return value;
+  if (typeof value === 'object') {
+    reasons.push(reason(field, `text to split at ${JSON.stringify(separator)}, or a list`, value, source));
+    return BAD;
+  }
   const out: string[] = [];
   for (const part of String(value).split(separator)) {
     const item = part.trim();
@@ -80,6 +87,22 @@ function checkFieldRule(rule: FieldRule, path: string): void {
   if (rule.map !== undefined && rule.split !== undefined) throw new MappingError(`${path}: "map" and "split" cannot be combined`, `${path}.map`);
   if (rule.unique !== undefined && (rule.split !== undefined || rule.ref !== undefined)) throw new MappingError(`${path}: "unique" applies to a single name, not to a list or a reference`, `${path}.unique`);
   if (rule.unique !== undefined && path !== 'name') throw new MappingError(`${path}: "unique" applies to the \`name\` of users and channels`, `${path}.unique`);
+}
+
+/**
+ * A default of a typed field, coerced once when the mapping compiles: every record then carries the same
+ * type in that field (`default: "5"` of an integer field is 5), and a default the type cannot take
+ * (`yesterday` for a date) stops the pipeline at load instead of reaching the platform on some records.
+ * With `split`, the default is a list (its items of the type).
+ */
+function typedDefault(value: unknown, type: ValueType | undefined, split: boolean, path: string): unknown {
+  if (value === undefined) return undefined;
+  const reasons: Reason[] = [];
+  if (split && !Array.isArray(value)) throw new MappingError(`${path}.default: a field with "split" gives a list, so its default is a list (e.g. [] or [a, b]), found ${describeFound(value)}`, `${path}.default`);
+  if (type === undefined) return value;
+  const coerced = split ? coerceEach(value as unknown[], type, reasons, 'default', undefined) : COERCERS[type](value, reasons, 'default', undefined);
+  if (coerced === BAD) throw new MappingError(`${path}.default: expected ${reasons[0]!.expected} (the field's type is ${type}), found ${reasons[0]!.found}`, `${path}.default`);
+  return coerced;
 }
 
 const RUNTIME = { BAD, COERCERS, templateText, splitText, coerceEach, ...RULE_HELPERS };
@@ -126,15 +149,16 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     const source = refName(rule.field);
     const src = lit(source);
     sourceFields.push({ path, field: rule.field });
+    const fallback = rule.map !== undefined ? rule.default : typedDefault(rule.default, type, rule.split !== undefined, path);
     let code = `v = ${access(rule.field)};\n`;
     if (rule.trim) code += `if (typeof v === "string") v = v.trim();\n`;
     if (rule.unicode) code += `if (typeof v === "string") v = v.normalize(${lit(rule.unicode)});\n`;
     if (rule.case) code += `if (typeof v === "string") v = v.${rule.case === 'lower' ? 'toLowerCase' : 'toUpperCase'}();\n`;
     if (rule.asName) code += `if (typeof v === "string") v = R.makeValidName(v, "");\n`;
-    code += `if ${missing('v')} v = ${rule.default === undefined ? 'undefined' : constant(rule.default)};\nelse {\n`;
+    code += `if ${missing('v')} v = ${fallback === undefined ? 'undefined' : constant(fallback)};\nelse {\n`;
     if (rule.split !== undefined) {
-      code += `v = R.splitText(v, ${lit(rule.split)});\n`;
-      if (type !== undefined) code += `v = R.coerceEach(v, ${lit(type)}, e, ${lit(path)}, ${src});\n`;
+      code += `v = R.splitText(v, ${lit(rule.split)}, e, ${lit(path)}, ${src});\n`;
+      if (type !== undefined) code += `if (v !== B) v = R.coerceEach(v, ${lit(type)}, e, ${lit(path)}, ${src});\n`;
     } else code += coerceCall(type, path, source);
     if (rule.map !== undefined) {
       const table = new Map(Object.entries(rule.map));
@@ -163,8 +187,10 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     let n = 0;
     const concat = parts.map((p) => ('field' in p ? `R.templateText(${names[n++]})` : lit(p.text))).join(' + ') || '""';
     code += `if (${allMissing}) v = undefined; else v = (${concat}).trim();\n`;
-    code += `if (v === "" || v === undefined) v = ${rule.default === undefined ? 'undefined' : constant(rule.default)};\nelse {\n`;
-    code += coerceCall(rule.type ?? implied[path], path, fields.length === 1 ? fields[0] : undefined);
+    const type = rule.type ?? implied[path];
+    const fallback = typedDefault(rule.default, type, false, path);
+    code += `if (v === "" || v === undefined) v = ${fallback === undefined ? 'undefined' : constant(fallback)};\nelse {\n`;
+    code += coerceCall(type, path, fields.length === 1 ? fields[0] : undefined);
     return guarded(rule.when, path, `${code}}\n}\n`);
   }
 

@@ -85,7 +85,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   try {
     mapping = compileMapping(spec.mapping, { impliedTypes: IMPLIED_TYPES[stage], ...(deps.userNames ? { userNames: deps.userNames } : {}) });
   } catch (error) {
-    if (error instanceof MappingError) throw new MappingError(error.message, `mapping.${String(error.details.path)}`);
+    if (error instanceof MappingError) throw new MappingError(stagePathMessage(error), `mapping.${String(error.details.path)}`);
     throw error;
   }
   if (mapping.usesUserRefs && deps.userNames === undefined) throw new TypeError(`the ${stage} stage's mapping has "ref: user" entries and needs deps.userNames`);
@@ -157,6 +157,12 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   };
 }
 
+
+/** A mapping's message led by its path in the mapping (`properties.x: …`), led by its path in the stage instead. */
+function stagePathMessage(error: MappingError): string {
+  const first = String(error.details.path).split('.')[0]!;
+  return error.message.startsWith(`${first}.`) || error.message.startsWith(`${first}:`) ? `mapping.${error.message}` : error.message;
+}
 
 /** Gives the records that name a matched user that user's platform name. */
 function renameUsers(item: Record<string, unknown>, fields: readonly string[], renamed: ReadonlyMap<string, string>): void {

@@ -90,6 +90,13 @@ describe('resolvePipelineConfig', () => {
     expect(errors).toEqual([expect.objectContaining({ path: 'stages.users.mapping.isGuest.type', expected: expect.stringContaining('"boolean"') as unknown })]);
   });
 
+  it('refuses a default its field\'s type cannot take, the message led by the path in the file', () => {
+    const errors = errorsOf(GOOD.replace('type: boolean, default: false', 'type: boolean, default: maybe'));
+    expect(errors).toEqual([
+      expect.objectContaining({ path: 'stages.users.mapping.isGuest.default', message: expect.stringMatching(/^stages\.users\.mapping\.isGuest\.default: expected a boolean .*found "maybe"$/) as unknown }),
+    ]);
+  });
+
   it('reports mappings that do not compile with their path', () => {
     const errors = errorsOf(GOOD.replace('"{first} {last}"', '"{first"'));
     expect(errors).toEqual([expect.objectContaining({ path: 'stages.users.mapping.displayName' })]);

@@ -75,6 +75,29 @@ describe('compileMapping', () => {
     expect(run(m, { a: 'x', b: 'y', c: ' z ' }).item).toEqual({ a: 'x', b: 'y', c: 'z' });
   });
 
+  it('gives a typed field\'s default that type, once, and refuses at compile time a default the type cannot take', () => {
+    const m = {
+      n: { field: 'n', type: 'integer', default: '5' },
+      d: { field: 'd', type: 'date', default: '2024-01-31' },
+      g: { field: 'g', default: 'no' },
+      l: { field: 'l', split: '|', type: 'integer', default: ['1', 2] },
+      t: { template: '{a}', type: 'number', default: '1.5' },
+    } as const satisfies NestedMapping;
+    expect(run(m, {}, { g: 'boolean' }).item).toEqual({ n: 5, d: '2024-01-31T00:00:00.000Z', g: false, l: [1, 2], t: 1.5 });
+    expect(() => compileMapping({ properties: { when: { field: 'w', type: 'date', default: 'yesterday' } } })).toThrow(
+      expect.objectContaining({ message: expect.stringMatching(/^properties\.when\.default: expected a date .*found "yesterday"/), details: { path: 'properties.when.default' } }),
+    );
+    expect(() => compileMapping({ s: { template: '{a}', type: 'integer', default: 'x' } })).toThrow(/s\.default: expected a whole number \(the field's type is integer\), found "x"/);
+    expect(() => compileMapping({ isGuest: { field: 'g', default: 'maybe' } }, { impliedTypes: { isGuest: 'boolean' } })).toThrow(/isGuest\.default/);
+    expect(() => compileMapping({ tags: { field: 't', split: '|', default: 'none' } })).toThrow(/tags\.default: a field with "split" gives a list/);
+  });
+
+  it('rejects an object where a split field expects text (it has none to split), naming the field', () => {
+    const { item, reasons } = run({ tags: { field: 'tags', split: '|' } }, { tags: { k: 1 } });
+    expect(item).toEqual({});
+    expect(reasons.map((r) => r.message)).toEqual(['tags (from source field "tags"): expected text to split at "|", or a list, found an object']);
+  });
+
   it('builds nested objects and leaves out a nested object with no values', () => {
     const m = { properties: { source: { id: 'id', at: { field: ['meta', 'ts'] } }, dept: 'dept' } };
     expect(run(m, { id: '1', meta: { ts: 5 } }).item).toEqual({ properties: { source: { id: '1', at: 5 } } });
