@@ -2,12 +2,16 @@
 import type { ParsedJson } from '../shared/lossless-json.js';
 import { duplicateKeyIn, duplicateKeyMessage } from './duplicate-keys.js';
 import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
+import { loneSurrogateIn } from './lone-surrogates.js';
 
-/** A number a double cannot hold, or a key written twice in an object; undefined when the record is as written. */
-export function jsonRecordProblem(parsed: ParsedJson, text: string): { message: string; expected: string } | undefined {
+/**
+ * A number a double cannot hold, a key written twice in an object, or a lone surrogate (with the field it is
+ * in); undefined when the record is as written.
+ */
+export function jsonRecordProblem(parsed: ParsedJson, text: string): { message: string; expected: string; field?: string } | undefined {
   const extreme = parsed.mayHoldExtremeNumber ? extremeNumberIn(text) : undefined;
   if (extreme) return { message: extremeNumberMessage(extreme), expected: 'numbers a double holds' };
   const duplicate = duplicateKeyIn(text, parsed.keyCount);
   if (duplicate) return { message: duplicateKeyMessage(duplicate), expected: 'each key once in an object' };
-  return undefined;
+  return loneSurrogateIn(parsed.value, text);
 }

@@ -151,23 +151,31 @@ function markIn(text: string): { at: number; byte: number } | undefined {
 
 /** The first mark a value holds (`path`: where the value is, '' at the top). */
 export function findIn(value: unknown, path: string): Unreadable | undefined {
+  return findText(value, path, markIn);
+}
+
+/** Where a text `search` finds something in a value, and what: in a string, or in an object's key or value. */
+export type TextFound<T> = T & { field: string; inName: boolean; text: string };
+
+/** The first text of a value (strings, keys of objects, depth first) in which `search` finds something. */
+export function findText<T extends object>(value: unknown, path: string, search: (text: string) => T | undefined): TextFound<T> | undefined {
   if (typeof value === 'string') {
-    const m = markIn(value);
-    return m && { field: path, ...m, inName: false, text: value };
+    const m = search(value);
+    return m && { ...m, field: path, inName: false, text: value };
   }
   if (value === null || typeof value !== 'object') return undefined;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findIn(value[i], path === '' ? String(i) : `${path}.${i}`);
+      const found = findText(value[i], path === '' ? String(i) : `${path}.${i}`, search);
       if (found) return found;
     }
     return undefined;
   }
   for (const key of Object.keys(value)) {
     const inner = path === '' ? key : `${path}.${key}`;
-    const m = markIn(key);
-    if (m) return { field: inner, ...m, inName: true, text: key };
-    const found = findIn((value as Record<string, unknown>)[key], inner);
+    const m = search(key);
+    if (m) return { ...m, field: inner, inName: true, text: key };
+    const found = findText((value as Record<string, unknown>)[key], inner, search);
     if (found) return found;
   }
   return undefined;

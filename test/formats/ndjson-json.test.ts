@@ -103,3 +103,25 @@ describe('a key written twice in one object', () => {
     ]);
   });
 });
+
+describe('half of a surrogate pair written alone as an escape', () => {
+  const lines = [
+    '{"id":1,"dn":"Lone \\ud800 surrogate"}',
+    '{"id":2,"m":{"k\\uDC00":1}}',
+    '{"id":3,"tags":["ok","\\udbff"]}',
+    // Not lone: a pair written as escapes, a pair written as text, an escaped backslash before "ud800".
+    '{"id":4,"dn":"pair \\ud83d\\ude00 \u{1F600}","p":"\\\\ud800"}',
+  ];
+
+  it.each(['ndjson', 'json'] as const)('%s: the record is unparseable, naming the field and the unit (UTF-8 cannot hold it); pairs are read as written', async (format) => {
+    const text = format === 'ndjson' ? lines.join('\n') : `[${lines.join(',')}]`;
+    const items = await parseAll(pieces(text, 7), { format });
+    expect(items.slice(0, 3).map((i) => ('unparseable' in i ? [i.unparseable.message, i.unparseable.field] : i))).toEqual([
+      ['field "dn" holds \\uD800 at character 6 without the other half of its surrogate pair: not a Unicode character, so UTF-8 (what the platform stores) cannot hold it', 'dn'],
+      ['the field name "m.k\\udc00" holds \\uDC00 at character 2 without the other half of its surrogate pair: not a Unicode character, so UTF-8 (what the platform stores) cannot hold it', undefined],
+      ['field "tags.1" holds \\uDBFF at character 1 without the other half of its surrogate pair: not a Unicode character, so UTF-8 (what the platform stores) cannot hold it', 'tags.1'],
+    ]);
+    expect(items[0]).toMatchObject({ unparseable: { expected: 'Unicode text (a \\uD800–\\uDFFF escape only as half of a pair)', raw: lines[0] } });
+    expect(items[3]).toMatchObject({ record: { id: 4, dn: 'pair \u{1F600} \u{1F600}', p: '\\ud800' } });
+  });
+});
