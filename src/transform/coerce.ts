@@ -17,7 +17,7 @@ export const EXPECTED: Record<ValueType, string> = {
   number: 'a number (e.g. 42, -1.5, 1e3)',
   integer: 'a whole number',
   boolean: 'a boolean (true/false, yes/no, y/n, 1/0, on/off)',
-  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number, or 12 to 16 digits as text)',
+  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number of 12 to 16 digits, as a number or as text)',
   json: 'JSON text',
 };
 
@@ -94,8 +94,9 @@ function toInteger(value: unknown, reasons: Reason[], field: string, source: str
 }
 
 /**
- * Epoch milliseconds written as text (a CSV cell): 12 to 16 digits, so from 1973 on. Fewer digits are
- * refused: `1700000000` is more likely seconds, and `2024` a year.
+ * Epoch milliseconds, as text (a CSV cell) or as a JSON number: 12 to 16 digits, so from 1973 on. Fewer
+ * digits are refused: `1700000000` is more likely seconds, and `2024` a year; taken as milliseconds they
+ * would land in January 1970 without a word.
  */
 const EPOCH_MS_TEXT = /^-?\d{12,16}$/;
 
@@ -128,7 +129,7 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
     if (date.getUTCDate() === Number(value.slice(8, 10))) return date.toISOString();
   }
   // A fraction of a millisecond would be cut by Date: refused instead.
-  if (typeof value === 'number') ms = Number.isInteger(value) ? value : NaN;
+  if (typeof value === 'number') ms = Number.isInteger(value) && EPOCH_MS_TEXT.test(String(value)) ? value : NaN;
   else if (typeof value === 'string' && EPOCH_MS_TEXT.test(value.trim())) ms = Number(value.trim());
   else if (typeof value === 'string') {
     const m = DATE_TEXT.exec(value.trim());

@@ -31,6 +31,13 @@ describe('date coercion of epoch milliseconds', () => {
     expect(date('-100000000000')).toBe('1966-10-31T14:13:20.000Z');
     for (const text of ['1700000000', '2024', '17000000000000000', '1.7e12']) expect(date(text), text).toBe(BAD);
   });
+
+  it('refuses JSON numbers of fewer than 12 digits as it refuses such texts: seconds or a year, not a time in January 1970', () => {
+    const reasons: Reason[] = [];
+    for (const n of [1700000000, 2024, 0, -5, 17000000000000000]) expect(COERCERS.date(n, reasons, 'when', 't'), String(n)).toBe(BAD);
+    expect(reasons[0]!.message).toBe('when (from source field "t"): expected a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number of 12 to 16 digits, as a number or as text), found number 1700000000');
+    expect(COERCERS.date(-100000000000, [], 'when', undefined)).toBe('1966-10-31T14:13:20.000Z');
+  });
 });
 
 describe('date coercion never cuts digits', () => {
