@@ -44,13 +44,16 @@ export function createFileSource(location: string, options: FileSourceOptions = 
   const path = location.startsWith('file:') ? fileURLToPath(location) : location;
 
   async function* listInputs(): AsyncGenerator<InputObject> {
+    const full = isAbsolute(path) ? path : resolve(cwd, path);
+    // A path that exists is that file or folder, even when its name reads as a glob ("users (1).csv",
+    // "export [1].csv"): as a glob it would also take other files ("export 1.csv"), or miss itself.
     const { isGlob } = splitGlob(path);
+    const literal = isGlob ? await statOrUndefined(full) : undefined;
     let files: string[];
-    if (isGlob) {
+    if (isGlob && literal === undefined) {
       files = await glob(path, { cwd, absolute: true, onlyFiles: true, dot: false, expandDirectories: false });
     } else {
-      const full = isAbsolute(path) ? path : resolve(cwd, path);
-      const info = await statOrUndefined(full);
+      const info = literal ?? (await statOrUndefined(full));
       if (!info) throw new InputMissingError(`input not found: ${location}`, { path: full });
       if (info.isFile()) {
         yield fileObject(full, info.size);

@@ -114,8 +114,26 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
     if (found === 0) throw new InputMissingError(`no input objects at ${location}`, { uri: location });
   }
 
+  /** The object at `key` itself, or undefined when there is none. */
+  async function headOf(objectKey: string): Promise<InputObject | undefined> {
+    try {
+      const head = await getClient().send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey }));
+      return toInput(objectKey, head.ContentLength);
+    } catch (error) {
+      if (!isNotFound(error)) throw mapS3Error(error, location);
+      return undefined;
+    }
+  }
+
   async function* listInputs(): AsyncGenerator<InputObject> {
     const glob = splitGlob(key);
+    // A key that exists is that object, even when it reads as a glob ("export [1].csv"): as a glob it
+    // would also take other objects ("export 1.csv"), or miss itself.
+    const literal = glob.isGlob ? await headOf(key) : undefined;
+    if (literal) {
+      yield literal;
+      return;
+    }
     if (glob.isGlob) {
       // The literal part before the first wildcard narrows the listing; the matcher does the rest.
       const prefix = glob.base === '' ? '' : `${glob.base}/`;
@@ -127,14 +145,9 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
       return;
     }
     // One object, or else a "folder": s3://bucket/exports/2026 may name either.
-    try {
-      const head = await getClient().send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
-      yield toInput(key, head.ContentLength);
-      return;
-    } catch (error) {
-      if (!isNotFound(error)) throw mapS3Error(error, location);
-    }
-    yield* listUnder(`${key}/`, () => true);
+    const object = await headOf(key);
+    if (object) yield object;
+    else yield* listUnder(`${key}/`, () => true);
   }
 
   return { location, listInputs };

@@ -49,6 +49,16 @@ describe('file source', () => {
     }
   });
 
+  it('takes a path that exists as that file or folder even when it reads as a glob', async () => {
+    await mkdir(join(dir, 'odd/keep [old]'), { recursive: true });
+    for (const name of ['export [1].csv', 'export 1.csv', 'users (1).csv', 'keep [old]/a.csv']) await writeFile(join(dir, 'odd', name), 'id\n1\n');
+    expect(await listUris(createInputSource('odd/export [1].csv', { file: { cwd: dir } }))).toEqual([join(dir, 'odd/export [1].csv')]);
+    expect(await listUris(createInputSource(join(dir, 'odd/users (1).csv')))).toEqual([join(dir, 'odd/users (1).csv')]);
+    expect(await listUris(createInputSource(join(dir, 'odd/keep [old]')))).toEqual([join(dir, 'odd/keep [old]/a.csv')]);
+    // A glob that names no file as written is still a glob.
+    expect(await listUris(createInputSource(join(dir, 'odd/export [0-9].csv')))).toEqual([join(dir, 'odd/export 1.csv')]);
+  });
+
   it('names the missing path, and a glob with no match, in InputMissingError', async () => {
     const missing = join(dir, 'in/nope.csv');
     await expect(listUris(createInputSource(missing))).rejects.toThrow(InputMissingError);

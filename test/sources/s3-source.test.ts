@@ -28,6 +28,8 @@ beforeAll(async () => {
   await put('folder/', '');
   await put('folder/x.ndjson.gz', gz);
   await put('big.bin', big);
+  await put('odd/export [1].csv', 'id\n1\n');
+  await put('odd/export 1.csv', 'id\n2\n');
 });
 afterAll(() => s3?.close());
 
@@ -61,6 +63,11 @@ describe('S3 source', () => {
       expect(input.size).toBe(big.length);
       expect((await readAll(input.open())).equals(big)).toBe(true);
     }
+  });
+
+  it('takes a key that exists as that object even when it reads as a glob', async () => {
+    expect(await listUris(createS3Source(`s3://${BUCKET}/odd/export [1].csv`, connection()))).toEqual([`s3://${BUCKET}/odd/export [1].csv`]);
+    expect(await listUris(createS3Source(`s3://${BUCKET}/odd/export [0-9].csv`, connection()))).toEqual([`s3://${BUCKET}/odd/export 1.csv`]);
   });
 
   it('names missing keys, prefixes, globs and buckets in InputMissingError', async () => {
