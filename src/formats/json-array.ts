@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
 import { JsonArraySplitter, JsonArraySyntaxError } from './json-array-split.js';
 import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
-import { jsonRecordProblem } from './json-record.js';
+import { jsonRecordProblem } from '../shared/json-checks/json-record.js';
 import { clipRaw, type SourceItem } from './types.js';
 
 /**

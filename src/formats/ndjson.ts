@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
-import { jsonRecordProblem } from './json-record.js';
+import { jsonRecordProblem } from '../shared/json-checks/json-record.js';
 import { clipRaw } from './types.js';
 import type { SourceItem } from './types.js';
 

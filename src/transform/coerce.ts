@@ -1,4 +1,5 @@
-import { parseJsonExact } from '../shared/lossless-json.js';
+import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
+import { jsonRecordProblem } from '../shared/json-checks/json-record.js';
 import { arrivesAs, DOUBLE_RANGE, lostInDouble } from '../shared/double-range.js';
 import { reason } from './types.js';
 import type { Reason } from './types.js';
@@ -152,13 +153,23 @@ function toText(value: unknown, reasons: Reason[], field: string, source: string
   return bad(reasons, 'string', field, value, source);
 }
 
+/**
+ * JSON text in a field (a CSV cell) → its value, held to the rules of a JSON record: a key written twice,
+ * a number no double holds or a lone surrogate would reach the platform changed (one value dropped, null,
+ * U+FFFD), so the value is refused, naming the problem.
+ */
 function fromJson(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   if (typeof value !== 'string') return value;
+  let parsed: ParsedJson;
   try {
-    return parseJsonExact(value, 'text');
+    parsed = parseJsonNoting(value, 'text');
   } catch {
     return bad(reasons, 'json', field, value, source);
   }
+  const problem = jsonRecordProblem(parsed, value);
+  if (problem === undefined) return parsed.value;
+  reasons.push(reason(field, `${EXPECTED.json} with ${problem.expected} (${problem.message})`, value, source));
+  return BAD;
 }
 
 export const COERCERS: Record<ValueType, Coercer> = {

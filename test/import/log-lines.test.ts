@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
-import { duplicateKeyIn } from '../../src/formats/duplicate-keys.js';
+import { duplicateKeyIn } from '../../src/shared/json-checks/duplicate-keys.js';
 import { parseJsonNoting } from '../../src/shared/lossless-json.js';
 import { captureLogs } from '../api/support.js';
 import { generateCsvs, generatedPipeline, startImportFixture, writeCsvs, writePipeline, type ImportFixture } from './support.js';

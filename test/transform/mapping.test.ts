@@ -98,6 +98,21 @@ describe('compileMapping', () => {
     expect(reasons.map((r) => r.message)).toEqual(['tags (from source field "tags"): expected text to split at "|", or a list, found an object']);
   });
 
+  it('refuses JSON text (type json) that would arrive changed: a key twice, a number no double holds, a lone surrogate', () => {
+    const m = { j: { field: 'j', type: 'json' } } as const satisfies NestedMapping;
+    for (const [text, problem] of [
+      ['{"a":1,"a":2}', 'the key "a" appears twice'],
+      ['{"x":1e400}', 'it would arrive as null'],
+      ['["\\ud800"]', 'without the other half of its surrogate pair'],
+    ] as const) {
+      const { item, reasons } = run(m, { j: text });
+      expect(item, text).toEqual({});
+      expect(reasons.map((r) => [r.field, r.sourceField]), text).toEqual([['j', 'j']]);
+      expect(reasons[0]!.message, text).toContain(problem);
+    }
+    expect(run(m, { j: '{"a":[1,{"a":2}],"n":12345678901234567890}' }).item).toEqual({ j: { a: [1, { a: 2 }], n: '12345678901234567890' } });
+  });
+
   it('builds nested objects and leaves out a nested object with no values', () => {
     const m = { properties: { source: { id: 'id', at: { field: ['meta', 'ts'] } }, dept: 'dept' } };
     expect(run(m, { id: '1', meta: { ts: 5 } }).item).toEqual({ properties: { source: { id: '1', at: 5 } } });

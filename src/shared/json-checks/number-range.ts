@@ -3,7 +3,7 @@
  * and a fraction of 400 digits become 0. Such a record is refused by name instead of being sent altered.
  * Integers beyond 2^53 are not among them: lossless-json.ts keeps their digits.
  */
-import { arrivesAs, DOUBLE_RANGE, lostInDouble } from '../shared/double-range.js';
+import { arrivesAs, DOUBLE_RANGE, lostInDouble } from '../double-range.js';
 import { stringEnd } from './json-text.js';
 
 /** A cheap look: an exponent of three digits or more, or a run of 300 digits, is where such a number can be. */

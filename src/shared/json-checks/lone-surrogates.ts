@@ -6,7 +6,7 @@
  * Raw UTF-8 text cannot hold a lone surrogate (its bytes are invalid UTF-8, marked by TextNormalizer), so
  * only a `\uD800`–`\uDFFF` escape makes one: the record is searched only when its text has such an escape.
  */
-import { findText } from '../shared/utf8-marks.js';
+import { findText } from '../utf8-marks.js';
 
 const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

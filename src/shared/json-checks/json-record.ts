@@ -1,5 +1,5 @@
 /** What NDJSON lines and JSON array elements share once parsed: why an object cannot be a record as written. */
-import type { ParsedJson } from '../shared/lossless-json.js';
+import type { ParsedJson } from '../lossless-json.js';
 import { duplicateKeyIn, duplicateKeyMessage } from './duplicate-keys.js';
 import { extremeNumberIn, extremeNumberMessage } from './number-range.js';
 import { loneSurrogateIn } from './lone-surrogates.js';
