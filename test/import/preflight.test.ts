@@ -77,6 +77,18 @@ describe('pre-flight: every input exists and parses before anything is sent', ()
     expect(await usersNamed('pfparse-')).toEqual([]);
   });
 
+  it('says what to do when the first record is in another encoding, or the file is one JSON document read as NDJSON', async () => {
+    const latin1 = Buffer.concat([Buffer.from('{"id": "m0", "channel": "c0", "text": "caf'), Buffer.from([0xe9]), Buffer.from(`"}\n${messagesNdjson('pfhint-', 2)}`)]);
+    const encoded = await setUp('pfhint1', 'messages.ndjson', { 'messages.ndjson': latin1 });
+    const wrongEncoding = await failureOf(runValidate(encoded.config, { outDir: join(encoded.dir, 'validate') }));
+    expect(exitCodeFor(wrongEncoding)).toBe(65);
+    expect(wrongEncoding.message).toMatch(/byte 0xE9 .*; nothing was sent — if the file is in another encoding, name it in the stage's source \(encoding: windows-1252, latin1/);
+    const pretty = await setUp('pfhint2', 'messages.ndjson', { 'messages.ndjson': '{\n  "messages": []\n}\n' });
+    const oneDocument = await failureOf(runValidate(pretty.config, { outDir: join(pretty.dir, 'validate') }));
+    expect(exitCodeFor(oneDocument)).toBe(65);
+    expect(oneDocument.message).toMatch(/at line 1 cannot be read: not valid JSON.*; nothing was sent — NDJSON holds one whole JSON object per line; a JSON file holds an array of records/);
+  });
+
   it('a bad gzip header stops the run with exit 65 naming the file, before anything is sent', async () => {
     const bad = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0xff]), Buffer.from('not a gzip stream at all, only its magic bytes')]);
     const { dir, config } = await setUp('pfgzip', 'messages.ndjson.gz', { 'messages.ndjson.gz': bad });

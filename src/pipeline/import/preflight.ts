@@ -46,6 +46,21 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject): Promis
   } finally {
     await batches.return?.(undefined).catch(() => undefined);
   }
-  if (first && isUnparseable(first))
-    throw unreadableInput(stage, input.uri, { at: first.position }, `${first.unparseable.message} (expected ${first.unparseable.expected}); nothing was sent`);
+  if (first && isUnparseable(first)) {
+    const hint = whatToDo(first.unparseable);
+    throw unreadableInput(stage, input.uri, { at: first.position }, `${first.unparseable.message} (expected ${first.unparseable.expected}); nothing was sent${hint ? ` — ${hint}` : ''}`);
+  }
+}
+
+/**
+ * What to do about a first record that does not parse, for the two likeliest causes of a whole file that
+ * does not: another text encoding, and one JSON document (not an array) that the sniffer read as NDJSON
+ * because it starts with `{`.
+ */
+function whatToDo(problem: { expected: string; raw: unknown }): string | undefined {
+  if (problem.expected.startsWith('text in '))
+    return 'if the file is in another encoding, name it in the stage\'s source (encoding: windows-1252, latin1, utf-16le, utf-16be or utf-16)';
+  if (problem.expected === 'one JSON object per line')
+    return 'NDJSON holds one whole JSON object per line; a JSON file holds an array of records ([{…}, {…}]); a file that starts with { is read as NDJSON';
+  return undefined;
 }
