@@ -58,16 +58,25 @@ describe('sessions through /_sandbox/, presence and participants', () => {
 
 describe('channel administration', () => {
   it('moderators: a member can be made one, listed, and removed', async () => {
-    const made = await post('/channels/1/moderators', { user: { username: 'bob' } });
+    const made = await post('/channels/1/moderators', { username: 'bob' });
     expect(made.status).toBe(200);
     expect(made.json).toMatchObject({ id: 2, name: 'bob' });
     expect(names(await t.call('/channels/1/moderators'))).toEqual(['bob']);
-    expect((await post('/channels/2/moderators', { user: { username: 'alice' } })).status).toBe(400);
+    expect((await post('/channels/2/moderators', { username: 'alice' })).status).toBe(400);
     const removed = await t.call('/channels/1/moderators/2', { method: 'DELETE' });
     expect(removed.json).toMatchObject({ id: 1, name: 'general' });
     expect(names(await t.call('/channels/1/moderators'))).toEqual([]);
     expect((await t.call('/channels/1/moderators/2', { method: 'DELETE' })).status).toBe(404);
-    expect((await post('/channels/1/moderators', { user: { username: 'bob' } }, { token: narrow('read:channel', 'read:user', 'create:channel_moderator') })).status).toBe(403);
+    expect((await post('/channels/1/moderators', { username: 'bob' }, { token: narrow('read:channel', 'read:user', 'create:channel_moderator') })).status).toBe(403);
+  });
+
+  it('moderators: the body is a user reference (§4), by id too; the invite-shaped {user} is a 400', async () => {
+    expect((await post('/channels/1/moderators', { id: 3 })).json).toMatchObject({ id: 3, name: 'carol' });
+    const wrapped = await post('/channels/1/moderators', { user: { username: 'bob' } });
+    expect(wrapped.status).toBe(400);
+    expect(wrapped.json).toEqual({ error: 'ClientError', message: expect.stringMatching(/^a client error occurred/), timestamp: expect.stringMatching(ISO) });
+    expect(names(await t.call('/channels/1/moderators'))).toEqual(['carol']);
+    await t.call('/channels/1/moderators/3', { method: 'DELETE' });
   });
 
   it('invites: a non-member is invited once; listed with links to channel and user', async () => {
@@ -154,7 +163,7 @@ describe('the people area persists with --data', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'chatport-people-'));
     const first = await startTestSandbox({ seed: 'demo', dataDir });
     const s = (await first.call('/_sandbox/user-sessions', { method: 'POST', body: { username: 'bob' } })).json;
-    await first.call('/channels/1/moderators', { method: 'POST', body: { user: { username: 'carol' } } });
+    await first.call('/channels/1/moderators', { method: 'POST', body: { username: 'carol' } });
     await first.call('/channels/2/invites', { method: 'POST', body: { user: { username: 'alice' } } });
     await first.call('/users/1/secrets/pin', { method: 'PUT', body: { secret: 1234 } });
     await first.close();

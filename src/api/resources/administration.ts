@@ -50,7 +50,7 @@ export function createAdministrationResource(transport: Transport): Administrati
   const secret = (userId: Int64, name: string) => `/users/${checkId('user', userId)}/secrets/${encodeURIComponent(name)}`;
   return {
     moderators: (id, o = {}) => iterateItems(iteratePages(transport, list(`list moderators of channel ${id}`, `${channel(id)}/moderators`, ['read:channel', 'read:channel_moderator'], o), UserPage, 'users')),
-    addModerator: (id, user, o = {}) => transport.sendJson(write(`make a moderator of channel ${id}`, 'POST', `${channel(id)}/moderators`, ['read:channel', 'read:user', 'read:channel_membership', 'create:channel_moderator'], { user }, o), User),
+    addModerator: (id, user, o = {}) => transport.sendJson(write(`make a moderator of channel ${id}`, 'POST', `${channel(id)}/moderators`, ['read:channel', 'read:user', 'read:channel_membership', 'create:channel_moderator'], user, o), User),
     removeModerator: (id, userId, o = {}) =>
       transport.sendJson(write(`remove moderator ${userId} of channel ${id}`, 'DELETE', `${channel(id)}/moderators/${checkId('user', userId)}`, ['read:channel', 'read:user', 'delete:channel_moderator'], undefined, o), Channel),
     invites: (id, o = {}) => iterateItems(iteratePages(transport, list(`list invites of channel ${id}`, `${channel(id)}/invites`, ['read:channel_invite'], o), InvitePage, 'invites')),

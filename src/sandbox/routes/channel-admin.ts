@@ -75,8 +75,9 @@ export const channelAdminRoutes: Route[] = [
     scopes: ['read:channel', 'read:user', 'read:channel_membership', 'create:channel_moderator'],
     handler: async (ctx, app) => {
       const channel = channelOr404(ctx, app);
-      const userId = bodyUserId(app, (await readBody(ctx, UserRefBody)).user, 'user');
-      if (!app.store.members.get(channel.id)?.has(userId)) throw clientError(`field 'user': a moderator must be a member of the channel`);
+      // §4: the body is a user reference itself (as for members), not the invite's `{user}`.
+      const userId = bodyUserId(app, await readBody(ctx, UserRef), '(body)');
+      if (!app.store.members.get(channel.id)?.has(userId)) throw clientError(`field '(body)': a moderator must be a member of the channel`);
       if (!app.store.moderators.get(channel.id)?.has(userId)) app.store.change({ t: 'role', r: 'moderator', c: channel.id, u: userId, at: app.clock() });
       sendJson(ctx, 200, app.render.user(app.store.users.get(userId)!));
     },
