@@ -161,6 +161,27 @@ describe('messages', () => {
     expect((await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT' } })).status).toBe(400);
   });
 
+  it('POST /channels/{id}/messages refuses a body its type does not fit (§2, decisions.md "Enumerations"), storing nothing', async () => {
+    const before = (await t.call('/channels/1')).json.lastReceivedMessage.id;
+    const file = { name: 'a.txt', contentType: 'text/plain', size: 3, url: 'https://files.example/a.txt' };
+    const refused: Array<[Body, string]> = [
+      [{ type: 'BANANA', body: 'x', user: { username: 'bob' } }, 'type'],
+      [{ type: 'SYSTEM_TEXT' }, 'body'],
+      [{ type: 'FILE', body: 'no file', user: { username: 'bob' } }, 'file'],
+      [{ type: 'TEXT', body: 'whose?' }, 'user'],
+      [{ type: 'SYSTEM_TEXT', body: 'notice', user: { username: 'bob' } }, 'user'],
+      [{ type: 'SYSTEM_FILE', file, user: { username: 'bob' } }, 'user'],
+    ];
+    for (const [body, field] of refused) {
+      const reply = await t.call('/channels/1/messages', { method: 'POST', body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.json).toEqual({ error: 'ClientError', message: expect.stringContaining(`field '${field}'`), timestamp: expect.stringMatching(ISO) });
+    }
+    expect((await t.call('/channels/1')).json.lastReceivedMessage.id).toBe(before);
+    const sent = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'FILE', file, user: { username: 'bob' } } });
+    expect(sent.json).toMatchObject({ type: 'FILE', file: { type: 'EXTERNAL', ...file }, user: { name: 'bob' } });
+  });
+
   it('GET /messages/{id} and DELETE /messages/{id} (thread-shaped answer)', async () => {
     const got = await t.call('/messages/2');
     expect(got.json).toMatchObject({ id: 2, type: 'TEXT', channelId: 1, body: 'Hello everyone!', user: { name: 'alice' } });

@@ -12,9 +12,13 @@ import { threadOf } from '../threads.js';
 import { commitSend, notificationsOf } from '../notify.js';
 import { FUNCTION_HEADER } from '../runtime/context-bridge.js';
 
+/** decisions.md "Enumerations": the message types; a user's message is TEXT or FILE, the application's SYSTEM_*. */
+const MESSAGE_TYPES = ['TEXT', 'FILE', 'SYSTEM_TEXT', 'SYSTEM_FILE'] as const;
+type MessageType = (typeof MESSAGE_TYPES)[number];
+
 const CreateMessage = z
   .object({
-    type: z.string().min(1),
+    type: z.enum(MESSAGE_TYPES),
     body: z.string().min(1).max(LIMITS.bodyLength).optional(),
     groupTag: z.string().min(1).optional(),
     properties: z.record(z.string(), z.unknown()).optional(),
@@ -23,7 +27,24 @@ const CreateMessage = z
       .object({ name: z.string().min(1), contentType: z.string().min(1), size: z.number().int().nonnegative(), url: z.string().min(1).optional() })
       .optional(),
   })
-  .refine((m) => m.type !== 'TEXT' || m.body !== undefined, { path: ['body'], message: 'a TEXT message needs a body' });
+  .superRefine((m, ctx) => {
+    for (const problem of typeProblems(m.type, m)) ctx.addIssue({ code: 'custom', ...problem });
+  });
+
+/**
+ * What the type asks of the rest of the body (§2: "body required for text"; a message without `user` is
+ * the system's): a text needs its body, a file its file, TEXT and FILE their sender, SYSTEM_* none.
+ */
+function typeProblems(type: MessageType, m: { body?: string; file?: object; user?: object }): Array<{ path: string[]; message: string }> {
+  const problems: Array<{ path: string[]; message: string }> = [];
+  const isText = type === 'TEXT' || type === 'SYSTEM_TEXT';
+  if (isText && m.body === undefined) problems.push({ path: ['body'], message: `a ${type} message needs a body` });
+  if (!isText && m.file === undefined) problems.push({ path: ['file'], message: `a ${type} message needs a file` });
+  const bySystem = type.startsWith('SYSTEM_');
+  if (!bySystem && m.user === undefined) problems.push({ path: ['user'], message: `a ${type} message needs its sender (user); without one the message is the system's (SYSTEM_${type})` });
+  if (bySystem && m.user !== undefined) problems.push({ path: ['user'], message: `a ${type} message is sent by the application and carries no user` });
+  return problems;
+}
 
 /** Merge patch of a message (decisions.md: scopes read:message, update:message); null removes groupTag or properties. */
 const PatchMessage = z.object({
