@@ -96,6 +96,14 @@ describe('channels', () => {
     expect((await t.call(`/channels/${temp.json.id}`)).status).toBe(404);
   });
 
+  it('PATCH properties is an RFC 7386 merge patch at every depth: a null removes, also inside a new object', async () => {
+    const created = await t.call('/channels', { method: 'POST', body: { type: 'PUBLIC', name: 'merge-depth', properties: { keep: 1, nested: { a: 1, b: 2 }, flat: 'x' } } });
+    const patch = (body: unknown) => t.call(`/channels/${created.json.id}`, { method: 'PATCH', body, headers: { 'content-type': 'application/json+merge-patch' } });
+    const patched = await patch({ properties: { nested: { a: null, c: 3 }, fresh: { gone: null, kept: { deep: null, v: 1 } }, flat: { also: null } } });
+    expect(patched.json.properties).toEqual({ keep: 1, nested: { b: 2, c: 3 }, fresh: { kept: { v: 1 } }, flat: {} });
+    expect((await t.call(`/channels/${created.json.id}`)).json.properties).toEqual(patched.json.properties);
+  });
+
   it('PATCH /channels/{id} refuses a field it cannot change (type, id) or does not know, with the §7 400, and changes nothing', async () => {
     const before = (await t.call('/channels/2')).json;
     const patch = (body: unknown) => t.call('/channels/2', { method: 'PATCH', body, headers: { 'content-type': 'application/json+merge-patch' } });

@@ -83,12 +83,18 @@ export function dateParam(ctx: Ctx, name: string): number | undefined {
 
 /** JSON merge patch (RFC 7386) of a properties object: null removes a key. */
 export function mergeProperties(current: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...current };
+  return mergePatch(current, patch) as Record<string, unknown>;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** RFC 7386 §2: an object patch merges into the target, or into `{}` when the target is no object, so a null at any depth removes and is never stored. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isPlainObject(patch)) return patch;
+  const out: Record<string, unknown> = isPlainObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k]))
-      out[k] = mergeProperties(out[k] as Record<string, unknown>, v as Record<string, unknown>);
-    else out[k] = v;
+    else out[k] = mergePatch(out[k], v);
   }
   return out;
 }
