@@ -46,6 +46,10 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
       { name: '@chatport/functions-sdk', version: '1.0.0', defaultDependency: true },
       { name: 'lodash', version: '4.17.21', defaultDependency: false },
     ]);
+    // §2: defaultDependency is required in each item; without it the update is a 400 and changes nothing.
+    const partial = await put('/runtimes/nodejs/dependencies', [{ name: 'left-pad', version: '1.3.0' }]);
+    expect(partial.json).toEqual({ error: 'ClientError', message: expect.stringContaining("field '0.defaultDependency'"), timestamp: expect.any(String) });
+    expect((await t.call('/runtimes/nodejs')).json.dependencies.map((d: { name: string }) => d.name)).toEqual(['@chatport/functions-sdk', 'lodash']);
     // A default dependency cannot be removed by leaving it out.
     expect((await put('/runtimes/nodejs/dependencies', [])).json.dependencies).toHaveLength(1);
     expect((await put('/runtimes/nodejs/environment-variables', { GREETING: 'hello' })).json.environmentVariables).toEqual({ GREETING: 'hello' });

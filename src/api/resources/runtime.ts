@@ -10,7 +10,7 @@ type Signal = { signal?: AbortSignal };
 /** The Node.js chat runtime and its functions (management-api.md §4; decisions.md for methods, paths and scopes). */
 export interface RuntimeResource {
   get(options?: Signal): Promise<ChatRuntime>;
-  setDependencies(dependencies: Array<{ name: string; version: string; defaultDependency?: boolean }>, options?: Signal): Promise<ChatRuntime>;
+  setDependencies(dependencies: Array<{ name: string; version: string; defaultDependency: boolean }>, options?: Signal): Promise<ChatRuntime>;
   setEnvironmentVariables(variables: Record<string, string>, options?: Signal): Promise<ChatRuntime>;
   setInitializationScript(script: string, options?: Signal): Promise<ChatRuntime>;
   functions(options?: ListOptions): AsyncIterable<ChatFunction>;

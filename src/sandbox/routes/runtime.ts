@@ -21,7 +21,8 @@ const CreateFunction = z.object({
   description: z.string().optional(),
 });
 const CreateVersion = z.object({ handlerScript: z.string().min(1).max(1_000_000) });
-const Dependencies = z.array(z.object({ name: z.string().min(1), version: z.string().min(1), defaultDependency: z.boolean().optional() }));
+/** §2: name, version and defaultDependency are all required in each item. */
+const Dependencies = z.array(z.object({ name: z.string().min(1), version: z.string().min(1), defaultDependency: z.boolean() }));
 const EnvironmentVariables = z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string());
 const InitializationScript = z.object({ script: z.string() });
 
