@@ -104,6 +104,9 @@ describe('read receipts', () => {
       _links: { message: { href: `${t.url}/messages/${sent.id}` }, receipts: { href: `${t.url}/messages/${sent.id}/read-receipts` } },
     });
     expect((await t.call(`/users/2/messages?unread=true&size=100`)).json._embedded.messages.map((m: Body) => m.id)).not.toContain(sent.id);
+    // `unread` is a boolean (§4) like every other one: any other value is a §7 400, not the list of own messages.
+    for (const value of ['maybe', 'yes']) expect((await t.call(`/users/2/messages?unread=${value}`)).json).toMatchObject({ error: 'ClientError', message: expect.stringContaining("'unread'") });
+    expect((await t.call(`/users/2/messages?unread=false&size=100`)).json._embedded.messages.every((m: Body) => m.user?.name === 'bob')).toBe(true);
     // Alice's own message is never unread for her.
     expect((await t.call(`/users/1/messages?unread=true&size=100`)).json._embedded.messages.map((m: Body) => m.id)).not.toContain(sent.id);
   });

@@ -6,7 +6,7 @@ import { sendEmpty, sendJson, type Ctx } from '../http.js';
 import { cursorPage, offsetPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import type { MessageRec, UserRec } from '../store.js';
-import { BASIC_SORT, mergeProperties, pathId, propertiesFilter, readBody, readMergePatch } from './common.js';
+import { BASIC_SORT, booleanParam, mergeProperties, pathId, propertiesFilter, readBody, readMergePatch } from './common.js';
 import { unreadFilter } from './message-extras.js';
 
 const name = z.string().min(1).max(LIMITS.nameLength);
@@ -126,7 +126,7 @@ export const userRoutes: Route[] = [
     handler: (ctx, app) => {
       const user = userOr404(ctx, app);
       const s = app.store;
-      const unread = ctx.query.get('unread') === 'true';
+      const unread = booleanParam(ctx, 'unread') === true;
       const keep = unread ? unreadFilter(app, user.id) : (m: MessageRec) => m.userId === user.id;
       const accept = (id: number) => {
         const m = s.messages.get(id);
