@@ -121,6 +121,9 @@ describe('users: secrets, display picture, full PUT', () => {
     expect(got.json).toEqual({ secret: { token: 's3cr3t', n: 1 }, _links: { self: { href: `${t.url}/users/2/secrets/api-key` }, user: { href: `${t.url}/users/2` } } });
     await t.call('/users/2/secrets/api-key', { method: 'PUT', body: { secret: 'plain' } });
     expect((await t.call('/users/2/secrets/api-key')).json.secret).toBe('plain');
+    // Any JSON value may be set (§2), null too; the answer then leaves the field out (wire rule 3: never null).
+    expect((await t.call('/users/2/secrets/api-key', { method: 'PUT', body: { secret: null } })).status).toBe(200);
+    expect((await t.call('/users/2/secrets/api-key')).json).toEqual({ _links: { self: { href: `${t.url}/users/2/secrets/api-key` }, user: { href: `${t.url}/users/2` } } });
     expect((await t.call('/users/2/secrets/api-key', { token: narrow('read:user') })).status).toBe(403);
     expect((await t.call('/users/2/secrets/api-key', { method: 'DELETE' })).json).toMatchObject({ id: 2 });
     expect((await t.call('/users/2/secrets/api-key')).status).toBe(404);

@@ -52,7 +52,9 @@ export const userExtraRoutes: Route[] = [
       const secrets = app.store.secrets.get(user.id);
       if (!secrets?.has(name)) throw notFound();
       const self = `${app.baseUrl()}/users/${app.ids.toWire(user.id)}/secrets/${encodeURIComponent(name)}`;
-      sendJson(ctx, 200, { secret: secrets.get(name), _links: { self: { href: self }, user: { href: `${app.baseUrl()}/users/${app.ids.toWire(user.id)}` } } });
+      const secret = secrets.get(name);
+      // A null secret (any JSON value may be set) is a field without a value: left out, never sent as null (wire rule 3).
+      sendJson(ctx, 200, { ...(secret === null ? {} : { secret }), _links: { self: { href: self }, user: { href: `${app.baseUrl()}/users/${app.ids.toWire(user.id)}` } } });
     },
   },
   {
