@@ -6,7 +6,7 @@ import { positiveInt64 } from './int64.js';
  * the table is invalid, because the platform would refuse it or drop the field and lose data.
  * Shared by the pipeline (validation before upload) and the sandbox (validation on ingest).
  *
- * Limits the description does not give are project decisions, recorded in docs/decisions.md.
+ * Limits the description does not give are project decisions, recorded in docs/architecture.md ("Limits the description does not give").
  */
 export const LIMITS = {
   /** Longest username or channel name accepted. */
