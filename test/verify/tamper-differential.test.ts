@@ -13,32 +13,20 @@ import { runImport } from '../../src/pipeline/import/run-import.js';
 import { runVerify } from '../../src/pipeline/verify/run-verify.js';
 import { all, startImportFixture, type ImportFixture } from '../import/support.js';
 import { diffSeeds, generateCase, writeCase, type Case } from '../import/messy-source.js';
-import { fetchToken } from '../sandbox/helpers.js';
+import { byHand, type ByHand } from './by-hand.js';
 import { rng } from '../helpers/rng.js';
 
 let f: ImportFixture;
-let token: string;
+let hand: ByHand;
 beforeAll(async () => {
   f = await startImportFixture();
-  token = (await fetchToken(f.sandbox)).json.access_token as string;
+  hand = await byHand(f.sandbox);
 });
 afterAll(async () => {
   await f.close();
 });
 
 /** A request as another client of the platform makes it; answers the parsed body, failing on any non-2xx. */
-async function call(method: string, path: string, body?: unknown, type = 'application/vnd.chat+json'): Promise<Record<string, unknown>> {
-  const response = await fetch(`${f.sandbox.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': type }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
-}
-const mergePatch = (path: string, body: unknown) => call('PATCH', path, body, 'application/json+merge-patch');
-
 /** The difference verification must report: its kind, stage and the key it names. */
 type Expected = `${string} ${string} ${string}`;
 
@@ -75,45 +63,45 @@ async function tamper(seed: number, c: Case): Promise<Expected[]> {
   const [edited, other] = [channels[0]!, channels[channels.length - 1]!];
   const inner = edited.messages.slice(1, -1);
   const [deleted, longer, sameLength, properties] = [inner[0]!, inner[inner.length - 1]!, edited.messages[0]!, other.messages[1]!];
-  await call('DELETE', `/messages/${deleted.id}`);
+  await hand.call('DELETE', `/messages/${deleted.id}`);
   expected.push(`missing messages ${sourceOf(deleted).id}`);
-  await mergePatch(`/messages/${longer.id}`, { body: `${longer.body} (edited)` });
+  await hand.mergePatch(`/messages/${longer.id}`, { body: `${longer.body} (edited)` });
   expected.push(`changed messages ${sourceOf(longer).id}`);
   const body = sameLength.body!;
-  await mergePatch(`/messages/${sameLength.id}`, { body: `${body.slice(0, -1)}${body.endsWith('#') ? '%' : '#'}` });
+  await hand.mergePatch(`/messages/${sameLength.id}`, { body: `${body.slice(0, -1)}${body.endsWith('#') ? '%' : '#'}` });
   expected.push(`changed messages ${sourceOf(sameLength).id}`);
-  await mergePatch(`/messages/${properties.id}`, { properties: { source: { ...sourceOf(properties), sentAt: '1999-01-01T00:00:00.000Z' } } });
+  await hand.mergePatch(`/messages/${properties.id}`, { properties: { source: { ...sourceOf(properties), sentAt: '1999-01-01T00:00:00.000Z' } } });
   expected.push(`changed messages ${sourceOf(properties).id}`);
-  await call('POST', `/channels/${other.id}/messages`, { type: 'TEXT', body: 'posted by someone else', user: { username: pick(other.members) } });
+  await hand.call('POST', `/channels/${other.id}/messages`, { type: 'TEXT', body: 'posted by someone else', user: { username: pick(other.members) } });
   expected.push(`extra messages ${other.key}`);
   // Moved: deleted, then the same message posted again in another channel, or at the end of its own.
   const [moved, reordered] = [inner[1]!, other.messages[2]!];
   for (const [message, to] of [[moved, other], [reordered, other]] as const) {
-    await call('DELETE', `/messages/${message.id}`);
-    await call('POST', `/channels/${to.id}/messages`, { type: message.type, body: message.body, user: { username: message.user!.name }, properties: message.properties });
+    await hand.call('DELETE', `/messages/${message.id}`);
+    await hand.call('POST', `/channels/${to.id}/messages`, { type: message.type, body: message.body, user: { username: message.user!.name }, properties: message.properties });
   }
   expected.push(`misplaced messages ${sourceOf(moved).id}`, `out-of-order messages ${sourceOf(reordered).id}`);
   // Users and channels: display names; members: one removed, one added.
   const users = (await all(f.client.users.list())).filter((u) => u.name.startsWith(prefix));
   const user = pick(users);
-  await mergePatch(`/users/${user.id}`, { displayName: `${user.displayName} (renamed)` });
+  await hand.mergePatch(`/users/${user.id}`, { displayName: `${user.displayName} (renamed)` });
   expected.push(`changed users ${keyOf(user.properties)}`);
   const channel = pick(channels);
-  await mergePatch(`/channels/${channel.id}`, { displayName: 'renamed by hand' });
+  await hand.mergePatch(`/channels/${channel.id}`, { displayName: 'renamed by hand' });
   expected.push(`changed channels ${channel.key}`);
   const leaving = pick(channel.members);
   const leaver = users.find((u) => u.name === leaving)!;
-  await call('DELETE', `/channels/${channel.id}/members/${leaver.id}`);
+  await hand.call('DELETE', `/channels/${channel.id}/members/${leaver.id}`);
   expected.push(`missing members ${memberKey(c, channel.key, leaving)}`);
   const joining = users.find((u) => !channel.members.includes(u.name));
   if (joining) {
-    await call('POST', `/channels/${channel.id}/members`, { username: joining.name });
+    await hand.call('POST', `/channels/${channel.id}/members`, { username: joining.name });
     expected.push(`extra members ${channel.key}/${joining.name}`);
   }
   // A whole channel deleted: it, its members and its messages are missing.
   const gone = (await heldChannels(prefix)).find((ch) => ![edited.key, other.key, channel.key].includes(ch.key));
   if (!gone) throw new Error(`seed ${seed}: no fourth channel to delete`);
-  await call('DELETE', `/channels/${gone.id}`);
+  await hand.call('DELETE', `/channels/${gone.id}`);
   expected.push(`missing channels ${gone.key}`);
   for (const member of gone.members) expected.push(`missing members ${memberKey(c, gone.key, member)}`);
   for (const message of gone.messages) expected.push(`missing messages ${sourceOf(message).id}`);

@@ -18,7 +18,7 @@ import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } fro
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
-import { verifyThreads, type NameReplies, type ThreadsVerification } from './verify-threads.js';
+import { compareReplyContent, describeReplyFindings, verifyThreads, type ContentCheck, type NameReplies, type ReplyFinding, type ThreadsVerification } from './verify-threads.js';
 import { MessageIdSet } from './key-set.js';
 import { readMessagesAt } from './source-messages.js';
 import { findRootThreads } from '../import/replies/roots.js';
@@ -179,18 +179,26 @@ async function checkThreads(
   const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
   const aborted = signal ?? new AbortController().signal;
   const { threads: roots } = await findRootThreads(client, stage, wanted, cache, aborted);
-  const result = await verifyThreads(client, stage, replies, roots, nameReplies, signal);
+  const content = { authors: expected.authors, types: expected.types, sample: expected.sample };
+  const result = await verifyThreads(client, stage, replies, roots, nameReplies, content, signal);
   // Orphans held in their channel are verified by key, wherever they sit, and left out of the channel's
-  // order; one that is not there is expected at the channel's end, so its absence shows as a difference.
+  // order, their content as a thread reply's; one that is not there is expected at the channel's end, so
+  // its absence shows as a difference.
   const held = await orphansHeld(client, stage, replies, result.orphans, channels, aborted);
+  const found: { findings: ReplyFinding[]; checks: ContentCheck[] } = { findings: [], checks: [] };
   for (const i of result.orphans) {
-    const id = held.get(i);
-    if (id === undefined) expectInChannel(expected, replies.channelKeyOf(i), replies.token(i), replies.ordinal[i]!);
-    else {
-      result.replyIds.add(id);
-      result.verified++;
+    const message = held.get(i);
+    if (message === undefined) {
+      expectInChannel(expected, replies.channelKeyOf(i), replies.token(i), replies.ordinal[i]!);
+      continue;
     }
+    result.replyIds.add(String(message.id));
+    const place = `channel ${replies.channelKeyOf(i)}, where it was placed because its root is not on the platform`;
+    if (compareReplyContent(replies, content, { reply: i, place, message }, found)) result.verified++;
   }
+  const described = await describeReplyFindings(found.findings, found.checks, replies, nameReplies);
+  result.differences.push(...described.differences);
+  result.verified -= described.changedOnCheck;
   return result;
 }
 

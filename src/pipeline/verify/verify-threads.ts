@@ -1,4 +1,4 @@
-import type { ChatportClient } from '../../api/index.js';
+import type { ChatportClient, Message } from '../../api/index.js';
 import { isNotFoundError } from '../../api/index.js';
 import type { StageConfig } from '../../config/index.js';
 import { replyKeyOf } from '../import/replies/index.js';
@@ -7,14 +7,18 @@ import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { where } from './describe.js';
 import { keyHashText, type ExpectedReplies } from './expected-replies.js';
 import { MessageIdSet } from './key-set.js';
-import type { SourceMessage } from './source-messages.js';
+import type { Interner } from './message-columns.js';
+import { messageContentDifferences, type SourceMessage } from './source-messages.js';
 import type { Difference } from './types.js';
 
 /**
  * Reply threads (docs/threads.md): each root's thread must hold exactly the source's replies to it, in
- * source order. A reply whose root is not on the platform is an orphan: looked for in its channel instead
- * (verify-orphans.ts). Replies are matched by a 64-bit hash
- * of their key (expected-replies.ts); those that differ are named by a second read of the source.
+ * source order, each with the source's content. A reply whose root is not on the platform is an orphan:
+ * looked for in its channel instead (verify-orphans.ts). Replies are matched by a 64-bit hash of their key
+ * (expected-replies.ts). The thread's pages carry each reply whole, so its token (author, type, body
+ * length) is compared for every reply, and the whole content for a reply the platform marks edited or the
+ * sample picks, as channel messages are (verify-messages.ts). Those that differ are named by a second read
+ * of the source.
  */
 export interface ThreadsVerification {
   differences: Difference[];
@@ -28,16 +32,35 @@ export interface ThreadsVerification {
 /** The source records at these ordinals (source-messages.ts readMessagesAt): read only when a reply differs. */
 export type NameReplies = (ordinals: ReadonlySet<number>) => Promise<ReadonlyMap<number, SourceMessage>>;
 
-interface ReplyFinding {
-  kind: 'missing' | 'out-of-order';
+export interface ReplyFinding {
+  kind: 'missing' | 'out-of-order' | 'changed';
   reply: number;
-  parent: string;
+  /** Where the reply was looked for, in words: `the reply thread of <root>`. */
+  place: string;
   platformId?: string;
+  /** `changed`: the fields the token shows differ. */
+  fields?: string[];
+}
+
+/** A reply the platform holds where the source puts it, whose whole content is compared with its source record. */
+export interface ContentCheck {
+  reply: number;
+  place: string;
+  message: Message;
 }
 
 interface HeldReply {
   key: string | undefined;
   id: string;
+  message: Message;
+}
+
+/** What a reply's content is compared with: the source's authors and types (interned), and the sample. */
+export interface ReplyContent {
+  authors: Interner;
+  types: Interner;
+  /** Source ordinals whose whole content is compared (`--sample`). */
+  sample: ReadonlySet<number>;
 }
 
 export async function verifyThreads(
@@ -46,10 +69,12 @@ export async function verifyThreads(
   replies: ExpectedReplies,
   roots: RootThreads,
   nameReplies: NameReplies,
+  content: ReplyContent,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
   const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
   const findings: ReplyFinding[] = [];
+  const checks: ContentCheck[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
   const reads = inOrderAhead(replies.byParent(), stage.options.concurrency, async ({ parent, replies: group }) => {
     const thread = roots.get(parent);
@@ -61,16 +86,18 @@ export async function verifyThreads(
       continue;
     }
     for (const r of held) out.replyIds.add(r.id);
-    out.verified += compareThread(parent, replies, group, held, findings, out.differences);
+    out.verified += compareThread({ parent, replies, group, held, content }, { findings, checks, differences: out.differences });
   }
-  out.differences.push(...(await describeFindings(findings, replies, nameReplies)));
+  const described = await describeReplyFindings(findings, checks, replies, nameReplies);
+  out.differences.push(...described.differences);
+  out.verified -= described.changedOnCheck;
   return out;
 }
 
 async function threadReplies(client: ChatportClient, stage: StageConfig, threadId: Parameters<ChatportClient['threads']['get']>[0], signal?: AbortSignal): Promise<HeldReply[]> {
   const out: HeldReply[] = [];
   try {
-    for await (const m of client.threads.messages(threadId, { pageSize: 100, ...(signal ? { signal } : {}) })) out.push({ key: replyKeyOf(stage, m.properties), id: String(m.id) });
+    for await (const m of client.threads.messages(threadId, { pageSize: 100, ...(signal ? { signal } : {}) })) out.push({ key: replyKeyOf(stage, m.properties), id: String(m.id), message: m });
   } catch (error) {
     // A root deleted since the run: its replies are all missing.
     if (!isNotFoundError(error)) throw error;
@@ -78,11 +105,30 @@ async function threadReplies(client: ChatportClient, stage: StageConfig, threadI
   return out;
 }
 
+/** One thread: its root, the source's replies to it (indexes into `replies`), what the platform holds. */
+interface ThreadSides {
+  parent: string;
+  replies: ExpectedReplies;
+  group: Uint32Array;
+  held: readonly HeldReply[];
+  content: ReplyContent;
+}
+
+/** Where a thread's comparison puts what it finds. */
+interface ThreadFindings {
+  findings: ReplyFinding[];
+  checks: ContentCheck[];
+  differences: Difference[];
+}
+
 /**
- * Missing and extra replies, then order: the replies both sides hold must come in the source's order.
- * Returns how many were verified; extras go straight to `differences` (they have no source record).
+ * Missing and extra replies, then order and content: the replies both sides hold must come in the source's
+ * order, each with the source's token. Returns how many were verified (a reply queued for a whole-content
+ * check counts until the check finds a difference); extras go straight to `differences` (no source record).
  */
-function compareThread(parent: string, replies: ExpectedReplies, group: Uint32Array, held: readonly HeldReply[], findings: ReplyFinding[], differences: Difference[]): number {
+function compareThread(sides: ThreadSides, out: ThreadFindings): number {
+  const { parent, replies, group, held } = sides;
+  const place = `the reply thread of ${parent}`;
   const heldAt = new Map(held.map((h, i) => [h.key === undefined ? undefined : keyHashText(h.key), i]));
   const wanted = new Set<string>();
   let verified = 0;
@@ -92,28 +138,66 @@ function compareThread(parent: string, replies: ExpectedReplies, group: Uint32Ar
     wanted.add(key);
     const at = heldAt.get(key);
     if (at === undefined) {
-      findings.push({ kind: 'missing', reply, parent });
+      out.findings.push({ kind: 'missing', reply, place });
       continue;
     }
-    if (at < lastIndex) findings.push({ kind: 'out-of-order', reply, parent, platformId: held[at]!.id });
-    else verified++;
     lastIndex = Math.max(lastIndex, at);
+    if (at < lastIndex) out.findings.push({ kind: 'out-of-order', reply, place, platformId: held[at]!.id });
+    else if (compareReplyContent(replies, sides.content, { reply, place, message: held[at]!.message }, out)) verified++;
   }
   for (const h of held)
     if (h.key === undefined || !wanted.has(keyHashText(h.key)))
-      differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, which the source does not reply there` });
+      out.differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, which the source does not reply there` });
   return verified;
 }
 
-async function describeFindings(findings: readonly ReplyFinding[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<Difference[]> {
-  if (findings.length === 0) return [];
-  const source = await nameReplies(new Set(findings.map((f) => replies.ordinal[f.reply]!)));
-  return findings.map((f) => {
-    const src = source.get(replies.ordinal[f.reply]!);
-    const base = { stage: 'messages' as const, ...(src ? { sourceKey: src.sourceKey, position: src.position } : {}), channelKey: replies.channelKeyOf(f.reply) };
-    const name = src ? `reply ${src.sourceKey} (${where(src.position)})` : 'a reply';
-    return f.kind === 'missing'
-      ? { kind: 'missing', ...base, message: `${name} is not in the reply thread of ${f.parent}` }
-      : { kind: 'out-of-order', ...base, platformId: f.platformId!, message: `${name} is in the reply thread of ${f.parent}, but not where the source puts it` };
-  });
+/**
+ * A reply the platform holds where the source puts it: its token (type, author, body length) against the
+ * source's; one the platform marks edited, or the sample picks, is queued to be compared whole. True unless
+ * the token differs.
+ */
+export function compareReplyContent(replies: ExpectedReplies, content: ReplyContent, held: ContentCheck, out: Pick<ThreadFindings, 'findings' | 'checks'>): boolean {
+  const { reply, message } = held;
+  const fields: string[] = [];
+  if (content.types.name(replies.type[reply]!) !== message.type) fields.push('type');
+  if (content.authors.name(replies.author[reply]!) !== (message.user?.name ?? '')) fields.push('user');
+  if (replies.length[reply] !== (message.body ?? '').length) fields.push('body');
+  if (fields.length > 0) {
+    out.findings.push({ kind: 'changed', reply, place: held.place, platformId: String(message.id), fields });
+    return false;
+  }
+  if (message.lastEditedTime !== undefined || content.sample.has(replies.ordinal[reply]!)) out.checks.push(held);
+  return true;
+}
+
+/**
+ * The findings named by their source records, and the queued replies compared in full (one second read of
+ * the source for both). `changedOnCheck`: queued replies that differ, counted verified until now.
+ */
+export async function describeReplyFindings(findings: readonly ReplyFinding[], checks: readonly ContentCheck[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<{ differences: Difference[]; changedOnCheck: number }> {
+  if (findings.length === 0 && checks.length === 0) return { differences: [], changedOnCheck: 0 };
+  const source = await nameReplies(new Set([...findings, ...checks].map((f) => replies.ordinal[f.reply]!)));
+  const differences = findings.map((f) => describe(f, source.get(replies.ordinal[f.reply]!), replies));
+  let changedOnCheck = 0;
+  for (const check of checks) {
+    const src = source.get(replies.ordinal[check.reply]!);
+    const fields = src ? messageContentDifferences(src.item, check.message) : [];
+    if (fields.length === 0) continue;
+    changedOnCheck++;
+    differences.push(describe({ kind: 'changed', reply: check.reply, place: check.place, platformId: String(check.message.id), fields }, src, replies));
+  }
+  return { differences, changedOnCheck };
+}
+
+function describe(f: ReplyFinding, src: SourceMessage | undefined, replies: ExpectedReplies): Difference {
+  const base = { stage: 'messages' as const, ...(src ? { sourceKey: src.sourceKey, position: src.position } : {}), channelKey: replies.channelKeyOf(f.reply) };
+  const name = src ? `reply ${src.sourceKey} (${where(src.position)})` : 'a reply';
+  switch (f.kind) {
+    case 'missing':
+      return { kind: 'missing', ...base, message: `${name} is not in ${f.place}` };
+    case 'out-of-order':
+      return { kind: 'out-of-order', ...base, platformId: f.platformId!, message: `${name} is in ${f.place}, but not where the source puts it` };
+    case 'changed':
+      return { kind: 'changed', ...base, platformId: f.platformId!, fields: f.fields!, message: `${name} differs in ${f.place} (message ${f.platformId}) in ${f.fields!.join(', ')}` };
+  }
 }
