@@ -68,7 +68,7 @@ describe('reading a generated export as a folder and as a zip', () => {
     expect(folders.has('D0001')).toBe(true); // DMs by id
     expect(folders.has('café-☕')).toBe(true); // a UTF-8 name
     const days = await collect(readConversationDays(zip, folders.get('empty-days')!));
-    expect(days[0]).toEqual({ file: days[0]!.file, date: days[0]!.date, messages: [], invalidBytes: 0 });
+    expect(days[0]).toEqual({ file: days[0]!.file, date: days[0]!.date, messages: [], invalidBytes: 0, surrogateEscapes: false });
     expect(listUnrecognizedFiles(zip)).toEqual([]);
   });
 });

@@ -46,8 +46,8 @@ describe('reading whole files from a zip', () => {
     try {
       const days = await collectValues(readConversationDays(exp, ['general/2020-01-01.json', 'general/2020-01-02.json']));
       expect(days).toEqual([
-        { file: 'general/2020-01-01.json', date: '2020-01-01', messages: [], invalidBytes: 0 },
-        { file: 'general/2020-01-02.json', date: '2020-01-02', messages: JSON.parse(day(2)), invalidBytes: 0 },
+        { file: 'general/2020-01-01.json', date: '2020-01-01', messages: [], invalidBytes: 0, surrogateEscapes: false },
+        { file: 'general/2020-01-02.json', date: '2020-01-02', messages: JSON.parse(day(2)), invalidBytes: 0, surrogateEscapes: false },
       ]);
     } finally {
       await exp.close();

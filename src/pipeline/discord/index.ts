@@ -69,12 +69,15 @@ function noteChainOf(value: unknown, channelId: string, chains: ReplyRoots): voi
   if (message !== undefined && message.type !== THREAD_STARTER) noteReplyChain(message, channelId, chains);
 }
 
-/** A file's messages one by one; a file that breaks off mid-way simply ends (pass 2 reports it). */
+/**
+ * A file's messages one by one; a file that breaks off mid-way simply ends (pass 2 reports it). Messages
+ * pass 2 rejects for their text are left out: a user taken from one would carry that text.
+ */
 async function* messagesOf(exp: SlackExport, f: DiscordFile, signal?: AbortSignal): AsyncGenerator<{ key: number; value: unknown }> {
   try {
     for await (const batch of readDiscordMessages(exp, f.file)) {
       signal?.throwIfAborted();
-      yield* batch;
+      for (const message of batch) if (!message.unreadable) yield message;
     }
   } catch (error) {
     if (!(error instanceof DiscordFileError)) throw error;
@@ -137,7 +140,7 @@ async function* fileMessages(exp: SlackExport, f: DiscordFile, context: DiscordM
         const position = { file: f.file, index: key };
         out.push(
           unreadable
-            ? { kind: 'rejected', position, field: unreadable.field ?? '', expected: 'text in UTF-8', reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId }
+            ? { kind: 'rejected', position, field: unreadable.field ?? '', expected: unreadable.expected, reason: unreadable.reason, raw: unreadable.raw, channelId: f.channelId }
             : messageOutcome(value, position, placement, context),
         );
       }

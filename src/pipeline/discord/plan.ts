@@ -1,3 +1,4 @@
+import { recordTextProblem } from '../../shared/json-checks/export-text.js';
 import { readDiscordHeader, type DiscordFileError } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import { DiscordChannel, DiscordGuild, THREAD_TYPES } from '../../transform/discord/index.js';
@@ -43,7 +44,9 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
     }
     const guild = parseRecord(DiscordGuild, header.guild);
     const channel = parseRecord(DiscordChannel, header.channel);
-    if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
+    const unsendable = recordTextProblem({ guild: header.guild, channel: header.channel }, header.marks);
+    if (unsendable) unreadable.push({ file, field: unsendable.field ?? '', problem: unsendable.reason });
+    else if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
     else if (!channel.ok) unreadable.push({ file, field: `channel.${channel.problem.field}`, problem: channel.problem.reason });
     // Kept for the whole run: copies, so that they do not pin the parser's input chunks (detach-string.ts).
     else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value }));

@@ -1,4 +1,4 @@
-import { parseRecordBatches, type SourceItem } from '../../formats/index.js';
+import { parseRecordBatches, type SourceItem, type UnparseableRecord } from '../../formats/index.js';
 import { openMattermostExport, type MattermostExport } from '../../sources/mattermost/open.js';
 import type { ChatDirectory, ChatDirectoryBuilder, ExportPosition, MessageOutcome } from '../../transform/chat-export/index.js';
 import {
@@ -132,8 +132,9 @@ async function* mattermostMessages(exp: MattermostExport, directory: ChatDirecto
     const out: MessageOutcome[] = [];
     for (const line of batch) {
       if ('unparseable' in line) {
-        const { unparseable } = line.unparseable as { unparseable: { message: string; expected: string; raw: unknown } };
-        out.push({ kind: 'rejected', position: line.position, field: '(line)', expected: unparseable.expected, reason: unparseable.message, raw: unparseable.raw });
+        // A line that parsed but cannot be sent (an unreadable byte, a lone surrogate) names its field: `post.message`.
+        const { unparseable } = line.unparseable as UnparseableRecord;
+        out.push({ kind: 'rejected', position: line.position, field: unparseable.field ?? '(line)', expected: unparseable.expected, reason: unparseable.message, raw: unparseable.raw });
       } else if (line.type === 'post' || line.type === 'direct_post') out.push(...postOutcomes(line, names, directory, owns));
       else if (!NOT_RECORDS.has(line.type) && !['user', 'channel', 'direct_channel'].includes(line.type))
         out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });

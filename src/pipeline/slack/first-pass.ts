@@ -8,6 +8,7 @@ import {
   readSlackUsers,
   type SlackExport,
 } from '../../sources/slack/index.js';
+import { recordTextProblem } from '../../shared/json-checks/export-text.js';
 import { createSlackDirectoryBuilder, mayNameUnknownAuthor, type SlackDirectory } from '../../transform/slack/index.js';
 
 /** What pass 1 learns: the directory (users, placeholders, channels) and the export's conversation folders. */
@@ -26,14 +27,15 @@ export interface SlackFirstPass {
  */
 export async function readSlackFirstPass(exp: SlackExport, slack: SlackSourceConfig, signal?: AbortSignal): Promise<SlackFirstPass> {
   const builder = createSlackDirectoryBuilder(slack.teamId === undefined ? {} : { teamId: slack.teamId });
-  for await (const user of readSlackUsers(exp)) builder.addUser({ file: user.file, index: user.index }, user.value);
-  for await (const conv of readSlackConversations(exp)) builder.addConversation(conv.kind, { file: conv.file, index: conv.index }, conv.value);
+  for await (const user of readSlackUsers(exp)) builder.addUser({ file: user.file, index: user.index }, user.value, user.marks);
+  for await (const conv of readSlackConversations(exp)) builder.addConversation(conv.kind, { file: conv.file, index: conv.index }, conv.value, conv.marks);
   const folders = listConversationFolders(exp);
   const worthParsing = (text: string) => mayNameUnknownAuthor(text, builder.known);
   for (const days of folders.values())
     for await (const day of readConversationDays(exp, days, {}, { worthParsing })) {
       signal?.throwIfAborted();
-      if ('messages' in day) day.messages.forEach((message, index) => builder.noteMessage({ file: day.file, index }, message));
+      // A message the messages pass rejects for its text names no author: a placeholder named from it would carry that text.
+      if ('messages' in day) day.messages.forEach((message, index) => recordTextProblem(message, day) || builder.noteMessage({ file: day.file, index }, message));
     }
   return { directory: builder.build(), folders, usersFile: exp.has('users.json') ? 'users.json' : 'org_users.json' };
 }

@@ -30,7 +30,7 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     if (!owns({ channelId: channel.id })) continue;
     for await (const day of readConversationDays(exp, folders.get(folder)!)) {
       if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
-      else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages, day.invalidBytes > 0) };
+      else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages, day) };
     }
     mapper.endChannel(channel.id);
   }

@@ -2,7 +2,9 @@ import { pipeline } from 'node:stream';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import streamValues from 'stream-json/streamers/stream-values.js';
-import { Utf8MarkingStream, unreadableTextIn, type UnreadableText } from '../../shared/utf8-marks.js';
+import { recordTextProblem, type RecordTextProblem, type TextMarks } from '../../shared/json-checks/export-text.js';
+import { SurrogateEscapeScan, mayHoldLoneSurrogate } from '../../shared/json-checks/lone-surrogates.js';
+import { Utf8MarkingStream } from '../../shared/utf8-marks.js';
 import { readBatches } from '../../shared/read-batches.js';
 import { ChatportError } from '../../shared/errors.js';
 import { SLACK_EXPORT_ERROR, openSlackExport, layoutOfFilesEnding, readWholeText, type SlackExport } from '../slack/index.js';
@@ -28,9 +30,14 @@ export class DiscordFileError extends ChatportError {
   }
 }
 
-/** The `guild` and `channel` objects at the top of a file: read until both are seen, the rest left unread. */
-export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown }> {
-  const values = pipeline(await exp.openFile(file), new Utf8MarkingStream(), pick.withParserAsStream({ filter: /^(guild|channel)$/ }), streamValues.asStream(), () => undefined);
+/**
+ * The `guild` and `channel` objects at the top of a file: read until both are seen, the rest left unread;
+ * `marks`: what their text showed (a name holding an unreadable byte or a lone surrogate is not taken).
+ */
+export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; marks: TextMarks }> {
+  const utf8 = new Utf8MarkingStream();
+  const scan = new SurrogateEscapeScan();
+  const values = pipeline(await exp.openFile(file), utf8, scan, pick.withParserAsStream({ filter: /^(guild|channel)$/ }), streamValues.asStream(), () => undefined);
   const found: Record<string, unknown> = {};
   try {
     for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
@@ -45,7 +52,7 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
   }
   if (found.guild === undefined || found.channel === undefined)
     throw new DiscordFileError(`${exp.origin}: ${file} has no guild and channel objects; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
-  return { guild: found.guild, channel: found.channel };
+  return { guild: found.guild, channel: found.channel, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
 }
 
 /**
@@ -57,12 +64,12 @@ const BATCH = 512;
 
 /**
  * One message of a file, by its index. `unreadable`: the message holds a byte of the file that is not
- * UTF-8 (marked, never silently turned into U+FFFD), so it is rejected by name.
+ * UTF-8 (marked, never silently turned into U+FFFD) or a lone surrogate, so it is rejected by name.
  */
 export interface DiscordFileMessage {
   key: number;
   value: unknown;
-  unreadable?: UnreadableText;
+  unreadable?: RecordTextProblem;
 }
 
 /** The file's messages, in batches; a syntax error names the file and the last message read. */
@@ -77,14 +84,15 @@ export async function* readDiscordMessages(exp: SlackExport, file: string): Asyn
     return yield* streamDiscordMessages(exp, file);
   }
   if (!Array.isArray(messages)) throw new DiscordFileError(`${exp.origin}: ${file} has no messages array; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
-  for (let i = 0; i < messages.length; i += BATCH) yield withUnreadable(messages.slice(i, i + BATCH).map((value, j) => ({ key: i + j, value })), whole.invalidBytes);
+  const marks = { invalidBytes: whole.invalidBytes, surrogateEscapes: mayHoldLoneSurrogate(whole.text) };
+  for (let i = 0; i < messages.length; i += BATCH) yield withUnreadable(messages.slice(i, i + BATCH).map((value, j) => ({ key: i + j, value })), marks);
 }
 
-/** The batch, each message holding an unreadable byte's mark named (only looked for once the file had one). */
-function withUnreadable(batch: DiscordFileMessage[], invalidBytes: number): DiscordFileMessage[] {
-  if (invalidBytes === 0) return batch;
+/** The batch, each message holding an unreadable byte's mark or a lone surrogate named (only looked for once the file showed one). */
+function withUnreadable(batch: DiscordFileMessage[], marks: TextMarks): DiscordFileMessage[] {
+  if (marks.invalidBytes === 0 && !marks.surrogateEscapes) return batch;
   for (const message of batch) {
-    const unreadable = unreadableTextIn(message.value, 'UTF-8');
+    const unreadable = recordTextProblem(message.value, marks);
     if (unreadable) message.unreadable = unreadable;
   }
   return batch;
@@ -101,12 +109,13 @@ async function readWholeIfSmall(exp: SlackExport, file: string): Promise<{ text:
 
 async function* streamDiscordMessages(exp: SlackExport, file: string): AsyncGenerator<DiscordFileMessage[]> {
   const text = new Utf8MarkingStream();
-  const elements = pipeline(await exp.openFile(file), text, pick.withParserAsStream({ filter: 'messages' }), streamArray.asStream(), () => undefined);
+  const scan = new SurrogateEscapeScan();
+  const elements = pipeline(await exp.openFile(file), text, scan, pick.withParserAsStream({ filter: 'messages' }), streamArray.asStream(), () => undefined);
   let last = -1;
   try {
     for await (const batch of readBatches<DiscordFileMessage>(elements)) {
       last = batch[batch.length - 1]?.key ?? last;
-      yield withUnreadable(batch, text.marked);
+      yield withUnreadable(batch, { invalidBytes: text.marked, surrogateEscapes: scan.seen });
     }
   } catch (error) {
     throw new DiscordFileError(`${exp.origin}: ${file}: the messages cannot be read after message ${last} (${(error as Error).message})`, { file: exp.origin, entry: file, index: last + 1 }, error);

@@ -1,4 +1,6 @@
 import streamArray from 'stream-json/streamers/stream-array.js';
+import type { TextMarks } from '../../shared/json-checks/export-text.js';
+import { SurrogateEscapeScan } from '../../shared/json-checks/lone-surrogates.js';
 import { utf8TextMarked } from '../../shared/utf8-marks.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import type { SlackExport } from './export.js';
@@ -10,21 +12,26 @@ export interface PositionedValue {
   /** Zero-based index in the file's top-level array. */
   index: number;
   value: unknown;
+  /** What the file's text showed up to this element: a lone surrogate is looked for only after an escape of one. */
+  marks: TextMarks;
 }
 
 /** Streams the elements of a top-level JSON array (users.json can be hundreds of megabytes). */
 export async function* readJsonArray(exp: SlackExport, file: string): AsyncGenerator<PositionedValue> {
   const bytes = await exp.openFile(file);
+  const scan = new SurrogateEscapeScan();
   const parser = streamArray.withParserAsStream();
   bytes.once('error', (error: Error) => parser.destroy(error));
-  bytes.pipe(parser);
+  bytes.pipe(scan).pipe(parser);
   try {
-    for await (const item of parser as AsyncIterable<{ key: number; value: unknown }>) yield { file, index: item.key, value: item.value };
+    for await (const item of parser as AsyncIterable<{ key: number; value: unknown }>)
+      yield { file, index: item.key, value: item.value, marks: { invalidBytes: 0, surrogateEscapes: scan.seen } };
   } catch (cause) {
     if (cause instanceof SlackExportError) throw cause;
     throw new SlackExportError(`${exp.origin}: ${file} is not a valid JSON array (${(cause as Error).message})`, SLACK_EXPORT_ERROR.jsonInvalid, { file: exp.origin, entry: file }, cause);
   } finally {
     bytes.destroy();
+    scan.destroy();
     parser.destroy();
   }
 }

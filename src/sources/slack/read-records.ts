@@ -1,3 +1,5 @@
+import { mayHoldLoneSurrogate } from '../../shared/json-checks/lone-surrogates.js';
+import type { TextMarks } from '../../shared/json-checks/export-text.js';
 import { SLACK_EXPORT_ERROR, SlackExportError } from './errors.js';
 import type { SlackExport } from './export.js';
 import { resolveSlackExportLimits, type SlackExportLimits } from './limits.js';
@@ -75,8 +77,8 @@ export function findConversationFolder(folders: ReadonlyMap<string, unknown>, co
 
 /** One day file of one conversation: its messages as raw JSON values, or why it could not be read. */
 export type SlackDay =
-  /** `invalidBytes`: bytes of the file that are not UTF-8 (marked in the messages holding them, see readWholeText). */
-  | { file: string; date: string; messages: unknown[]; invalidBytes: number }
+  /** With what the file's text showed: bytes that are not UTF-8 (marked, see readWholeText), surrogate escapes. */
+  | ({ file: string; date: string; messages: unknown[] } & TextMarks)
   | { file: string; date: string; problem: string };
 
 export interface DayReadOptions {
@@ -105,7 +107,7 @@ export async function* readConversationDays(exp: SlackExport, dayFiles: readonly
       continue;
     }
     if (!Array.isArray(parsed)) yield { file, date, problem: `expected a JSON array of messages, found ${parsed === null ? 'null' : typeof parsed}` };
-    else yield { file, date, messages: parsed, invalidBytes };
+    else yield { file, date, messages: parsed, invalidBytes, surrogateEscapes: mayHoldLoneSurrogate(text) };
   }
 }
 

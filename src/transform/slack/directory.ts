@@ -1,8 +1,10 @@
+import type { z } from 'zod';
+import { CLEAN_TEXT, recordTextProblem, type TextMarks } from '../../shared/json-checks/export-text.js';
 import { LIMITS } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
 import type { KnownAuthors } from './author-scan.js';
 import { createNameAllocator, makeValidName } from '../names.js';
-import { SlackConversation, SlackUser, parseRecord, type RecordProblem, type SlackMessage } from './records.js';
+import { SlackConversation, SlackUser, parseRecord, type Parsed, type RecordProblem, type SlackMessage } from './records.js';
 
 /** Where a record sits in the export: file and zero-based index in its JSON array. */
 export interface RecordPosition {
@@ -58,14 +60,21 @@ export interface SlackDirectory {
   rejected: readonly DirectoryRejection[];
 }
 
+/** parseRecord, after the record's text is found sendable (no unreadable byte, no lone surrogate). */
+function parseText<T>(schema: z.ZodType<T>, raw: unknown, marks: TextMarks): Parsed<T> {
+  const unsendable = recordTextProblem(raw, marks);
+  return unsendable ? { ok: false, problem: { field: unsendable.field ?? '', reason: unsendable.reason } } : parseRecord(schema, raw);
+}
+
 export interface SlackDirectoryOptions {
   /** The team id used in source keys; default: the most common `team_id` in users.json. */
   teamId?: string;
 }
 
 export interface SlackDirectoryBuilder {
-  addUser(position: RecordPosition, raw: unknown): void;
-  addConversation(kind: ConversationKind, position: RecordPosition, raw: unknown): void;
+  /** `marks`: what the file's text showed before the record (a record holding a lone surrogate is rejected). */
+  addUser(position: RecordPosition, raw: unknown, marks?: TextMarks): void;
+  addConversation(kind: ConversationKind, position: RecordPosition, raw: unknown, marks?: TextMarks): void;
   /** Call for every message of every day file; collects authors users.json lacks. */
   noteMessage(position: RecordPosition, raw: unknown): void;
   /** Authors `noteMessage` has nothing to learn from (listed in users.json, or already named by a message). */
@@ -114,8 +123,8 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
   const named = (id: string) => userIds.has(id) || references.get(id)?.name !== undefined;
 
   return {
-    addUser(position, raw) {
-      const parsed = parseRecord(SlackUser, raw);
+    addUser(position, raw, marks = CLEAN_TEXT) {
+      const parsed = parseText(SlackUser, raw, marks);
       if (!parsed.ok) return void rejected.push({ stage: 'users', position, problem: parsed.problem, raw });
       // Kept for the whole run: a copy, whose strings do not pin users.json's stream chunks (shared/detach-string.ts).
       const user = structuredClone(parsed.value);
@@ -128,8 +137,8 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
       if (botId !== undefined && botId !== '' && !botUsers.has(botId)) botUsers.set(botId, user.id);
     },
 
-    addConversation(kind, position, raw) {
-      const parsed = parseRecord(SlackConversation, raw);
+    addConversation(kind, position, raw, marks = CLEAN_TEXT) {
+      const parsed = parseText(SlackConversation, raw, marks);
       if (!parsed.ok) return void rejected.push({ stage: 'channels', position, problem: parsed.problem, raw });
       if (conversationIds.has(parsed.value.id))
         return void rejected.push({ stage: 'channels', position, problem: { field: 'id', reason: `conversation id ${parsed.value.id} appears twice; the first is kept` }, raw });

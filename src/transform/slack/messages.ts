@@ -1,4 +1,4 @@
-import { unreadableTextIn } from '../../shared/utf8-marks.js';
+import { CLEAN_TEXT, recordTextProblem, type TextMarks } from '../../shared/json-checks/export-text.js';
 import { LIMITS, type MessageImportItem } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
 import type { Outcome, SlackMappingContext } from './context.js';
@@ -46,9 +46,10 @@ export interface SlackMessageMapper {
    * Maps one day file of one channel: messages sorted by ts, one outcome per source message (a message
    * split at the body limit is one outcome with several items). Call with a channel's day files in
    * date order; channels may follow each other but should not interleave (each open channel keeps its
-   * thread bookkeeping until `endChannel`).
+   * thread bookkeeping until `endChannel`). `marks`: what the file's text showed (the messages are searched
+   * for unreadable bytes or lone surrogates only when it showed some).
    */
-  mapDay(channelKey: string, file: string, messages: readonly unknown[], hasUnreadableBytes?: boolean): Outcome<PendingMessage>[];
+  mapDay(channelKey: string, file: string, messages: readonly unknown[], marks?: TextMarks): Outcome<PendingMessage>[];
   /** Frees the channel's bookkeeping; call after its last day file. */
   endChannel(channelKey: string): void;
 }
@@ -97,14 +98,14 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
   };
 
   return {
-    mapDay(channelKey, file, messages, hasUnreadableBytes = false) {
+    mapDay(channelKey, file, messages, marks = CLEAN_TEXT) {
       const state = stateOf(channelKey);
       const outcomes: Outcome<PendingMessage>[] = [];
       const valid: { message: SlackMessage; position: RecordPosition }[] = [];
       messages.forEach((raw, index) => {
         const position = { file, index };
-        const unreadable = hasUnreadableBytes ? unreadableTextIn(raw, 'UTF-8') : undefined;
-        if (unreadable) return void outcomes.push({ outcome: 'rejected', position, field: unreadable.field ?? '', reason: unreadable.reason, raw: unreadable.raw });
+        const unsendable = recordTextProblem(raw, marks);
+        if (unsendable) return void outcomes.push({ outcome: 'rejected', position, field: unsendable.field ?? '', reason: unsendable.reason, raw: unsendable.raw });
         const parsed = parseRecord(SlackMessage, raw);
         if (parsed.ok) valid.push({ message: parsed.value, position });
         else outcomes.push({ outcome: 'rejected', position, field: parsed.problem.field, reason: parsed.problem.reason, raw });
