@@ -209,13 +209,13 @@ function userDifferences(source: Map<string, string>, platform: Map<string, Held
   return d;
 }
 
-/** Channels by key: changed name or display name (properties are not compared), extra keys. */
-function channelDifferences(source: string[][], platform: Map<string, { name: string; displayName: string }>): DifferenceCounts {
+/** Channels by key: changed name, display name or properties (the topic), extra keys. */
+function channelDifferences(source: string[][], platform: Map<string, { name: string; displayName: string; topic: string }>): DifferenceCounts {
   const d = none();
-  for (const [key, name, , title] of source) {
+  for (const [key, name, , title, topic] of source) {
     const held = platform.get(key!);
     if (!held) d.missing++;
-    else if (held.name !== name || held.displayName !== title) d.changed++;
+    else if (held.name !== name || held.displayName !== title || held.topic !== topic) d.changed++;
   }
   const keys = new Set(source.map((c) => c[0]));
   for (const key of platform.keys()) if (!keys.has(key)) d.extra++;

@@ -1,10 +1,10 @@
 /**
  * Verification against a platform changed behind chatport's back: a messy import (messy-source.ts) that
  * verified exact, then seeded changes made over the API as another client would (a message deleted, edited
- * to another length or the same length, its properties edited, one posted; a user's and a channel's
- * display name changed; a member removed, another added). `chatport verify` must name each change, as the
- * kind docs/verify.md gives it, by the record's source key, and nothing else. DIFF_SEEDS=1,2,... runs other
- * seeds.
+ * to another length or the same length, its properties edited, one posted, two moved; a user's and a
+ * channel's display name changed, another channel's properties; a member removed, another added; a channel
+ * deleted). `chatport verify` must name each change, as the kind docs/verify.md gives it, by the record's
+ * source key, and nothing else. DIFF_SEEDS=1,2,... runs other seeds.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,6 +89,10 @@ async function tamper(seed: number, c: Case): Promise<Expected[]> {
   const channel = pick(channels);
   await hand.mergePatch(`/channels/${channel.id}`, { displayName: 'renamed by hand' });
   expected.push(`changed channels ${channel.key}`);
+  // Another channel's properties (its topic) edited.
+  const retopiced = channel === edited ? other : edited;
+  await hand.mergePatch(`/channels/${retopiced.id}`, { properties: { topic: 'set by hand' } });
+  expected.push(`changed channels ${retopiced.key}`);
   const leaving = pick(channel.members);
   const leaver = users.find((u) => u.name === leaving)!;
   await hand.call('DELETE', `/channels/${channel.id}/members/${leaver.id}`);

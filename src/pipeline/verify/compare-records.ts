@@ -28,6 +28,7 @@ export interface ExpectedChannel {
   type: string;
   name?: string;
   displayName?: string;
+  properties?: Record<string, unknown>;
   members: string[];
 }
 
@@ -153,6 +154,8 @@ export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedCh
     if (item.type !== found.type) fields.push('type');
     if (item.type !== 'DIRECT' && item.name !== undefined && item.name !== found.name) fields.push('name');
     if (item.type !== 'DIRECT' && item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
+    // A DIRECT channel the people already had (no chatport marks) keeps its own properties: the item was not sent.
+    if (found.properties?.[CHANNEL_KEY_PROPERTY] !== undefined && !sameJsonValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
     else differences.push({ kind: 'changed', stage: 'channels', sourceKey, position, platformId: found.id, fields, message: `channel ${key} differs on the platform in ${fields.join(', ')}` });
   }
