@@ -116,7 +116,7 @@ export class SourceDuplicates {
     if (this.mode === 'last-wins') {
       // The last occurrence is sent (also a key the first pass did not see: it cannot happen).
       const loser = this.losers.get(ordinal);
-      if (loser === undefined) return undefined;
+      if (loser === undefined) return accepted.supersededBy && this.supersededInAnotherShard(accepted, accepted.supersededBy);
       const other = this.positions.at(loser.last);
       if (loser.same)
         return this.skip('duplicate', accepted, other, `key ${JSON.stringify(accepted.sourceKey)} appears again at ${describePosition(other)} with the same content; that record is sent, this one is counted as a duplicate`);
@@ -143,6 +143,10 @@ export class SourceDuplicates {
         message: `key ${JSON.stringify(accepted.sourceKey)} (${this.keyName}) was first seen at ${where} with other content; the first record is the one imported. Fix the source, or set options.duplicates: last-wins to import the later one`,
       },
     };
+  }
+
+  private supersededInAnotherShard(accepted: Accepted, other: RecordPosition): DuplicateVerdict {
+    return this.skip('superseded', accepted, other, `key ${JSON.stringify(accepted.sourceKey)} appears again at ${describePosition(other)}, in a channel another shard imports; the later record wins (duplicates: last-wins), this one is skipped`);
   }
 
   private skip(kind: 'duplicate' | 'superseded', accepted: Accepted, of: RecordPosition, message: string): DuplicateVerdict {

@@ -36,6 +36,8 @@ export interface Accepted<T = Record<string, unknown>> {
   channelId?: Int64;
   /** Messages of a stage with `thread`: the source key of the message this one replies to. */
   parentRef?: string;
+  /** `duplicates: last-wins`, sharded: a later record of this key, in a channel another shard imports, wins. */
+  supersededBy?: RecordPosition;
   /** `longBodies: split`: the record's further parts, to follow it in order (each its own record). */
   parts?: Accepted<T>[];
 }

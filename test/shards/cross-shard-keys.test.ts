@@ -62,6 +62,34 @@ describe('a key in two channels of different shards', () => {
   });
 });
 
+describe('a key in two channels of different shards, with duplicates: last-wins', () => {
+  it('is imported once, from the last record, and skipped in the other shard as superseded, as one run does', async () => {
+    const options = 'chunkRecords: 50\n  concurrency: 3\n  duplicates: last-wins';
+    const single = join(f.dir, 'last-single');
+    const [a1, b1] = channelsOnBothShards('lwone');
+    await writeInputs(single, 'lwone', a1, b1);
+    const { config: one } = await writePipeline(single, generatedPipeline('cross-last-one', options));
+    const whole = await runImport({ config: one, stateDir: join(single, 'state'), verify: {} }, { client: f.client });
+    expect(whole.stages.messages).toMatchObject({ read: 5, imported: 3, skipped: 2, rejected: 0 });
+
+    const dir = join(f.dir, 'last-sharded');
+    const [a, b] = channelsOnBothShards('lwtwo');
+    await writeInputs(dir, 'lwtwo', a, b);
+    const { config } = await writePipeline(dir, generatedPipeline('cross-last-two', options));
+    const reports: RunReport[] = [];
+    for (const index of [0, 1]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    const sum = (field: 'read' | 'imported' | 'rejected' | 'skipped') => reports.reduce((n, r) => n + r.stages.messages![field], 0);
+    expect([sum('read'), sum('imported'), sum('skipped'), sum('rejected')]).toEqual([5, 3, 2, 0]);
+    for (const r of reports) expect(r.verification?.status).toBe('exact');
+    // Shard 0 holds the first channel: both its records lose to later ones of the second channel.
+    const superseded = (await readFile(join(reports[0]!.runDir, 'duplicates', 'messages.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number; of: { line: number } });
+    expect(superseded.map((d) => [d.kind, d.line, d.of.line])).toEqual([['superseded', 2, 4], ['superseded', 3, 6]]);
+    const channels = (await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === 'cross-last-two');
+    const bodies = await Promise.all(channels.map(async (c) => (await all(f.client.channels.messages(c.id, { pageSize: 100 }))).map((m) => m.body)));
+    expect(bodies.flat().sort()).toEqual(['second one', 'second three', 'second two']);
+  });
+});
+
 describe('one channel name in two shards', () => {
   it('unique: suffix numbers the second as one run does, whichever shard runs first', async () => {
     const dir = join(f.dir, 'suffix');

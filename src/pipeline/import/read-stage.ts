@@ -1,10 +1,10 @@
 import { parseRecordBatches, type ParseRecordsOptions, type RecordPosition, type SourceItem } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
-import { createStageProcessor, type ChannelIdLookup, type Processed, type UserNameLookup } from '../../transform/index.js';
+import { createStageProcessor, type Accepted, type ChannelIdLookup, type Processed, type UserNameLookup } from '../../transform/index.js';
 import { stageUsesUserRefs, userNamesOf } from './user-names.js';
 import { processedChannelKey, rawChannelKey, sampledChannelKeys, trialCut, trialSkip, type TrialCut } from './trial.js';
-import { stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
+import { stageProcessorSpec, type PipelineConfig, type ShardSpec, type StageConfig } from '../../config/index.js';
 import { readSlackStageBatches } from '../slack/index.js';
 import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
@@ -98,11 +98,14 @@ async function* readSourceBatches(
   let ordinal = 0;
   const shard = config.shard !== undefined && !shardTakesAll(stage) ? config.shard : undefined;
   // A channel's key never falls to two shards; a member's or message's may (foreign-keys.ts).
-  const foreign = shard !== undefined && stage.stage !== 'channels' ? new ForeignKeys(typeof stage.key === 'string' ? stage.key : stage.key.join(', ')) : undefined;
+  const lastWins = stage.options.duplicates === 'last-wins';
+  const foreign = shard !== undefined && stage.stage !== 'channels' ? new ForeignKeys(typeof stage.key === 'string' ? stage.key : stage.key.join(', '), lastWins ? 'last' : 'first') : undefined;
   // A channel's name may (foreign-names.ts).
   const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames() : undefined;
   deps.onInputBytes?.(0, total);
+  let seq = 0;
   try {
+    if (foreign && lastWins) await noteLaterForeignKeys(stage, inputs, shard!, foreign, deps.signal);
     for (const input of inputs) {
       if (deps.signal?.aborted) return;
       const bytes = countBytes(input.open(), (n) => {
@@ -117,18 +120,19 @@ async function* readSourceBatches(
           const out: Processed[] = [];
           for (let i = 0; i < batch.length; i++) {
             const item = batch[i]!;
+            seq++;
             const channelKey = 'record' in item ? rawChannelKey(stage, item.record) : undefined;
             // Another shard's record is its to read, map and count (a sharded run's accounting is the sum of its
             // shards'); only its key is noted, so that a record of this shard with the same key is told apart.
             if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) {
-              foreign?.noteForeign('record' in item ? rawSourceKey(stage, item.record) : undefined, item.position);
+              if (!lastWins) foreign?.noteForeign('record' in item ? rawSourceKey(stage, item.record) : undefined, item.position, seq);
               foreignNames?.note(process(item));
               continue;
             }
             // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
             const because = cut?.(++ordinal, channelKey);
             let processed = because === undefined ? process(item) : trialSkip(item.position, because);
-            if (foreign && processed.kind === 'accepted') processed = foreign.check(processed);
+            if (foreign && processed.kind === 'accepted') processed = lastWins ? markSuperseded(foreign, processed, seq) : foreign.check(processed);
             if (foreignNames && processed.kind === 'accepted') processed = foreignNames.check(processed);
             out.push(processed);
             // A long body split into parts (longBodies: split): the parts follow, each a record of its own.
@@ -146,6 +150,38 @@ async function* readSourceBatches(
   } finally {
     foreign?.close();
   }
+}
+
+/**
+ * `duplicates: last-wins`, sharded: every other shard's record key with its place in the input, read before
+ * this shard's records (a record of this shard loses to a later one of another shard: foreign-keys.ts).
+ * Parsing only, no mapping; `seq` counts every record as readSourceBatches does.
+ */
+async function noteLaterForeignKeys(stage: StageConfig, inputs: InputObject[], shard: ShardSpec, foreign: ForeignKeys, signal: AbortSignal | undefined): Promise<void> {
+  let seq = 0;
+  for (const input of inputs) {
+    let last: RecordPosition | undefined;
+    try {
+      for await (const batch of parseRecordBatches(input.open(), parseOptionsOf(stage, input.uri))) {
+        for (const item of batch) {
+          seq++;
+          if (!('record' in item) || ownsRecord(shard, rawChannelKey(stage, item.record), item.position)) continue;
+          foreign.noteForeign(rawSourceKey(stage, item.record), item.position, seq);
+        }
+        last = batch[batch.length - 1]?.position ?? last;
+        if (signal?.aborted) return;
+      }
+    } catch (error) {
+      throw inputReadFailure(stage, input.uri, last, error);
+    }
+  }
+}
+
+/** An accepted record of this shard that a later record of another shard supersedes is marked so (last-wins). */
+function markSuperseded(foreign: ForeignKeys, processed: Accepted, seq: number): Accepted {
+  const later = foreign.supersededBy(processed.sourceKey, seq);
+  if (later !== undefined) processed.supersededBy = later;
+  return processed;
 }
 
 /** What reading another stage for a look-up table needs of this read's deps (no progress callbacks). */

@@ -10,6 +10,9 @@ export function rawSourceKey(stage: StageConfig, record: Record<string, unknown>
   return sourceKeyOf(fields.map((f) => record[f]));
 }
 
+/** The two 32-bit hashes a source key is kept by (as the duplicate check keeps keys). */
+const keyHashes = (sourceKey: string): [number, number] => [textHash(sourceKey, 0x811c9dc5), textHash(sourceKey, 0x050c5d1f)];
+
 /**
  * The keys of other shards' records, as one shard reads a stage (docs/sharding.md). A key in two channels
  * that fall to different shards would be sent by both, and the platform keeps one of them (one idempotency
@@ -18,36 +21,41 @@ export function rawSourceKey(stage: StageConfig, record: Record<string, unknown>
  * first; the other shard does the same the other way round, so exactly the first record is sent. Two
  * records of one channel are always in the same shard, and its duplicate check tells them apart as before.
  *
+ * With `duplicates: last-wins` the last record of a key wins instead, so what matters is a later record of
+ * another shard: `keep: 'last'` notes each key's last record (noted before the shard's own records are
+ * read: readSourceBatches reads the input once more for that), and `supersededBy` names it.
+ *
  * Memory and disk as the duplicate check's (SpillingKeyTable: bounded, spilled under the system's temporary
- * folder), plus a PositionIndex to name the earlier record.
+ * folder), plus a PositionIndex to name the other record.
  */
 export class ForeignKeys {
   private readonly table: SpillingKeyTable;
   private readonly positions = new PositionIndex();
-  private seq = 0;
 
   constructor(
     /** The stage's key field(s), for the reason. */
     private readonly keyName: string,
+    /** Which record of a key is kept: the first (the default duplicate check) or the last (last-wins). */
+    private readonly keep: 'first' | 'last' = 'first',
     spillDir = join(tmpdir(), `chatport-foreign-keys-${process.pid}-${Math.random().toString(36).slice(2)}`),
   ) {
     this.table = new SpillingKeyTable(spillDir);
   }
 
-  /** Another shard's record, in input order: its key is noted unless an earlier record held it. */
-  noteForeign(sourceKey: string | undefined, position: RecordPosition): void {
-    const seq = ++this.seq;
+  /** Another shard's record, at `seq` in the stage's input order (every record counted, increasing). */
+  noteForeign(sourceKey: string | undefined, position: RecordPosition, seq: number): void {
     if (sourceKey === undefined) return;
-    const hi = textHash(sourceKey, 0x811c9dc5);
-    const lo = textHash(sourceKey, 0x050c5d1f);
-    if (this.table.lookup(hi, lo) !== undefined) return;
+    const [hi, lo] = keyHashes(sourceKey);
+    const found = this.table.lookup(hi, lo);
+    if (found !== undefined && this.keep === 'first') return;
     this.positions.note(seq, position);
-    this.table.insert(hi, lo, 0, seq);
+    if (found === undefined) this.table.insert(hi, lo, 0, seq);
+    else found.set(0, seq);
   }
 
   /** This shard's record, in input order: rejected when another shard's record held its key first. */
   check<T extends Accepted>(processed: T): T | Rejected {
-    const found = this.table.lookup(textHash(processed.sourceKey, 0x811c9dc5), textHash(processed.sourceKey, 0x050c5d1f));
+    const found = this.table.lookup(...keyHashes(processed.sourceKey));
     if (found === undefined) return processed;
     const first = describePosition(this.positions.at(found.ordinal));
     const key = JSON.stringify(processed.sourceKey);
@@ -65,6 +73,12 @@ export class ForeignKeys {
         },
       ],
     };
+  }
+
+  /** `keep: 'last'`: where another shard's record of this key comes after `seq`, the one that wins. */
+  supersededBy(sourceKey: string, seq: number): RecordPosition | undefined {
+    const found = this.table.lookup(...keyHashes(sourceKey));
+    return found !== undefined && found.ordinal > seq ? this.positions.at(found.ordinal) : undefined;
   }
 
   /** Removes the spilled keys' files. */
