@@ -62,6 +62,36 @@ describe('a key in two channels of different shards', () => {
   });
 });
 
+describe('a key whose first record a skip rule leaves out, in a channel of another shard', () => {
+  it('is imported from the later record, as one run does', async () => {
+    // A message moved to another channel: its old copy is marked deleted and skipped.
+    const withSkip = (yaml: string) => yaml.replace('    channel: channel\n', '    channel: channel\n    skip: [{ field: text, equals: deleted }]\n');
+    const write = async (dir: string, prefix: string, first: string, second: string) => {
+      await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\n`);
+      await writeInput(dir, 'channels.csv', `key,name,members\n${first},${prefix}first,${prefix}ana\n${second},${prefix}second,${prefix}ana\n`);
+      await writeInput(dir, 'messages.csv', `id,channel,author,text\nm1,${first},${prefix}ana,deleted\nm1,${second},${prefix}ana,moved here\n`);
+    };
+    const single = join(f.dir, 'skip-single');
+    const [a1, b1] = channelsOnBothShards('skone');
+    await write(single, 'skone', a1, b1);
+    const { config: one } = await writePipeline(single, withSkip(generatedPipeline('cross-skip-one')));
+    const whole = await runImport({ config: one, stateDir: join(single, 'state'), verify: {} }, { client: f.client });
+    expect(whole.stages.messages).toMatchObject({ read: 2, imported: 1, skipped: 1, rejected: 0 });
+
+    const dir = join(f.dir, 'skip-sharded');
+    const [a, b] = channelsOnBothShards('sktwo');
+    await write(dir, 'sktwo', a, b);
+    const { config } = await writePipeline(dir, withSkip(generatedPipeline('cross-skip-two')));
+    const reports: RunReport[] = [];
+    for (const index of [0, 1]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    const sum = (field: 'read' | 'imported' | 'rejected' | 'skipped') => reports.reduce((n, r) => n + r.stages.messages![field], 0);
+    expect([sum('read'), sum('imported'), sum('skipped'), sum('rejected')]).toEqual([2, 1, 1, 0]);
+    const channels = (await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === 'cross-skip-two');
+    const bodies = await Promise.all(channels.map(async (c) => (await all(f.client.channels.messages(c.id, { pageSize: 100 }))).map((m) => m.body)));
+    expect(bodies.flat()).toEqual(['moved here']);
+  });
+});
+
 describe('a key in two channels of different shards, with duplicates: last-wins', () => {
   it('is imported once, from the last record, and skipped in the other shard as superseded, as one run does', async () => {
     const options = 'chunkRecords: 50\n  concurrency: 3\n  duplicates: last-wins';

@@ -9,7 +9,7 @@ import { readSlackStageBatches } from '../slack/index.js';
 import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
 import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
-import { ForeignKeys, rawSourceKey } from '../shards/foreign-keys.js';
+import { ForeignKeys, foreignKeyReader } from '../shards/foreign-keys.js';
 import { ForeignNames } from '../shards/foreign-names.js';
 
 export interface ReadStageDeps {
@@ -100,12 +100,13 @@ async function* readSourceBatches(
   // A channel's key never falls to two shards; a member's or message's may (foreign-keys.ts).
   const lastWins = stage.options.duplicates === 'last-wins';
   const foreign = shard !== undefined && stage.stage !== 'channels' ? new ForeignKeys(typeof stage.key === 'string' ? stage.key : stage.key.join(', '), lastWins ? 'last' : 'first') : undefined;
+  const foreignKeyOf = foreign ? foreignKeyReader(stage) : undefined;
   // A channel's name may (foreign-names.ts).
   const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames() : undefined;
   deps.onInputBytes?.(0, total);
   let seq = 0;
   try {
-    if (foreign && lastWins) await noteLaterForeignKeys(stage, inputs, shard!, foreign, deps.signal);
+    if (foreign && lastWins) await noteLaterForeignKeys(stage, inputs, shard!, foreign, foreignKeyOf!, deps.signal);
     for (const input of inputs) {
       if (deps.signal?.aborted) return;
       const bytes = countBytes(input.open(), (n) => {
@@ -125,7 +126,7 @@ async function* readSourceBatches(
             // Another shard's record is its to read, map and count (a sharded run's accounting is the sum of its
             // shards'); only its key is noted, so that a record of this shard with the same key is told apart.
             if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) {
-              if (!lastWins) foreign?.noteForeign('record' in item ? rawSourceKey(stage, item.record) : undefined, item.position, seq);
+              if (!lastWins) foreign?.noteForeign(foreignKeyOf!(item), item.position, seq);
               foreignNames?.note(process(item));
               continue;
             }
@@ -157,7 +158,14 @@ async function* readSourceBatches(
  * this shard's records (a record of this shard loses to a later one of another shard: foreign-keys.ts).
  * Parsing only, no mapping; `seq` counts every record as readSourceBatches does.
  */
-async function noteLaterForeignKeys(stage: StageConfig, inputs: InputObject[], shard: ShardSpec, foreign: ForeignKeys, signal: AbortSignal | undefined): Promise<void> {
+async function noteLaterForeignKeys(
+  stage: StageConfig,
+  inputs: InputObject[],
+  shard: ShardSpec,
+  foreign: ForeignKeys,
+  foreignKeyOf: (item: SourceItem) => string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   let seq = 0;
   for (const input of inputs) {
     let last: RecordPosition | undefined;
@@ -165,8 +173,7 @@ async function noteLaterForeignKeys(stage: StageConfig, inputs: InputObject[], s
       for await (const batch of parseRecordBatches(input.open(), parseOptionsOf(stage, input.uri))) {
         for (const item of batch) {
           seq++;
-          if (!('record' in item) || ownsRecord(shard, rawChannelKey(stage, item.record), item.position)) continue;
-          foreign.noteForeign(rawSourceKey(stage, item.record), item.position, seq);
+          if (!ownsRecord(shard, 'record' in item ? rawChannelKey(stage, item.record) : undefined, item.position)) foreign.noteForeign(foreignKeyOf(item), item.position, seq);
         }
         last = batch[batch.length - 1]?.position ?? last;
         if (signal?.aborted) return;

@@ -1,13 +1,18 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RecordPosition } from '../../formats/index.js';
+import type { RecordPosition, SourceItem } from '../../formats/index.js';
 import type { StageConfig } from '../../config/index.js';
-import { PositionIndex, SpillingKeyTable, describePosition, sourceKeyOf, textHash, type Accepted, type Rejected } from '../../transform/index.js';
+import { PositionIndex, SpillingKeyTable, compileSkipRules, describePosition, sourceKeyOf, textHash, type Accepted, type Rejected } from '../../transform/index.js';
 
-/** A record's source key before mapping (its `key` fields as the stage processor reads them). */
-export function rawSourceKey(stage: StageConfig, record: Record<string, unknown>): string | undefined {
+/**
+ * The source key another shard's record holds, before mapping (its `key` fields as the stage processor
+ * reads them). None for a record a skip rule leaves out: one run never checks a skipped record's key, so a
+ * later record with that key (a message moved to another channel, its old copy marked deleted) is imported.
+ */
+export function foreignKeyReader(stage: StageConfig): (item: SourceItem) => string | undefined {
   const fields = typeof stage.key === 'string' ? [stage.key] : stage.key;
-  return sourceKeyOf(fields.map((f) => record[f]));
+  const skipped = compileSkipRules(stage.skip);
+  return (item) => ('record' in item && skipped(item.record) === -1 ? sourceKeyOf(fields.map((f) => item.record[f])) : undefined);
 }
 
 /** The two 32-bit hashes a source key is kept by (as the duplicate check keeps keys). */
