@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readRunStatus, type RunStatusView } from '../../pipeline/import/read-status.js';
 import { formatStageTable } from '../../pipeline/report.js';
-import { readShardedStatus, type ShardedStatus } from '../../pipeline/shards/combined-status.js';
+import { readShardedStatus, shardCountRuns, type ShardCountRun, type ShardedStatus } from '../../pipeline/shards/combined-status.js';
 import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
@@ -21,7 +21,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
       const view = options.shards === undefined ? await readRunStatus(stateDir) : await readShardedStatus(stateDir, parseShardCount(options.shards));
       if (options.json) ctx.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
       else if ('shards' in view) ctx.stdout.write(formatSharded(config.name, stateDir, view));
-      else ctx.stdout.write(`pipeline ${config.name}, state ${view.stateDir}\n${formatRun(view).join('\n')}\n`);
+      else ctx.stdout.write(`pipeline ${config.name}, state ${view.stateDir}\n${[...formatRun(view), ...shardedHint(view.state === 'none' ? await shardCountRuns(stateDir) : [])].join('\n')}\n`);
     });
 }
 
@@ -36,9 +36,14 @@ function formatRun(view: RunStatusView, indent = ''): string[] {
   return out;
 }
 
+/** Runs split over other shard counts under the state root: where to look instead (the count changed since). */
+function shardedHint(runs: ShardCountRun[], which = 'under this state folder'): string[] {
+  return runs.map((r) => `note: a run split over ${r.count} shards (${r.runId || 'no run yet'}) ${which}: see status --shards ${r.count}`);
+}
+
 function formatSharded(name: string, stateDir: string, view: ShardedStatus): string {
   const state = { done: 'done: every shard ended', unfinished: `unfinished: shard${view.waiting.length === 1 ? '' : 's'} ${view.waiting.join(', ')} still to run or resume`, failed: 'failed: a shard\'s latest run failed (its report says why; start it again to resume)' }[view.state];
-  const out = [`pipeline ${name}, ${view.count} shards under ${stateDir}: ${state}`];
+  const out = [`pipeline ${name}, ${view.count} shards under ${stateDir}: ${state}`, ...shardedHint(view.newer ?? [], 'started after every run shown here')];
   for (const shard of view.shards) out.push(`shard ${shard.index}/${view.count} (${shard.stateDir})`, ...formatRun(shard, '  '));
   out.push('', 'the run as one (users counted once, by shard 0):', formatStageTable(view.combined.stages, view.combined.totals, Math.max(0, ...Object.values(view.combined.stages).map((c) => c.durationMs))));
   return `${out.join('\n')}\n`;

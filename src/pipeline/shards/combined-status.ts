@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { emptyCounts, sumTotals, type RunReport, type StageCounts } from '../report.js';
 import { readRunStatus, type RunStatusView } from '../import/read-status.js';
 import type { StageName } from '../state/events.js';
@@ -16,6 +18,17 @@ export interface ShardedStatus {
   waiting: number[];
   /** The shards' last reports added up: users once (every shard ensures them; shard 0 counts them), the rest summed. */
   combined: { stages: Partial<Record<StageName, StageCounts>>; totals: RunReport['totals'] };
+  /**
+   * Runs of the same state root split over another count that started after every run of these shards (the
+   * count was changed since): this view is then not the latest. Newest first.
+   */
+  newer?: ShardCountRun[];
+}
+
+/** The newest run (run ids sort by start time) of the shard folders of one count under a state root. */
+export interface ShardCountRun {
+  count: number;
+  runId: string;
 }
 
 const ENDED_WELL = new Set(['succeeded', 'completed-with-rejects']);
@@ -25,7 +38,32 @@ export async function readShardedStatus(stateDir: string, count: number): Promis
   const waiting = shards.filter((s) => s.state !== 'ended' || !ENDED_WELL.has(s.lastReport?.status ?? '')).map((s) => s.index);
   const failed = shards.some((s) => s.lastReport?.status === 'failed');
   const stages = combineStages(shards.map((s) => s.lastReport));
-  return { count, shards, state: failed ? 'failed' : waiting.length > 0 ? 'unfinished' : 'done', waiting, combined: { stages, totals: sumTotals(stages) } };
+  const counts = await shardCountRuns(stateDir);
+  const own = counts.find((c) => c.count === count)?.runId ?? '';
+  const newer = counts.filter((c) => c.count !== count && c.runId > own);
+  return {
+    count, shards, state: failed ? 'failed' : waiting.length > 0 ? 'unfinished' : 'done', waiting, combined: { stages, totals: sumTotals(stages) },
+    ...(newer.length > 0 ? { newer } : {}),
+  };
+}
+
+const SHARD_FOLDER = /^shard-(\d+)-of-(\d+)$/;
+
+/** Every shard count with shard folders under a state root, and its newest run, newest first. */
+export async function shardCountRuns(stateDir: string): Promise<ShardCountRun[]> {
+  const newest = new Map<number, string>();
+  for (const name of await listNames(stateDir)) {
+    const m = SHARD_FOLDER.exec(name);
+    if (!m) continue;
+    const count = Number(m[2]);
+    const runId = (await listNames(join(stateDir, name, 'runs'))).sort().at(-1) ?? '';
+    if (!newest.has(count) || runId > newest.get(count)!) newest.set(count, runId);
+  }
+  return [...newest].map(([count, runId]) => ({ count, runId })).sort((a, b) => (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0));
+}
+
+async function listNames(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
 }
 
 /** Adds up the shards' stage counts; the users stage is shard 0's (each shard reads every user). */
