@@ -18,6 +18,13 @@ export function parseSampleFlag(value: string | undefined, flag = '--sample'): n
   return n;
 }
 
+/** Differences a shard still to resume explains: said before them, so they are not taken for a loss. */
+function unfinishedNote(shards: number[] | undefined): string {
+  if (shards === undefined) return '';
+  const which = `shard${shards.length === 1 ? '' : 's'} ${shards.join(', ')}`;
+  return `note: the latest run of ${which} has not ended (failed or stopped): what it has not sent yet shows as missing; run the same import again to resume it (status --shards says where it stands)\n`;
+}
+
 /** `chatport verify`: what the platform holds against the source; exit 0 when exact, 65 when anything differs. */
 export function registerVerify(program: Command, ctx: CliContext): void {
   addClientFlags(
@@ -45,8 +52,8 @@ export function registerVerify(program: Command, ctx: CliContext): void {
           { config, sample, ...(run ? { rejectsFiles: run.rejectsFiles, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
-        if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...result.summary, differences: result.differences }, null, 2)}\n`);
-        else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${formatVerification(result.summary, result.differences)}`);
+        if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...result.summary, differences: result.differences }, null, 2)}\n`);
+        else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${unfinishedNote(run?.unfinished)}${formatVerification(result.summary, result.differences)}`);
         if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
       } finally {
         await client.close();

@@ -12,6 +12,8 @@ export interface RunsToVerify {
   /** Where onExisting matches were kept (the users stage's run folder). */
   usersRunDir: string;
   trial?: TrialSpec;
+  /** With shards: those whose latest run has not ended (failed, or stopped): what they did not send yet is missing. */
+  unfinished?: number[];
 }
 
 /** The runs `chatport verify` compares against: the state folder's latest run, or with `shards` every shard's. */
@@ -34,5 +36,9 @@ export async function findShardRuns(stateDir: string, count: number): Promise<Ru
   if (missing.length > 0) throw new UsageError(`no run yet for shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of ${count} under ${stateDir}: run every shard before verifying them as one (or verify one shard with --state ${join(stateDir, `shard-${missing[0]}-of-${count}`)})`);
   const found = runs.map((r) => r!);
   if (found.some((r) => r.trial)) throw new UsageError('a shard\'s latest run was a trial (--limit/--sample): verify it alone with its own --state');
-  return { label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), usersRunDir: found[0]!.runDir };
+  const unfinished = found.flatMap((r, i) => (r.ended ? [] : [i]));
+  return {
+    label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), usersRunDir: found[0]!.runDir,
+    ...(unfinished.length > 0 ? { unfinished } : {}),
+  };
 }

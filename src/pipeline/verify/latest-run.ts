@@ -8,6 +8,8 @@ export interface LatestRun {
   runId: string;
   runDir: string;
   rejectsFile: string;
+  /** Whether it ended; one that did not (killed, or failed) resumes on the next import. */
+  ended: boolean;
   /** The latest run's trial cut. */
   trial?: TrialSpec;
   /**
@@ -26,11 +28,11 @@ export async function findLatestRun(stateDir: string): Promise<LatestRun | undef
     fold.add(e);
     whole.add(e);
   });
-  const { runId, trial } = fold.state;
+  const { runId, trial, ended } = fold.state;
   if (runId === undefined) return undefined;
   const wholeRunId = trial ? whole.lastEndedBefore(runId) : undefined;
   return {
-    runId, runDir: paths.runDir(runId), rejectsFile: paths.rejects(runId), ...(trial ? { trial } : {}),
+    runId, runDir: paths.runDir(runId), rejectsFile: paths.rejects(runId), ended, ...(trial ? { trial } : {}),
     ...(wholeRunId ? { wholeInputRun: { runId: wholeRunId, rejectsFile: paths.rejects(wholeRunId) } } : {}),
   };
 }
