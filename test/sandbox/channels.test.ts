@@ -176,7 +176,6 @@ describe('messages', () => {
       [{ type: 'BANANA', body: 'x', user: { username: 'bob' } }, 'type'],
       [{ type: 'SYSTEM_TEXT' }, 'body'],
       [{ type: 'FILE', body: 'no file', user: { username: 'bob' } }, 'file'],
-      [{ type: 'TEXT', body: 'whose?' }, 'user'],
       [{ type: 'SYSTEM_TEXT', body: 'notice', user: { username: 'bob' } }, 'user'],
       [{ type: 'SYSTEM_FILE', file, user: { username: 'bob' } }, 'user'],
     ];
@@ -188,6 +187,17 @@ describe('messages', () => {
     expect((await t.call('/channels/1')).json.lastReceivedMessage.id).toBe(before);
     const sent = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'FILE', file, user: { username: 'bob' } } });
     expect(sent.json).toMatchObject({ type: 'FILE', file: { type: 'EXTERNAL', ...file }, user: { name: 'bob' } });
+  });
+
+  it('POST /channels/{id}/messages without a user sends the system\'s message (§2): a TEXT or FILE becomes SYSTEM_TEXT or SYSTEM_FILE', async () => {
+    const file = { name: 'b.txt', contentType: 'text/plain', size: 3, url: 'https://files.example/b.txt' };
+    const text = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'whose?' } });
+    expect(text.status).toBe(200);
+    expect(text.json.type).toBe('SYSTEM_TEXT');
+    expect(text.json.user).toBeUndefined();
+    const sentFile = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'FILE', file } });
+    expect(sentFile.json).toMatchObject({ type: 'SYSTEM_FILE', file: { type: 'EXTERNAL', ...file } });
+    expect((await t.call(`/messages/${text.json.id}`)).json.type).toBe('SYSTEM_TEXT');
   });
 
   it('GET /messages/{id} and DELETE /messages/{id} (thread-shaped answer)', async () => {

@@ -32,18 +32,26 @@ const CreateMessage = z
   });
 
 /**
- * What the type asks of the rest of the body (§2: "body required for text"; a message without `user` is
- * the system's): a text needs its body, a file its file, TEXT and FILE their sender, SYSTEM_* none.
+ * What the type asks of the rest of the body (§2: "body required for text"): a text needs its body, a
+ * file its file; a SYSTEM_* message is the application's, so it names no sender.
  */
 function typeProblems(type: MessageType, m: { body?: string; file?: object; user?: object }): Array<{ path: string[]; message: string }> {
   const problems: Array<{ path: string[]; message: string }> = [];
   const isText = type === 'TEXT' || type === 'SYSTEM_TEXT';
   if (isText && m.body === undefined) problems.push({ path: ['body'], message: `a ${type} message needs a body` });
   if (!isText && m.file === undefined) problems.push({ path: ['file'], message: `a ${type} message needs a file` });
-  const bySystem = type.startsWith('SYSTEM_');
-  if (!bySystem && m.user === undefined) problems.push({ path: ['user'], message: `a ${type} message needs its sender (user); without one the message is the system's (SYSTEM_${type})` });
-  if (bySystem && m.user !== undefined) problems.push({ path: ['user'], message: `a ${type} message is sent by the application and carries no user` });
+  if (type.startsWith('SYSTEM_') && m.user !== undefined) problems.push({ path: ['user'], message: `a ${type} message is sent by the application and carries no user` });
   return problems;
+}
+
+/**
+ * The type a message is stored with: one sent without `user` is the system's (§2), so a TEXT or FILE
+ * without a sender is SYSTEM_TEXT or SYSTEM_FILE (decisions.md: "a file message sent with a user is FILE,
+ * without one SYSTEM_FILE").
+ */
+function storedType(type: MessageType, hasSender: boolean): MessageType {
+  if (hasSender || type.startsWith('SYSTEM_')) return type;
+  return type === 'TEXT' ? 'SYSTEM_TEXT' : 'SYSTEM_FILE';
 }
 
 /** Merge patch of a message (decisions.md: scopes read:message, update:message); null removes groupTag or properties. */
@@ -80,7 +88,7 @@ export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, 
   const userId = body.user ? bodyUserId(app, body.user, 'user') : undefined;
   const message: MessageRec = {
     id: app.store.nextId('message'),
-    type: body.type,
+    type: storedType(body.type as MessageType, userId !== undefined),
     channelId,
     ...(userId !== undefined ? { userId } : {}),
     ...(body.body !== undefined ? { body: body.body } : {}),
