@@ -14,7 +14,7 @@ export interface ContentRegion {
  * Aligns each region again by whole content (type, user, body, properties), then classifies as the token
  * comparison does: a missing message whose exact content is extra elsewhere is `out-of-order` (same
  * channel) or `misplaced`; a missing and an extra in one hunk with the same type are one `changed`
- * message; the rest are `missing` and `extra`. Pure.
+ * message (pairChanged: the closest pairs); the rest are `missing` and `extra`. Pure.
  */
 export function classifyContentRegions(regions: readonly ContentRegion[]): { findings: MessageFinding[]; verified: number } {
   let verified = 0;
@@ -29,15 +29,7 @@ export function classifyContentRegions(regions: readonly ContentRegion[]): { fin
   const findings: MessageFinding[] = [];
   pairMoves(hunks, findings);
   for (const h of hunks) {
-    for (let k = 0; k < Math.min(h.missing.length, h.extra.length); k++) {
-      const src = h.missing[k]!;
-      const found = h.extra[k]!;
-      if (src.message.item.type !== found.type) continue;
-      findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: src.ordinal, platformId: BigInt(found.id), fields: messageContentDifferences(src.message.item, found) });
-      h.missing.splice(k, 1);
-      h.extra.splice(k, 1);
-      k--;
-    }
+    pairChanged(h, findings);
     for (const src of h.missing) findings.push({ kind: 'missing', channelKey: h.channelKey, ordinal: src.ordinal });
     for (const found of h.extra) findings.push({ kind: 'extra', channelKey: h.channelKey, platformId: BigInt(found.id) });
   }
@@ -45,6 +37,31 @@ export function classifyContentRegions(regions: readonly ContentRegion[]): { fin
 }
 
 type Hunk = { channelKey: string; missing: Array<{ ordinal: number; message: SourceMessage }>; extra: Message[] };
+
+/**
+ * The hunk's missing and extra messages of one type paired as `changed`, the closest pairs first (fewest
+ * fields differing, then nearest in the hunk): when a message next to a changed one was deleted, the
+ * platform's message is named as the one it still mostly is, not as the first of the two. Removes the
+ * pairs from the hunk.
+ */
+function pairChanged(h: Hunk, findings: MessageFinding[]): void {
+  const candidates: Array<{ i: number; j: number; fields: string[] }> = [];
+  h.missing.forEach((src, i) =>
+    h.extra.forEach((found, j) => {
+      if (src.message.item.type === found.type) candidates.push({ i, j, fields: messageContentDifferences(src.message.item, found) });
+    }),
+  );
+  candidates.sort((a, b) => a.fields.length - b.fields.length || Math.abs(a.i - a.j) - Math.abs(b.i - b.j) || a.i - b.i || a.j - b.j);
+  const [paired, pairedExtra] = [new Set<number>(), new Set<number>()];
+  for (const { i, j, fields } of candidates) {
+    if (paired.has(i) || pairedExtra.has(j)) continue;
+    paired.add(i);
+    pairedExtra.add(j);
+    findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: h.missing[i]!.ordinal, platformId: BigInt(h.extra[j]!.id), fields });
+  }
+  h.missing = h.missing.filter((_, i) => !paired.has(i));
+  h.extra = h.extra.filter((_, j) => !pairedExtra.has(j));
+}
 
 /** Missing messages whose exact content is extra somewhere: moved (own channel first). Removes the pairs from the hunks. */
 function pairMoves(hunks: Hunk[], findings: MessageFinding[]): void {

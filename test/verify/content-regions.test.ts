@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import type { Message } from '../../src/api/index.js';
+import { classifyContentRegions } from '../../src/pipeline/verify/content-regions.js';
+import type { SourceMessage } from '../../src/pipeline/verify/source-messages.js';
+
+const source = (ordinal: number, user: string, body: string) => ({
+  ordinal,
+  message: { sourceKey: `m${ordinal}`, position: { file: 'messages.csv', line: ordinal + 1, index: ordinal }, channelKey: 'c0', item: { type: 'TEXT', user, body } } satisfies SourceMessage,
+});
+const held = (id: number, user: string | undefined, body: string) => ({ id, type: 'TEXT', channelId: 1, body, ...(user ? { user: { id: 1, name: user } } : {}) }) as unknown as Message;
+
+describe('messages read in full (classifyContentRegions)', () => {
+  it('pairs the platform message with the source message it still mostly is, not the first of the hunk', () => {
+    // m1 was deleted; m2 lost its sender (its user was deleted): the platform holds m0, m2 without a user, m3.
+    const region = { channelKey: 'c0', source: [source(0, 'ann', 'hello'), source(1, 'bob', 'gone now'), source(2, 'cy', 'still here'), source(3, 'ann', 'bye')], platform: [held(10, 'ann', 'hello'), held(12, undefined, 'still here'), held(13, 'ann', 'bye')] };
+    const { findings, verified } = classifyContentRegions([region]);
+    expect(verified).toBe(2);
+    expect(findings).toEqual([
+      { kind: 'changed', channelKey: 'c0', ordinal: 2, platformId: 12n, fields: ['user'] },
+      { kind: 'missing', channelKey: 'c0', ordinal: 1 },
+    ]);
+  });
+});
