@@ -64,6 +64,13 @@ describe('compareMessages', () => {
     expect(r.regions).toEqual([]);
   });
 
+  it('pairs a changed message with the source message it differs from least, not the first of its hunk', () => {
+    // b was deleted and c's body length changed (C): c is the changed one, b the missing one.
+    const r = compareMessages(sides({ c0: 'abc' }, { c0: 'aC' }));
+    expect(r.findings.map(brief).sort()).toEqual(['changed:c0:2', 'missing:c0:1']);
+    expect(r.findings.find((f) => f.kind === 'changed')!.fields).toEqual(['body']);
+  });
+
   it('classifies missing, extra, misplaced, out of order and changed', () => {
     // c0: b missing (ordinal 1); c1: x extra; d moved from c0 to c1 (misplaced); c2: g and h swapped (out of order);
     // c3: k's body length changed (K).

@@ -1,4 +1,5 @@
 import { align, forEachColumn, forEachMatch, type AlignOptions, type EditOp } from './align.js';
+import { closestPairs } from './closest-pairs.js';
 import { ExpectedMessages, PlatformMessages, sameToken, type Interner } from './message-columns.js';
 import type { DifferenceKind } from './types.js';
 
@@ -193,15 +194,14 @@ function pairChanged(hunk: { channelKey: string; dels: number[]; inss: number[] 
   if (!e || !p) return;
   const dels = hunk.dels.filter((i) => !taken.dels.has(`${hunk.channelKey}\u0000${i}`));
   const inss = hunk.inss.filter((j) => !taken.inss.has(`${hunk.channelKey}\u0000${j}`));
-  for (let k = 0; k < Math.min(dels.length, inss.length); k++) {
-    const i = dels[k]!;
-    const j = inss[k]!;
-    if (e.type[i] !== p.type[j]) continue;
-    const fields: string[] = [];
-    if (e.author[i] !== p.author[j]) fields.push('user');
-    if (e.length[i] !== p.length[j]) fields.push('body');
+  const tokenDifferences = (i: number, j: number): string[] | undefined => {
+    if (e.type[i] !== p.type[j]) return undefined;
+    return [...(e.author[i] !== p.author[j] ? ['user'] : []), ...(e.length[i] !== p.length[j] ? ['body'] : [])];
+  };
+  for (const pair of closestPairs(dels.length, inss.length, (k, l) => tokenDifferences(dels[k]!, inss[l]!))) {
+    const [i, j] = [dels[pair.i]!, inss[pair.j]!];
     taken.dels.add(`${hunk.channelKey}\u0000${i}`);
     taken.inss.add(`${hunk.channelKey}\u0000${j}`);
-    findings.push({ kind: 'changed', channelKey: hunk.channelKey, ordinal: e.ordinal[i]!, platformId: p.id[j]!, fields });
+    findings.push({ kind: 'changed', channelKey: hunk.channelKey, ordinal: e.ordinal[i]!, platformId: p.id[j]!, fields: pair.fields });
   }
 }

@@ -2,6 +2,7 @@ import type { Message } from '../../api/index.js';
 import { align } from './align.js';
 import { hunksOf, type MessageFinding } from './compare-messages.js';
 import { messageContentDifferences, type SourceMessage } from './source-messages.js';
+import { closestPairs } from './closest-pairs.js';
 
 /** A region (see compareMessages) with its records read in full: the source's and the platform's. */
 export interface ContentRegion {
@@ -38,29 +39,15 @@ export function classifyContentRegions(regions: readonly ContentRegion[]): { fin
 
 type Hunk = { channelKey: string; missing: Array<{ ordinal: number; message: SourceMessage }>; extra: Message[] };
 
-/**
- * The hunk's missing and extra messages of one type paired as `changed`, the closest pairs first (fewest
- * fields differing, then nearest in the hunk): when a message next to a changed one was deleted, the
- * platform's message is named as the one it still mostly is, not as the first of the two. Removes the
- * pairs from the hunk.
- */
+/** The hunk's missing and extra messages of one type paired as `changed` (closest-pairs.ts). Removes the pairs from the hunk. */
 function pairChanged(h: Hunk, findings: MessageFinding[]): void {
-  const candidates: Array<{ i: number; j: number; fields: string[] }> = [];
-  h.missing.forEach((src, i) =>
-    h.extra.forEach((found, j) => {
-      if (src.message.item.type === found.type) candidates.push({ i, j, fields: messageContentDifferences(src.message.item, found) });
-    }),
+  const pairs = closestPairs(h.missing.length, h.extra.length, (i, j) =>
+    h.missing[i]!.message.item.type === h.extra[j]!.type ? messageContentDifferences(h.missing[i]!.message.item, h.extra[j]!) : undefined,
   );
-  candidates.sort((a, b) => a.fields.length - b.fields.length || Math.abs(a.i - a.j) - Math.abs(b.i - b.j) || a.i - b.i || a.j - b.j);
-  const [paired, pairedExtra] = [new Set<number>(), new Set<number>()];
-  for (const { i, j, fields } of candidates) {
-    if (paired.has(i) || pairedExtra.has(j)) continue;
-    paired.add(i);
-    pairedExtra.add(j);
-    findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: h.missing[i]!.ordinal, platformId: BigInt(h.extra[j]!.id), fields });
-  }
-  h.missing = h.missing.filter((_, i) => !paired.has(i));
-  h.extra = h.extra.filter((_, j) => !pairedExtra.has(j));
+  for (const { i, j, fields } of pairs) findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: h.missing[i]!.ordinal, platformId: BigInt(h.extra[j]!.id), fields });
+  const [pairedI, pairedJ] = [new Set(pairs.map((p) => p.i)), new Set(pairs.map((p) => p.j))];
+  h.missing = h.missing.filter((_, i) => !pairedI.has(i));
+  h.extra = h.extra.filter((_, j) => !pairedJ.has(j));
 }
 
 /** Missing messages whose exact content is extra somewhere: moved (own channel first). Removes the pairs from the hunks. */
