@@ -3,7 +3,7 @@
  * (slack-migration/slack-diff.ts) migrated with its threads and verified exact, then replies changed over the
  * API as another client would (edited to the same length or another, their properties edited, one deleted,
  * one posted into a thread; as many of these as the export has replies; an orphan placed in its channel
- * edited). `chatport verify` must name each change by kind and source key, and nothing
+ * edited; a reply sent twice; a thread's first reply moved to its end). `chatport verify` must name each change by kind and source key, and nothing
  * else. DIFF_SEEDS=1,2,... runs other seeds.
  */
 import { join } from 'node:path';
@@ -75,9 +75,15 @@ const CHANGES: Array<(reply: HeldReply) => Promise<string>> = [
   },
 ];
 
+/** Posts a reply as it is (body, sender, properties) into its thread again: a copy at the thread's end. */
+const postAgain = ({ message, thread }: HeldReply) =>
+  hand.call('POST', `/threads/${thread}/messages`, { type: message.type, body: message.body, user: { username: message.user!.name }, properties: message.properties });
+
 /**
  * Changes as many thread replies as there are changes (or replies), posts one into the first thread, and
- * edits the first orphan; returns what verification must name (an extra by its platform id).
+ * edits the first orphan; then, among the replies left as they were, sends one a second time, and moves the
+ * first reply of a thread of three or more to its end. Returns what verification must name (an extra by its
+ * platform id).
  */
 async function tamperReplies(replies: readonly HeldReply[]): Promise<string[]> {
   const expected: string[] = [];
@@ -88,6 +94,15 @@ async function tamperReplies(replies: readonly HeldReply[]): Promise<string[]> {
   expected.push(`extra messages ${String(posted.id)}`);
   const orphan = replies.find((r) => r.thread === undefined);
   if (orphan) expected.push(await CHANGES[1]!(orphan));
+  const untouched = threaded.slice(CHANGES.length);
+  const moved = untouched.find((r, i) => i + 2 < untouched.length && untouched[i + 2]!.thread === r.thread && (i === 0 || untouched[i - 1]!.thread !== r.thread));
+  if (moved) {
+    await hand.call('DELETE', `/messages/${moved.message.id}`);
+    await postAgain(moved);
+    expected.push(`out-of-order messages ${moved.sourceKey}`);
+  }
+  const twice = untouched.find((r) => r !== moved);
+  if (twice) expected.push(`extra messages ${String((await postAgain(twice)).id)}`);
   return expected.sort();
 }
 

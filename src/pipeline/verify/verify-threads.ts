@@ -122,33 +122,62 @@ interface ThreadFindings {
 }
 
 /**
- * Missing and extra replies, then order and content: the replies both sides hold must come in the source's
- * order, each with the source's token. Returns how many were verified (a reply queued for a whole-content
- * check counts until the check finds a difference); extras go straight to `differences` (no source record).
+ * Missing and extra replies, then order and content. A reply is found by its key, at the first place the
+ * thread holds it; a second copy of a key is extra (a reply sent twice). The replies both sides hold must
+ * come in the source's order: the longest run of them that does is in order, the others are out of order
+ * (a reply posted again at the thread's end is the one named, not the ones it jumped). Each reply in order
+ * is compared by token. Returns how many were verified (a reply queued for a whole-content check counts
+ * until the check finds a difference); extras go straight to `differences` (no source record).
  */
 function compareThread(sides: ThreadSides, out: ThreadFindings): number {
   const { parent, replies, group, held } = sides;
   const place = `the reply thread of ${parent}`;
-  const heldAt = new Map(held.map((h, i) => [h.key === undefined ? undefined : keyHashText(h.key), i]));
-  const wanted = new Set<string>();
-  let verified = 0;
-  let lastIndex = -1;
+  const firstAt = new Map<string, number>();
+  held.forEach((h, i) => {
+    const key = h.key === undefined ? undefined : keyHashText(h.key);
+    if (key !== undefined && !firstAt.has(key)) firstAt.set(key, i);
+  });
+  const found: Array<{ reply: number; at: number }> = [];
   for (const reply of group) {
-    const key = replies.keyHashOf(reply);
-    wanted.add(key);
-    const at = heldAt.get(key);
-    if (at === undefined) {
-      out.findings.push({ kind: 'missing', reply, place });
-      continue;
-    }
-    lastIndex = Math.max(lastIndex, at);
-    if (at < lastIndex) out.findings.push({ kind: 'out-of-order', reply, place, platformId: held[at]!.id });
-    else if (compareReplyContent(replies, sides.content, { reply, place, message: held[at]!.message }, out)) verified++;
+    const at = firstAt.get(replies.keyHashOf(reply));
+    if (at === undefined) out.findings.push({ kind: 'missing', reply, place });
+    else found.push({ reply, at });
   }
-  for (const h of held)
-    if (h.key === undefined || !wanted.has(keyHashText(h.key)))
-      out.differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, which the source does not reply there` });
+  const inOrder = longestIncreasing(found.map((f) => f.at));
+  let verified = 0;
+  const matched = new Set<number>();
+  found.forEach(({ reply, at }, k) => {
+    matched.add(at);
+    if (!inOrder.has(k)) out.findings.push({ kind: 'out-of-order', reply, place, platformId: held[at]!.id });
+    else if (compareReplyContent(replies, sides.content, { reply, place, message: held[at]!.message }, out)) verified++;
+  });
+  held.forEach((h, i) => {
+    if (matched.has(i)) return;
+    const first = h.key === undefined ? undefined : firstAt.get(keyHashText(h.key));
+    const why = first !== undefined && matched.has(first) ? `a second copy of the reply it holds as message ${held[first]!.id}` : 'which the source does not reply there';
+    out.differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, ${why}` });
+  });
   return verified;
+}
+
+/** Indexes of one longest strictly increasing subsequence of `values` (patience sorting, n log n). */
+export function longestIncreasing(values: readonly number[]): Set<number> {
+  const tails: number[] = [];
+  const previous = new Array<number>(values.length).fill(-1);
+  for (let k = 0; k < values.length; k++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[tails[mid]!]! < values[k]!) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) previous[k] = tails[lo - 1]!;
+    tails[lo] = k;
+  }
+  const out = new Set<number>();
+  for (let k = tails.length > 0 ? tails[tails.length - 1]! : -1; k !== -1; k = previous[k]!) out.add(k);
+  return out;
 }
 
 /**
