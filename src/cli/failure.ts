@@ -32,6 +32,7 @@ const HINTS_BY_CODE: Readonly<Record<string, (details: Record<string, unknown>) 
     String(details.root ?? details.target ?? '').startsWith('s3://')
       ? 'check that the bucket exists and that the credentials may write to it; then run the same command again'
       : 'check that the --to folder exists, is a folder and is writable; then run the same command again',
+  OUTPUT_CONCURRENT_WRITE: () => 'let the other run end (one export per dataset and date at a time: concurrencyPolicy Forbid); then run the same command again',
   OUTPUT_UNAVAILABLE: () => 'check that the S3 endpoint is up and reachable; then run the same command again',
   // An export starts new jobs on every run; there is no state to resume.
   API_EXPORT_URL_EXPIRED: () => 'run the same command again: it starts new export jobs, with fresh links',

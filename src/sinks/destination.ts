@@ -7,7 +7,20 @@
  * the backend allows (see each backend).
  */
 import type { Readable } from 'node:stream';
+import { ChatportError } from '../shared/errors.js';
 import type { Partition } from './layout.js';
+
+/**
+ * Another run publishes the same dataset and date at the same time (`seen`: what gave it away). Retryable:
+ * once the other run has ended, a rerun publishes the date whole.
+ */
+export function concurrentWriteError(folder: string, seen: string, details: Record<string, unknown> = {}): ChatportError {
+  return new ChatportError(`another run is writing ${folder} at the same time: ${seen}; run one export per dataset and date at a time`, {
+    code: 'OUTPUT_CONCURRENT_WRITE',
+    transient: true,
+    details: { folder, ...details },
+  });
+}
 
 export interface PublishedUrls {
   manifestUrl: string;

@@ -7,16 +7,17 @@
  *   3. the manifest is renamed over the old one;
  *   4. `_SUCCESS` is written (aside, then renamed) last; then the old folder is deleted.
  * A crash leaves at worst an unmarked date and leftovers under `_staging`, removed by the next run of that
- * dataset and date. One writer per dataset and date at a time (the CronJob uses concurrencyPolicy Forbid).
+ * dataset and date. One writer per dataset and date at a time (the CronJob uses concurrencyPolicy Forbid):
+ * a run whose staging folder another run of the date cleared stops with OUTPUT_CONCURRENT_WRITE (retryable).
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
-import type { Destination, Publication, PublishedUrls } from './destination.js';
+import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
 import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
 
@@ -32,6 +33,16 @@ async function renameIfExists(from: string, to: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
+}
+
+async function isGone(path: string): Promise<boolean> {
+  return access(path).then(() => false, () => true);
+}
+
+/** A missing-file error while the run's own staging folder is gone: another run of the date cleared it. */
+async function clearedByOtherRun(error: unknown, staging: string, folder: string): Promise<Error | undefined> {
+  if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || !(await isGone(staging))) return undefined;
+  return concurrentWriteError(folder, `this run's staging folder ${staging} was removed (a run clears its date's staging when it starts)`, { staging });
 }
 
 export function createLocalDestination(rootDir: string): Destination {
@@ -66,7 +77,11 @@ export function createLocalDestination(rootDir: string): Destination {
 
       async writeDataFile(name: string, body: Readable): Promise<void> {
         // `flush` fsyncs before close, so a renamed file is on disk, not only in the page cache.
-        await pipeline(body, createWriteStream(join(stagedData, name), { flush: true }));
+        try {
+          await pipeline(body, createWriteStream(join(stagedData, name), { flush: true }));
+        } catch (error) {
+          throw (await clearedByOtherRun(error, staging, finalData)) ?? error;
+        }
       },
 
       async commit(manifestJson: string): Promise<PublishedUrls> {
@@ -96,7 +111,7 @@ export function createLocalDestination(rootDir: string): Destination {
           step = 'removing the previous output';
           await rm(stagingForDate, { recursive: true, force: true });
         } catch (error) {
-          throw wrap(step, error);
+          throw (await clearedByOtherRun(error, staging, finalData)) ?? wrap(step, error);
         }
         return { manifestUrl: pathToFileURL(finalManifest).href, successUrl: pathToFileURL(join(finalData, SUCCESS_MARKER)).href };
       },

@@ -5,11 +5,15 @@
  *   2. data files are uploaded to their final keys (lib-storage multipart Upload, streamed), named with a
  *      tag new to this attempt (`part-<run>-<attempt>-<n>`): a retry keeps its run id (Airflow's run_id),
  *      and an upload over a published name could not be undone;
- *   3. the manifest is written;
- *   4. keys in the date's folder that this run did not write are deleted;
+ *   3. the folder is checked for another writer (below), then the manifest is written;
+ *   4. keys in the date's folder that this run did not write are deleted, and this run's files checked again;
  *   5. `_SUCCESS` is written last.
  * `abort` deletes what this attempt uploaded and, unless the manifest was already replaced, puts the old
  * `_SUCCESS` back, so a failed run leaves the previous night's output published as it was.
+ * Two runs of one date at once (a retry while a stalled attempt still runs) would otherwise each delete the
+ * other's files as stale and both succeed, leaving a manifest that names deleted files. A run that finds
+ * files in the folder it neither wrote nor saw at its start, or misses one of its own, stops instead
+ * (OUTPUT_CONCURRENT_WRITE, retryable); S3 has no lock, so this narrows the race but cannot close it.
  */
 import {
   DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
@@ -18,7 +22,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
-import type { Destination, Publication, PublishedUrls } from './destination.js';
+import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3PublishFailure } from './s3-errors.js';
@@ -69,6 +73,19 @@ async function exists(client: S3Client, bucket: string, key: string): Promise<bo
   }
 }
 
+/** The error when the folder shows another writer (keys neither ours nor there at our start, or ours gone). */
+function otherWriterSeen(folderUrl: string, current: readonly string[], ours: ReadonlySet<string>, before: ReadonlySet<string>, marker: string) {
+  const present = new Set(current);
+  const foreign = current.filter((k) => !ours.has(k) && !before.has(k) && k !== marker);
+  const lost = [...ours].filter((k) => !present.has(k));
+  if (foreign.length === 0 && lost.length === 0) return undefined;
+  const seen = [
+    ...(foreign.length > 0 ? [`${foreign.length} file(s) it did not write appeared (first ${foreign[0]})`] : []),
+    ...(lost.length > 0 ? [`${lost.length} of its own file(s) disappeared (first ${lost[0]})`] : []),
+  ].join('; ');
+  return concurrentWriteError(folderUrl, seen, { foreign: foreign.slice(0, 10), lost: lost.slice(0, 10) });
+}
+
 /** A tag no key of the date's folder uses yet (8 hex digits: a clash is a 1-in-4-billion chance, checked anyway). */
 function newAttemptTag(runId: string, folderKey: string, existing: ReadonlySet<string>): string {
   for (;;) {
@@ -109,6 +126,13 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     const uploaded: string[] = [];
     let state: 'open' | 'committed' | 'aborted' = 'open';
     let manifestReplaced = false;
+    // Another writer's files may be in the folder: the old `_SUCCESS` must not come back to mark them.
+    let otherWriter = false;
+    const soleWriter = async (ours: ReadonlySet<string>) => {
+      const seen = otherWriterSeen(formatS3Url({ bucket, key: folderKey }), await listKeys(s3, bucket, folderKey), ours, previousKeys, markerKey);
+      otherWriter = seen !== undefined;
+      if (seen) throw seen;
+    };
 
     return {
       dataUrl: formatS3Url({ bucket, key: folderKey }),
@@ -137,15 +161,19 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
 
       async commit(manifestJson: string): Promise<PublishedUrls> {
         if (state !== 'open') throw new Error(`publication already ${state}`);
-        let step = 'writing the manifest';
+        const ours = new Set(uploaded);
+        let step = 'checking that no other run writes this date';
         try {
+          await soleWriter(ours);
+          step = 'writing the manifest';
           manifestReplaced = true;
           await s3.send(new PutObjectCommand({ Bucket: bucket, Key: manifestKey, Body: manifestJson, ContentType: 'application/json' }));
           state = 'committed';
           step = 'removing files of the previous output';
-          const ours = new Set(uploaded);
           const stale = (await listKeys(s3, bucket, folderKey)).filter((k) => !ours.has(k) && k !== markerKey);
           await deleteKeys(s3, bucket, stale);
+          step = 'checking that no other run removed files of this run';
+          await soleWriter(ours);
           step = 'writing _SUCCESS';
           // An explicit length: without it the SDK prints a console warning (not a JSON log line) for ''.
           await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
@@ -160,7 +188,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         state = 'aborted';
         // The attempt's keys are new (its tag), so deleting them leaves the previous output whole.
         await deleteKeys(s3, bucket, uploaded);
-        if (hadMarker && !manifestReplaced) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
+        if (hadMarker && !manifestReplaced && !otherWriter) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
       },
     };
   }

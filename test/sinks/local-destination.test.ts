@@ -1,7 +1,9 @@
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, expect, it } from 'vitest';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import { createLocalDestination, writeExport } from '../../src/sinks/index.js';
 import { describeDestinationContract, options, type DestinationUnderTest } from './destination-contract.js';
 import { asyncRows, sampleRows } from './sample-rows.js';
@@ -34,4 +36,23 @@ it('local: leaves no staging folder behind, and writes _SUCCESS after the manife
   expect(success).toBeGreaterThanOrEqual(await mtime('_manifests/messages/dt=2026-11-21/manifest.json'));
   for (const file of manifest.files) expect(success).toBeGreaterThanOrEqual(await mtime(`messages/dt=2026-11-21/${file.name}`));
   expect(manifest.files[0]!.url).toBe(`file://${target.root}/messages/dt=2026-11-21/${manifest.files[0]!.name}`);
+});
+
+it('local: a run whose staging another run of the date cleared stops with a retryable error, not "input missing"', async () => {
+  const target = await localTarget();
+  const partition = { dataset: 'messages', date: '2026-11-21' };
+  const body = () => Readable.from([Buffer.from('x')]);
+  const first = await target.destination.beginPublication(partition, 'RUNA');
+  await first.writeDataFile(first.dataFileName(0, 'ndjson.gz'), body(), 'application/x-ndjson');
+  // A second run of the same date starts and clears the date's staging (leftovers of crashed runs, it assumes).
+  const second = await target.destination.beginPublication(partition, 'RUNB');
+  for (const step of [() => first.writeDataFile(first.dataFileName(1, 'ndjson.gz'), body(), 'application/x-ndjson'), () => first.commit('{}')]) {
+    const refused: unknown = await step().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'OUTPUT_CONCURRENT_WRITE', message: expect.stringContaining('another run is writing') });
+    expect(exitCodeFor(refused)).toBe(ExitCode.TEMPORARY);
+  }
+  await first.abort();
+  await second.writeDataFile(second.dataFileName(0, 'ndjson.gz'), body(), 'application/x-ndjson');
+  await second.commit('{"runId":"RUNB"}');
+  expect(await target.listFiles()).toEqual(['_manifests/messages/dt=2026-11-21/manifest.json', 'messages/dt=2026-11-21/_SUCCESS', 'messages/dt=2026-11-21/part-RUNB-00000.ndjson.gz']);
 });

@@ -1,5 +1,8 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
+import type { Publication } from '../../src/sinks/destination.js';
 import { createDestination, writeExport } from '../../src/sinks/index.js';
 import { createS3Destination } from '../../src/sinks/s3-destination.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
@@ -83,4 +86,43 @@ it('S3: streams a file larger than one part as a multipart upload, intact', asyn
   expect(stored.length).toBe(manifest.files[0]!.bytes);
   const { createHash } = await import('node:crypto');
   expect(createHash('sha256').update(stored).digest('hex')).toBe(manifest.files[0]!.sha256);
+});
+
+it('S3: of two runs of one date at once, the one that finds the other\'s files stops (75) and the other publishes whole', async () => {
+  const target = await s3Target();
+  const partition = { dataset: 'messages', date: '2026-11-21' };
+  await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson', { runId: 'EARLIER' }));
+  const upload = async (publication: Publication, text: string) => {
+    const name = publication.dataFileName(0, 'ndjson.gz');
+    await publication.writeDataFile(name, Readable.from([Buffer.from(text)]), 'application/x-ndjson');
+    return name;
+  };
+  const first = await target.destination.beginPublication(partition, 'RUNA');
+  const second = await target.destination.beginPublication(partition, 'RUNB');
+  await upload(first, 'a');
+  const secondFile = await upload(second, 'b');
+
+  // Publishing now would delete the other run's file as stale, and its manifest would name a deleted file.
+  const refused: unknown = await first.commit('{"runId":"RUNA"}').catch((error: unknown) => error);
+  expect(refused).toMatchObject({ code: 'OUTPUT_CONCURRENT_WRITE', message: expect.stringContaining(secondFile) });
+  expect(exitCodeFor(refused)).toBe(ExitCode.TEMPORARY);
+  await first.abort();
+  // The old _SUCCESS stays down: it would mark the other run's files beside the old ones.
+  expect((await target.listFiles()).filter((f) => f.endsWith('_SUCCESS'))).toEqual([]);
+
+  await second.commit('{"runId":"RUNB"}');
+  expect(await target.listFiles()).toEqual(['_manifests/messages/dt=2026-11-21/manifest.json', 'messages/dt=2026-11-21/_SUCCESS', `messages/dt=2026-11-21/${secondFile}`]);
+});
+
+it('S3: a run whose files another run deleted as stale stops (75) instead of publishing a manifest of missing files', async () => {
+  const target = await s3Target();
+  const partition = { dataset: 'messages', date: '2026-11-21' };
+  const first = await target.destination.beginPublication(partition, 'RUNA');
+  await first.writeDataFile(first.dataFileName(0, 'ndjson.gz'), Readable.from([Buffer.from('a')]), 'application/x-ndjson');
+  // A second run starts after the first uploaded (its file looks like old output) and publishes first.
+  await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson', { runId: 'RUNB' }));
+  const refused: unknown = await first.commit('{"runId":"RUNA"}').catch((error: unknown) => error);
+  expect(refused).toMatchObject({ code: 'OUTPUT_CONCURRENT_WRITE', message: expect.stringContaining('disappeared') });
+  const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
+  expect(manifest.runId).toBe('RUNB');
 });
