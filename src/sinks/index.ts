@@ -7,7 +7,7 @@ export { createFileEncoder, columnBatchRows, OUTPUT_FORMATS, type OutputFormat, 
 export { writeRolledFiles, type RolledFile, type RollOptions } from './roll-files.js';
 export { ColumnBatch, isColumnBatches, type ColumnBatches } from './column-batch.js';
 export { buildManifest, type ExportManifest, type ManifestFile } from './manifest.js';
-export { SUCCESS_MARKER, MANIFESTS_FOLDER, dataFolder, manifestPath, dataFileName, validatePartition, validateRunId, type Partition } from './layout.js';
+export { SUCCESS_MARKER, MANIFESTS_FOLDER, PARTITION_COLUMN, dataFolder, manifestPath, dataFileName, validatePartition, validateRunId, type Partition } from './layout.js';
 export { COLUMN_TYPES, type ColumnType, type ColumnSpec, type TableSchema, type Row, type CellValue } from './schema.js';
 export { SinkRowError } from './cells.js';
 

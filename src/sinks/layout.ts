@@ -19,6 +19,11 @@ export interface Partition {
 }
 
 export const SUCCESS_MARKER = '_SUCCESS';
+/**
+ * The Hive partition column (`dt=YYYY-MM-DD`). Readers add it to every row, so no data column may have
+ * this name: Spark, Athena/Glue and BigQuery refuse or mis-read a table whose files also hold a `dt`.
+ */
+export const PARTITION_COLUMN = 'dt';
 /** Folder under the root for manifests; dataset names may not start with `_`, so none can clash. */
 export const MANIFESTS_FOLDER = '_manifests';
 /** Folder under a local root where output is written aside before it is renamed into place. */
@@ -45,11 +50,11 @@ export function validateRunId(runId: string): string {
 }
 
 export function dataFolder(partition: Partition): string {
-  return `${partition.dataset}/dt=${partition.date}`;
+  return `${partition.dataset}/${PARTITION_COLUMN}=${partition.date}`;
 }
 
 export function manifestPath(partition: Partition): string {
-  return `${MANIFESTS_FOLDER}/${partition.dataset}/dt=${partition.date}/manifest.json`;
+  return `${MANIFESTS_FOLDER}/${partition.dataset}/${PARTITION_COLUMN}=${partition.date}/manifest.json`;
 }
 
 /**

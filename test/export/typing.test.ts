@@ -247,6 +247,12 @@ describe('pure parts', () => {
     });
   });
 
+  it('never names a column dt, the partition column readers add to every row', () => {
+    const plan = planColumns(USERS_SCHEMA, ['id', 'dt', 'DT'], 'us', 'test');
+    expect(plan.unknownColumns).toEqual([{ source: 'dt', name: 'dt_2' }, { source: 'DT', name: 'dt_3' }]);
+    expect(plan.schema.columns.map((c) => c.name)).not.toContain('dt');
+  });
+
   it('resolves the logical date from a scheduler in UTC', () => {
     const now = Date.UTC(2026, 10, 22, 0, 30);
     expect(resolveExportDate(undefined, now)).toBe('2026-11-22');

@@ -7,7 +7,7 @@
  * strings. Declared columns the export lacks stay in the output as nulls and are reported.
  */
 import { ChatportError } from '../../shared/errors.js';
-import type { ColumnSpec, Row, TableSchema } from '../../sinks/index.js';
+import { PARTITION_COLUMN, type ColumnSpec, type Row, type TableSchema } from '../../sinks/index.js';
 import { isNullValue, parseBoolean, parseInt32, parseInt64, parseText, parseTimestamp, type ParsedCell } from './parse-cell.js';
 import { columnMatchKey, toOutputName, type DatasetSchema, type DeclaredType } from './schemas.js';
 
@@ -86,7 +86,8 @@ export function planColumns(declared: DatasetSchema, recordKeys: readonly string
     const type = c.type === 'timestamp' ? (timestampUnit === 'ms' ? 'timestamp_ms' : 'timestamp_us') : c.type;
     bindings.push({ key, column: { name: c.name, type, nullable: c.nullable !== false }, parse: c.type === 'timestamp' ? parseTimestamp : PARSERS[c.type] });
   }
-  const names = new Set(bindings.map((b) => b.column.name));
+  // The partition column is taken too: an export's own `dt` becomes `dt_2`.
+  const names = new Set([PARTITION_COLUMN, ...bindings.map((b) => b.column.name)]);
   const unknownColumns: UnknownColumn[] = [];
   for (const key of recordKeys) {
     if (used.has(key)) continue;
