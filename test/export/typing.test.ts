@@ -205,6 +205,33 @@ describe('exports in other shapes, from another origin', () => {
     expect(existsSync(dirname(staged))).toBe(false);
   });
 
+  it('s3: exports to two roots keep their own default rejects (one no longer deletes the other\'s)', async () => {
+    const tmp = stored.bed.tempDir();
+    const savedTmp = process.env.TMPDIR;
+    // The default rejects folder of an S3 export is under the temp folder.
+    process.env.TMPDIR = tmp;
+    try {
+      const s3Options = { s3: { endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } } };
+      const run = (to: string, runId: string, csv: string) => {
+        stored.serve(csv);
+        return runExport({ datasets: ['users'], to, format: 'ndjson', date: DATE, runId, job: { pollIntervalMs: 5 }, ...s3Options }, { client: stored.bed.client });
+      };
+      const tenantA = await run('s3://out/tenant-a', 'a1', 'id,name\n1,a\nx,b\n');
+      const tenantB = await run('s3://out/tenant-b/', 'b1', 'id,name\n1,a\ny,b\n');
+      const [fileA, fileB] = [tenantA.datasets[0]!.rejectsFile!, tenantB.datasets[0]!.rejectsFile!];
+      expect(fileA.startsWith(tmp) && fileB.startsWith(tmp)).toBe(true);
+      expect(readFileSync(fileA, 'utf8')).toContain('"x"');
+      expect(readFileSync(fileB, 'utf8')).toContain('"y"');
+      // The same root (a trailing slash or not) still replaces its own.
+      const again = await run('s3://out/tenant-a/', 'a2', 'id,name\n1,a\nz,b\n');
+      expect(existsSync(fileA)).toBe(false);
+      expect(dirname(again.datasets[0]!.rejectsFile!)).toBe(dirname(fileA));
+    } finally {
+      if (savedTmp === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = savedTmp;
+    }
+  });
+
   it('an export without a required column stops at once with DATA_INVALID naming it', async () => {
     stored.serve(Buffer.from('name,displayName\na,A\n'), 'text/csv');
     const { run } = await exportUsers('noid');

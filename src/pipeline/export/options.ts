@@ -1,4 +1,5 @@
 /** Options of `runExport`, each with its default, normalised once. */
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ulid } from 'ulid';
@@ -6,7 +7,7 @@ import type { ChatportClient } from '../../api/index.js';
 import { UsageError } from '../../shared/errors.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
-import { isS3Url } from '../../shared/s3-location.js';
+import { formatS3Url, isS3Url, parseS3Url } from '../../shared/s3-location.js';
 import { MANIFESTS_FOLDER, OUTPUT_FORMATS, validatePartition, validateRunId, type Destination, type OutputFormat, type ParquetOptions, type GzipTextOptions, type S3DestinationOptions } from '../../sinks/index.js';
 import type { TimestampUnit } from './column-plan.js';
 import type { DownloadOptions } from './download.js';
@@ -39,7 +40,7 @@ export interface RunExportOptions {
   text?: GzipTextOptions;
   /**
    * Where rejected rows go (outside the data folder). Default `<to>/_rejects` for a local destination,
-   * `<os tmpdir>/chatport-export/_rejects` for S3 (rejects are written locally).
+   * `<os tmpdir>/chatport-export/<bucket>-<hash of the root>/_rejects` for S3 (rejects are written locally).
    */
   rejectsDir?: string;
   /** Stop (exit 65, nothing of that dataset published) once more rows than this are rejected. Default no limit. */
@@ -76,6 +77,16 @@ export interface NormalizedExportOptions extends Required<Pick<RunExportOptions,
   download: DownloadOptions;
 }
 
+/**
+ * The default rejects folder of an S3 root: local, and one per root. A run replaces its dates' rejects, so a
+ * folder shared by every S3 root on the host let one root's run delete another's rejects of the same date.
+ */
+function s3RejectsDir(to: string): string {
+  const { bucket, key } = parseS3Url(to);
+  const root = formatS3Url({ bucket, key: key.replace(/\/+$/, '') });
+  return join(tmpdir(), 'chatport-export', `${bucket}-${createHash('sha256').update(root).digest('hex').slice(0, 12)}`, '_rejects');
+}
+
 export function normalizeExportOptions(options: RunExportOptions): NormalizedExportOptions {
   const datasets = [...new Set(options.datasets)];
   if (datasets.length === 0) throw new UsageError('no dataset to export: name messages, users or all');
@@ -83,7 +94,7 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
   if (!(OUTPUT_FORMATS as readonly string[]).includes(options.format)) throw new UsageError(`unknown format "${options.format}": expected ${OUTPUT_FORMATS.join(', ')}`, { format: options.format });
   const window = windowOf(options);
   const runId = validateRunId(options.runId ?? ulid());
-  const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? join(tmpdir(), 'chatport-export', '_rejects') : join(resolve(options.to), '_rejects'));
+  const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? s3RejectsDir(options.to) : join(resolve(options.to), '_rejects'));
   // Engines scan a table's whole prefix: rejects inside <to>/<dataset>/ would be read as data.
   const inside = (dir: string, parent: string) => `${resolve(dir)}/`.startsWith(`${resolve(parent)}/`);
   // The root itself would put <rejectsDir>/<dataset>/dt=… inside the data folders, and its _staging in the destination's.
