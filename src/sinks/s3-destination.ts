@@ -21,6 +21,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { UsageError } from '../shared/errors.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
@@ -95,9 +96,21 @@ function newAttemptTag(runId: string, folderKey: string, existing: ReadonlySet<s
   }
 }
 
+/**
+ * The key prefix of a root, without trailing slashes. Empty, `.` and `..` segments are refused: URL
+ * parsing and stores normalise them (`p/./r` is stored as `p/r`), so the keys written would not be the
+ * keys the manifest names.
+ */
+function rootPrefix(rootUrl: string, rawPrefix: string): string {
+  const prefix = rawPrefix.replace(/\/+$/, '');
+  if (prefix !== '' && prefix.split('/').some((segment) => segment === '' || segment === '.' || segment === '..'))
+    throw new UsageError(`S3 root ${rootUrl}: a key prefix may not have empty, "." or ".." segments (stores and HTTP clients rewrite them)`, { root: rootUrl });
+  return prefix;
+}
+
 export function createS3Destination(rootUrl: string, options: S3DestinationOptions = {}): Destination {
   const { bucket, key: rawPrefix } = parseS3Url(rootUrl);
-  const prefix = rawPrefix.replace(/\/+$/, '');
+  const prefix = rootPrefix(rootUrl, rawPrefix);
   const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
   let client = options.client;
   const getClient = () => (client ??= createSinkS3Client(options));

@@ -126,3 +126,17 @@ it('S3: a run whose files another run deleted as stale stops (75) instead of pub
   const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
   expect(manifest.runId).toBe('RUNB');
 });
+
+it('S3: refuses a root whose key prefix has empty, "." or ".." segments (stores rewrite them: the manifest would name other keys)', () => {
+  for (const root of [`s3://${BUCKET}/p/./r`, `s3://${BUCKET}/p/../r`, `s3://${BUCKET}/p//r`, `s3://${BUCKET}//p`]) {
+    let refused: unknown;
+    try {
+      createS3Destination(root, connection());
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused, root).toMatchObject({ message: expect.stringContaining('may not have empty, "." or ".." segments') });
+    expect(exitCodeFor(refused)).toBe(ExitCode.USAGE);
+  }
+  for (const root of [`s3://${BUCKET}`, `s3://${BUCKET}/`, `s3://${BUCKET}/a.b/..c/d//`]) expect(createS3Destination(root, connection()).root).toBe(root);
+});
