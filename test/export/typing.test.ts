@@ -87,6 +87,27 @@ describe('exports in other shapes, from another origin', () => {
     expect(reject.reasons).toEqual([expect.objectContaining({ field: 'extra', expected: expect.stringContaining('first record') })]);
   });
 
+  it.each(['parquet', 'ndjson'] as const)('%s: NDJSON that leaves nulls out: a declared column the first record lacks is still read from later records', async (format) => {
+    const lines = [
+      { id: 1, name: 'ann', createdTime: '2026-11-20T10:00:00Z' },
+      { id: 2, name: 'bob', createdTime: '2026-11-20T10:00:00Z', lastMessageTime: '2026-11-20T11:00:00Z', isGuest: true },
+      { id: 3, name: 'cy', createdTime: '2026-11-20T10:00:00Z', last_message_time: '2026-11-20T12:00:00Z' },
+      { id: 4, name: 'di', createdTime: '2026-11-20T10:00:00Z', lastMessageTime: '2026-11-20T11:00:00Z', last_message_time: '2026-11-20T12:00:00Z' },
+      { id: 5, name: 'ed', createdTime: '2026-11-20T10:00:00Z', lastMessageTime: 'soon', favouriteColor: 'red' },
+    ];
+    stored.serve(Buffer.from(lines.map((l) => JSON.stringify(l)).join('\n')), 'application/x-ndjson');
+    const root = stored.bed.tempDir();
+    const d = (await runExport({ datasets: ['users'], to: root, format, date: DATE, runId: `late-${format}`, job: { pollIntervalMs: 5 } }, { client: stored.bed.client })).datasets[0]!;
+    expect(d).toMatchObject({ rowsRead: 5, rowsWritten: 3, rowsRejected: 2 });
+    const hour = (h: number) => BigInt(Date.UTC(2026, 10, 20, h)) * 1000n;
+    expect((await readDataset(root, 'users', DATE)).map((r) => [r.id, r.is_guest, r.last_message_time])).toEqual([[1n, null, null], [2n, true, hour(11)], [3n, null, hour(12)]]);
+    const rejects = readFileSync(d.rejectsFile!, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { reasons: Array<{ field: string; expected: string }> });
+    expect(rejects.map((r) => r.reasons.map((x) => [x.field, x.expected]))).toEqual([
+      [['last_message_time', expect.stringContaining('one field per column')]],
+      [['lastMessageTime', expect.stringContaining('timestamp')], ['favouriteColor', expect.stringContaining('first record')]],
+    ]);
+  });
+
   it('NDJSON whose first lines cannot be read: they are rejected and counted, and the first readable record fixes the columns', async () => {
     const good = { id: 3, name: 'ida', displayName: 'Ida', isGuest: false, createdTime: '2026-11-20T10:00:00Z', channelsCount: 0, messagesCount: 0 };
     stored.serve(Buffer.from(['{broken', '[1,2]', JSON.stringify(good), 'also broken'].join('\n')), 'application/x-ndjson');

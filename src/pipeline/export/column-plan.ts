@@ -31,9 +31,14 @@ export interface ColumnPlan {
   /** What the sinks write. */
   schema: TableSchema;
   unknownColumns: UnknownColumn[];
-  /** Output names of declared columns absent from the export (written as nulls). */
+  /** Output names of declared columns absent from the export's first record (written as nulls there). */
   missingColumns: string[];
   readonly bindings: readonly Binding[];
+  /**
+   * Those declared columns by match key: an NDJSON export may leave a null out, so a later record can
+   * still carry one of them, and its value has a column waiting.
+   */
+  readonly lateColumns: ReadonlyMap<string, ColumnSpec & { parse: Binding['parse'] }>;
   /** Record keys the plan knows, to spot keys that appear only in later records. */
   readonly knownKeys: ReadonlySet<string>;
 }
@@ -73,6 +78,7 @@ export function planColumns(declared: DatasetSchema, recordKeys: readonly string
   const used = new Set<string>();
   const bindings: Binding[] = [];
   const missingColumns: string[] = [];
+  const lateColumns = new Map<string, ColumnSpec & { parse: Binding['parse'] }>();
   for (const c of declared.columns) {
     const key = byMatchKey.get(columnMatchKey(c.source));
     if (key === undefined) {
@@ -84,7 +90,9 @@ export function planColumns(declared: DatasetSchema, recordKeys: readonly string
       missingColumns.push(c.name);
     } else used.add(key);
     const type = c.type === 'timestamp' ? (timestampUnit === 'ms' ? 'timestamp_ms' : 'timestamp_us') : c.type;
-    bindings.push({ key, column: { name: c.name, type, nullable: c.nullable !== false }, parse: c.type === 'timestamp' ? parseTimestamp : PARSERS[c.type] });
+    const binding: Binding = { key, column: { name: c.name, type, nullable: c.nullable !== false }, parse: c.type === 'timestamp' ? parseTimestamp : PARSERS[c.type] };
+    bindings.push(binding);
+    if (key === undefined) lateColumns.set(columnMatchKey(c.source), { ...binding.column, parse: binding.parse });
   }
   // The partition column is taken too: an export's own `dt` becomes `dt_2`.
   const names = new Set([PARTITION_COLUMN, ...bindings.map((b) => b.column.name)]);
@@ -98,7 +106,7 @@ export function planColumns(declared: DatasetSchema, recordKeys: readonly string
     unknownColumns.push({ source: key, name });
     bindings.push({ key, column: { name, type: 'string', nullable: true }, parse: parseText });
   }
-  return { schema: { columns: bindings.map((b) => b.column) }, unknownColumns, missingColumns, bindings, knownKeys: new Set(recordKeys) };
+  return { schema: { columns: bindings.map((b) => b.column) }, unknownColumns, missingColumns, bindings, lateColumns, knownKeys: new Set(recordKeys) };
 }
 
 /** Types one record: every value parsed by its column, every problem listed (not only the first). */
@@ -117,13 +125,20 @@ export function typeRecord(plan: ColumnPlan, record: Readonly<Record<string, unk
     else (reasons ??= []).push({ column: b.column.name, field: b.key!, value: clip(value), expected: parsed.expected });
   }
   for (const key of Object.keys(record)) {
-    if (!plan.knownKeys.has(key) && !isNullValue(record[key]))
-      (reasons ??= []).push({
-        column: toOutputName(key),
-        field: key,
-        value: clip(record[key]),
-        expected: 'only the columns of the first record (the output schema is fixed by then)',
-      });
+    if (plan.knownKeys.has(key) || isNullValue(record[key])) continue;
+    const reason = typeLateValue(plan, key, record[key], row);
+    if (reason) (reasons ??= []).push(reason);
   }
   return reasons ? { ok: false, reasons } : { ok: true, row };
+}
+
+/** A value under a key the first record lacked: typed into its declared column, or why it cannot be. */
+function typeLateValue(plan: ColumnPlan, key: string, value: unknown, row: Record<string, Row[string]>): RejectReason | undefined {
+  const column = plan.lateColumns.get(columnMatchKey(key));
+  if (!column) return { column: toOutputName(key), field: key, value: clip(value), expected: 'only the columns of the first record (the output schema is fixed by then)' };
+  if (row[column.name] !== null) return { column: column.name, field: key, value: clip(value), expected: 'one field per column (another field of this record names it too)' };
+  const parsed = column.parse(value);
+  if (!parsed.ok) return { column: column.name, field: key, value: clip(value), expected: parsed.expected };
+  row[column.name] = parsed.value;
+  return undefined;
 }
