@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { partitionByDay, removeStaleSpools } from '../../src/pipeline/export/day-partitions.js';
+import { checkWindow } from '../../src/pipeline/export/export-window.js';
 import { runExport, type ExportReport } from '../../src/pipeline/export/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import type { Int64 } from '../../src/shared/int64.js';
@@ -198,4 +199,12 @@ it('another format for a published date is refused (exit 78) and the first stays
   const rerun = await runCli(['export', 'messages', '--to', root, '--format', 'parquet', '--date', DAY2, '--run-id', 'pq2', '--poll-interval', '0.01'], env());
   expect(rerun.exitCode).toBe(ExitCode.OK);
   expect(readManifest(root, 'messages', DAY2).runId).toBe('pq2');
+});
+
+it('an inverted window is refused with the bounds as given in its details', () => {
+  const window = { sinceMs: Date.UTC(2026, 10, 5), untilMs: Date.UTC(2026, 10, 1) };
+  expect(() => checkWindow(window)).toThrow(expect.objectContaining({
+    code: 'USAGE',
+    details: { since: '2026-11-05T00:00:00.000Z', until: '2026-11-01T00:00:00.000Z', days: [] },
+  }));
 });

@@ -57,10 +57,15 @@ export function parseWindowBound(text: string, flag: string): number {
   return Number(parsed.value / 1000n);
 }
 
+/** The bounds as given, and no days (describeWindow cannot list the days of an inverted window). */
+function emptyWindowDetails(window: ExportWindow): { since: string; until: string; days: string[] } {
+  return { ...describeWindow({ ...window, untilMs: window.sinceMs }), until: new Date(window.untilMs).toISOString() };
+}
+
 /** Checks a window: at least one day, since before until. */
 export function checkWindow(window: ExportWindow): ExportWindow {
   if (!(window.untilMs > window.sinceMs))
-    throw new UsageError(`empty window: --until (${utcDay(window.untilMs)}) must be after --since (${utcDay(window.sinceMs)}); the window is [since, until)`, describeWindow({ ...window, untilMs: window.sinceMs }));
+    throw new UsageError(`empty window: --until (${utcDay(window.untilMs)}) must be after --since (${utcDay(window.sinceMs)}); the window is [since, until)`, emptyWindowDetails(window));
   return window;
 }
 
