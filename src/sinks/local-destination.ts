@@ -17,6 +17,7 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
+import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
 import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
 import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
@@ -33,6 +34,10 @@ async function renameIfExists(from: string, to: string): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
+}
+
+function isDiskFailure(error: unknown): boolean {
+  return isSystemError(error) && exitCodeFor(error) === ExitCode.IO_ERROR;
 }
 
 async function isGone(path: string): Promise<boolean> {
@@ -63,7 +68,8 @@ export function createLocalDestination(rootDir: string): Destination {
     let state: 'open' | 'committed' | 'aborted' = 'open';
 
     const wrap = (step: string, error: unknown) =>
-      new ChatportError(`publishing ${dataFolder(partition)} to ${root} failed while ${step}`, {
+      // A full or failing disk is that (74, as for a data file), not a folder that cannot be written (73).
+      isDiskFailure(error) ? error : new ChatportError(`publishing ${dataFolder(partition)} to ${root} failed while ${step}`, {
         code: 'OUTPUT_WRITE_FAILED',
         transient: false,
         details: { root, dataset: partition.dataset, date: partition.date, step },

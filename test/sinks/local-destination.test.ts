@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
@@ -55,4 +55,16 @@ it('local: a run whose staging another run of the date cleared stops with a retr
   await second.writeDataFile(second.dataFileName(0, 'ndjson.gz'), body(), 'application/x-ndjson');
   await second.commit('{"runId":"RUNB"}');
   expect(await target.listFiles()).toEqual(['_manifests/messages/dt=2026-11-21/manifest.json', 'messages/dt=2026-11-21/_SUCCESS', 'messages/dt=2026-11-21/part-RUNB-00000.ndjson.gz']);
+});
+
+it('local: a full disk while the manifest is written is a disk failure (74), not an unwritable folder (73)', async () => {
+  const target = await localTarget();
+  const publication = await target.destination.beginPublication({ dataset: 'messages', date: '2026-11-21' }, 'RUNFULL');
+  await publication.writeDataFile(publication.dataFileName(0, 'ndjson.gz'), Readable.from([Buffer.from('x')]), 'application/x-ndjson');
+  // /dev/full answers every write with ENOSPC: the manifest lands on a full "disk".
+  await symlink('/dev/full', join(target.root, '_staging', 'messages', 'dt=2026-11-21', 'RUNFULL', 'manifest.json'));
+  const failed: unknown = await publication.commit('{}').catch((error: unknown) => error);
+  expect(failed).toMatchObject({ code: 'ENOSPC' });
+  expect(exitCodeFor(failed)).toBe(ExitCode.IO_ERROR);
+  await publication.abort();
 });
