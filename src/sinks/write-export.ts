@@ -35,6 +35,8 @@ export interface WriteExportOptions extends EncoderOptions {
    * is called once the rows are written, so it can report counts only known at the end.
    */
   details?: Record<string, unknown> | (() => Record<string, unknown>);
+  /** The last check before the publication commits, told how many rows it holds: a throw aborts it, and what the date held before stays. */
+  beforeCommit?: (rows: number) => void;
   now?: Now;
   logger?: Logger;
 }
@@ -70,6 +72,7 @@ export async function writeExport(rows: AsyncIterable<Row> | ColumnBatches, opti
       bytes: f.bytes,
       sha256: f.sha256,
     }));
+    options.beforeCommit?.(files.reduce((sum, f) => sum + f.rows, 0));
     const manifest = buildManifest({
       dataset: partition.dataset,
       date: partition.date,

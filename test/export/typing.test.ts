@@ -171,6 +171,20 @@ describe('exports in other shapes, from another origin', () => {
       expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'good', rowCount: 2 });
     });
 
+    it('every row rejected: without --max-rejects nothing is published over the date (REJECT_LIMIT_EXCEEDED, exit 65); with it, the empty day is published', async () => {
+      const { root, rerun, before, listFiles } = await publishedThenRerun(Buffer.from('id,name\nx,a\ny,b\n'));
+      const error = await rerun.then(() => undefined, (e: unknown) => e);
+      expect(error).toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED', message: expect.stringContaining('all 2 rows of users') });
+      expect(exitCodeFor(error)).toBe(65);
+      expect(listFiles(root).filter((f) => !f.startsWith('_rejects/'))).toEqual(before.filter((f) => !f.startsWith('_rejects/')));
+      expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'good', rowCount: 2 });
+      // The user's own threshold decides: an empty day is then published, with its rejects.
+      stored.serve(Buffer.from('id,name\nx,a\ny,b\n'));
+      const allowed = await runExport({ datasets: ['users'], to: root, format: 'parquet', date: DATE, runId: 'allowed', maxRejects: 10, job: { pollIntervalMs: 5 } }, { client: stored.bed.client });
+      expect(allowed.datasets[0]).toMatchObject({ rowsRead: 2, rowsWritten: 0, rowsRejected: 2 });
+      expect(readManifest(root, 'users', DATE)).toMatchObject({ runId: 'allowed', rowCount: 0 });
+    });
+
     it('a header with none of the schema\'s columns: the required column is missing (exit 65)', async () => {
       const { root, rerun, before, listFiles } = await publishedThenRerun(Buffer.from('foo,bar\n'));
       await expect(rerun).rejects.toMatchObject({ code: 'DATA_INVALID', message: expect.stringContaining('required column "id"') });

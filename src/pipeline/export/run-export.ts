@@ -178,8 +178,9 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     });
     const partitions: PartitionReport[] = [];
     const files: DatasetReport['files'] = [];
+    const keepIfAllRejected = allRejectedGuard(name, dataset, typed.counts, rejects.path, opts, Boolean(schema.dayColumn));
     for await (const day of typed.days) {
-      const result = await writeExport(day.rows, writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, details));
+      const result = await writeExport(day.rows, { ...writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, details), ...(keepIfAllRejected ? { beforeCommit: keepIfAllRejected(day.date) } : {}) });
       partitions.push({ date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl });
       files.push(...result.manifest.files);
     }
@@ -213,6 +214,27 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     await items.return?.();
     if (!rejectsPublished) await rejects.close().catch(() => undefined);
   }
+}
+
+/**
+ * Without `--max-rejects`, a partition none of whose rows could be typed is not published over what the
+ * date held: an export in a shape the schema does not fit (a platform revision, a damaged file) would
+ * otherwise replace good output with an empty day, exit 2, on every date a backfill touches. Only a run of
+ * one partition (a snapshot, or a one-day window: the nightly case) can tell, since a reject of a window
+ * may have no day; with `--max-rejects` the threshold is the user's.
+ */
+function allRejectedGuard(
+  source: string, dataset: ExportDataset, counts: TypedRows['counts'], rejectsPath: string, opts: NormalizedExportOptions, byDay: boolean,
+): ((date: string) => (rows: number) => void) | undefined {
+  if (opts.maxRejects !== Infinity || (byDay && daysOf(opts.window).length > 1)) return undefined;
+  return (date) => (rows) => {
+    const inWindow = counts.read - counts.outside;
+    if (rows > 0 || counts.rejected === 0 || counts.rejected < inWindow) return;
+    throw new ChatportError(
+      `${source}: all ${counts.rejected} rows of ${dataset} for ${date} were rejected (see ${rejectsPath}); nothing was published, and what the date held before stays. Fix the cause, or pass --max-rejects to publish such a date anyway`,
+      { code: 'REJECT_LIMIT_EXCEEDED', details: { source, rejected: counts.rejected, rowsRead: counts.read, rejectsFile: rejectsPath } },
+    );
+  };
 }
 
 /** All rows in one partition: a snapshot (users, labelled with the window's last day) or a one-day window. */
