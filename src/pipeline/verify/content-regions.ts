@@ -60,11 +60,13 @@ function pairMoves(hunks: Hunk[], findings: MessageFinding[]): void {
     }
   for (const hunk of hunks)
     for (const src of [...hunk.missing]) {
-      const list = extras.get(contentKey(src.message.item.type, src.message.item.user, src.message.item.body));
-      const at = list?.findIndex((x) => x.hunk.channelKey === hunk.channelKey) ?? -1;
-      const found = list?.[Math.max(0, at)];
-      if (!found || messageContentDifferences(src.message.item, found.message).length > 0) continue;
-      list!.splice(Math.max(0, at), 1);
+      // Type, author and body narrow the search; the move is to an extra equal in everything (properties
+      // too), in the message's own channel first: "ok" twice by one author are two messages.
+      const list = extras.get(contentKey(src.message.item.type, src.message.item.user, src.message.item.body)) ?? [];
+      const same = (x: { message: Message }) => messageContentDifferences(src.message.item, x.message).length === 0;
+      const found = list.find((x) => x.hunk.channelKey === hunk.channelKey && same(x)) ?? list.find(same);
+      if (!found) continue;
+      list.splice(list.indexOf(found), 1);
       hunk.missing.splice(hunk.missing.indexOf(src), 1);
       found.hunk.extra.splice(found.hunk.extra.indexOf(found.message), 1);
       const platformId = BigInt(found.message.id);
