@@ -170,7 +170,7 @@ function memberKey(c: Case, channelKey: string, username: string): string {
   return record ? record.cells[0]! : `${channelKey}/${username}`;
 }
 
-describe.each(diffSeeds('4,11,17'))('verification after the platform was changed by hand, seed %i', (seed) => {
+describe.each(diffSeeds('4,11,17,82'))('verification after the platform was changed by hand, seed %i', (seed) => {
   it('names each change by kind and source key, and nothing else', async () => {
     const c = generateCase(seed);
     const dir = join(f.dir, `seed-${seed}`);

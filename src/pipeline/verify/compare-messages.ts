@@ -101,6 +101,13 @@ export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number>
 /** How far a region reaches over equal tokens on each side of a difference. */
 const REGION_REACH = 20;
 
+/**
+ * Stretches at most this many aligned columns apart are one region: the token alignment may pair a
+ * message with another of the same author and length (a moved message with the one after the gap it
+ * left), and only reading both stretches together lets the whole-content alignment undo that.
+ */
+const REGION_GAP = 3;
+
 function regionsOf(channelKey: string, ops: readonly EditOp[], e: ExpectedMessages, p: PlatformMessages): Region[] {
   // The alignment as columns: (i, j) aligned, (i, -1) deleted, (-1, j) inserted.
   const colI: number[] = [];
@@ -119,8 +126,8 @@ function regionsOf(channelKey: string, ops: readonly EditOp[], e: ExpectedMessag
     let hi = c;
     while (hi < colI.length - 1 && hi - c < REGION_REACH && tokenAt(hi + 1) === token) hi++;
     const last = ranges[ranges.length - 1];
-    // Touching or overlapping stretches are one region: an edit next to a deletion is one place.
-    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    // Touching, overlapping or nearly touching stretches are one region: an edit next to a deletion is one place.
+    if (last && lo <= last[1] + 1 + REGION_GAP) last[1] = Math.max(last[1], hi);
     else ranges.push([lo, hi]);
   }
   return ranges.map(([lo, hi]) => {
