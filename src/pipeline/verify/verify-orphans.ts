@@ -2,7 +2,7 @@ import type { ChatportClient, Message } from '../../api/index.js';
 import type { StageConfig } from '../../config/index.js';
 import { parseInt64 } from '../../shared/int64.js';
 import { inOrderAhead } from '../../shared/in-order-ahead.js';
-import { mayBeReply, replyKeyOf } from '../import/replies/refs.js';
+import { repliesAt } from '../import/replies/deliver.js';
 import { keyHashText, type ExpectedReplies } from './expected-replies.js';
 
 /**
@@ -30,19 +30,10 @@ export async function orphansHeld(
     wanted.set(replies.keyHashOf(i), i);
   }
   const held = new Map<number, Message>();
-  const reads = inOrderAhead(byChannel, stage.options.concurrency, async ([channelId, wanted]) => ({ wanted, found: await wantedIn(client, stage, channelId, wanted, signal) }));
-  for await (const { wanted, found } of reads) for (const [hash, message] of found) held.set(wanted.get(hash)!, message);
+  const reads = inOrderAhead(byChannel, stage.options.concurrency, async ([channelId, wanted]) => {
+    const messages = await repliesAt({ client, stage, signal }, { kind: 'channel', channelId: parseInt64(channelId)! }, (message) => message, (key) => wanted.has(keyHashText(key)));
+    return { wanted, messages };
+  });
+  for await (const { wanted, messages } of reads) for (const [key, message] of messages) held.set(wanted.get(keyHashText(key))!, message);
   return held;
-}
-
-/** The channel's messages that are replies with a wanted key (by key hash; the first of a key). */
-async function wantedIn(client: ChatportClient, stage: StageConfig, channelId: string, wanted: ReadonlyMap<string, number>, signal: AbortSignal): Promise<Map<string, Message>> {
-  const found = new Map<string, Message>();
-  for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
-    if (!mayBeReply(stage, message.properties)) continue;
-    const key = replyKeyOf(stage, message.properties);
-    const hash = key === undefined ? undefined : keyHashText(key);
-    if (hash !== undefined && wanted.has(hash) && !found.has(hash)) found.set(hash, message);
-  }
-  return found;
 }

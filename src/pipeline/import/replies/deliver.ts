@@ -90,14 +90,19 @@ async function lookUp(deps: DeliverDeps, key: string, target: ReplyTarget): Prom
  * channel, and this table lives until the pass ends. Keys are copies, not views of the page's text, which
  * would keep each page alive.
  */
-export async function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, wanted?: (key: string) => boolean): Promise<Map<string, Int64>> {
+export function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, wanted?: (key: string) => boolean): Promise<Map<string, Int64>> {
+  return repliesAt(deps, target, (message) => message.id, wanted);
+}
+
+/** keysAt keeping what `pick` takes of each message (its id for the replies pass, the whole message for verification). */
+export async function repliesAt<T>(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, pick: (message: Message) => T, wanted?: (key: string) => boolean): Promise<Map<string, T>> {
   const options = { pageSize: 100, signal: deps.signal };
   const messages = target.kind === 'thread' ? deps.client.threads.messages(target.threadId, options) : deps.client.channels.messages(target.channelId, options);
-  const keys = new Map<string, Int64>();
+  const found = new Map<string, T>();
   for await (const message of messages) {
     if (target.kind === 'channel' && !mayBeReply(deps.stage, message.properties)) continue;
     const key = replyKeyOf(deps.stage, message.properties);
-    if (key !== undefined && !keys.has(key) && (target.kind === 'thread' || wanted === undefined || wanted(key))) keys.set(detachString(key), message.id);
+    if (key !== undefined && !found.has(key) && (target.kind === 'thread' || wanted === undefined || wanted(key))) found.set(detachString(key), pick(message));
   }
-  return keys;
+  return found;
 }
