@@ -32,9 +32,17 @@ export type DiscordUser = z.infer<typeof DiscordUser>;
 
 const emoji = z.looseObject({ id: optStr, name: optStr, code: optStr, isAnimated: z.boolean().nullish() });
 
+/**
+ * DiscordChatExporter writes a message type its own enum lacks as Discord's number (`Enum.ToString()`):
+ * a slash command's answer is `"20"`, a thread's starter `"21"`, a context-menu command's answer `"23"`.
+ * These read as the names the mapping knows; other numbers stay as written (system messages).
+ */
+const NUMBERED_KINDS: Readonly<Record<string, string>> = { '0': 'Default', '19': 'Reply', '20': 'ChatInputCommand', '21': 'ThreadStarterMessage', '23': 'ContextMenuCommand' };
+const messageKind = (type: string): string => NUMBERED_KINDS[type] ?? type;
+
 export const DiscordMessage = z.looseObject({
   id: snowflake,
-  type: z.string().min(1),
+  type: z.string().min(1).transform(messageKind),
   timestamp: z.string().min(1),
   timestampEdited: optStr,
   isPinned: z.boolean().nullish(),
