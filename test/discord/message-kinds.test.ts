@@ -44,3 +44,22 @@ describe('Discord message types DiscordChatExporter writes as numbers', () => {
     expect(parsed.ok && noteReplyChain(parsed.value, '600', roots)).toBe('800');
   });
 });
+
+describe('a forwarded Discord message', () => {
+  it('shows what it forwards: its content is empty, the words and files are in forwardedMessage', () => {
+    const outcome = mapped(
+      dce('803', 'Default', '', {
+        reference: { type: 'Forward', messageId: '1', channelId: '2', guildId: '3' },
+        forwardedMessage: {
+          timestamp: '2023-04-01T10:00:00+00:00', timestampEdited: null, content: 'the forwarded words',
+          attachments: [{ id: '7', url: 'https://cdn/f.png', fileName: 'f.png', fileSizeBytes: 12 }], embeds: [], stickers: [{ id: '8', name: 'wave', format: 'Png', sourceUrl: 'x' }],
+        },
+      }),
+    );
+    expect(outcome.kind === 'message' && outcome.message.body).toBe('[forwarded]\nthe forwarded words\n[file: f.png] https://cdn/f.png\n[sticker: wave]');
+  });
+  it('keeps a forward\'s own words first', () => {
+    const outcome = mapped(dce('805', 'Default', 'look', { forwardedMessage: { content: '', attachments: [], embeds: [{ title: 'A page', description: 'about it' }], stickers: [] } }));
+    expect(outcome.kind === 'message' && outcome.message.body).toBe('look\n[forwarded]\nA page\nabout it');
+  });
+});

@@ -90,9 +90,9 @@ export function discordMessage(raw: DiscordMessage, placement: DiscordPlacement,
   const system = PERSON_MESSAGE_TYPES.has(raw.type) ? undefined : raw.type;
   const content = raw.content ?? '';
   const files = (raw.attachments ?? []).map(fileFacts);
-  const text = [discordToText(content, context.names), ...files.map((f) => `[file: ${f.name ?? f.id ?? 'file'}]${f.url ? ` ${f.url}` : ''}`), ...(raw.stickers ?? []).map((s) => `[sticker: ${s.name ?? s.id}]`)]
-    .filter((line) => line !== '')
-    .join('\n');
+  // A forward's own content is empty: what it carries is in forwardedMessage.
+  const forwarded = raw.forwardedMessage ? textOf(raw.forwardedMessage, context.names) : '';
+  const body = [textOf(raw, context.names), forwarded === '' ? '' : `[forwarded]\n${forwarded}`].filter((part) => part !== '').join('\n');
   const thread = threadOf(raw, placement, context);
   const mentions = mentionsOf(raw, content);
   const message: SourceMessage = {
@@ -100,7 +100,7 @@ export function discordMessage(raw: DiscordMessage, placement: DiscordPlacement,
     channelId: placement.channelId,
     authorId: raw.author.id,
     ...(system ? { system } : {}),
-    body: text === '' ? embedsText(raw.embeds ?? []) : text,
+    body,
     facts: compact({
       ts: raw.timestamp,
       time: isoOf(raw.timestamp),
@@ -166,6 +166,18 @@ function fileFacts(a: NonNullable<DiscordMessage['attachments']>[number]): FileF
 function reactionFacts(r: NonNullable<DiscordMessage['reactions']>[number]): ReactionFacts {
   const code = r.emoji.code ?? r.emoji.name ?? r.emoji.id ?? '?';
   return compact({ emoji: code, name: r.emoji.name ?? code, users: (r.users ?? []).map((u) => u.id), count: r.count ?? r.users?.length ?? 0 });
+}
+
+/** A message's (or a forwarded message's) text, files and stickers; with none of these, its embeds. */
+function textOf(m: Pick<DiscordMessage, 'content' | 'attachments' | 'stickers' | 'embeds'>, names: DiscordNames): string {
+  const text = [
+    discordToText(m.content ?? '', names),
+    ...(m.attachments ?? []).map((a) => `[file: ${a.fileName ?? a.id ?? 'file'}]${a.url ? ` ${a.url}` : ''}`),
+    ...(m.stickers ?? []).map((s) => `[sticker: ${s.name ?? s.id}]`),
+  ]
+    .filter((line) => line !== '')
+    .join('\n');
+  return text === '' ? embedsText(m.embeds ?? []) : text;
 }
 
 /** A message with no text of its own (a link preview, a bot's card): its embeds' titles and descriptions. */

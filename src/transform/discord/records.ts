@@ -30,6 +30,9 @@ export const DiscordUser = z.looseObject({
 });
 export type DiscordUser = z.infer<typeof DiscordUser>;
 
+const attachments = z.array(z.looseObject({ id: optStr, url: optStr, fileName: optStr, fileSizeBytes: z.number().nullish() })).nullish();
+const embeds = z.array(z.unknown()).nullish();
+const stickers = z.array(z.looseObject({ id: optStr, name: optStr })).nullish();
 const emoji = z.looseObject({ id: optStr, name: optStr, code: optStr, isAnimated: z.boolean().nullish() });
 
 /**
@@ -48,12 +51,13 @@ export const DiscordMessage = z.looseObject({
   isPinned: z.boolean().nullish(),
   content: z.string().nullish(),
   author: DiscordUser,
-  attachments: z.array(z.looseObject({ id: optStr, url: optStr, fileName: optStr, fileSizeBytes: z.number().nullish() })).nullish(),
-  embeds: z.array(z.unknown()).nullish(),
-  stickers: z.array(z.looseObject({ id: optStr, name: optStr })).nullish(),
+  attachments,
+  embeds,
+  stickers,
   reactions: z.array(z.looseObject({ emoji, count: z.number().nullish(), users: z.array(DiscordUser).nullish() })).nullish(),
   mentions: z.array(DiscordUser).nullish(),
   reference: z.looseObject({ messageId: snowflake.nullish(), channelId: snowflake.nullish(), guildId: snowflake.nullish() }).nullish(),
+  forwardedMessage: z.looseObject({ content: z.string().nullish(), attachments, embeds, stickers }).nullish(),
 });
 export type DiscordMessage = z.infer<typeof DiscordMessage>;
 
