@@ -78,12 +78,13 @@ export interface MattermostNames {
 }
 
 /**
- * A post and its replies as messages, the root first, replies in the order the export lists them, each
- * marked with its thread. `team` is undefined for a direct post.
+ * A post and its replies as messages, the root first, replies by `create_at` (ties in the order the export
+ * lists them), each marked with its thread. `team` is undefined for a direct post.
  */
 export function mattermostThread(post: MattermostPost | MattermostDirectPost, channelId: string, team: string | undefined, names: MattermostNames, position: ExportPosition): MessageOutcome[] {
   const rootId = postId(channelId, post);
-  const replies = post.replies ?? [];
+  // Mattermost lists a post's replies by post id, which is random, not by time (GetRepliesForExport).
+  const replies = [...(post.replies ?? [])].sort((a, b) => a.create_at - b.create_at);
   const root = mattermostMessage(post, channelId, rootId, team, names, position, replies.length > 0 ? { root: rootId, isRoot: true, replyCount: replies.length } : undefined);
   return [root, ...replies.map((reply) => mattermostMessage(reply, channelId, postId(channelId, reply), team, names, position, { root: rootId, isRoot: false }))];
 }
