@@ -5,11 +5,12 @@
  * columns hold: an old day's bad row does not count against every night. The export is served from
  * "storage" on another origin, so each test says what it holds.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, windowOfDate, type ExportReport, type ExportWindow } from '../../src/pipeline/export/index.js';
 import type { OutputFormat } from '../../src/sinks/index.js';
-import { listFiles, readDataset } from './read-output.js';
+import { listFiles, readDataset, readManifest } from './read-output.js';
 import { startStoredExportBed, type StoredExportBed } from './support.js';
 
 const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime';
@@ -23,9 +24,9 @@ describe('rows by day', () => {
   });
   afterAll(() => stored.close());
 
-  async function exportMessages(format: OutputFormat, window: ExportWindow, extra: { maxRejects?: number } = {}) {
-    const root = stored.bed.tempDir();
-    const report = await runExport({ datasets: ['messages'], to: root, format, window, runId: 'days', job: { pollIntervalMs: 5 }, ...extra }, { client: stored.bed.client });
+  async function exportMessages(format: OutputFormat, window: ExportWindow, extra: { maxRejects?: number; root?: string; runId?: string } = {}) {
+    const { root = stored.bed.tempDir(), runId = 'days', ...rest } = extra;
+    const report = await runExport({ datasets: ['messages'], to: root, format, window, runId, job: { pollIntervalMs: 5 }, ...rest }, { client: stored.bed.client });
     return { root, report, messages: report.datasets[0]! };
   }
 
@@ -110,6 +111,45 @@ describe('rows by day', () => {
         expect(run.report.status).toBe('succeeded');
         expect(run.messages).toMatchObject({ rowsRead: 3, rowsWritten: 1, rowsRejected: 0, rowsOutsideWindow: 2, rejectsFile: null });
       }
+    });
+  });
+
+  describe('a window of several days', () => {
+    const days = (since: string, until: string): ExportWindow => ({ sinceMs: Date.parse(`${since}T00:00:00Z`), untilMs: Date.parse(`${until}T00:00:00Z`) });
+    const idsIn = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { record: { id: string } }).record.id);
+    const rejectsOf = (root: string, date: string) => join(root, '_rejects', 'messages', `dt=${date}`);
+
+    it('files each reject under its day, so a later run of one day replaces only that day\'s rejects', async () => {
+      const window = [
+        [1, '1', '2026-11-20T10:00:00Z'], [2, 'NaN', '2026-11-20T10:00:00Z'],
+        [3, '1', '2026-11-21T10:00:00Z'], [4, 'NaN', '2026-11-21T10:00:00Z'],
+        [5, '1', '2026-11-31T10:00:00Z'],
+      ] as Array<[number, string, string]>;
+      stored.serve(csvOf(window));
+      const root = stored.bed.tempDir();
+      const run = await exportMessages('ndjson', days('2026-11-20', '2026-11-23'), { root, runId: 'win' });
+      const [day20, day21, undated] = [join(rejectsOf(root, '2026-11-20'), 'rejects-win.ndjson'), join(rejectsOf(root, '2026-11-21'), 'rejects-win.ndjson'), join(rejectsOf(root, '2026-11-22'), 'undated-win.ndjson')];
+      expect(run.messages).toMatchObject({ rowsRead: 5, rowsWritten: 2, rowsRejected: 3, rejectsFile: undated });
+      expect(run.messages.partitions.map((p) => p.rejectsFile)).toEqual([day20, day21, null]);
+      expect([idsIn(day20), idsIn(day21), idsIn(undated)]).toEqual([['2'], ['4'], ['5']]);
+      expect(JSON.parse(readFileSync(day20, 'utf8')) as unknown).toMatchObject({ date: '2026-11-20' });
+      for (const [date, file] of [['2026-11-20', day20], ['2026-11-21', day21], ['2026-11-22', null]] as const)
+        expect(readManifest(root, 'messages', date).details, date).toMatchObject({ rowsRejected: 3, rejectsFile: file, undatedRejectsFile: undated });
+
+      // The platform fixed row 4; the night of the 21st is run again: the other days' rejects stay.
+      stored.serve(csvOf(window.map(([id, length, time]) => [id, id === 4 ? '1' : length, time])));
+      const again = await exportMessages('ndjson', windowOfDate('2026-11-21'), { root, runId: 'day' });
+      expect(again.messages).toMatchObject({ rowsWritten: 2, rowsRejected: 1, rejectsFile: join(rejectsOf(root, '2026-11-21'), 'rejects-day.ndjson') });
+      expect(readManifest(root, 'messages', '2026-11-21').details).toMatchObject({ rejectsFile: again.messages.rejectsFile });
+      expect(readManifest(root, 'messages', '2026-11-21').details).not.toHaveProperty('undatedRejectsFile');
+      expect(readdirSync(rejectsOf(root, '2026-11-21'))).toEqual(['rejects-day.ndjson']);
+      expect(idsIn(again.messages.rejectsFile!)).toEqual(['5']);
+      expect([idsIn(day20), idsIn(undated)]).toEqual([['2'], ['5']]);
+
+      // The same window again replaces every rejects file of its days, the undated one too.
+      const rerun = await exportMessages('ndjson', days('2026-11-20', '2026-11-23'), { root, runId: 'win2' });
+      expect(rerun.messages.rowsRejected).toBe(2);
+      expect(['2026-11-20', '2026-11-21', '2026-11-22'].map((d) => existsSync(rejectsOf(root, d)) ? readdirSync(rejectsOf(root, d)) : [])).toEqual([['rejects-win2.ndjson'], [], ['undated-win2.ndjson']]);
     });
   });
 });

@@ -8,8 +8,10 @@
  * `<rejectsDir>/_staging/<dataset>/dt=<date>/` and moves them into place, removing the date's older
  * rejects files, only once the dataset is published. A failed run leaves its rejects aside (its error
  * names them) and the published ones as they were; the next run of that date clears what was aside.
- * A window of several days keeps its rejects in one file, in its last day's folder, and replaces the
- * rejects of every day it publishes: a day's older rejects would name rows of output that is gone.
+ * A window of several days writes one file per day, in that day's folder, so that a later run of one of its
+ * days replaces that day's rejects only; its rejects with no readable day (an unparseable record, a
+ * missing or bad created_time) go to `undated-<runId>.ndjson` in its last day's folder, which runs of one
+ * day leave alone (those rows belong to none of their days) and the next window over that day replaces.
  */
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
@@ -36,37 +38,104 @@ export interface RejectLine {
 
 /** Dataset names never start with `_`, so this folder clashes with none. */
 const REJECTS_STAGING = '_staging';
-const REJECTS_NAME = /^rejects-.+\.ndjson$/;
+/** What a run of one partition replaces in its date's folder. */
+const DAY_REJECTS = /^rejects-.+\.ndjson$/;
+/** What a window replaces in each of its days' folders: the days' rejects and earlier windows' undated ones. */
+const WINDOW_REJECTS = /^(rejects|undated)-.+\.ndjson$/;
 
 export interface RejectsPaths {
-  /** Where the run writes them. */
-  staged: string;
-  /** Where they are once the dataset is published. */
-  published: string;
-  /** The staging and published folders of every date the run publishes (the file's own date last). */
-  dates: Array<{ staged: string; published: string }>;
+  /** The staging and published folders of every date the run publishes, oldest first. */
+  dates: Array<{ date: string; staged: string; published: string }>;
+  runId: string;
 }
 
-/** The rejects of a run publishing `dates` of a dataset: one file, named for the last date. */
+/** The folders of the rejects of a run publishing `dates` of a dataset. */
 export function rejectsPathFor(rejectsDir: string, dataset: string, dates: readonly string[], runId: string): RejectsPaths {
-  const name = `rejects-${runId}.ndjson`;
-  const folders = dates.map((date) => ({ staged: join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`), published: join(rejectsDir, dataset, `dt=${date}`) }));
-  const own = folders.at(-1)!;
-  return { staged: join(own.staged, name), published: join(own.published, name), dates: folders };
+  return { dates: dates.map((date) => ({ date, staged: join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`), published: join(rejectsDir, dataset, `dt=${date}`) })), runId };
 }
 
-export class RejectsFile {
+/** One file of rejects: written aside, moved into place once the dataset is published. */
+class RejectsSink {
   count = 0;
   private stream: WriteStream | undefined;
-  /** Where the lines are being written (named in errors of a failed run). */
-  readonly path: string;
-  readonly publishedPath: string;
+
+  constructor(
+    readonly staged: string,
+    readonly published: string,
+  ) {}
+
+  async write(text: string): Promise<void> {
+    if (!this.stream) {
+      await mkdir(dirname(this.staged), { recursive: true });
+      this.stream = createWriteStream(this.staged, { flags: 'w' });
+    }
+    this.count++;
+    if (!this.stream.write(text)) await once(this.stream, 'drain');
+  }
+
+  /** True when anything was written. */
+  async close(): Promise<boolean> {
+    const stream = this.stream;
+    if (!stream) return this.count > 0;
+    this.stream = undefined;
+    await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    return true;
+  }
+}
+
+/**
+ * The rejects of one dataset. A run of one partition writes every reject to one file; a window of several
+ * days writes each to its day's file, or to the undated file when it has no day.
+ */
+export class RejectsFile {
   private readonly dates: RejectsPaths['dates'];
+  private readonly days = new Map<string, RejectsSink>();
+  private readonly undated: RejectsSink;
+  private last: RejectsSink;
 
   constructor(paths: RejectsPaths) {
-    this.path = paths.staged;
-    this.publishedPath = paths.published;
     this.dates = paths.dates;
+    const name = `rejects-${paths.runId}.ndjson`;
+    for (const d of paths.dates) this.days.set(d.date, new RejectsSink(join(d.staged, name), join(d.published, name)));
+    const own = paths.dates.at(-1)!;
+    const undatedName = `undated-${paths.runId}.ndjson`;
+    this.undated = this.isWindow ? new RejectsSink(join(own.staged, undatedName), join(own.published, undatedName)) : this.days.get(own.date)!;
+    this.last = this.undated;
+  }
+
+  /** Several days, each with its own rejects. */
+  get isWindow(): boolean {
+    return this.dates.length > 1;
+  }
+
+  get count(): number {
+    return this.sinks().reduce((sum, s) => sum + s.count, 0);
+  }
+
+  /** The file the latest reject went to, as being written (named in errors of a failed run). */
+  get path(): string {
+    return this.last.staged;
+  }
+
+  /** The files written so far, as being written. */
+  get stagedPaths(): string[] {
+    return this.sinks().filter((s) => s.count > 0).map((s) => s.staged);
+  }
+
+  /** Rejects placed in `date` (all of them for a run of one partition). */
+  countOf(date: string): number {
+    return this.days.get(date)?.count ?? 0;
+  }
+
+  /** Where `date`'s rejects are once published; null when it has none. */
+  publishedPathOf(date: string): string | null {
+    const sink = this.days.get(date);
+    return sink && sink.count > 0 ? sink.published : null;
+  }
+
+  /** Where a window's rejects without a day are once published; null when it has none or is one partition. */
+  get undatedPublishedPath(): string | null {
+    return this.isWindow && this.undated.count > 0 ? this.undated.published : null;
   }
 
   /** Removes what earlier failed runs of this dataset's dates left aside (one writer per date at a time). */
@@ -75,17 +144,27 @@ export class RejectsFile {
   }
 
   /**
-   * Call once the dataset is published: this run's rejects (if any) replace the date's published ones.
-   * Returns the published path when anything was rejected.
+   * Call once the dataset is published: this run's rejects (if any) replace the published ones of its dates.
+   * Returns the published path of the run of one partition when anything was rejected.
    */
   async publish(): Promise<string | undefined> {
-    const written = await this.close();
-    if (written) await this.replacing(dirname(this.publishedPath), async (folder) => {
-      await mkdir(folder, { recursive: true });
-      await rename(written, this.publishedPath);
-    });
-    for (const { published } of this.dates) await this.replacing(published, (folder) => removeOlderRejects(folder, basename(this.publishedPath)));
-    return written ? this.publishedPath : undefined;
+    const kept = new Set<string>();
+    for (const sink of this.sinks()) {
+      if (!(await sink.close())) continue;
+      kept.add(basename(sink.published));
+      await this.replacing(dirname(sink.published), async (folder) => {
+        await mkdir(folder, { recursive: true });
+        await rename(sink.staged, sink.published);
+      });
+    }
+    const replaced = this.isWindow ? WINDOW_REJECTS : DAY_REJECTS;
+    for (const { published } of this.dates) await this.replacing(published, (folder) => removeOlderRejects(folder, replaced, kept));
+    return this.isWindow ? undefined : (this.publishedPathOf(this.dates[0]!.date) ?? undefined);
+  }
+
+  private sinks(): RejectsSink[] {
+    const days = [...this.days.values()];
+    return this.isWindow ? [...days, this.undated] : days;
   }
 
   private async replacing(folder: string, step: (folder: string) => Promise<void>): Promise<void> {
@@ -96,32 +175,25 @@ export class RejectsFile {
     }
   }
 
-  async write(line: RejectLine): Promise<void> {
-    if (!this.stream) {
-      await mkdir(dirname(this.path), { recursive: true });
-      this.stream = createWriteStream(this.path, { flags: 'w' });
-    }
-    this.count++;
-    if (!this.stream.write(`${JSON.stringify(line, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}\n`)) await once(this.stream, 'drain');
+  /** Writes a reject to its day's file (`day` undefined: no readable day). */
+  async write(line: RejectLine, day?: string): Promise<void> {
+    const sink = (this.isWindow && day !== undefined ? this.days.get(day) : undefined) ?? this.undated;
+    this.last = sink;
+    await sink.write(`${JSON.stringify(line, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v))}\n`);
   }
 
-  /** The path when anything was written, else undefined. */
-  async close(): Promise<string | undefined> {
-    const stream = this.stream;
-    if (!stream) return undefined;
-    this.stream = undefined;
-    await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
-    return this.path;
+  /** Ends every file being written. */
+  async close(): Promise<void> {
+    for (const sink of this.sinks()) await sink.close();
   }
 }
 
-/** Removes a date's rejects files other than `kept`, and the folder when that leaves it empty. */
-async function removeOlderRejects(folder: string, kept: string): Promise<void> {
-  const older = (await readdir(folder).catch(ifMissing([]))).filter((name) => REJECTS_NAME.test(name) && name !== kept);
+/** Removes a date's rejects files matching `replaced` other than `kept`, and the folder when that leaves it empty. */
+async function removeOlderRejects(folder: string, replaced: RegExp, kept: ReadonlySet<string>): Promise<void> {
+  const older = (await readdir(folder).catch(ifMissing([]))).filter((name) => replaced.test(name) && !kept.has(name));
   for (const name of older) await rm(join(folder, name), { force: true });
   await rmdir(folder).catch(ifMissing(undefined, 'ENOTEMPTY'));
 }
-
 export function positionOf(position: RecordPosition): Pick<RejectLine, 'file' | 'line' | 'index'> {
   return position.line === undefined ? { file: position.file, index: position.index } : { file: position.file, line: position.line, index: position.index };
 }

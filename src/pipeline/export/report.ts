@@ -23,7 +23,11 @@ export interface DatasetReport {
   download: { bytes: number; totalBytes: number | null; resumes: number; origin: string };
   /** One per UTC day written (`dt=…`), oldest first; a snapshot has one, labelled with the window's last day. */
   partitions: PartitionReport[];
-  /** Local NDJSON file of the rejected rows, when any were rejected. */
+  /**
+   * Local NDJSON file of the rejected rows, when any were rejected: for a run of one partition, all of
+   * them; for a window of several days, those with no readable day (`undated-<run>.ndjson`), each day's
+   * own being in its partition's `rejectsFile`.
+   */
   rejectsFile: string | null;
   durations: {
     /** From starting the export job until it was FINISHED. */
@@ -39,6 +43,8 @@ export interface PartitionReport {
   files: number;
   manifestUrl: string;
   successUrl: string;
+  /** This partition's rejects (the manifest's `details.rejectsFile`), null when none. */
+  rejectsFile: string | null;
 }
 
 export type ExportStatus = 'succeeded' | 'completed-with-rejects';
@@ -111,7 +117,7 @@ export function formatExportReport(report: ExportReport): string {
     if (d.missingColumns.length > 0) out.push(`${d.dataset}: declared columns missing from the export, written as nulls: ${d.missingColumns.join(', ')}`);
     if (d.rejectsFile) out.push(`${d.dataset}: rejects in ${d.rejectsFile}`);
     if (d.rowsOutsideWindow > 0) out.push(`${d.dataset}: outside the window (other days, not written): ${d.rowsOutsideWindow}`);
-    for (const p of d.partitions) out.push(`${d.dataset} dt=${p.date}: ${p.rowsWritten} rows, manifest ${p.manifestUrl}`);
+    for (const p of d.partitions) out.push(`${d.dataset} dt=${p.date}: ${p.rowsWritten} rows, manifest ${p.manifestUrl}${p.rejectsFile && p.rejectsFile !== d.rejectsFile ? `, rejects in ${p.rejectsFile}` : ''}`);
   }
   if (report.apiVersion) out.push(`server API version ${report.apiVersion}`);
   return `${out.join('\n')}\n`;

@@ -161,7 +161,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
     }, opts);
     if (typed.plan.unknownColumns.length > 0) logger.warn({ columns: typed.plan.unknownColumns }, 'export has columns the schema does not know; kept as strings');
     if (typed.plan.missingColumns.length > 0) logger.warn({ columns: typed.plan.missingColumns }, 'export lacks declared columns; written as nulls');
-    const details = () => ({
+    const details = (date: string) => ({
       jobType: job.type,
       timestampUnit: opts.timestampUnit,
       // The run's figures, for its whole window (rowCount is this partition's).
@@ -171,20 +171,24 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
       rowsRead: typed.counts.read,
       rowsRejected: typed.counts.rejected,
       rowsOutsideWindow: typed.counts.outside,
-      rejectsFile: rejects.count > 0 ? rejects.publishedPath : null,
+      // This partition's own rejects; a window's rejects without a day are named apart.
+      rejectsFile: rejects.publishedPathOf(date),
+      ...(rejects.isWindow ? { undatedRejectsFile: rejects.undatedPublishedPath } : {}),
       unknownColumns: typed.plan.unknownColumns,
       missingColumns: typed.plan.missingColumns,
       download: { bytes: download.stats.bytes, resumes: download.stats.resumes },
     });
     const partitions: PartitionReport[] = [];
     const files: DatasetReport['files'] = [];
-    const keepIfAllRejected = allRejectedGuard(name, dataset, typed.counts, rejects.path, opts, Boolean(schema.dayColumn));
+    const keepIfAllRejected = allRejectedGuard(name, dataset, typed.counts, rejects, opts);
     for await (const day of typed.days) {
-      const result = await writeExport(day.rows, { ...writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, details), ...(keepIfAllRejected ? { beforeCommit: keepIfAllRejected(day.date) } : {}) });
-      partitions.push({ date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl });
+      const result = await writeExport(day.rows, { ...writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, () => details(day.date)), ...(keepIfAllRejected ? { beforeCommit: keepIfAllRejected(day.date) } : {}) });
+      partitions.push({
+        date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl, rejectsFile: rejects.publishedPathOf(day.date),
+      });
       files.push(...result.manifest.files);
     }
-    const rejectsFile = await rejects.publish();
+    const rejectsFile = (await rejects.publish()) ?? rejects.undatedPublishedPath;
     rejectsPublished = true;
     const report: DatasetReport = {
       dataset,
@@ -219,22 +223,25 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
 /**
  * Without `--max-rejects`, a partition none of whose rows could be typed is not published over what the
  * date held: an export in a shape the schema does not fit (a platform revision, a damaged file) would
- * otherwise replace good output with an empty day, exit 2, on every date a backfill touches. Only a run of
- * one partition (a snapshot, or a one-day window: the nightly case) can tell, since a reject of a window
- * may have no day; with `--max-rejects` the threshold is the user's.
+ * otherwise replace good output with an empty day, exit 2, on every date a backfill touches. This is the
+ * check for a run of one partition (a snapshot, or a one-day window: the nightly case), made at its commit;
+ * a reject of a window may have no day. With `--max-rejects` the threshold is the user's.
  */
 function allRejectedGuard(
-  source: string, dataset: ExportDataset, counts: TypedRows['counts'], rejectsPath: string, opts: NormalizedExportOptions, byDay: boolean,
+  source: string, dataset: ExportDataset, counts: TypedRows['counts'], rejects: RejectsFile, opts: NormalizedExportOptions,
 ): ((date: string) => (rows: number) => void) | undefined {
-  if (opts.maxRejects !== Infinity || (byDay && daysOf(opts.window).length > 1)) return undefined;
+  if (opts.maxRejects !== Infinity || rejects.isWindow) return undefined;
   return (date) => (rows) => {
     const inWindow = counts.read - counts.outside;
     if (rows > 0 || counts.rejected === 0 || counts.rejected < inWindow) return;
-    throw new ChatportError(
-      `${source}: all ${counts.rejected} rows of ${dataset} for ${date} were rejected (see ${rejectsPath}); nothing was published, and what the date held before stays. Fix the cause, or pass --max-rejects to publish such a date anyway`,
-      { code: 'REJECT_LIMIT_EXCEEDED', details: { source, rejected: counts.rejected, rowsRead: counts.read, rejectsFile: rejectsPath } },
-    );
+    throw allRejectedError(`${source}: all ${counts.rejected} rows of ${dataset} for ${date} were rejected (see ${rejects.path}); nothing was published, and what the date held before stays`, {
+      source, rejected: counts.rejected, rowsRead: counts.read, rejectsFile: rejects.path,
+    });
   };
+}
+
+function allRejectedError(message: string, details: Record<string, unknown>): ChatportError {
+  return new ChatportError(`${message}. Fix the cause, or pass --max-rejects to publish such a date anyway`, { code: 'REJECT_LIMIT_EXCEEDED', details });
 }
 
 /** All rows in one partition: a snapshot (users, labelled with the window's last day) or a one-day window. */

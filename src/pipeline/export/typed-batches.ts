@@ -59,6 +59,6 @@ async function* typedBatches(source: TypedSource, batchRows: number): AsyncGener
 async function takeExactPath(source: TypedSource, item: SourceRecord, batch: ColumnBatch, rowNumber: number): Promise<void> {
   const outcome = source.exactOutcome(item);
   if (outcome === OUTSIDE) source.counts.outside++;
-  else if (outcome instanceof Rejected) await source.reject(outcome.line);
+  else if (outcome instanceof Rejected) await source.reject(outcome.line, outcome.day);
   else batch.pushRow(outcome, rowNumber);
 }

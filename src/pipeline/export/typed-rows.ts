@@ -68,7 +68,7 @@ async function* typedRows(source: TypedSource): AsyncGenerator<Row> {
         }
         const outcome = source.exactOutcome(item);
         if (outcome === OUTSIDE) source.counts.outside++;
-        else if (outcome instanceof Rejected) await source.reject(outcome.line);
+        else if (outcome instanceof Rejected) await source.reject(outcome.line, outcome.day);
         else yield outcome;
       }
     } while (await source.nextBatch());

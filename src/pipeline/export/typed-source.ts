@@ -9,6 +9,7 @@ import { ChatportError } from '../../shared/errors.js';
 import type { Row } from '../../sinks/index.js';
 import { planColumns, typeRecord, type ColumnPlan, type RejectReason } from './column-plan.js';
 import { positionOf, type RejectLine } from './rejects-file.js';
+import { dayOfMicros } from './utc-day.js';
 import { isNullValue } from './parse-cell.js';
 import type { RowCounts, RowWindow, TypedRowsOptions } from './typed-rows.js';
 
@@ -34,7 +35,11 @@ function headerOrRefuse(options: TypedRowsOptions): readonly string[] {
 /** The exact path's verdict on one record: a row to write, a reject to write, or outside the window. */
 export const OUTSIDE = Symbol('outside the window');
 export class Rejected {
-  constructor(readonly line: RejectLine) {}
+  /** `day`: the UTC day the row's timestamp places it in, when it can be read (a window files rejects by it). */
+  constructor(
+    readonly line: RejectLine,
+    readonly day?: string,
+  ) {}
 }
 export type ExactOutcome = Row | Rejected | typeof OUTSIDE;
 
@@ -102,7 +107,7 @@ export class TypedSource {
     const { stamp, window } = this.options;
     if (window && this.isKnownOutside(item.record, window)) return OUTSIDE;
     const typed = typeRecord(this.plan, item.record);
-    if (!typed.ok) return new Rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record });
+    if (!typed.ok) return this.rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: typed.reasons, record: item.record }, window && this.dayMicros(item.record, window));
     if (!window) return typed.row;
     const time = typed.row[window.column];
     if (typeof time !== 'bigint') return new Rejected({ ...stamp, ...positionOf(item.position), kind: 'untyped', reasons: [undated(window.column)], record: item.record });
@@ -112,23 +117,36 @@ export class TypedSource {
 
   /** Whether the record's day column alone places it outside the window. */
   private isKnownOutside(record: Readonly<Record<string, unknown>>, window: RowWindow): boolean {
-    const binding = (this.dayBinding ??= this.plan.bindings.find((b) => b.column.name === window.column));
-    if (binding?.key === undefined) return false;
-    const value = record[binding.key];
-    if (isNullValue(value)) return false;
-    const parsed = binding.parse(value);
-    return parsed.ok && typeof parsed.value === 'bigint' && (parsed.value < window.sinceUs || parsed.value >= window.untilUs);
+    const time = this.dayMicros(record, window);
+    return time !== undefined && (time < window.sinceUs || time >= window.untilUs);
   }
 
-  /** Counts and writes a reject line; stops the run past maxRejects. */
-  async reject(line: RejectLine): Promise<void> {
+  /** The record's day column read alone (epoch microseconds), or undefined when it has none readable. */
+  private dayMicros(record: Readonly<Record<string, unknown>>, window: RowWindow): bigint | undefined {
+    const binding = (this.dayBinding ??= this.plan.bindings.find((b) => b.column.name === window.column));
+    if (binding?.key === undefined) return undefined;
+    const value = record[binding.key];
+    if (isNullValue(value)) return undefined;
+    const parsed = binding.parse(value);
+    return parsed.ok && typeof parsed.value === 'bigint' ? parsed.value : undefined;
+  }
+
+  /** A reject of a row inside the window, with its day when known (its line then names that day). */
+  private rejected(line: RejectLine, time: bigint | undefined): Rejected {
+    if (time === undefined) return new Rejected(line);
+    const day = dayOfMicros(time);
+    return new Rejected({ ...line, date: day }, day);
+  }
+
+  /** Counts and writes a reject line (to its day's file, when known); stops the run past maxRejects. */
+  async reject(line: RejectLine, day?: string): Promise<void> {
     const { rejects, maxRejects, source, stamp } = this.options;
     this.counts.rejected++;
-    await rejects.write(line);
+    await rejects.write(line, day);
     if (this.counts.rejected > maxRejects)
       throw new ChatportError(`${source}: more than ${maxRejects} rows rejected (see ${rejects.path}); nothing of ${stamp.dataset} was published`, {
         code: 'REJECT_LIMIT_EXCEEDED',
-        details: { source, rejected: this.counts.rejected, maxRejects, rejectsFile: rejects.path },
+        details: { source, rejected: this.counts.rejected, maxRejects, rejectsFile: rejects.path, ...(rejects.isWindow ? { rejectsFiles: rejects.stagedPaths } : {}) },
       });
   }
 
