@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, windowOfDate, type ExportReport, type ExportWindow } from '../../src/pipeline/export/index.js';
 import type { OutputFormat } from '../../src/sinks/index.js';
+import { exitCodeFor } from '../../src/shared/exit-codes.js';
 import { listFiles, readDataset, readManifest } from './read-output.js';
 import { startStoredExportBed, type StoredExportBed } from './support.js';
 
@@ -150,6 +151,34 @@ describe('rows by day', () => {
       const rerun = await exportMessages('ndjson', days('2026-11-20', '2026-11-23'), { root, runId: 'win2' });
       expect(rerun.messages.rowsRejected).toBe(2);
       expect(['2026-11-20', '2026-11-21', '2026-11-22'].map((d) => existsSync(rejectsOf(root, d)) ? readdirSync(rejectsOf(root, d)) : [])).toEqual([['rejects-win2.ndjson'], [], ['undated-win2.ndjson']]);
+    });
+
+    it('without --max-rejects, a day whose every row is rejected stops the window (65) before any day is replaced', async () => {
+      const good = csvOf([[1, '1', '2026-11-20T10:00:00Z'], [2, '1', '2026-11-21T10:00:00Z'], [3, '1', '2026-11-22T10:00:00Z']]);
+      const root = stored.bed.tempDir();
+      stored.serve(good);
+      await exportMessages('parquet', days('2026-11-20', '2026-11-23'), { root, runId: 'good' });
+      // A revision breaks the 21st's rows only; the 22nd has no rows at all (an empty day is no refusal).
+      const broken21st = csvOf([[1, '1', '2026-11-20T10:00:00Z'], [2, 'NaN', '2026-11-21T10:00:00Z'], [4, 'x', '2026-11-21T11:00:00Z'], [6, '1', 'never']]);
+      stored.serve(broken21st);
+      const failed = exportMessages('parquet', days('2026-11-20', '2026-11-23'), { root, runId: 'bad' });
+      await expect(failed).rejects.toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED', details: { days: ['2026-11-21'], rejected: 3 } });
+      expect(exitCodeFor(await failed.catch((e: unknown) => e))).toBe(65);
+      for (const date of ['2026-11-20', '2026-11-21', '2026-11-22']) expect(readManifest(root, 'messages', date).runId, date).toBe('good');
+      expect(await idsByDay(root)).toEqual({ '2026-11-20': [1n], '2026-11-21': [2n], '2026-11-22': [3n] });
+
+      // Every row without a readable day (created_time in another shape): no day keeps a row, so none is emptied.
+      stored.serve(csvOf([[1, '1', '1763632800'], [2, '1', '1763719200']]));
+      await expect(exportMessages('parquet', days('2026-11-20', '2026-11-23'), { root, runId: 'epoch' })).rejects.toMatchObject({
+        code: 'REJECT_LIMIT_EXCEEDED', details: { days: ['2026-11-20', '2026-11-21', '2026-11-22'], rejected: 2 },
+      });
+      expect(await idsByDay(root)).toEqual({ '2026-11-20': [1n], '2026-11-21': [2n], '2026-11-22': [3n] });
+
+      // With --max-rejects the threshold is the user's: the day is published empty.
+      stored.serve(broken21st);
+      const allowed = await exportMessages('parquet', days('2026-11-20', '2026-11-23'), { root, runId: 'allowed', maxRejects: 10 });
+      expect(allowed.messages).toMatchObject({ rowsWritten: 1, rowsRejected: 3 });
+      expect(await idsByDay(root)).toEqual({ '2026-11-20': [1n] });
     });
   });
 });

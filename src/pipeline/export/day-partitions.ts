@@ -61,15 +61,22 @@ export interface DayRows {
   rows: AsyncIterable<Row>;
 }
 
-/** Every day of `days` in order, each with its rows (possibly none); `column` holds epoch microseconds. */
-export async function* partitionByDay(rows: AsyncIterable<Row>, column: string, days: readonly string[]): AsyncGenerator<DayRows> {
+/**
+ * Every day of `days` in order, each with its rows (possibly none); `column` holds epoch microseconds.
+ * Several days: `onSpooled` is told how many rows each day holds once all are spooled, before the first day
+ * is handed out (it may throw to stop the run before anything is written).
+ */
+export async function* partitionByDay(
+  rows: AsyncIterable<Row>, column: string, days: readonly string[], onSpooled?: (rowsByDay: ReadonlyMap<string, number>) => void,
+): AsyncGenerator<DayRows> {
   if (days.length === 1) {
     yield { date: days[0]!, rows };
     return;
   }
   const { dir, token } = await createSpool(tmpdir());
   try {
-    await spoolByDay(rows, column, days, dir);
+    const rowsByDay = await spoolByDay(rows, column, days, dir);
+    onSpooled?.(rowsByDay);
     for (const date of days) yield { date, rows: readSpool(spoolPath(dir, date)) };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -79,18 +86,23 @@ export async function* partitionByDay(rows: AsyncIterable<Row>, column: string, 
 
 const spoolPath = (dir: string, date: string) => join(dir, `${date}.v8`);
 
-async function spoolByDay(rows: AsyncIterable<Row>, column: string, days: readonly string[], dir: string): Promise<void> {
+/** Spools the rows to one file per day; returns how many rows each day got. */
+async function spoolByDay(rows: AsyncIterable<Row>, column: string, days: readonly string[], dir: string): Promise<Map<string, number>> {
   const files = new Map<string, WriteStream>(days.map((d) => [d, createWriteStream(spoolPath(dir, d))]));
+  const counts = new Map<string, number>(days.map((d) => [d, 0]));
   try {
     for await (const row of rows) {
       // The rows were filtered to the window already, so every day has its file.
-      const file = files.get(dayOfMicros(row[column] as bigint))!;
+      const day = dayOfMicros(row[column] as bigint);
+      const file = files.get(day)!;
+      counts.set(day, counts.get(day)! + 1);
       const body = serialize(row);
       const frame = Buffer.allocUnsafe(4 + body.length);
       frame.writeUInt32LE(body.length, 0);
       body.copy(frame, 4);
       if (!file.write(frame)) await once(file, 'drain');
     }
+    return counts;
   } finally {
     await Promise.all([...files.values()].map((f) => new Promise<void>((resolve, reject) => f.end((error?: Error | null) => (error ? reject(error) : resolve())))));
   }

@@ -148,7 +148,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   let rejectsPublished = false;
   try {
     await rejects.discardLeftovers();
-    const typed = await openDatasetRows(items, {
+    const typed = await openDatasetRows(items, allRejectedDaysGuard(name, dataset, rejects, opts), {
       schema,
       timestampUnit: opts.timestampUnit,
       rejects,
@@ -225,7 +225,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
  * date held: an export in a shape the schema does not fit (a platform revision, a damaged file) would
  * otherwise replace good output with an empty day, exit 2, on every date a backfill touches. This is the
  * check for a run of one partition (a snapshot, or a one-day window: the nightly case), made at its commit;
- * a reject of a window may have no day. With `--max-rejects` the threshold is the user's.
+ * windows of several days have allRejectedDaysGuard. With `--max-rejects` the threshold is the user's.
  */
 function allRejectedGuard(
   source: string, dataset: ExportDataset, counts: TypedRows['counts'], rejects: RejectsFile, opts: NormalizedExportOptions,
@@ -236,6 +236,25 @@ function allRejectedGuard(
     if (rows > 0 || counts.rejected === 0 || counts.rejected < inWindow) return;
     throw allRejectedError(`${source}: all ${counts.rejected} rows of ${dataset} for ${date} were rejected (see ${rejects.path}); nothing was published, and what the date held before stays`, {
       source, rejected: counts.rejected, rowsRead: counts.read, rejectsFile: rejects.path,
+    });
+  };
+}
+
+/**
+ * The same for a window of several days, checked once every row is spooled and before any day is written:
+ * a day with rows, all of them rejected, stops the whole dataset, so no day of the window is replaced and
+ * the run exits 65 naming the days. A window that keeps no row while rejecting some (every row without a
+ * readable day, as when created_time changes shape) names every day: each would be emptied.
+ */
+function allRejectedDaysGuard(source: string, dataset: ExportDataset, rejects: RejectsFile, opts: NormalizedExportOptions): ((rowsByDay: ReadonlyMap<string, number>) => void) | undefined {
+  if (opts.maxRejects !== Infinity || !rejects.isWindow) return undefined;
+  return (rowsByDay) => {
+    const nothingKept = [...rowsByDay.values()].every((rows) => rows === 0) && rejects.count > 0;
+    const days = [...rowsByDay].filter(([date, rows]) => rows === 0 && (nothingKept || rejects.countOf(date) > 0)).map(([date]) => date);
+    if (days.length === 0) return;
+    const files = rejects.stagedPaths;
+    throw allRejectedError(`${source}: every row of ${dataset} for ${days.join(', ')} was rejected (see ${files.join(', ')}); no day of the window was published, and what they held before stays`, {
+      source, days, rejected: rejects.count, rejectsFiles: files,
     });
   };
 }
@@ -260,7 +279,9 @@ interface DatasetRows {
  * the nightly case) takes the columnar fast path (typed-batches.ts); other formats and windows of several
  * days (whose rows are spooled per day) take rows one by one.
  */
-async function openDatasetRows(items: AsyncIterator<SourceItem[]>, typing: TypedRowsOptions, opts: NormalizedExportOptions): Promise<DatasetRows> {
+async function openDatasetRows(
+  items: AsyncIterator<SourceItem[]>, onSpooled: ((rowsByDay: ReadonlyMap<string, number>) => void) | undefined, typing: TypedRowsOptions, opts: NormalizedExportOptions,
+): Promise<DatasetRows> {
   const days = daysOf(opts.window);
   const dayColumn = typing.schema.dayColumn;
   const batchRows = opts.format === 'parquet' ? columnBatchRows(opts.parquet) : undefined;
@@ -269,7 +290,7 @@ async function openDatasetRows(items: AsyncIterator<SourceItem[]>, typing: Typed
     return { ...typed, days: onePartition(dayColumn ? days[0]! : opts.date, typed.rows) };
   }
   const typed = await openTypedRows(items, typing);
-  return { ...typed, days: dayColumn ? partitionByDay(typed.rows, dayColumn, days) : onePartition(opts.date, typed.rows) };
+  return { ...typed, days: dayColumn ? partitionByDay(typed.rows, dayColumn, days, onSpooled) : onePartition(opts.date, typed.rows) };
 }
 
 function rowWindowOf(column: string, window: ExportWindow): RowWindow {
