@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
+import { parseJsonNoting, type Decimals, type ParsedJson } from '../shared/lossless-json.js';
 import { jsonRecordProblem } from '../shared/json-checks/json-record.js';
 import { clipRaw } from './types.js';
 import type { SourceItem } from './types.js';
@@ -11,11 +11,11 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function parseLine(text: string, file: string, line: number, index: number): SourceItem {
+function parseLine(text: string, file: string, line: number, index: number, decimals: Decimals): SourceItem {
   let parsed: ParsedJson;
   try {
     // Integers beyond 2^53 (snowflake ids) keep their digits, as text (see lossless-json.ts).
-    parsed = parseJsonNoting(text, 'text');
+    parsed = parseJsonNoting(text, 'text', decimals);
   } catch (error) {
     return {
       unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per line', raw: clipRaw(text) },
@@ -39,7 +39,7 @@ function parseLine(text: string, file: string, line: number, index: number): Sou
  * JSON object is an UnparseableRecord at that line; the file goes on. Lines end with LF or CRLF; a UTF-8
  * BOM before the first line is ignored. An integer beyond ±(2^53 − 1) is read as its exact decimal text.
  */
-export async function* parseNdjsonBatches(bytes: Readable, file: string): AsyncGenerator<SourceItem[]> {
+export async function* parseNdjsonBatches(bytes: Readable, file: string, decimals: Decimals = 'number'): AsyncGenerator<SourceItem[]> {
   const decoder = new StringDecoder('utf8');
   let line = 0;
   let index = 0;
@@ -52,7 +52,7 @@ export async function* parseNdjsonBatches(bytes: Readable, file: string): AsyncG
       if (content.charCodeAt(0) === 0xfeff) content = content.slice(1);
     }
     if (content.trim() === '') return undefined;
-    return parseLine(content, file, line, index++);
+    return parseLine(content, file, line, index++, decimals);
   };
   // The text after the last newline, in pieces: a line longer than a buffer is joined once when its
   // newline comes, not searched and copied again with every buffer (that cost its length squared).

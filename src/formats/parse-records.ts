@@ -89,9 +89,9 @@ function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOp
     case 'csv':
       return parseCsvBatches(stream, options.file, options.csv);
     case 'ndjson':
-      return parseNdjsonBatches(stream, options.file);
+      return parseNdjsonBatches(stream, options.file, options.decimals);
     case 'json':
-      return parseJsonArrayBatches(stream, options.file);
+      return parseJsonArrayBatches(stream, options.file, options.decimals);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { Decimals } from '../shared/lossless-json.js';
 import type { SourceEncoding } from './decode-text.js';
 
 /**
@@ -84,4 +85,9 @@ export interface ParseRecordsOptions {
   csv?: CsvFormatOptions;
   /** Told the format once it is known (given or sniffed), before the first record. */
   onFormat?: (format: FormatName) => void;
+  /**
+   * JSON numbers with a fraction or an exponent: doubles (`number`, the default) or their exact source text
+   * (`text`), for callers that keep values as text and must not round or rewrite them.
+   */
+  decimals?: Decimals;
 }

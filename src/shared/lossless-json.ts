@@ -14,7 +14,20 @@
 /** How an integer beyond the safe range comes out: a bigint, or its decimal text. */
 export type BigIntegers = 'bigint' | 'text';
 
+/**
+ * How a number token with a fraction or an exponent comes out: the double JSON.parse gives, or (a value of
+ * the top-level object) its source text exactly: a double rounds 3.14159265358979323846 and rewrites 1.50
+ * as 1.5 and 1e3 as 1000.
+ */
+export type Decimals = 'number' | 'text';
+
 const INTEGER_TOKEN = /^-?\d+$/;
+/**
+ * A value starting with digits and then a fraction or an exponent: every such number token matches (a
+ * value follows `:`, `[`, `,` or the start), and so may text inside a string, which only costs the exact
+ * reader. Timestamps' `10:00:00.5` do not: their colons follow digits.
+ */
+const MAY_BE_DECIMAL = /(?:^|["\s]:|[[,])\s*-?\d+[.eE]/;
 
 /** A number JSON.parse may have rounded from a longer integer token. */
 const MAY_BE_ROUNDED = 1;
@@ -64,10 +77,11 @@ export interface ParsedJson {
 }
 
 /** parseJsonExact, telling also whether the text may hold a number beyond a double's range, and its key count. */
-export function parseJsonNoting(text: string, bigIntegers: BigIntegers): ParsedJson {
+export function parseJsonNoting(text: string, bigIntegers: BigIntegers, decimals: Decimals = 'number'): ParsedJson {
   const parsed: unknown = JSON.parse(text);
   const { doubts, keys } = scanParsed(parsed);
-  const value = doubts & MAY_BE_ROUNDED ? new ExactReader(text, bigIntegers).document() : parsed;
+  const exact = (doubts & MAY_BE_ROUNDED) !== 0 || (decimals === 'text' && MAY_BE_DECIMAL.test(text));
+  const value = exact ? new ExactReader(text, bigIntegers, decimals).document() : parsed;
   return { value, mayHoldExtremeNumber: (doubts & MAY_BE_EXTREME) !== 0, keyCount: keys };
 }
 
@@ -153,10 +167,13 @@ function wrap(open: string, parts: string[], close: string, indent: string, inne
  */
 class ExactReader {
   private at = 0;
+  /** How many objects and arrays enclose the value being read. */
+  private depth = 0;
 
   constructor(
     private readonly text: string,
     private readonly bigIntegers: BigIntegers,
+    private readonly decimals: Decimals = 'number',
   ) {}
 
   document(): unknown {
@@ -192,6 +209,13 @@ class ExactReader {
   }
 
   private object(): Record<string, unknown> {
+    this.depth++;
+    const out = this.members();
+    this.depth--;
+    return out;
+  }
+
+  private members(): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     this.at++;
     this.space();
@@ -214,6 +238,13 @@ class ExactReader {
   }
 
   private array(): unknown[] {
+    this.depth++;
+    const out = this.elements();
+    this.depth--;
+    return out;
+  }
+
+  private elements(): unknown[] {
     const out: unknown[] = [];
     this.at++;
     this.space();
@@ -251,7 +282,9 @@ class ExactReader {
     this.at = i;
     const token = t.slice(start, i);
     const n = Number(token);
-    if (Number.isSafeInteger(n) || !INTEGER_TOKEN.test(token)) return n;
+    // Only a record's own values: text nested deeper would be written back as a JSON string, not a number.
+    if (!INTEGER_TOKEN.test(token)) return this.decimals === 'text' && this.depth === 1 ? token : n;
+    if (Number.isSafeInteger(n)) return n;
     return this.bigIntegers === 'bigint' ? BigInt(token) : token;
   }
 }

@@ -140,7 +140,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   const download = openExportDownload(deps.client, job, { ...opts.download, ...(signal ? { signal } : {}), sleep: deps.sleep, logger, name });
   let header: readonly string[] | undefined;
   let format: FormatName | undefined;
-  const items = parseRecordBatches(download.stream, { file: name, csv: { onColumns: (columns) => (header = columns) }, onFormat: (f) => (format = f) });
+  // Decimals as their source text: a column the schema does not know keeps them exactly, as strings.
+  const items = parseRecordBatches(download.stream, { file: name, decimals: 'text', csv: { onColumns: (columns) => (header = columns) }, onFormat: (f) => (format = f) });
   // Without a record, a CSV's header, or a JSON array read to its closing bracket (`[]`), proves an empty
   // day; bytes that prove nothing (0 bytes, blank lines) are refused by the typer (typed-source.ts).
   const headerColumns = () => header ?? (format === 'json' ? schema.columns.map((c) => c.source) : undefined);
