@@ -101,6 +101,22 @@ describe('reply threads (thread: parent)', () => {
     ]);
   });
 
+  it('a reply naming a root of another channel stays in its own channel, as an orphan, even when that root has replies of its own channel', async () => {
+    const dir = join(f.dir, 'cross-channel');
+    await writeInput(dir, 'users.csv', 'id,username,display\n1,xc-a,A\n2,xc-b,B\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,xc-one,xc-a|xc-b\nc2,xc-two,xc-a|xc-b\n');
+    // m3 replies to m1 in its channel, so c1 is read for m1; m2, in c2, names m1 too.
+    await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', 'm1,c1,xc-a,root,', 'm2,c2,xc-b,from two,m1', 'm3,c1,xc-b,reply,m1', ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline('cross-channel'));
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 3, replies: 1, orphans: 1 });
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('xc-one')).id)));
+    expect(one.map((m) => m.body)).toEqual(['root']);
+    expect(await threadBodies(one[0]!)).toEqual(['reply']);
+    expect((await all(f.client.channels.messages((await channelNamed('xc-two')).id))).map((m) => m.body)).toEqual(['from two']);
+    expect(report.verification?.status).toBe('exact');
+  });
+
   it('threads: flatten keeps every reply in the channel', async () => {
     const dir = join(f.dir, 'flat');
     await writeThreaded(dir, 'fl');

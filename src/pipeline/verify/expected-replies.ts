@@ -47,18 +47,30 @@ export class ExpectedReplies extends TokenColumns {
     return this.channels.name(this.channel[i]!);
   }
 
-  /** The replies' indexes grouped by thread root (in the order roots first appear), source order within each. */
-  byParent(): Array<{ parent: string; replies: Uint32Array }> {
-    const roots = this.parents.size;
-    const counts = new Uint32Array(roots + 1);
-    for (let i = 0; i < this.count; i++) counts[this.parent[i]! + 1]!++;
-    for (let p = 1; p <= roots; p++) counts[p]! += counts[p - 1]!;
+  /**
+   * The replies' indexes grouped by thread root and channel (in the order such pairs first appear), source
+   * order within each: a root answers only its own channel's replies (roots.ts `rootKey`).
+   */
+  byParent(): Array<{ parent: string; channelKey: string; replies: Uint32Array }> {
+    const groupOf = new Uint32Array(this.count);
+    const ids = new Map<number, number>();
+    const first: number[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const pair = this.parent[i]! * this.channels.size + this.channel[i]!;
+      let g = ids.get(pair);
+      if (g === undefined) {
+        ids.set(pair, (g = first.length));
+        first.push(i);
+      }
+      groupOf[i] = g;
+    }
+    const counts = new Uint32Array(first.length + 1);
+    for (let i = 0; i < this.count; i++) counts[groupOf[i]! + 1]!++;
+    for (let g = 1; g <= first.length; g++) counts[g]! += counts[g - 1]!;
     const order = new Uint32Array(this.count);
-    const next = counts.slice(0, roots);
-    for (let i = 0; i < this.count; i++) order[next[this.parent[i]!]!++] = i;
-    const groups: Array<{ parent: string; replies: Uint32Array }> = [];
-    for (let p = 0; p < roots; p++) if (counts[p + 1]! > counts[p]!) groups.push({ parent: this.parents.name(p), replies: order.subarray(counts[p]!, counts[p + 1]!) });
-    return groups;
+    const next = counts.slice(0, first.length);
+    for (let i = 0; i < this.count; i++) order[next[groupOf[i]!]!++] = i;
+    return first.map((i, g) => ({ parent: this.parentOf(i), channelKey: this.channelKeyOf(i), replies: order.subarray(counts[g]!, counts[g + 1]!) }));
   }
 }
 

@@ -21,7 +21,7 @@ import { verifyMessages } from './verify-messages.js';
 import { compareReplyContent, describeReplyFindings, verifyThreads, type ContentCheck, type NameReplies, type ReplyFinding, type ThreadsVerification } from './verify-threads.js';
 import { MessageIdSet } from './key-set.js';
 import { readMessagesAt } from './source-messages.js';
-import { findRootThreads } from '../import/replies/roots.js';
+import { findRootThreads, rootKey } from '../import/replies/roots.js';
 import { expectInChannel } from './expected-source.js';
 import { orphansHeld } from './verify-orphans.js';
 
@@ -180,7 +180,11 @@ async function checkThreads(
   const aborted = signal ?? new AbortController().signal;
   const { threads: roots } = await findRootThreads(client, stage, wanted, cache, aborted);
   const content = { authors: expected.authors, types: expected.types, sample: expected.sample };
-  const result = await verifyThreads(client, stage, replies, roots, nameReplies, content, signal);
+  const rootOf = (parent: string, channelKey: string) => {
+    const channel = channels.get(channelKey);
+    return channel === undefined ? undefined : roots.get(rootKey(channel.id, parent));
+  };
+  const result = await verifyThreads(client, stage, replies, rootOf, nameReplies, content, signal);
   // Orphans held in their channel are verified by key, wherever they sit, and left out of the channel's
   // order, their content as a thread reply's; one that is not there is expected at the channel's end, so
   // its absence shows as a difference.

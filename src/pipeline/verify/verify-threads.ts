@@ -67,7 +67,7 @@ export async function verifyThreads(
   client: ChatportClient,
   stage: StageConfig,
   replies: ExpectedReplies,
-  roots: RootThreads,
+  rootOf: (parent: string, channelKey: string) => ReturnType<RootThreads['get']>,
   nameReplies: NameReplies,
   content: ReplyContent,
   signal?: AbortSignal,
@@ -76,8 +76,8 @@ export async function verifyThreads(
   const findings: ReplyFinding[] = [];
   const checks: ContentCheck[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
-  const reads = inOrderAhead(replies.byParent(), stage.options.concurrency, async ({ parent, replies: group }) => {
-    const thread = roots.get(parent);
+  const reads = inOrderAhead(replies.byParent(), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
+    const thread = rootOf(parent, channelKey);
     return { parent, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
   });
   for await (const { parent, group, held } of reads) {

@@ -16,11 +16,18 @@ import { messageRefOf } from './refs.js';
  * resumed run (or a later verify) does not read the channels for them again. The file lists found roots only,
  * so it says nothing about a root it lacks: that root may have been imported since (a later run, another
  * shard, an export re-made with more days), and its channel is read again.
+ * A root answers only the replies of its own channel (`rootKey`): a reply naming a root of another channel
+ * is an orphan in its own channel, whichever other reply had that root's channel read.
  */
 export type RootThreads = Map<string, Int64>;
 
+/** The key of `RootThreads` (and of roots.json): a root is looked for in the channel of its replies. */
+export function rootKey(channelId: string, ref: string): string {
+  return `${channelId}:${ref}`;
+}
+
 export interface FoundRoots {
-  /** Root ref → its reply thread. */
+  /** rootKey(channel id, root ref) → its reply thread. */
   threads: RootThreads;
   /**
    * Threads this process saw with `repliesCount` 0 (never from the cache: a resumed run may have sent
@@ -48,10 +55,12 @@ export async function findRootThreads(
   if (toRead.size === 0) return { threads: found, empty };
   // Channels are read `concurrency` at a time (each page waits on the platform); what they hold is
   // gathered in the order of `wanted`, so the cache file is the same whichever answer came first.
-  for await (const roots of inOrderAhead(toRead, stage.options.concurrency, ([channelId, refs]) => rootsInChannel(client, stage, channelId, refs, signal))) {
+  const reads = inOrderAhead(toRead, stage.options.concurrency, async ([channelId, refs]) => ({ channelId, roots: await rootsInChannel(client, stage, channelId, refs, signal) }));
+  for await (const { channelId, roots } of reads) {
     for (const root of roots) {
-      if (found.has(root.ref)) continue;
-      found.set(root.ref, root.thread);
+      const key = rootKey(channelId, root.ref);
+      if (found.has(key)) continue;
+      found.set(key, root.thread);
       if (root.empty) empty.add(String(root.thread));
     }
   }
@@ -69,7 +78,7 @@ async function readCachedRoots(cacheFile: string): Promise<RootThreads> {
 function refsNotIn(wanted: ReadonlyMap<string, ReadonlySet<string>>, found: RootThreads): Map<string, ReadonlySet<string>> {
   const out = new Map<string, ReadonlySet<string>>();
   for (const [channelId, refs] of wanted) {
-    const lacking = [...refs].filter((ref) => !found.has(ref));
+    const lacking = [...refs].filter((ref) => !found.has(rootKey(channelId, ref)));
     if (lacking.length > 0) out.set(channelId, lacking.length === refs.size ? refs : new Set(lacking));
   }
   return out;

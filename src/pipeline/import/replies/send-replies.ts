@@ -6,7 +6,7 @@ import type { RepliesState } from '../../state/run-state.js';
 import type { Int64 } from '../../../shared/int64.js';
 import { deliverReply, keysAt, type Delivery, type ReplyTarget } from './deliver.js';
 import { deliverIntoThread } from './move.js';
-import type { RootThreads } from './roots.js';
+import { rootKey, type RootThreads } from './roots.js';
 import { readSpool, type SpooledReply } from './spool.js';
 
 /**
@@ -55,9 +55,10 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
     };
   };
   let failure: { error: unknown } | undefined;
+  const threadOf = (reply: SpooledReply) => input.roots.get(rootKey(String(reply.channelId), reply.parent));
   const deliverOne = async (reply: SpooledReply) => {
     if (failure || input.signal.aborted) return;
-    const thread = input.roots.get(reply.parent);
+    const thread = threadOf(reply);
     const channel: ReplyTarget = { kind: 'channel', channelId: reply.channelId };
     if (thread === undefined) {
       const delivery = await deliverReply(input, reply.key, reply.body, channel, presentOf(channel));
@@ -82,7 +83,7 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
         slots.give();
         if (tails.get(reply.parent) === mine) {
           tails.delete(reply.parent);
-          const thread = input.roots.get(reply.parent);
+          const thread = threadOf(reply);
           if (thread !== undefined) presentAt.delete(`t${String(thread)}`);
         }
       });
