@@ -117,6 +117,23 @@ describe('reply threads (thread: parent)', () => {
     expect(report.verification?.status).toBe('exact');
   });
 
+  it('a reply to itself, or in a cycle of replies, is an orphan in its channel, and verification agrees on every run', async () => {
+    const dir = join(f.dir, 'self-replies');
+    await writeInput(dir, 'users.csv', 'id,username,display\n1,sr-a,A\n2,sr-b,B\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,sr-one,sr-a|sr-b\n');
+    await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', 'm1,c1,sr-a,root,', 'm2,c1,sr-b,self,m2', 'm3,c1,sr-a,cycle one,m4', 'm4,c1,sr-b,cycle two,m3', ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline('self-replies'));
+    for (const state of ['state', 'state', 'other-state']) {
+      const report = await runImport({ config, stateDir: join(dir, state), verify: {} }, { client: f.client });
+      expect(report.stages.messages).toMatchObject({ read: 4, imported: 4, orphans: 3 });
+      expect(report.verification?.status).toBe('exact');
+    }
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('sr-one')).id)));
+    // Orphans of different roots are sent in parallel: each once, in its channel, in no set order.
+    expect(one.map((m) => m.body).sort()).toEqual(['cycle one', 'cycle two', 'root', 'self']);
+    expect(one.map((m) => m.repliesCount)).toEqual([0, 0, 0, 0]);
+  });
+
   it('threads: flatten keeps every reply in the channel', async () => {
     const dir = join(f.dir, 'flat');
     await writeThreaded(dir, 'fl');

@@ -48,14 +48,48 @@ export class ExpectedReplies extends TokenColumns {
   }
 
   /**
+   * The replies on a cycle of replies (one replying to itself, two to each other, …). The import finds no
+   * root for them in the first run, and later runs leave each where it is, since another reply hangs from
+   * it (docs/threads.md "Moved orphans"): they are orphans in their channel on every run.
+   */
+  inCycles(): Set<number> {
+    // The reply whose key each root ref is (-1: the root is no reply): the edges reply → its parent's reply.
+    const parentIds = new Map<string, number>();
+    for (let p = 0; p < this.parents.size; p++) parentIds.set(keyHashText(this.parents.name(p)), p);
+    const replyOf = new Int32Array(this.parents.size).fill(-1);
+    for (let i = 0; i < this.count; i++) {
+      const p = parentIds.get(this.keyHashOf(i));
+      if (p !== undefined) replyOf[p] = i;
+    }
+    const out = new Set<number>();
+    // Each reply has one parent, so a walk from each unvisited reply ends on a visited one or closes a cycle.
+    const walk = new Int32Array(this.count).fill(-1);
+    for (let start = 0; start < this.count; start++) {
+      let i = start;
+      while (i >= 0 && walk[i] === -1) {
+        walk[i] = start;
+        i = replyOf[this.parent[i]!]!;
+      }
+      if (i < 0 || walk[i] !== start) continue;
+      for (let j = i; !out.has(j); j = replyOf[this.parent[j]!]!) out.add(j);
+    }
+    return out;
+  }
+
+  /**
    * The replies' indexes grouped by thread root and channel (in the order such pairs first appear), source
    * order within each: a root answers only its own channel's replies (roots.ts `rootKey`).
    */
-  byParent(): Array<{ parent: string; channelKey: string; replies: Uint32Array }> {
+  byParent(leaveOut: ReadonlySet<number> = new Set()): Array<{ parent: string; channelKey: string; replies: Uint32Array }> {
     const groupOf = new Uint32Array(this.count);
     const ids = new Map<number, number>();
     const first: number[] = [];
+    const outside = 0xffffffff;
     for (let i = 0; i < this.count; i++) {
+      if (leaveOut.has(i)) {
+        groupOf[i] = outside;
+        continue;
+      }
       const pair = this.parent[i]! * this.channels.size + this.channel[i]!;
       let g = ids.get(pair);
       if (g === undefined) {
@@ -65,11 +99,11 @@ export class ExpectedReplies extends TokenColumns {
       groupOf[i] = g;
     }
     const counts = new Uint32Array(first.length + 1);
-    for (let i = 0; i < this.count; i++) counts[groupOf[i]! + 1]!++;
+    for (let i = 0; i < this.count; i++) if (groupOf[i] !== outside) counts[groupOf[i]! + 1]!++;
     for (let g = 1; g <= first.length; g++) counts[g]! += counts[g - 1]!;
     const order = new Uint32Array(this.count);
     const next = counts.slice(0, first.length);
-    for (let i = 0; i < this.count; i++) order[next[groupOf[i]!]!++] = i;
+    for (let i = 0; i < this.count; i++) if (groupOf[i] !== outside) order[next[groupOf[i]!]!++] = i;
     return first.map((i, g) => ({ parent: this.parentOf(i), channelKey: this.channelKeyOf(i), replies: order.subarray(counts[g]!, counts[g + 1]!) }));
   }
 }

@@ -76,7 +76,9 @@ export async function verifyThreads(
   const findings: ReplyFinding[] = [];
   const checks: ContentCheck[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
-  const reads = inOrderAhead(replies.byParent(), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
+  const cyclic = replies.inCycles();
+  out.orphans.push(...cyclic);
+  const reads = inOrderAhead(replies.byParent(cyclic), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
     const thread = rootOf(parent, channelKey);
     return { parent, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
   });
