@@ -18,7 +18,8 @@ describe.each(diffSeeds('2'))('Mattermost export killed and resumed, seed %i', (
       const c = generateMattermostCase(seed);
       const dir = mattermostCaseDir(f.dir, seed);
       const { file, config } = await writeMattermostCase(dir, c, 'mattermost', writePipeline);
-      const env = { ...f.env, CHATPORT_CHUNK_RECORDS: '7', MATTERMOST_SYSTEM_MESSAGES: c.systemMessages };
+      // A sort budget of a few posts: every read spills the posts to run files and merges them.
+      const env = { ...f.env, CHATPORT_CHUNK_RECORDS: '7', MATTERMOST_SYSTEM_MESSAGES: c.systemMessages, CHATPORT_MATTERMOST_SORT_BYTES: '4000' };
       await expectKilledAndResumed({ source: 'mattermost', exportPath: file, state: join(dir, 'state'), env, seed, c, config, client: f.client });
     } finally {
       await f.close();

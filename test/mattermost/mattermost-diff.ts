@@ -4,7 +4,7 @@
  * docs/threads.md, docs/accounting.md). The generator writes two teams (a channel name in both), public,
  * private and archived channels, direct and group channels (with and without a `direct_channel` line, one
  * of a single person, one of eleven), users (a guest, a bot, a deleted one, one defined twice) and authors
- * and reacting users the user lines lack, posts of several channels interleaved, replies nested under
+ * and reacting users the user lines lack, posts of several channels interleaved and listed by post id (out of time order), replies nested under
  * their post (under a system post, a long one, an empty one), edited and deleted posts, attachments,
  * message attachments, reactions, mentions, channel links, emoji and CR/LF, bodies over the limit, empty
  * posts, posts written twice (and once more with other reactions or one more reply), and broken lines. The oracle says per
@@ -134,6 +134,8 @@ export function generateMattermostCase(seed: number): MattermostCase {
     written.push({ channel, line: lines.at(-1)! });
   }
 
+  listByPostId(lines, random);
+
   /** One post or reply: times in order within the channel. */
   function post(channel: Channel, user: string): Json {
     channel.clock = Math.max(channel.clock, start) + 1000 * (1 + int(600));
@@ -218,7 +220,7 @@ export function generateMattermostCase(seed: number): MattermostCase {
   const memberCount = expected.channels.filter((c) => c.type !== 'DIRECT').reduce((s, c) => s + c.members.length, 0);
   counts.members = { ...zero(), read: memberCount, imported: memberCount };
 
-  // Messages: each post line in file order, its replies after it; keys are channel, time, author and text.
+  // Messages: each post line by create_at (equal times in file order), its replies after it; keys are channel, time, author and text.
   const messages: SourceMessage[] = [];
   const keys = new Map<string, string>();
   const placed = new Map<string, Expected['channels'][number]['messages'][number]>();
@@ -226,7 +228,8 @@ export function generateMattermostCase(seed: number): MattermostCase {
     counts.messages.read += size;
     counts.messages[fate] += size;
   };
-  for (const [index, raw] of lines.entries()) {
+  for (const index of byCreateAt(lines)) {
+    const raw = lines[index]!;
     const at = `#${index}`;
     let parsed: Json;
     try {
@@ -332,6 +335,33 @@ export function generateMattermostCase(seed: number): MattermostCase {
       })
       .join(' ');
   }
+}
+
+/**
+ * As `mmctl export create` lists them: the post and direct_post lines by post id, which is random, so in
+ * no order of time; every other line stays where it is.
+ */
+function listByPostId(lines: string[], random: () => number): void {
+  const slots = lines.flatMap((l, i) => (postTime(l) === undefined ? [] : [i]));
+  const posts = slots.map((i) => lines[i]!);
+  for (let i = posts.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [posts[i], posts[j]] = [posts[j]!, posts[i]!];
+  }
+  slots.forEach((slot, i) => (lines[slot] = posts[i]!));
+}
+
+/** docs "Stages": the lines' indexes as read, posts in `create_at` order (equal times as listed) after the rest. */
+function byCreateAt(lines: string[]): number[] {
+  const key = (i: number) => postTime(lines[i]!) ?? -Infinity;
+  return lines.map((_, i) => i).sort((a, b) => key(a) - key(b) || a - b);
+}
+
+/** A post or direct_post line's `create_at`; undefined for any other line. */
+function postTime(l: string): number | undefined {
+  const parsed = parseLine(l);
+  const post = (parsed?.post ?? parsed?.direct_post) as Json | undefined;
+  return typeof post?.create_at === 'number' ? post.create_at : undefined;
 }
 
 function parseLine(l: string): Json | undefined {

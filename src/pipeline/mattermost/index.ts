@@ -17,6 +17,8 @@ import {
   type MattermostNames,
 } from '../../transform/mattermost/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
+import { DEFAULT_SORT_BUDGET_BYTES, ExternalSort } from '../../shared/external-sort.js';
+import { ConfigError } from '../../shared/errors.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
@@ -122,25 +124,83 @@ async function scanMattermost(exp: MattermostExport, builder: ChatDirectoryBuild
   for (const add of channels) add();
 }
 
-/** Pass 2: the posts in the order the export lists them, each with its replies; other lines as outcomes. */
+/**
+ * Pass 2: each channel's posts by `create_at` (equal times in the export's order), each with its replies;
+ * other lines as outcomes as they come. `mmctl export create` lists posts by post id, which is random, so
+ * the posts this shard sends go through an external sort (memory bounded, spilled past the budget); every
+ * read sorts alike, so a resumed run rebuilds the same chunks. A post keeps its own line's position.
+ */
 async function* mattermostMessages(exp: MattermostExport, directory: ChatDirectory, owns: (channelId: string) => boolean, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
   const names: MattermostNames = {
     user: (username) => directory.users.get(username)?.username,
     channel: (team, name) => (team === undefined ? undefined : directory.channels.get(teamChannelId(team, name))?.name),
   };
-  for await (const batch of lines(exp, signal)) {
-    const out: MessageOutcome[] = [];
-    for (const line of batch) {
-      if ('unparseable' in line) {
-        // A line that parsed but cannot be sent (an unreadable byte, a lone surrogate) names its field: `post.message`.
-        const { unparseable } = line.unparseable as UnparseableRecord;
-        out.push({ kind: 'rejected', position: line.position, field: unparseable.field ?? '(line)', expected: unparseable.expected, reason: unparseable.message, raw: unparseable.raw });
-      } else if (line.type === 'post' || line.type === 'direct_post') out.push(...postOutcomes(line, names, directory, owns));
-      else if (!NOT_RECORDS.has(line.type) && !['user', 'channel', 'direct_channel'].includes(line.type))
-        out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
+  const posts = new ExternalSort(postSortBudget());
+  try {
+    for await (const batch of lines(exp, signal)) {
+      const out: MessageOutcome[] = [];
+      for (const line of batch) lineOutcome(line, directory, owns, posts, out);
+      if (out.length > 0) yield out;
     }
-    if (out.length > 0) yield out;
+    yield* inPostBatches(sortedPosts(exp.file, posts, names, signal));
+  } finally {
+    posts.close();
   }
+}
+
+/** A line of pass 2: a post to send is added to the sort; anything else (a reject) goes straight to `out`. */
+function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort, out: MessageOutcome[]): void {
+  if ('unparseable' in line) {
+    // A line that parsed but cannot be sent (an unreadable byte, a lone surrogate) names its field: `post.message`.
+    const { unparseable } = line.unparseable as UnparseableRecord;
+    out.push({ kind: 'rejected', position: line.position, field: unparseable.field ?? '(line)', expected: unparseable.expected, reason: unparseable.message, raw: unparseable.raw });
+  } else if (line.type === 'post' || line.type === 'direct_post') {
+    const post = postToSend(line, directory, owns);
+    if (post === undefined) return;
+    if ('kind' in post) out.push(post);
+    else posts.add(post.record.create_at, JSON.stringify({ line: line.position.line, type: line.type, record: post.record }));
+  } else if (!NOT_RECORDS.has(line.type) && !['user', 'channel', 'direct_channel'].includes(line.type))
+    out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
+}
+
+/** What the sort holds of a post: its line number, its type and its record as parsed. */
+interface SortedPost {
+  line: number;
+  type: 'post' | 'direct_post';
+  record: MattermostPost | MattermostDirectPost;
+}
+
+/** The sorted posts as messages (the records were checked on the way in, so they are not parsed again). */
+function* sortedPosts(file: string, posts: ExternalSort, names: MattermostNames, signal?: AbortSignal): Generator<MessageOutcome[]> {
+  for (const text of posts.sorted()) {
+    signal?.throwIfAborted();
+    const { line, type, record } = JSON.parse(text) as SortedPost;
+    const { team, channelId } = channelOf(type, record);
+    yield mattermostThread(record, channelId, team, names, { file, index: line - 1, line });
+  }
+}
+
+/** Threads gathered into batches of at least POST_BATCH outcomes (the stage runner loops over a batch). */
+async function* inPostBatches(threads: Iterable<MessageOutcome[]>): AsyncGenerator<MessageOutcome[]> {
+  let batch: MessageOutcome[] = [];
+  for (const thread of threads) {
+    batch.push(...thread);
+    if (batch.length < POST_BATCH) continue;
+    yield batch;
+    batch = [];
+  }
+  if (batch.length > 0) yield batch;
+}
+
+const POST_BATCH = 500;
+
+/** The post sort's memory: CHATPORT_MATTERMOST_SORT_BYTES (tests give a tiny one to exercise the spill), else the default. */
+function postSortBudget(): number {
+  const text = process.env.CHATPORT_MATTERMOST_SORT_BYTES;
+  if (text === undefined || text === '') return DEFAULT_SORT_BUDGET_BYTES;
+  const bytes = Number(text);
+  if (!Number.isSafeInteger(bytes) || bytes < 0) throw new ConfigError(`CHATPORT_MATTERMOST_SORT_BYTES must be a whole number of bytes, not ${JSON.stringify(text)}`);
+  return bytes;
 }
 
 type ParsedPost = { record: MattermostPost; team: string; channelId: string; direct?: undefined } | { record: MattermostDirectPost; team?: undefined; channelId: string; direct: MattermostDirectPost };
@@ -149,23 +209,30 @@ type ParsedPost = { record: MattermostPost; team: string; channelId: string; dir
 function parsePost(type: string, value: unknown): ParsedPost | undefined;
 function parsePost(type: string, value: unknown, problems: true): ParsedPost | { field: string; reason: string };
 function parsePost(type: string, value: unknown, problems = false): ParsedPost | { field: string; reason: string } | undefined {
-  if (type === 'post') {
-    const parsed = parseRecord(MattermostPost, value);
-    if (parsed.ok) return { record: parsed.value, team: parsed.value.team, channelId: teamChannelId(parsed.value.team, parsed.value.channel) };
-    return problems ? parsed.problem : undefined;
-  }
-  const parsed = parseRecord(MattermostDirectPost, value);
-  if (parsed.ok) return { record: parsed.value, channelId: directChannelId(parsed.value.channel_members), direct: parsed.value };
-  return problems ? parsed.problem : undefined;
+  const parsed = type === 'post' ? parseRecord(MattermostPost, value) : parseRecord(MattermostDirectPost, value);
+  if (!parsed.ok) return problems ? parsed.problem : undefined;
+  return { record: parsed.value, ...channelOf(type, parsed.value) } as ParsedPost;
 }
 
-function postOutcomes(line: Line, names: MattermostNames, directory: ChatDirectory, owns: (channelId: string) => boolean): MessageOutcome[] {
+/** A parsed post's channel: `<team>/<name>`, or a direct channel's by its members. */
+function channelOf(type: string, record: MattermostPost | MattermostDirectPost): { team?: string; channelId: string; direct?: MattermostDirectPost } {
+  if (type === 'post') {
+    const post = record as MattermostPost;
+    return { team: post.team, channelId: teamChannelId(post.team, post.channel) };
+  }
+  const direct = record as MattermostDirectPost;
+  return { channelId: directChannelId(direct.channel_members), direct };
+}
+
+/**
+ * A post line this shard sends (its record and channel), a reject naming the line, or undefined for
+ * another shard's channel (its posts are parsed, but not mapped).
+ */
+function postToSend(line: Line, directory: ChatDirectory, owns: (channelId: string) => boolean): ParsedPost | MessageOutcome | undefined {
   const parsed = parsePost(line.type, line.value, true);
-  if (!('record' in parsed)) return [{ kind: 'rejected', position: line.position, field: `${line.type}.${parsed.field}`, expected: `a Mattermost ${line.type} line`, reason: parsed.reason, raw: line.value }];
-  const { record: post, team, channelId } = parsed;
-  // A sharded run: another shard's channel (its posts are parsed, but not mapped).
-  if (!owns(channelId)) return [];
-  if (!directory.channels.has(channelId))
-    return [{ kind: 'rejected', position: line.position, field: `${line.type}.channel`, expected: 'a channel the export defines', reason: `${channelId} is not defined by a channel line`, raw: line.value, channelId }];
-  return mattermostThread(post, channelId, team, names, line.position);
+  if (!('record' in parsed)) return { kind: 'rejected', position: line.position, field: `${line.type}.${parsed.field}`, expected: `a Mattermost ${line.type} line`, reason: parsed.reason, raw: line.value };
+  if (!owns(parsed.channelId)) return undefined;
+  if (!directory.channels.has(parsed.channelId))
+    return { kind: 'rejected', position: line.position, field: `${line.type}.channel`, expected: 'a channel the export defines', reason: `${parsed.channelId} is not defined by a channel line`, raw: line.value, channelId: parsed.channelId };
+  return parsed;
 }
