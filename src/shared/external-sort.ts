@@ -1,6 +1,7 @@
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { makeSpillFolder, SPILL_PREFIXES } from './spill-folders.js';
 
 /** What the texts held in memory may take (UTF-16 bytes and per-entry overhead) before a run is spilled. */
 export const DEFAULT_SORT_BUDGET_BYTES = 32 * 1024 * 1024;
@@ -105,7 +106,7 @@ export class ExternalSort {
   }
 
   private nextPath(): string {
-    this.dir ??= mkdtempSync(join(this.baseDir, 'chatport-sort-'));
+    this.dir ??= makeSpillFolder(SPILL_PREFIXES.postSort, this.baseDir);
     return join(this.dir, `run-${this.made++}`);
   }
 }

@@ -1,5 +1,4 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spillFolderPath, SPILL_PREFIXES } from '../shared/spill-folders.js';
 import { contentHash, keyFingerprint } from './key-table.js';
 import { SpillingKeyTable } from './spilling-key-table.js';
 import { PositionIndex, describePosition } from './position-index.js';
@@ -56,7 +55,7 @@ export class SourceDuplicates {
     readonly mode: DuplicatesMode,
     /** The stage's key field(s), for messages. */
     private readonly keyName: string,
-    spillDir: string = join(tmpdir(), `chatport-keys-${process.pid}-${Math.random().toString(36).slice(2)}`),
+    spillDir: string = spillFolderPath(SPILL_PREFIXES.keys),
     memoryKeys?: number,
     /** The input's expected number of keys, if known (sizes the spilled keys' filter: SpillingKeyTable). */
     expectedKeys?: () => number | undefined,

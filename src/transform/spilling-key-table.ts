@@ -16,11 +16,12 @@
  * Disk: 16 bytes a spilled key (twice that while two runs merge).
  * Entries are only added for keys not already present (callers look first).
  */
-import { closeSync, mkdirSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { Bloom } from './blocked-bloom.js';
 import { compare, ENTRY_WORDS, orderByFingerprint } from './fingerprint-order.js';
 import { KeyTable } from './key-table.js';
+import { claimSpillFolder } from '../shared/spill-folders.js';
 
 /** A key found: its content fingerprint and ordinal, and a way to replace them (last-wins' first pass). */
 export interface KeyEntry {
@@ -179,7 +180,8 @@ export class SpillingKeyTable {
 
   private newRunFile(): { fd: number; path: string } {
     if (!this.dirMade) {
-      mkdirSync(this.dir, { recursive: true });
+      // Named with its owner: a later run removes it if this one is killed (a temp folder's is).
+      claimSpillFolder(this.dir);
       this.dirMade = true;
     }
     const path = join(this.dir, `keys-${this.runsMade++}.bin`);

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { partitionByDay, removeStaleSpools } from '../../src/pipeline/export/day-partitions.js';
+import { partitionByDay } from '../../src/pipeline/export/day-partitions.js';
+import { removeStaleSpillFolders } from '../../src/shared/spill-folders.js';
 import { checkWindow } from '../../src/pipeline/export/export-window.js';
 import { runExport, type ExportReport } from '../../src/pipeline/export/index.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
@@ -144,7 +145,7 @@ it('a multi-day spool names its owner, so a later run can tell it from a live on
   expect(ours).toHaveLength(1);
   expect(JSON.parse(readFileSync(join(ours[0]!, 'owner.json'), 'utf8'))).toMatchObject({ host: hostname(), token: expect.stringMatching(/^[0-9a-f]+$/) });
   // Held by this process: another run's clean-up leaves it.
-  await removeStaleSpools();
+  await removeStaleSpillFolders();
   expect(existsSync(join(ours[0]!, `${DAY2}.v8`))).toBe(true);
   await days.return(undefined);
   expect(existsSync(ours[0]!)).toBe(false);

@@ -18,7 +18,7 @@ const RACERS = 20;
 
 /** Builds dist/ when the lock's sources are newer than the built module, so the children run this code. */
 function ensureBuilt(): void {
-  const sources = ['src/pipeline/state/lock.ts', 'src/pipeline/state/lock-owner.ts', 'src/shared/errors.ts'].map((p) => statSync(join(ROOT, p)).mtimeMs);
+  const sources = ['src/pipeline/state/lock.ts', 'src/shared/lock-owner.ts', 'src/shared/errors.ts'].map((p) => statSync(join(ROOT, p)).mtimeMs);
   if (existsSync(BUILT_LOCK) && statSync(BUILT_LOCK).mtimeMs >= Math.max(...sources)) return;
   execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
 }

@@ -7,54 +7,17 @@
  * bigint and Date exact), then read back day by day. Memory stays flat either way; the spool takes
  * about the typed rows' size on disk and is removed at the end.
  *
- * A run killed outright (kill -9, OOM) cannot remove its spool, which can take gigabytes, so the spool
- * folder holds its owner (pid, host, a token, as lock files do) and every later export run on the host
- * removes the spools whose owner is gone (removeStaleSpools).
+ * A run killed outright (kill -9, OOM) cannot remove its spool, which can take gigabytes: it is a spill
+ * folder (spill-folders.ts), which a later run on the host removes once its owner is gone.
  */
 import { once } from 'node:events';
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
-import { realNow } from '../../shared/async.js';
-import { readTextIfExists } from '../../shared/read-if-exists.js';
+import { makeSpillFolder, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import type { Row } from '../../sinks/index.js';
-import { isStale, newLockOwner, parseLockOwner } from '../state/lock-owner.js';
 import { dayOfMicros } from './export-window.js';
-
-const SPOOL_PREFIX = 'chatport-export-days-';
-const SPOOL_OWNER = 'owner.json';
-/** Tokens of the spools this process holds: one naming this pid but none of them is an earlier process's. */
-const spoolsHeld = new Set<string>();
-
-/** A new spool folder in `root`, its owner written before any row. */
-async function createSpool(root: string): Promise<{ dir: string; token: string }> {
-  const dir = await mkdtemp(join(root, SPOOL_PREFIX));
-  const owner = newLockOwner(realNow());
-  spoolsHeld.add(owner.token);
-  await writeFile(join(dir, SPOOL_OWNER), JSON.stringify(owner));
-  return { dir, token: owner.token };
-}
-
-/**
- * Removes the spool folders in `root` (default the OS temp folder) left by export runs that are gone: a pid
- * of this host that no longer runs, or this pid in an earlier life (a restarted container). A spool without
- * an owner file (an older chatport's, or one being created) or of another host is left alone. Returns the
- * folders removed.
- */
-export async function removeStaleSpools(root: string = tmpdir()): Promise<string[]> {
-  const removed: string[] = [];
-  const names = await readdir(root).catch(() => [] as string[]);
-  for (const name of names.filter((n) => n.startsWith(SPOOL_PREFIX))) {
-    const dir = join(root, name);
-    const text = await readTextIfExists(join(dir, SPOOL_OWNER)).catch(() => undefined);
-    if (text === undefined || !isStale(parseLockOwner(text), 0, Infinity, spoolsHeld)) continue;
-    await rm(dir, { recursive: true, force: true });
-    removed.push(dir);
-  }
-  return removed;
-}
 
 export interface DayRows {
   date: string;
@@ -73,14 +36,13 @@ export async function* partitionByDay(
     yield { date: days[0]!, rows };
     return;
   }
-  const { dir, token } = await createSpool(tmpdir());
+  const dir = makeSpillFolder(SPILL_PREFIXES.exportDays);
   try {
     const rowsByDay = await spoolByDay(rows, column, days, dir);
     onSpooled?.(rowsByDay);
     for (const date of days) yield { date, rows: readSpool(spoolPath(dir, date)) };
   } finally {
     await rm(dir, { recursive: true, force: true });
-    spoolsHeld.delete(token);
   }
 }
 

@@ -16,7 +16,8 @@ import { JobFailedError, type Job } from '../../api/index.js';
 import { parseRecordBatches, type FormatName, type SourceItem } from '../../formats/index.js';
 import { ChatportError, InputMissingError } from '../../shared/errors.js';
 import { columnBatchRows, createDestination, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
-import { partitionByDay, removeStaleSpools } from './day-partitions.js';
+import { partitionByDay } from './day-partitions.js';
+import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
 import { damagedExportFile, exportFromZeroOnChange, openExportDownload } from './download.js';
@@ -45,7 +46,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
   logger.info({ datasets: opts.datasets, window: describeWindow(opts.window), to: opts.to, format: opts.format }, 'export run started');
   try {
     signal?.throwIfAborted();
-    await removeSpoolsOfKilledRuns(logger);
+    await removeSpillsOfKilledRuns(logger);
     const destination = deps.destination ?? createDestination(opts.to, options.s3);
     await refuseOtherFormat(destination, partitionsOf(opts), opts.format);
     const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
@@ -78,16 +79,6 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     // Whatever a stop broke on the way (a cut download, a failed upload), the run ends as interrupted.
     if (signal?.aborted) throw signal.reason;
     throw error;
-  }
-}
-
-/** A killed multi-day run's spool can hold gigabytes; failing to remove one is no reason to fail this run. */
-async function removeSpoolsOfKilledRuns(logger: Deps['logger']): Promise<void> {
-  try {
-    const removed = await removeStaleSpools();
-    if (removed.length > 0) logger.info({ folders: removed }, 'removed day spools of export runs that were killed');
-  } catch (error) {
-    logger.warn({ err: error }, 'could not remove the day spools of killed export runs');
   }
 }
 

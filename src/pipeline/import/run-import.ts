@@ -34,6 +34,7 @@ import { shardStateDir } from '../shards/shard-state.js';
 import { writeRunPage } from '../report-html/index.js';
 import type { Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
+import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 
 export interface ImportRunOptions {
   config: PipelineConfig;
@@ -77,6 +78,7 @@ export async function runImport(given: ImportRunOptions, deps: ImportRunDeps = {
   const mode = options.mode ?? 'import';
   if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
   const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: deps.signal ?? new AbortController().signal };
+  await removeSpillsOfKilledRuns(env.logger);
   const run = await openRun(options, deps, env);
   const outcome = await runStages(run, options, deps, env);
   return closeRun(run, outcome, options, deps, env);

@@ -1,5 +1,4 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spillFolderPath, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import type { RecordPosition, SourceItem } from '../../formats/index.js';
 import type { StageConfig } from '../../config/index.js';
 import { PositionIndex, SpillingKeyTable, compileSkipRules, describePosition, sourceKeyOf, textHash, type Accepted, type Rejected } from '../../transform/index.js';
@@ -42,7 +41,7 @@ export class ForeignKeys {
     private readonly keyName: string,
     /** Which record of a key is kept: the first (the default duplicate check) or the last (last-wins). */
     private readonly keep: 'first' | 'last' = 'first',
-    spillDir = join(tmpdir(), `chatport-foreign-keys-${process.pid}-${Math.random().toString(36).slice(2)}`),
+    spillDir = spillFolderPath(SPILL_PREFIXES.foreignKeys),
   ) {
     this.table = new SpillingKeyTable(spillDir);
   }

@@ -1,7 +1,7 @@
 import { link, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
-import { generationOf, isStale, newLockOwner, parseLockOwner, type LockOwner } from './lock-owner.js';
+import { generationOf, isStale, newLockOwner, parseLockOwner, type LockOwner } from '../../shared/lock-owner.js';
 
 /**
  * One run per state folder at a time: two processes appending to one journal would corrupt the run.

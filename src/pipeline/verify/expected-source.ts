@@ -1,6 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { spillFolderPath, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import { createSilentLogger } from '../../shared/logger.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
@@ -78,7 +77,7 @@ export async function* expectedRecords(config: PipelineConfig, stage: StageConfi
  * verification expects exactly what the run sent.
  */
 async function* lastRecordsOfKeys(stage: StageConfig, read: () => AsyncIterable<Processed[]>, deps: ExpectedReadDeps): AsyncGenerator<Accepted> {
-  const spillDir = join(tmpdir(), `chatport-verify-keys-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const spillDir = spillFolderPath(SPILL_PREFIXES.verifyKeys);
   const duplicates = await openStageDuplicates(stage, read, deps.signal ?? new AbortController().signal, createSilentLogger(), spillDir);
   try {
     let ordinal = 0;

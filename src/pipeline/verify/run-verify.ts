@@ -24,6 +24,7 @@ import { readMessagesAt } from './source-messages.js';
 import { findRootThreads, rootKey } from '../import/replies/roots.js';
 import { expectInChannel } from './expected-source.js';
 import { orphansHeld } from './verify-orphans.js';
+import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -94,6 +95,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const now = deps.now ?? realNow;
   const startedAt = now();
   const platform: PlatformReadDeps = { client: deps.client, logger: deps.logger ?? createSilentLogger(), sleep: deps.sleep ?? realSleep, ...(deps.signal ? { signal: deps.signal } : {}) };
+  await removeSpillsOfKilledRuns(platform.logger);
   const messagesStage = config.stages.find((s) => s.stage === 'messages');
   // The export runs on the platform while the source is read.
   const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
