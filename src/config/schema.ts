@@ -169,7 +169,7 @@ const stageOptions = z
       .enum(['insert', 'upsert'])
       .optional()
       .describe(
-        'Users and channels this pipeline imported before are compared with the source (name, displayName, isGuest, properties). "insert" (default): a record whose content changed is left as the platform holds it, reported as changed (not applied) and listed in the run folder\'s changed/<stage>.ndjson. "upsert": it is updated with a merge patch and counted as updated. Messages and members are never updated (docs/identity.md).',
+        'Users, channels and messages this pipeline imported before are compared with the source (users: name, displayName, isGuest, properties; channels: name, displayName, properties; messages: body, groupTag, properties). "insert" (default): a record whose content changed is left as the platform holds it, reported as changed (not applied) and listed in the run folder\'s changed/<stage>.ndjson. "upsert": it is updated with a merge patch and counted as updated; an upsert messages stage marks each message with properties.chatportKey, by which a later run finds it. Members and thread replies are never updated (docs/identity.md).',
       ),
   })
   .describe('How a stage is chunked and uploaded. Stage options override the top-level options.');

@@ -6,6 +6,7 @@ export function stageProcessorSpec(config: PipelineConfig, stage: StageConfig): 
   const spec: StageProcessorSpec = { pipelineId: config.id, stage: stage.stage, key: stage.key, mapping: stage.mapping, skip: stage.skip };
   if (stage.channel !== undefined) spec.channel = stage.channel;
   if (stage.thread !== undefined) spec.thread = stage.thread;
+  if (stage.stage === 'messages' && stage.options.mode === 'upsert') spec.markKeys = true;
   if (stage.options.longBodies === 'split') spec.longBodies = 'split';
   if (config.matchedUsers?.policy === 'match' && stage.stage !== 'users') spec.renamedUsers = config.matchedUsers.renamed;
   return spec;

@@ -1,14 +1,21 @@
 import { sameJsonValue } from '../shared/lossless-json.js';
 import { IDENTITY_PROPERTIES } from './stages.js';
 
-/** The stages whose records chatport compares with the platform's copy (the API patches users and channels). */
-export type ComparedStage = 'users' | 'channels';
+/** The stages whose records chatport compares with the platform's copy (those the API patches). */
+export type ComparedStage = 'users' | 'channels' | 'messages';
 
-/** The item fields compared per stage: those a merge patch can set. Members, type and pictures are not. */
+/** The item fields compared per stage: those a merge patch can set. Members, type, authors and pictures are not. */
 export const COMPARED_FIELDS: Readonly<Record<ComparedStage, readonly string[]>> = {
   users: ['name', 'displayName', 'isGuest', 'properties'],
   channels: ['name', 'displayName', 'properties'],
+  messages: ['body', 'groupTag', 'properties'],
 };
+
+/**
+ * Fields compared even when the item leaves them out, as absent: a message has no default groupTag or
+ * properties, so one the source dropped must go (a user's or channel's omitted field is the platform's default).
+ */
+const COMPARED_WHEN_ABSENT: Readonly<Record<ComparedStage, readonly string[]>> = { users: [], channels: [], messages: ['groupTag', 'properties'] };
 
 /** One field whose source value differs from what the platform holds (`platform` undefined: absent there). */
 export interface FieldDifference {
@@ -25,7 +32,7 @@ export interface Comparison {
 
 /**
  * Compares an accepted item with the platform's copy of the same record. Only fields the item carries are
- * compared (a channel without displayName gets the platform's default). Properties are compared without
+ * compared (a channel without displayName gets the platform's default), and a message's groupTag and properties. Properties are compared without
  * chatport's identity properties; values are compared as they travel (sameJsonValue: key order and -0 do
  * not matter), since the platform's copy is read back exactly. The patch removes properties the source no
  * longer has. Pure.
@@ -34,7 +41,7 @@ export function compareWithPlatform(stage: ComparedStage, item: Record<string, u
   const differences: FieldDifference[] = [];
   const patch: Record<string, unknown> = {};
   for (const field of COMPARED_FIELDS[stage]) {
-    if (!Object.hasOwn(item, field)) continue;
+    if (!Object.hasOwn(item, field) && !COMPARED_WHEN_ABSENT[stage].includes(field)) continue;
     if (field === 'properties') {
       const source = withoutIdentity(item.properties);
       const platform = withoutIdentity(held.properties ?? {});
@@ -47,7 +54,7 @@ export function compareWithPlatform(stage: ComparedStage, item: Record<string, u
     }
     if (!sameJsonValue(item[field], held[field])) {
       differences.push({ field, platform: held[field], source: item[field] });
-      patch[field] = item[field];
+      patch[field] = item[field] ?? null;
     }
   }
   return { differences, patch };

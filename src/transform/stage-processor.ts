@@ -24,6 +24,11 @@ export interface StageProcessorSpec {
   channel?: string;
   /** Messages: the source field holding the source key of the message the record replies to. */
   thread?: string;
+  /**
+   * Messages: mark every message with its key (`properties.chatportKey`) even without `thread`, so that a
+   * later run finds it on the platform and can compare it (`mode: upsert`, docs/identity.md).
+   */
+  markKeys?: boolean;
   /** Messages: split a body over the platform's limit into parts instead of rejecting it. */
   longBodies?: 'reject' | 'split';
   mapping: NestedMapping;
@@ -77,6 +82,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   if (!needsChannel && spec.channel !== undefined) throw new MappingError(`channel: only members and messages name a channel`, 'channel');
   if (spec.thread !== undefined && stage !== 'messages') throw new MappingError(`thread: only messages reply to a message`, 'thread');
   const threadField = spec.thread;
+  const marksKeys = threadField !== undefined || (stage === 'messages' && spec.markKeys === true);
   const splitLong = stage === 'messages' && spec.longBodies === 'split';
   const lookup = deps.channelIds;
   if (needsChannel && lookup === undefined) throw new TypeError(`the ${stage} stage needs deps.channelIds`);
@@ -136,12 +142,12 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     }
     if (renamed !== undefined) renameUsers(item, userFields, renamed);
     // A stage with threads marks every message with its key: replies find their root by it, and a reply's
-    // resend looks for it first (docs/threads.md).
-    if (threadField !== undefined && sourceKey !== undefined) item.properties = { ...(item.properties as Record<string, unknown> | undefined), [CHANNEL_KEY_PROPERTY]: sourceKey };
+    // resend looks for it first (docs/threads.md); an upsert stage finds its held messages by it.
+    if (marksKeys && sourceKey !== undefined) item.properties = { ...(item.properties as Record<string, unknown> | undefined), [CHANNEL_KEY_PROPERTY]: sourceKey };
     if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
     const parentRef = threadField === undefined ? undefined : sourceKeyOf([record[threadField]]);
     if (splitLong && sourceKey !== undefined && reasons.length === 0 && typeof item.body === 'string' && item.body.length > LIMITS.bodyLength)
-      return acceptParts(splitIntoParts(item, sourceKey, keyFor, threadField !== undefined), position, validate, { channelKey, channelId, parentRef }, record);
+      return acceptParts(splitIntoParts(item, sourceKey, keyFor, marksKeys), position, validate, { channelKey, channelId, parentRef }, record);
 
     const problems = validate(item);
     if (problems !== undefined) {

@@ -114,8 +114,8 @@ interface HeldUser {
  * Run 2 over `next` after run 1 over `first` (docs/identity.md "Updates"): users and channels the platform
  * holds for this pipeline are compared (users: name, displayName; channels: name, displayName, properties;
  * never members) and, when they differ, skipped and changed (insert) or patched and updated (upsert);
- * members and messages are sent again and the platform skips the keys it applied, so a corrected message
- * keeps its old body. Names are checked against the platform once the users stage is done.
+ * members are sent again and the platform skips the keys it applied; messages its channels held are
+ * compared by key and, with upsert, patched (patchHeldMessages). Names are checked against the platform once the users stage is done.
  */
 export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
   const heldUsers = new Map(first.users.filter(isImported).map(({ cells: [key, name, display] }) => [key!, { key: key!, name: name!, display: display! }]));
@@ -172,6 +172,7 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
   const sourceMessages = renamed(judged.expectedMessages);
   const messagesAfter = renamed(new Map([...first.expectedMessages].map(([name, list]) => [name, list.map((m) => ({ ...m, user: nameNow.get(m.user) ?? m.user }))])));
   const heldKeys = new Set([...first.expectedMessages.values()].flat().map((m) => m.id));
+  if (mode === 'upsert') patchHeldMessages(judged.messages, sourceMessages, messagesAfter);
   for (const [name, list] of sourceMessages) {
     messagesAfter.set(name, [...(messagesAfter.get(name) ?? []), ...list.filter((m) => !heldKeys.has(m.id))]);
   }
@@ -187,6 +188,23 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
   // judgeCase judges users alone (the platform does not enter), so nextUsers are its lines, marked.
   const messages = messageDifferences(sourceMessages, messagesAfter);
   return { case: { ...judged, mode, users: nextUsers, expectedUsers, expectedChannels, expectedMessages: messagesAfter }, differences, messages };
+}
+
+/**
+ * Upsert: a message its channel held from run 1 (found by its key, which upsert puts in its properties)
+ * with another body or sentAt is patched in its place (docs/identity.md "Updates"); its author is not compared.
+ * Run 1 in insert mode marked no keys, so nothing is found then.
+ */
+function patchHeldMessages(lines: Array<{ cells: string[]; outcome: string; changed?: boolean }>, source: Map<string, ExpectedMessage[]>, after: Map<string, ExpectedMessage[]>): void {
+  for (const [name, list] of source) {
+    const held = after.get(name) ?? [];
+    for (const m of list) {
+      const at = held.findIndex((h) => h.id === m.id);
+      if (at === -1 || (held[at]!.body === m.body && held[at]!.sentAt === m.sentAt)) continue;
+      held[at] = { ...held[at]!, body: m.body, sentAt: m.sentAt };
+      markChanged(lines.find((l) => l.outcome === 'imported' && l.cells[0] === m.id)!, 'upsert');
+    }
+  }
 }
 
 /** A held record with other content: skipped and changed (insert), imported and updated (upsert). */

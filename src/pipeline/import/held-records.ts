@@ -1,9 +1,9 @@
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { isClientRequestError, isNotFoundError, type ChatportClient } from '../../api/index.js';
-import type { PipelineConfig, StageConfig } from '../../config/index.js';
+import { mappedByChatport, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
-import type { Int64 } from '../../shared/int64.js';
+import { parseInt64, type Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { CHANNEL_KEY_PROPERTY, COMPARED_FIELDS, compareWithPlatform, PIPELINE_PROPERTY, type Accepted, type ComparedStage, type Comparison, type Reason } from '../../transform/index.js';
@@ -12,8 +12,9 @@ import type { UnsentCounts } from '../state/events.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { RunPaths } from '../state/run-paths.js';
 import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, listPipelineChannels } from './channel-ids.js';
+import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 
-/** What becomes of an accepted user or channel once compared with the platform's copy. */
+/** What becomes of an accepted user, channel or message once compared with the platform's copy. */
 export type HeldOutcome =
   | { kind: 'send' }
   /** The platform holds it with the same content: imported, nothing sent. */
@@ -39,6 +40,7 @@ export interface HeldRecords {
  * first attempt created are not taken for "held" the second time).
  */
 interface Snapshot {
+  /** By source key; messages by channel id and key (heldKeyOf). */
   records: Record<string, { id: Int64; fields: Record<string, unknown> }>;
   /**
    * DIRECT channel items whose members already have a DIRECT channel that another pipeline made, or that
@@ -67,15 +69,22 @@ export interface HeldRecordsInput {
 /** Warnings named one by one before the rest are only counted. */
 const WARN_EACH = 10;
 
+/** The resource whose merge patch updates a held record of the stage. */
+const RESOURCE_NAMES = { users: 'user', channels: 'channel', messages: 'message' } as const;
+
 /**
- * Users and channels: reads what the platform holds for this pipeline (its `chatportPipeline` property) and
- * decides per record whether to send, count it as held, patch it (`mode: upsert`) or report it changed.
- * Every difference is listed in `<run>/changed/<stage>.ndjson`. Undefined for the other stages.
+ * Users, channels and messages: reads what the platform holds for this pipeline (its `chatportPipeline`
+ * property; messages: by their key in this pipeline's channels that existed before the run) and decides per
+ * record whether to send, count it as held, patch it (`mode: upsert`) or report it changed. Every difference
+ * is listed in `<run>/changed/<stage>.ndjson`. Undefined for members, and for messages when no channel can
+ * hold this pipeline's earlier messages (heldMessageChannels).
  */
 export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldRecords | undefined> {
   const stage = input.stage.stage;
-  if (stage !== 'users' && stage !== 'channels') return undefined;
-  const snapshot = await loadSnapshot(input, stage);
+  if (stage === 'members') return undefined;
+  const channels = stage === 'messages' ? await heldMessageChannels(input) : undefined;
+  if (stage === 'messages' && channels === undefined) return undefined;
+  const snapshot = await loadSnapshot(input, stage, channels);
   // Written anew by every read of the stage's input (first attempt or resume), so no change is listed twice.
   const changesFile = join(input.paths.runDir(input.runId), 'changed', `${stage}.ndjson`);
   await mkdir(dirname(changesFile), { recursive: true });
@@ -84,7 +93,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   const tally = { held: 0, updated: 0, changed: 0 };
 
   const update = async (id: Int64, patch: Record<string, unknown>): Promise<HeldOutcome> => {
-    const resource = stage === 'users' ? input.client.users : input.client.channels;
+    const resource = input.client[stage];
     try {
       await resource.update(id, patch, { signal: input.signal });
       tally.updated++;
@@ -92,7 +101,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     } catch (error) {
       // A 4xx (a new name already taken, the record deleted meanwhile) is this record's problem; anything else stops the run.
       if (!isClientRequestError(error) && !isNotFoundError(error)) throw error;
-      const message = `the platform refused the update of ${stage === 'users' ? 'user' : 'channel'} ${id}: ${error.message}`;
+      const message = `the platform refused the update of ${RESOURCE_NAMES[stage]} ${id}: ${error.message}`;
       return { kind: 'conflict', reasons: [{ field: Object.keys(patch).join(', '), expected: 'an update the platform accepts', found: 'a refused merge patch', message }] };
     }
   };
@@ -110,7 +119,8 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     settle(record) {
       const foreign = snapshot.foreignDirect[record.sourceKey];
       if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
-      const held = snapshot.records[record.sourceKey];
+      const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
+      const held = key === undefined ? undefined : snapshot.records[key];
       if (!held) return { kind: 'send' };
       const comparison = compareWithPlatform(stage, record.item, held.fields);
       if (comparison.differences.length > 0) return settleChanged(record, held, comparison);
@@ -158,11 +168,11 @@ function foreignDirectReason(foreign: { id: Int64; pipeline: string; key?: strin
   };
 }
 
-async function loadSnapshot(input: HeldRecordsInput, stage: ComparedStage): Promise<Snapshot> {
+async function loadSnapshot(input: HeldRecordsInput, stage: ComparedStage, messageChannels: readonly string[] | undefined): Promise<Snapshot> {
   const file = join(input.paths.runDir(input.runId), 'held', `${stage}.json`);
   const saved = await readFile(file, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);
   if (saved) return saved;
-  const snapshot = stage === 'users' ? await usersSnapshot(input) : await channelsSnapshot(input);
+  const snapshot = stage === 'users' ? await usersSnapshot(input) : stage === 'channels' ? await channelsSnapshot(input) : await messagesSnapshot(input, messageChannels ?? []);
   await writeFileAtomic(file, stringifyJson(snapshot));
   return snapshot;
 }
@@ -201,6 +211,51 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
     else if (holder.kind === 'unmarked' && holder.key !== undefined && holder.key !== key) foreignDirect[key] = { id: holder.id, pipeline: config.id, key: holder.key };
   }
   return { records, foreignDirect, existed: Object.values(records).map((r) => r.id) };
+}
+
+/**
+ * The channels whose messages are compared: this pipeline's channels that existed before this run's channels
+ * stage. A channel the run created holds no earlier message, so a first import reads nothing; in any other
+ * (a DIRECT channel made by hand, any channel of a run without a channels stage) a message of the same key
+ * may be another pipeline's. Undefined when the run has no channels snapshot.
+ */
+async function heldMessageChannels(input: HeldRecordsInput): Promise<string[] | undefined> {
+  const existed = await channelsThatExisted(input.paths.runDir(input.runId));
+  return existed === undefined ? undefined : [...existed];
+}
+
+/**
+ * A message record's key among the held messages, or undefined when it is not compared: replies and orphans
+ * go through the replies pass (docs/threads.md), which finds them in their threads by key, not by content.
+ */
+function comparedMessageKey(stage: StageConfig, record: Accepted): string | undefined {
+  if (parentRefOf(stage, record) !== undefined || isPlacedOrphan(stage, record)) return undefined;
+  // An insert stage without `thread` does not mark its items, yet an earlier upsert run marked the platform's copies.
+  const key = mappedByChatport(stage) ? replyKeyOf(stage, record.item.properties) : record.sourceKey;
+  return key === undefined || record.channelId === undefined ? undefined : heldKeyOf(record.channelId, key);
+}
+
+/** Keys are the source's: two channels (two workspaces of one pipeline) may hold the same one. */
+const heldKeyOf = (channelId: Int64 | string, key: string): string => `${String(channelId)}\u0000${key}`;
+
+/**
+ * Each channel read in full (pages of 100): its messages that carry a key. A key found twice in a channel
+ * (a copy posted by hand) is left out: which of the two is the record cannot be told, so neither is patched.
+ */
+async function messagesSnapshot({ client, stage, signal }: HeldRecordsInput, channels: readonly string[]): Promise<Snapshot> {
+  const records: Snapshot['records'] = {};
+  const twice = new Set<string>();
+  for (const channelId of channels) {
+    for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
+      const key = replyKeyOf(stage, message.properties);
+      if (key === undefined) continue;
+      const held = heldKeyOf(channelId, key);
+      if (records[held]) twice.add(held);
+      records[held] = { id: message.id, fields: fieldsOf('messages', message) };
+    }
+  }
+  for (const held of twice) delete records[held];
+  return { records, foreignDirect: {} };
 }
 
 /**

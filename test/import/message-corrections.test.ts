@@ -1,0 +1,137 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+const pipeline = (name: string, mode: string) => `name: ${name}
+options: { chunkRecords: 50, concurrency: 1, mode: ${mode} }
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping: { name: username, displayName: username, isGuest: { const: false } }
+  channels:
+    source: { path: channels.csv }
+    key: key
+    mapping: { type: { const: PUBLIC }, name: name, displayName: name, members: { field: members, split: "|" } }
+  messages:
+    source: { path: messages.csv }
+    key: id
+    channel: channel
+    mapping: { type: { const: TEXT }, body: text, user: author, properties: { tag: tag } }
+`;
+
+/** 240 messages, 120 a channel: each channel's held messages take two pages of 100. */
+const MESSAGES = Array.from({ length: 240 }, (_, i) => ({ id: `m${i}`, channel: `c${i % 2}`, text: `text ${i}`, tag: `t${i}` }));
+type Row = (typeof MESSAGES)[number];
+const messagesCsv = (p: string, rows: readonly Row[]) => `id,channel,author,text,tag\n${rows.map((r) => `${r.id},${r.channel},${p}-ann,${r.text},${r.tag}`).join('\n')}\n`;
+/** m7's body changed to one of the same length, m8's to a longer one, m9's property. */
+const corrected = (rows: readonly Row[]) =>
+  rows.map((r) => (r.id === 'm7' ? { ...r, text: 'TEXT 7' } : r.id === 'm8' ? { ...r, text: 'text 8 corrected' } : r.id === 'm9' ? { ...r, tag: 'fixed' } : r));
+
+async function setUp(p: string, mode: string) {
+  const dir = join(f.dir, p);
+  await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
+  await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\nc1,${p}-random,${p}-ann\n`);
+  await writeInput(dir, 'messages.csv', messagesCsv(p, MESSAGES));
+  const { config } = await writePipeline(dir, pipeline(p, mode));
+  const state = join(dir, 'state');
+  const from = f.sandbox.requests().length;
+  const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+  expect(first.verification?.status).toBe('exact');
+  // A first import holds nothing to compare with: no channel's messages are read for it.
+  expect(requestsSince(from).pages).toBe(0);
+  await writeInput(dir, 'messages.csv', messagesCsv(p, corrected(MESSAGES)));
+  return { dir, state };
+}
+
+/** The requests a run made, from the sandbox's record: message patches and channel message pages. */
+function requestsSince(from: number) {
+  const made = f.sandbox.requests().slice(from);
+  return {
+    patches: made.filter((r) => r.method === 'PATCH' && r.path.startsWith('/messages/')).length,
+    pages: made.filter((r) => r.method === 'GET' && /^\/channels\/\d+\/messages$/.test(r.path)).length,
+    uploads: made.filter((r) => r.method === 'POST' && r.path === '/imports/messages').length,
+  };
+}
+
+async function platformMessages(p: string) {
+  const channels = (await all(f.client.channels.list({ pageSize: 100 }))).filter((c) => c.name?.startsWith(`${p}-`));
+  const messages = [];
+  for (const c of channels) messages.push(...(await all(f.client.channels.messages(c.id, { pageSize: 100 }))));
+  return new Map(messages.map((m) => [m.properties?.chatportKey as string, m]));
+}
+
+async function changedLines(runDir: string): Promise<Array<Record<string, unknown>>> {
+  return (await readFile(join(runDir, 'changed', 'messages.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+describe('messages corrected in the source since they were imported', () => {
+  it('upsert patches each one to the source\'s content (same length, other length, properties), counts it updated, and verification says exact', async () => {
+    const { dir, state } = await setUp('mcu', 'upsert');
+    const { config } = await writePipeline(dir, pipeline('mcu', 'upsert'));
+    const from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state, restart: true, verify: {} }, { client: f.client });
+    expect(rerun.stages.messages).toMatchObject({ read: 240, imported: 240, updated: 3, changed: 0, skipped: 0, jobs: { submitted: 0 } });
+    expect(rerun.totals).toMatchObject({ balanced: true });
+    expect(rerun.verification?.status).toBe('exact');
+    // Two pages a channel read the held messages; one patch a corrected message; nothing uploaded.
+    expect(requestsSince(from)).toMatchObject({ patches: 3, uploads: 0 });
+    const held = await platformMessages('mcu');
+    expect([held.get('m7')?.body, held.get('m8')?.body, held.get('m9')?.properties?.tag]).toEqual(['TEXT 7', 'text 8 corrected', 'fixed']);
+    const lines = await changedLines(rerun.runDir);
+    expect(lines.map((l) => [l.sourceKey, l.applied, (l.differences as Array<{ field: string }>).map((d) => d.field)])).toEqual([
+      ['m7', true, ['body']],
+      ['m8', true, ['body']],
+      ['m9', true, ['properties']],
+    ]);
+
+    // Unchanged since: nothing patched, and the held channels are read once each.
+    const again = f.sandbox.requests().length;
+    const unchanged = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(unchanged.stages.messages).toMatchObject({ read: 240, imported: 240, updated: 0, changed: 0 });
+    expect(unchanged.verification?.status).toBe('exact');
+    expect(requestsSince(again)).toMatchObject({ patches: 0, uploads: 0 });
+    expect(requestsSince(again).pages).toBe(4);
+  });
+
+  it('insert reports them changed, not applied, and leaves the platform\'s copies as they were', async () => {
+    const { dir, state } = await setUp('mci', 'upsert');
+    const { config } = await writePipeline(dir, pipeline('mci', 'insert'));
+    const from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state, restart: true }, { client: f.client });
+    expect(rerun.stages.messages).toMatchObject({ read: 240, imported: 237, skipped: 3, changed: 3, updated: 0 });
+    expect(rerun.totals).toMatchObject({ balanced: true });
+    expect(requestsSince(from).patches).toBe(0);
+    const held = await platformMessages('mci');
+    expect([held.get('m7')?.body, held.get('m8')?.body, held.get('m9')?.properties?.tag]).toEqual(['text 7', 'text 8', 't9']);
+    const lines = await changedLines(rerun.runDir);
+    expect(lines.map((l) => [l.sourceKey, l.applied])).toEqual([['m7', false], ['m8', false], ['m9', false]]);
+    expect(lines[0]).toMatchObject({ line: 9, differences: [{ field: 'body', platform: 'text 7', source: 'TEXT 7' }] });
+  });
+
+  it('a resumed upsert run compares with the snapshot of its first attempt and counts what the uninterrupted run would', async () => {
+    const { dir, state } = await setUp('mcr', 'upsert');
+    // New messages too, so that the rerun has import jobs to be interrupted after.
+    const more = Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, channel: `c${i % 2}`, text: `new ${i}`, tag: `n${i}` }));
+    await writeInput(dir, 'messages.csv', messagesCsv('mcr', [...corrected(MESSAGES), ...more]));
+    const { config } = await writePipeline(dir, pipeline('mcr', 'upsert'));
+    const stop = new AbortController();
+    const interrupted = await runImport({ config, stateDir: state, restart: true }, {
+      client: f.client, signal: stop.signal,
+      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 1) stop.abort(new Error('stop')); },
+    }).then(() => undefined, (e: unknown) => e);
+    expect(interrupted).toBeInstanceOf(Error);
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed).toMatchObject({ status: 'succeeded', attempt: 2 });
+    expect(resumed.stages.messages).toMatchObject({ read: 300, imported: 300, updated: 3, changed: 0 });
+    expect(resumed.verification?.status).toBe('exact');
+  });
+});
