@@ -16,8 +16,9 @@
  * Disk: 16 bytes a spilled key (twice that while two runs merge).
  * Entries are only added for keys not already present (callers look first).
  */
-import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { readFully as readFullyFrom, writeFully } from '../shared/positioned-io.js';
 import { Bloom } from './blocked-bloom.js';
 import { compare, ENTRY_WORDS, orderByFingerprint } from './fingerprint-order.js';
 import { KeyTable } from './key-table.js';
@@ -317,17 +318,7 @@ function slotsFor(keys: number): number {
   return slots;
 }
 
-function readFully(fd: number, into: Buffer, bytes: number, position: number): void {
-  for (let done = 0; done < bytes; ) {
-    const got = readSync(fd, into, done, bytes - done, position + done);
-    if (got === 0) throw new Error(`key run file ended early (at byte ${position + done})`);
-    done += got;
-  }
-}
-
-function writeFully(fd: number, from: Buffer, bytes: number, position: number): void {
-  for (let done = 0; done < bytes; ) done += writeSync(fd, from, done, bytes - done, position + done);
-}
+const readFully = (fd: number, into: Buffer, bytes: number, position: number): void => readFullyFrom(fd, into, bytes, position, 'key run file');
 
 /** A run's entries in order, read MERGE_ENTRIES at a time (for a merge). */
 class RunCursor {

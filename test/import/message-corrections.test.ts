@@ -1,7 +1,10 @@
-import { readFile } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatportClient } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
 import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -134,4 +137,90 @@ describe('messages corrected in the source since they were imported', () => {
     expect(resumed.stages.messages).toMatchObject({ read: 300, imported: 300, updated: 3, changed: 0 });
     expect(resumed.verification?.status).toBe('exact');
   });
+  it('with a key table of 16 keys in memory the held keys spill to disk, and exactly the corrected messages are patched', async () => {
+    const { dir, state } = await setUp('mcs', 'upsert');
+    const { config } = await writePipeline(dir, pipeline('mcs', 'upsert'));
+    let runDir = '';
+    let spilledRuns = 0;
+    const from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state, restart: true, verify: {} }, {
+      client: f.client, heldKeysInMemory: 16,
+      onRunStarted: (d) => { runDir = d; },
+      // The stage's last progress comes before its held records close (which removes the spilled runs).
+      onProgress: (stage) => { if (stage === 'messages') spilledRuns = readdirSync(join(runDir, 'held', 'messages-keys')).length; },
+    });
+    expect(spilledRuns).toBeGreaterThan(0);
+    expect(rerun.stages.messages).toMatchObject({ read: 240, imported: 240, updated: 3, changed: 0, jobs: { submitted: 0 } });
+    expect(rerun.verification?.status).toBe('exact');
+    expect(requestsSince(from)).toMatchObject({ patches: 3, uploads: 0, pages: 4 });
+    expect((await changedLines(rerun.runDir)).map((l) => l.sourceKey)).toEqual(['m7', 'm8', 'm9']);
+    // One line a held message, on disk.
+    expect((await readFile(join(rerun.runDir, 'held', 'messages', 'lines.tsv'), 'utf8')).trim().split('\n')).toHaveLength(240);
+  });
+
+  it('a snapshot cut short is read again; a complete one is reused by a resumed run, which reads no channel', async () => {
+    const { dir, state } = await setUp('mcw', 'upsert');
+    const more = Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, channel: `c${i % 2}`, text: `new ${i}`, tag: `n${i}` }));
+    await writeInput(dir, 'messages.csv', messagesCsv('mcw', [...corrected(MESSAGES), ...more]));
+    const { config } = await writePipeline(dir, pipeline('mcw', 'upsert'));
+    // Attempt 1 fails after 150 held messages, in the middle of the snapshot.
+    const failing = clientFailingAfter(150);
+    let cutDir = '';
+    const cut = await runImport({ config, stateDir: state, restart: true }, { client: failing, onRunStarted: (d) => { cutDir = d; } }).then(() => undefined, (e: unknown) => e);
+    expect(cut).toBeInstanceOf(Error);
+    expect(readdirSync(join(cutDir, 'held'))).not.toContain('messages');
+    // Attempt 2 reads the held messages again in full, and is stopped once a job of new messages finished.
+    const stop = new AbortController();
+    let from = f.sandbox.requests().length;
+    let runDir = '';
+    const stopped = await runImport({ config, stateDir: state }, {
+      client: f.client, signal: stop.signal, onRunStarted: (d) => { runDir = d; },
+      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 1) stop.abort(new Error('stop')); },
+    }).then(() => undefined, (e: unknown) => e);
+    expect(stopped).toBeInstanceOf(Error);
+    expect(requestsSince(from).pages).toBe(4);
+    expect(runDir).toBe(cutDir);
+    // Attempt 3 compares with attempt 2's snapshot file, unchanged, and reads no channel's messages.
+    const snapshot = join(runDir, 'held', 'messages', 'lines.tsv');
+    const before = await stat(snapshot);
+    from = f.sandbox.requests().length;
+    const resumed = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(resumed).toMatchObject({ status: 'succeeded', attempt: 3 });
+    expect(requestsSince(from).pages).toBe(0);
+    expect(resumed.stages.messages).toMatchObject({ read: 300, imported: 300, updated: 3, changed: 0 });
+    expect((await stat(snapshot)).mtimeMs).toBe(before.mtimeMs);
+    expect((await platformMessages('mcw')).get('m8')?.body).toBe('text 8 corrected');
+  });
 });
+
+describe('a sharded re-run', () => {
+  it('reads the held messages of its own channels only, and patches the corrected ones among them', async () => {
+    const { dir, state } = await setUp('mch', 'upsert');
+    const { config } = await writePipeline(dir, pipeline('mch', 'upsert'));
+    // A shard count that puts c0 and c1 in different shards; the shard of c0 (m8 is its corrected message).
+    const count = [2, 3, 4, 5, 6, 7, 8].find((n) => shardOfKey('c0', n) !== shardOfKey('c1', n))!;
+    config.shard = { index: shardOfKey('c0', count), count };
+    const from = f.sandbox.requests().length;
+    const shard = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(shard.stages.messages).toMatchObject({ read: 120, imported: 120, updated: 1 });
+    expect(requestsSince(from)).toMatchObject({ pages: 2, patches: 1, uploads: 0 });
+  });
+});
+
+/** The sandbox's client, whose channel message reads fail once `n` messages were read. */
+function clientFailingAfter(n: number): ChatportClient {
+  let read = 0;
+  const channels = f.client.channels;
+  return {
+    ...f.client,
+    channels: {
+      ...channels,
+      async *messages(id, options) {
+        for await (const m of channels.messages(id, options)) {
+          if (++read > n) throw new Error('connection lost');
+          yield m;
+        }
+      },
+    },
+  };
+}

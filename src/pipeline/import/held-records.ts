@@ -13,6 +13,8 @@ import { writeFileAtomic } from '../state/atomic-file.js';
 import type { RunPaths } from '../state/run-paths.js';
 import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, listPipelineChannels } from './channel-ids.js';
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
+import { ownsChannel } from '../shards/shard-filter.js';
+import { openHeldMessages, type HeldCopy } from './held-messages.js';
 
 /** What becomes of an accepted user, channel or message once compared with the platform's copy. */
 export type HeldOutcome =
@@ -28,7 +30,7 @@ export type HeldOutcome =
 
 export interface HeldRecords {
   settle(record: Accepted): HeldOutcome | Promise<HeldOutcome>;
-  /** Logs how many changes were not applied, when there were more than the warnings named. */
+  /** Logs how many changes were not applied, when there were more than the warnings named; closes the held messages' files. */
   close(): void;
   /** What settle decided so far, for the journal (a finished stage's counts come from it on resume). */
   unsent(): Required<Pick<UnsentCounts, 'held' | 'updated' | 'changed'>>;
@@ -40,8 +42,8 @@ export interface HeldRecords {
  * first attempt created are not taken for "held" the second time).
  */
 interface Snapshot {
-  /** By source key; messages by channel id and key (heldKeyOf). */
-  records: Record<string, { id: Int64; fields: Record<string, unknown> }>;
+  /** By source key. */
+  records: Record<string, HeldCopy>;
   /**
    * DIRECT channel items whose members already have a DIRECT channel that another pipeline made, or that
    * this pipeline made for another source key (`key`; the platform keeps one per member set).
@@ -64,6 +66,15 @@ export interface HeldRecordsInput {
   sources: InputSourceOptions;
   signal: AbortSignal;
   logger: Logger;
+  /** Held messages' keys kept in memory before they spill to disk (held-messages.ts; tests make it small). */
+  heldKeysInMemory?: number;
+}
+
+/** A held record found by its key (users and channels: the snapshot object; messages: held-messages.ts). */
+interface HeldCopies {
+  find(key: string): HeldCopy | undefined;
+  foreignDirect(key: string): Snapshot['foreignDirect'][string] | undefined;
+  close(): void;
 }
 
 /** Warnings named one by one before the rest are only counted. */
@@ -82,9 +93,8 @@ const RESOURCE_NAMES = { users: 'user', channels: 'channel', messages: 'message'
 export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldRecords | undefined> {
   const stage = input.stage.stage;
   if (stage === 'members') return undefined;
-  const channels = stage === 'messages' ? await heldMessageChannels(input) : undefined;
-  if (stage === 'messages' && channels === undefined) return undefined;
-  const snapshot = await loadSnapshot(input, stage, channels);
+  const held = stage === 'messages' ? await openMessageCopies(input) : await openSnapshotCopies(input, stage);
+  if (held === undefined) return undefined;
   // Written anew by every read of the stage's input (first attempt or resume), so no change is listed twice.
   const changesFile = join(input.paths.runDir(input.runId), 'changed', `${stage}.ndjson`);
   await mkdir(dirname(changesFile), { recursive: true });
@@ -106,28 +116,29 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     }
   };
 
-  const settleChanged = async (record: Accepted, held: Snapshot['records'][string], comparison: Comparison): Promise<HeldOutcome> => {
+  const settleChanged = async (record: Accepted, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
     const { position, sourceKey } = record;
-    const line = { stage, sourceKey, id: held.id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied: upsert, differences: comparison.differences };
+    const line = { stage, sourceKey, id: copy.id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied: upsert, differences: comparison.differences };
     await appendFile(changesFile, `${stringifyJson(line)}\n`);
-    if (upsert) return update(held.id, comparison.patch);
+    if (upsert) return update(copy.id, comparison.patch);
     if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field) }, 'changed, not applied; set mode: upsert to apply');
     return { kind: 'changed' };
   };
 
   return {
     settle(record) {
-      const foreign = snapshot.foreignDirect[record.sourceKey];
+      const foreign = held.foreignDirect(record.sourceKey);
       if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
       const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
-      const held = key === undefined ? undefined : snapshot.records[key];
-      if (!held) return { kind: 'send' };
-      const comparison = compareWithPlatform(stage, record.item, held.fields);
-      if (comparison.differences.length > 0) return settleChanged(record, held, comparison);
+      const copy = key === undefined ? undefined : held.find(key);
+      if (!copy) return { kind: 'send' };
+      const comparison = compareWithPlatform(stage, record.item, copy.fields);
+      if (comparison.differences.length > 0) return settleChanged(record, copy, comparison);
       tally.held++;
       return { kind: 'held' };
     },
     close() {
+      held.close();
       if (tally.changed > WARN_EACH)
         input.logger.warn({ stage, changed: tally.changed, file: changesFile }, `${tally.changed} ${stage} changed, not applied (all in ${changesFile}); set mode: upsert to apply`);
     },
@@ -168,13 +179,28 @@ function foreignDirectReason(foreign: { id: Int64; pipeline: string; key?: strin
   };
 }
 
-async function loadSnapshot(input: HeldRecordsInput, stage: ComparedStage, messageChannels: readonly string[] | undefined): Promise<Snapshot> {
+/** Users and channels (a few per channel or user): one snapshot object, saved whole. */
+async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users' | 'channels'): Promise<HeldCopies> {
   const file = join(input.paths.runDir(input.runId), 'held', `${stage}.json`);
-  const saved = await readFile(file, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);
-  if (saved) return saved;
-  const snapshot = stage === 'users' ? await usersSnapshot(input) : stage === 'channels' ? await channelsSnapshot(input) : await messagesSnapshot(input, messageChannels ?? []);
-  await writeFileAtomic(file, stringifyJson(snapshot));
-  return snapshot;
+  let snapshot = await readFile(file, 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);
+  if (!snapshot) {
+    snapshot = stage === 'users' ? await usersSnapshot(input) : await channelsSnapshot(input);
+    await writeFileAtomic(file, stringifyJson(snapshot));
+  }
+  const { records, foreignDirect } = snapshot;
+  return { find: (key) => records[key], foreignDirect: (key) => foreignDirect[key], close: () => undefined };
+}
+
+/**
+ * Messages (millions): streamed to a snapshot file and found by key through a bounded index
+ * (held-messages.ts). Undefined when no channel can hold this pipeline's earlier messages.
+ */
+async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | undefined> {
+  const channels = await heldMessageChannels(input);
+  if (channels === undefined) return undefined;
+  const heldDir = join(input.paths.runDir(input.runId), 'held');
+  const messages = await openHeldMessages(heldDir, () => heldMessagesOf(input, channels), { memoryKeys: input.heldKeysInMemory });
+  return { find: (key) => messages.find(key), foreignDirect: () => undefined, close: () => messages.close() };
 }
 
 function fieldsOf(stage: ComparedStage, record: Record<string, unknown>): Record<string, unknown> {
@@ -217,11 +243,17 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
  * The channels whose messages are compared: this pipeline's channels that existed before this run's channels
  * stage. A channel the run created holds no earlier message, so a first import reads nothing; in any other
  * (a DIRECT channel made by hand, any channel of a run without a channels stage) a message of the same key
- * may be another pipeline's. Undefined when the run has no channels snapshot.
+ * may be another pipeline's. A shard reads only the channels it owns (the others' messages are not its
+ * records). Undefined when the run has no channels snapshot.
  */
-async function heldMessageChannels(input: HeldRecordsInput): Promise<string[] | undefined> {
-  const existed = await channelsThatExisted(input.paths.runDir(input.runId));
-  return existed === undefined ? undefined : [...existed];
+async function heldMessageChannels({ paths, runId, config }: HeldRecordsInput): Promise<string[] | undefined> {
+  const saved = await readChannelsSnapshot(paths.runDir(runId));
+  if (saved?.existed === undefined) return undefined;
+  const existed = new Set(saved.existed.map(String));
+  const { shard } = config;
+  return Object.entries(saved.records)
+    .filter(([key, channel]) => existed.has(String(channel.id)) && (shard === undefined || ownsChannel(shard, key)))
+    .map(([, channel]) => String(channel.id));
 }
 
 /**
@@ -239,23 +271,17 @@ function comparedMessageKey(stage: StageConfig, record: Accepted): string | unde
 const heldKeyOf = (channelId: Int64 | string, key: string): string => `${String(channelId)}\u0000${key}`;
 
 /**
- * Each channel read in full (pages of 100): its messages that carry a key. A key found twice in a channel
- * (a copy posted by hand) is left out: which of the two is the record cannot be told, so neither is patched.
+ * Each channel read in full (pages of 100): its messages that carry a key, as read. A key found twice in a
+ * channel (a copy posted by hand) is never found (held-messages.ts): which of the two is the record cannot
+ * be told, so neither is patched.
  */
-async function messagesSnapshot({ client, stage, signal }: HeldRecordsInput, channels: readonly string[]): Promise<Snapshot> {
-  const records: Snapshot['records'] = {};
-  const twice = new Set<string>();
+async function* heldMessagesOf({ client, stage, signal }: HeldRecordsInput, channels: readonly string[]): AsyncGenerator<[string, HeldCopy]> {
   for (const channelId of channels) {
     for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
       const key = replyKeyOf(stage, message.properties);
-      if (key === undefined) continue;
-      const held = heldKeyOf(channelId, key);
-      if (records[held]) twice.add(held);
-      records[held] = { id: message.id, fields: fieldsOf('messages', message) };
+      if (key !== undefined) yield [heldKeyOf(channelId, key), { id: message.id, fields: fieldsOf('messages', message) }];
     }
   }
-  for (const held of twice) delete records[held];
-  return { records, foreignDirect: {} };
 }
 
 /**
@@ -264,6 +290,9 @@ async function messagesSnapshot({ client, stage, signal }: HeldRecordsInput, cha
  * no such snapshot (no channels stage, or one of an older version).
  */
 export async function channelsThatExisted(runDir: string): Promise<ReadonlySet<string> | undefined> {
-  const saved = await readFile(join(runDir, 'held', 'channels.json'), 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);
+  const saved = await readChannelsSnapshot(runDir);
   return saved?.existed === undefined ? undefined : new Set(saved.existed.map(String));
 }
+
+const readChannelsSnapshot = (runDir: string): Promise<Snapshot | undefined> =>
+  readFile(join(runDir, 'held', 'channels.json'), 'utf8').then((t) => parseJsonExact(t, 'bigint') as Snapshot, () => undefined);

@@ -66,6 +66,8 @@ export interface ImportRunDeps {
   onProgress?: (stage: StageName, counts: StageCounts) => void;
   /** Called once the run folder is known, before the run's first log line (the CLI keeps its log there). */
   onRunStarted?: (runDir: string) => void;
+  /** Held messages' keys kept in memory before they spill to disk (held-records.ts; tests make it small). */
+  heldKeysInMemory?: number;
 }
 
 /**
@@ -179,28 +181,32 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
       if ((stage === 'members' || stage === 'messages') && channelIds === undefined)
         channelIds = await channelLookup(config, paths, runId, mode, deps.client, sources, signal);
       logger.info({ stage }, 'stage starting');
-      const held = mode === 'import' && !run.state.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger }) : undefined;
-      // After the held records: they may take over records of this pipeline's older versions first.
-      const hooks = await checks.forStage(stageConfig);
-      if (stage !== 'users') useHeldUserNames(config, checks);
-      stages[stage] = await runStage({
-        config, stage: stageConfig, runId, paths, state: run.state.stages[stage], journal: run.journal, mode, sources, signal, now: env.now,
-        logger,
-        ...hooks,
-        ...(uploader ? { uploader, client: deps.client! } : {}),
-        ...(channelIds ? { channelIds } : {}),
-        ...(held ? { held } : {}),
-        ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
-        onProgress: (s, c) => {
-          latest[s] = c;
-          deps.onProgress?.(s, c);
-        },
-        onWarning: (w) => {
-          warnings.push(w);
-          logger.warn({ stage: w.stage, path: w.path, field: w.field }, w.message);
-        },
-      });
-      held?.close();
+      const held = mode === 'import' && !run.state.stages[stage].done ? await openHeldRecords({ client: deps.client!, config, stage: stageConfig, paths, runId, sources, signal, logger, heldKeysInMemory: deps.heldKeysInMemory }) : undefined;
+      // Closed also when the stage fails: the held messages' files and spilled keys are let go.
+      try {
+        // After the held records: they may take over records of this pipeline's older versions first.
+        const hooks = await checks.forStage(stageConfig);
+        if (stage !== 'users') useHeldUserNames(config, checks);
+        stages[stage] = await runStage({
+          config, stage: stageConfig, runId, paths, state: run.state.stages[stage], journal: run.journal, mode, sources, signal, now: env.now,
+          logger,
+          ...hooks,
+          ...(uploader ? { uploader, client: deps.client! } : {}),
+          ...(channelIds ? { channelIds } : {}),
+          ...(held ? { held } : {}),
+          ...(options.maxRejects !== undefined ? { maxRejects: options.maxRejects } : {}),
+          onProgress: (s, c) => {
+            latest[s] = c;
+            deps.onProgress?.(s, c);
+          },
+          onWarning: (w) => {
+            warnings.push(w);
+            logger.warn({ stage: w.stage, path: w.path, field: w.field }, w.message);
+          },
+        });
+      } finally {
+        held?.close();
+      }
       logger.info({ stage, counts: stages[stage] }, 'stage finished');
     }
     if (mode === 'import' && sumTotals(stages).rejected > 0) outcome.status = 'completed-with-rejects';

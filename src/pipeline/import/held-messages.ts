@@ -1,0 +1,231 @@
+/**
+ * The messages the platform held before the run, for the messages stage's comparison (held-records.ts), in
+ * bounded memory whatever their number (issue 12): a re-run over 10 million held messages must not keep
+ * their bodies in memory, nor write them as one JSON text.
+ *
+ * Each held message is one line of `<run>/held/messages/lines.tsv` (its key as a JSON string, a tab, then
+ * `{id, fields}` as lossless JSON), written as its page is read; `offsets.bin` gives each line's end (8
+ * bytes a line). Both are written in `held/messages.partial/` and that folder renamed once complete, so a
+ * resumed run reuses a whole snapshot or reads the platform again, never half of one. The complete file is
+ * then read once more to index its keys in a SpillingKeyTable (key fingerprint → line number; bounded,
+ * spilled to `held/messages-keys/`), the same way for a first attempt and a resumed one; the line read back
+ * names its key, so a fingerprint shared by two keys never takes one for the other.
+ */
+import { closeSync, createReadStream, fstatSync, fsyncSync, openSync } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Int64 } from '../../shared/int64.js';
+import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
+import { readFully as readFullyFrom, writeFully } from '../../shared/positioned-io.js';
+import { SpillingKeyTable, textHash } from '../../transform/index.js';
+
+/** A held record: its id and the fields compared (compare-existing.ts). */
+export interface HeldCopy {
+  id: Int64;
+  fields: Record<string, unknown>;
+}
+
+export interface HeldMessagesOptions {
+  /** Keys kept in memory before the key table spills (SpillingKeyTable's default; tests make it small). */
+  memoryKeys?: number;
+  /** A key's 64-bit fingerprint (tests make keys collide). */
+  fingerprint?: (key: string) => [number, number];
+}
+
+/** Line writes gathered before one write call. */
+const WRITE_BUFFER_BYTES = 1 << 20;
+/** A key table entry's content when its key was found twice: it is not compared. */
+const TWICE = 1;
+
+const defaultFingerprint = (key: string): [number, number] => [textHash(key, 0x811c9dc5), textHash(key, 0x050c5d1f)];
+
+/**
+ * Opens the run's held-messages snapshot: the complete one an earlier attempt wrote, else a new one of what
+ * `read` yields (key, message), in order. A key yielded twice is held twice and never found.
+ */
+export async function openHeldMessages(heldDir: string, read: () => AsyncIterable<[string, HeldCopy]>, options: HeldMessagesOptions = {}): Promise<HeldMessages> {
+  const complete = join(heldDir, 'messages');
+  const spillDir = join(heldDir, 'messages-keys');
+  await rm(spillDir, { recursive: true, force: true });
+  if (await isFolder(complete)) return reopenSnapshot(complete, spillDir, options);
+  await writeSnapshot(join(heldDir, 'messages.partial'), complete, read);
+  return reopenSnapshot(complete, spillDir, options);
+}
+
+/** A complete snapshot, its keys indexed from its lines (a key found twice is marked then). */
+async function reopenSnapshot(folder: string, spillDir: string, options: HeldMessagesOptions): Promise<HeldMessages> {
+  const lines = new LineReader(folder);
+  const index = new KeyIndex(spillDir, lines, options, lines.count);
+  const held = new HeldMessages(lines, index);
+  try {
+    const reader = createInterface({ input: createReadStream(join(folder, LINES)), crlfDelay: Infinity });
+    let ordinal = 0;
+    for await (const line of reader) index.add(JSON.parse(line.slice(0, line.indexOf('\t'))) as string, ordinal++);
+  } catch (error) {
+    held.close();
+    throw error;
+  }
+  return held;
+}
+
+/** Writes the messages as read into `partial`, then renames it `complete`: a run stopped part way leaves no snapshot to be taken for whole. */
+async function writeSnapshot(partial: string, complete: string, read: () => AsyncIterable<[string, HeldCopy]>): Promise<void> {
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  const lines = new LineWriter(partial);
+  try {
+    for await (const [key, message] of read()) lines.append(key, stringifyJson(message));
+    lines.finish();
+  } finally {
+    lines.close();
+  }
+  await rename(partial, complete);
+}
+
+export class HeldMessages {
+  constructor(
+    private readonly lines: LineReader,
+    private readonly index: KeyIndex,
+  ) {}
+
+  /** The message held once under this key, or undefined (not held, or held twice). */
+  find(key: string): HeldCopy | undefined {
+    const ordinal = this.index.find(key);
+    if (ordinal === undefined) return undefined;
+    const line = this.lines.read(ordinal);
+    // Another key of the same fingerprint: this one is not held.
+    return line.key === key ? (parseJsonExact(line.rest, 'bigint') as HeldCopy) : undefined;
+  }
+
+  /** Closes the files and removes the key table's spilled runs (the snapshot stays for a resumed run). */
+  close(): void {
+    this.lines.close();
+    this.index.close();
+  }
+}
+
+/** Held keys → line numbers: a SpillingKeyTable of fingerprints, and the few keys whose fingerprint another took first. */
+class KeyIndex {
+  private readonly table: SpillingKeyTable;
+  private readonly fingerprint: (key: string) => [number, number];
+  /** Keys whose fingerprint an earlier key has (next to never at 64 bits): their line, or -1 when held twice. */
+  private readonly collided = new Map<string, number>();
+
+  constructor(spillDir: string, private readonly lines: LineReader, options: HeldMessagesOptions, expectedKeys?: number) {
+    this.table = new SpillingKeyTable(spillDir, options.memoryKeys, () => expectedKeys);
+    this.fingerprint = options.fingerprint ?? defaultFingerprint;
+  }
+
+  add(key: string, ordinal: number): void {
+    if (this.collided.has(key)) return void this.collided.set(key, -1);
+    const [hi, lo] = this.fingerprint(key);
+    const found = this.table.lookup(hi, lo);
+    // The table's ordinals start at 1.
+    if (found === undefined) return this.table.insert(hi, lo, 0, ordinal + 1);
+    // The line read back says whether this is the same key again or another of its fingerprint.
+    if (this.lines.read(found.ordinal - 1).key === key) found.set(TWICE, found.ordinal);
+    else this.collided.set(key, ordinal);
+  }
+
+  /** The line of a key held once; or of another key of its fingerprint (the caller compares the line's key). */
+  find(key: string): number | undefined {
+    const collided = this.collided.get(key);
+    if (collided !== undefined) return collided === -1 ? undefined : collided;
+    const found = this.table.lookup(...this.fingerprint(key));
+    return found === undefined || found.content === TWICE ? undefined : found.ordinal - 1;
+  }
+
+  close(): void {
+    this.table.close();
+  }
+}
+
+const LINES = 'lines.tsv';
+const OFFSETS = 'offsets.bin';
+
+/** Lines appended through a buffer; `offsets.bin` gets each line's end (8 bytes a line). */
+class LineWriter {
+  private readonly linesFd: number;
+  private readonly offsetsFd: number;
+  private readonly buffer = Buffer.alloc(WRITE_BUFFER_BYTES);
+  private buffered = 0;
+  private readonly ends: number[] = [];
+  /** Bytes of lines written or buffered. */
+  private end = 0;
+  private endsWritten = 0;
+
+  constructor(folder: string) {
+    this.linesFd = openSync(join(folder, LINES), 'w');
+    this.offsetsFd = openSync(join(folder, OFFSETS), 'w');
+  }
+
+  /** Appends `key` (as a JSON string: no tab or newline in it), a tab and `rest` (JSON too). */
+  append(key: string, rest: string): void {
+    const line = `${JSON.stringify(key)}\t${rest}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (this.buffered + bytes > this.buffer.length) this.flush();
+    this.end += bytes;
+    this.ends.push(this.end);
+    if (bytes > this.buffer.length) writeFully(this.linesFd, Buffer.from(line), bytes, this.end - bytes);
+    else this.buffered += this.buffer.write(line, this.buffered);
+  }
+
+  /** Writes what is buffered and syncs both files: the folder is renamed complete next. */
+  finish(): void {
+    this.flush();
+    fsyncSync(this.linesFd);
+    fsyncSync(this.offsetsFd);
+  }
+
+  close(): void {
+    closeSync(this.linesFd);
+    closeSync(this.offsetsFd);
+  }
+
+  private flush(): void {
+    writeFully(this.linesFd, this.buffer, this.buffered, this.end - this.buffered);
+    this.buffered = 0;
+    const ends = Buffer.alloc(this.ends.length * 8);
+    this.ends.forEach((end, i) => ends.writeDoubleLE(end, i * 8));
+    writeFully(this.offsetsFd, ends, ends.length, this.endsWritten * 8);
+    this.endsWritten += this.ends.length;
+    this.ends.length = 0;
+  }
+}
+
+/** A complete snapshot's lines by number: line i is the bytes from line i-1's end to its own, newline aside. */
+class LineReader {
+  private readonly linesFd: number;
+  private readonly offsetsFd: number;
+  readonly count: number;
+
+  constructor(folder: string) {
+    this.linesFd = openSync(join(folder, LINES), 'r');
+    this.offsetsFd = openSync(join(folder, OFFSETS), 'r');
+    this.count = fstatSync(this.offsetsFd).size / 8;
+  }
+
+  read(ordinal: number): { key: string; rest: string } {
+    const ends = Buffer.alloc(16);
+    if (ordinal > 0) readFully(this.offsetsFd, ends, 16, (ordinal - 1) * 8);
+    else readFully(this.offsetsFd, ends, 8, 0, 8);
+    const start = ends.readDoubleLE(0);
+    const line = Buffer.alloc(ends.readDoubleLE(8) - start - 1);
+    readFully(this.linesFd, line, line.length, start);
+    const text = line.toString('utf8');
+    const tab = text.indexOf('\t');
+    return { key: JSON.parse(text.slice(0, tab)) as string, rest: text.slice(tab + 1) };
+  }
+
+  close(): void {
+    closeSync(this.linesFd);
+    closeSync(this.offsetsFd);
+  }
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isDirectory(), () => false);
+}
+
+const readFully = (fd: number, into: Buffer, bytes: number, position: number, at = 0): void => readFullyFrom(fd, into, bytes, position, 'held messages snapshot', at);
