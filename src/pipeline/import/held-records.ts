@@ -197,7 +197,8 @@ async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users' | 'cha
  */
 async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | undefined> {
   const channels = await heldMessageChannels(input);
-  if (channels === undefined) return undefined;
+  // No channel held before (a first import): nothing to compare, and no per-message look-up.
+  if (channels === undefined || channels.length === 0) return undefined;
   const heldDir = join(input.paths.runDir(input.runId), 'held');
   const messages = await openHeldMessages(heldDir, () => heldMessagesOf(input, channels), { memoryKeys: input.heldKeysInMemory });
   return { find: (key) => messages.find(key), foreignDirect: () => undefined, close: () => messages.close() };
