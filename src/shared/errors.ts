@@ -61,9 +61,22 @@ export class InputMissingError extends ChatportError {
   }
 }
 
-/** The run was stopped by a signal. */
+/** The run was stopped by a signal, or (`abort`) by the AbortSignal a library caller passed. */
 export class InterruptedError extends ChatportError {
-  constructor(readonly signal: 'SIGINT' | 'SIGTERM') {
-    super(`interrupted by ${signal}`, { code: 'INTERRUPTED', transient: true, details: { signal } });
+  constructor(readonly signal: 'SIGINT' | 'SIGTERM' | 'abort', cause?: unknown) {
+    super(signal === 'abort' ? 'interrupted: the caller aborted the run' : `interrupted by ${signal}`, { code: 'INTERRUPTED', transient: true, details: { signal }, cause });
   }
+}
+
+/**
+ * The caller's AbortSignal, with a reason that is always a ChatportError: runs throw the reason they were
+ * stopped with, and a plain `controller.abort()` (a DOMException) would otherwise read as a bug (exit 1).
+ */
+export function interruptionSignal(signal: AbortSignal | undefined): AbortSignal {
+  const controller = new AbortController();
+  if (signal === undefined) return controller.signal;
+  const forward = () => controller.abort(isChatportError(signal.reason) ? signal.reason : new InterruptedError('abort', signal.reason));
+  if (signal.aborted) forward();
+  else signal.addEventListener('abort', forward, { once: true });
+  return controller.signal;
 }

@@ -14,7 +14,7 @@
  */
 import { JobFailedError, type Job } from '../../api/index.js';
 import { parseRecordBatches, type FormatName, type SourceItem } from '../../formats/index.js';
-import { ChatportError, InputMissingError } from '../../shared/errors.js';
+import { ChatportError, InputMissingError, interruptionSignal } from '../../shared/errors.js';
 import { columnBatchRows, createDestination, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
 import { partitionByDay } from './day-partitions.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
@@ -42,17 +42,17 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
   const deps = normalizeExportDeps(depsIn);
   const logger = deps.logger.child({ runId: opts.runId });
   const startedAtMs = deps.now();
-  const signal = options.signal;
+  const signal = interruptionSignal(options.signal);
   logger.info({ datasets: opts.datasets, window: describeWindow(opts.window), to: opts.to, format: opts.format }, 'export run started');
   try {
-    signal?.throwIfAborted();
+    signal.throwIfAborted();
     await removeSpillsOfKilledRuns(logger);
     const destination = deps.destination ?? createDestination(opts.to, options.s3);
     await refuseOtherFormat(destination, partitionsOf(opts), opts.format);
     const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
     const datasets: DatasetReport[] = [];
     for (const f of finished) {
-      signal?.throwIfAborted();
+      signal.throwIfAborted();
       const report = await exportFromZeroOnChange(() => exportDataset(f, destination, opts, { ...deps, logger }, signal), logger);
       datasets.push(report);
       options.onDatasetPublished?.(report);
@@ -77,7 +77,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     return report;
   } catch (error) {
     // Whatever a stop broke on the way (a cut download, a failed upload), the run ends as interrupted.
-    if (signal?.aborted) throw signal.reason;
+    if (signal.aborted) throw signal.reason;
     throw error;
   }
 }

@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow, type Now } from '../../shared/async.js';
-import { isChatportError } from '../../shared/errors.js';
+import { interruptionSignal, isChatportError } from '../../shared/errors.js';
 import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
@@ -60,7 +60,7 @@ export interface ImportRunDeps {
   /** Required unless `mode` is `dry-run`. */
   client?: ChatportClient;
   logger?: Logger;
-  /** Aborted on SIGTERM/SIGINT: stop taking input, save state, end with InterruptedError. */
+  /** Aborted on SIGTERM/SIGINT: stop taking input, save state, end with its reason, or InterruptedError (`signal: 'abort'`) when that is no ChatportError. */
   signal?: AbortSignal;
   now?: Now;
   onProgress?: (stage: StageName, counts: StageCounts) => void;
@@ -79,7 +79,9 @@ export async function runImport(given: ImportRunOptions, deps: ImportRunDeps = {
   const options = { ...given, config: forOneRun(given.config) };
   const mode = options.mode ?? 'import';
   if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
-  const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: deps.signal ?? new AbortController().signal };
+  const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: interruptionSignal(deps.signal) };
+  // Aborted before it began: nothing read, no run started in the state folder.
+  env.signal.throwIfAborted();
   await removeSpillsOfKilledRuns(env.logger);
   const run = await openRun(options, deps, env);
   const outcome = await runStages(run, options, deps, env);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow } from '../../shared/async.js';
+import { interruptionSignal } from '../../shared/errors.js';
 import { createSilentLogger } from '../../shared/logger.js';
 import { sumTotals, type RunWarning, type StageCounts } from '../report.js';
 import type { StageName } from '../state/events.js';
@@ -36,7 +37,7 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const runId = 'validate';
   const state = foldRunState([]);
   const sources = sourceOptionsOf(config);
-  const signal = options.signal ?? new AbortController().signal;
+  const signal = interruptionSignal(options.signal);
   const hasChannels = config.stages.some((s) => s.stage === 'channels');
   const checks = new StageChecks(config, undefined);
   const channelKeys = new Set<string>();
