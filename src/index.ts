@@ -19,7 +19,7 @@ export { resolvePipelineConfig, pipelineJsonSchema, type PipelineConfig, type St
 export { runImport, type ImportRunOptions, type ImportRunDeps } from './pipeline/import/run-import.js';
 export { runValidate, type ValidationResult } from './pipeline/import/run-validate.js';
 export { readRunStatus, type RunStatusView } from './pipeline/import/read-status.js';
-export { formatReportTable, type RunReport, type StageCounts, type RunStatus } from './pipeline/report.js';
+export { formatReportTable, exitCodeForReport, type RunReport, type StageCounts, type RunStatus } from './pipeline/report.js';
 
 // Analytics exports
 export { runExport } from './pipeline/export/index.js';

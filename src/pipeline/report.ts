@@ -1,5 +1,5 @@
 import type { ShardSpec, TrialSpec } from '../config/index.js';
-import { exitCodeFor } from '../shared/exit-codes.js';
+import { ExitCode, exitCodeFor } from '../shared/exit-codes.js';
 import { redactValue } from '../shared/secrets.js';
 import { fitTable } from './fit-table.js';
 import type { StageName } from './state/events.js';
@@ -104,6 +104,16 @@ export interface ReportedError {
 export interface VerificationNotDone {
   status: 'not-done';
   error: ReportedError;
+}
+
+/**
+ * The exit code of a run that ended without a failure, as the CLI gives it: a report may resolve with the
+ * platform differing from the source (`verification.status: 'differences'`, 65) while its `status` says
+ * how the stages ended.
+ */
+export function exitCodeForReport(report: Pick<RunReport, 'verification' | 'totals'>): ExitCode {
+  if (report.verification?.status === 'differences') return ExitCode.DATA_INVALID;
+  return report.totals.rejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
 }
 
 export function reportedError(failure: unknown): ReportedError {

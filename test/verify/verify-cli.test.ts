@@ -1,6 +1,7 @@
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitCodeForReport, resolvePipelineConfig, runImport } from '../../src/index.js';
 import { all, startImportFixture, runCli, chatportEnv, type ImportFixture } from '../import/support.js';
 
 const EXAMPLE = join(import.meta.dirname, '../../pipelines/csv-example.yaml');
@@ -41,6 +42,13 @@ describe('chatport verify and import --verify', () => {
     // A second import after the deletion: the run itself sends nothing new, and its verification exits 65.
     const again = await cli(['import', EXAMPLE, '--state', state]);
     expect(again.code).toBe(65);
+    // status says how that run ended: its stages completed with rejects, and the platform differs (exit 65).
+    expect((await cli(['status', EXAMPLE, '--state', state])).stdout).toMatch(/^last report: completed-with-rejects, verification differences \(1 missing\), 16 imported, 9 rejected, exit 65 /m);
+    // The library resolves with that report; exitCodeForReport says what the CLI exits with.
+    const config = resolvePipelineConfig(await readFile(EXAMPLE, 'utf8'), { env: {}, path: EXAMPLE });
+    if (!config.ok) throw new Error('csv-example does not resolve');
+    const report = await runImport({ config: config.config, stateDir: state, verify: {} }, { client: f.client });
+    expect([report.status, report.verification?.status, exitCodeForReport(report)]).toEqual(['completed-with-rejects', 'differences', 65]);
     expect((await cli(['import', EXAMPLE, '--state', state, '--no-verify'])).code).toBe(2);
   });
 

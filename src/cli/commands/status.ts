@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readRunStatus, type RunStatusView } from '../../pipeline/import/read-status.js';
-import { formatStageTable } from '../../pipeline/report.js';
+import { exitCodeForReport, formatStageTable, type RunReport } from '../../pipeline/report.js';
 import { readShardedStatus, shardCountRuns, type ShardCountRun, type ShardedStatus } from '../../pipeline/shards/combined-status.js';
 import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
 import type { CliContext } from '../context.js';
@@ -32,8 +32,17 @@ function formatRun(view: RunStatusView, indent = ''): string[] {
     if (s.chunksWritten === 0 && !s.done) continue;
     out.push(`${indent}  ${stage.padEnd(9)} ${s.done ? 'done' : s.inputRead ? 'input read' : 'reading'}  chunks ${s.chunksDone}/${s.chunksWritten} done  in flight ${s.partsInFlight}  refused ${s.refused}`);
   }
-  if (view.lastReport) out.push(`${indent}last report: ${view.lastReport.status}, ${view.lastReport.totals.imported} imported, ${view.lastReport.totals.rejected} rejected (${view.lastReport.runDir}/report.json)`);
+  if (view.lastReport) out.push(`${indent}${lastReportLine(view.lastReport)}`);
   return out;
+}
+
+/** The last report's outcome, its verification included: a run whose platform differs ended with exit 65 whatever its status says. */
+function lastReportLine(report: RunReport): string {
+  const { status, totals, verification, error, runDir } = report;
+  const differences = verification?.status === 'differences' ? ` (${Object.entries(verification.counts).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(', ')})` : '';
+  const verified = verification === undefined ? '' : `, verification ${verification.status}${differences}`;
+  const exitCode = error?.exitCode ?? (status === 'succeeded' || status === 'completed-with-rejects' ? exitCodeForReport(report) : undefined);
+  return `last report: ${status}${verified}, ${totals.imported} imported, ${totals.rejected} rejected${exitCode === undefined ? '' : `, exit ${exitCode}`} (${runDir}/report.json)`;
 }
 
 /** Runs split over other shard counts under the state root: where to look instead (the count changed since). */

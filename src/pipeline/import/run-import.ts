@@ -73,7 +73,8 @@ export interface ImportRunDeps {
 /**
  * Runs an import pipeline, or continues the one an earlier process left unfinished. Stages go in order
  * (users → channels → members → messages); each starts when the one before has FINISHED. Returns the run
- * report (also written as report.json); throws only for run-level failures, after saving state.
+ * report (also written as report.json), also when verification found differences (`exitCodeForReport`: 65);
+ * throws only for run-level failures, after saving state.
  */
 export async function runImport(given: ImportRunOptions, deps: ImportRunDeps = {}): Promise<RunReport> {
   const options = { ...given, config: forOneRun(given.config) };
