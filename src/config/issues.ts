@@ -51,6 +51,8 @@ function bestBranch(branches: readonly (readonly Issue[])[]): readonly Issue[] {
     for (const issue of issues) {
       if (issue.path.length === 0 && issue.code === 'invalid_type') score += 1000;
       if (issue.path.length === 0 && issue.code === 'unrecognized_keys') score += 100;
+      // The nested-mapping branch refusing a rule's keys (schema.ts): the rule's own problem says more.
+      if (issue.path.length === 0 && issue.code === 'custom') score += 100;
     }
     if (score < bestScore) {
       best = issues;

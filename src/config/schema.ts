@@ -90,9 +90,15 @@ export const mappingValueSchema: z.ZodType<MappingValue> = z.lazy(() =>
     .describe('Where one field of the import item comes from.'),
 );
 
+/** Keys that make an object a rule: the mapping compiler reads such an object as that rule, never as a nested mapping. */
+const RULE_KEYS = ['field', 'template', 'const'];
+
 export const nestedMappingSchema: z.ZodType<NestedMapping> = z.lazy(() =>
   z
     .record(z.string(), mappingValueSchema)
+    // Else a rule with a mistake (`type: bool`) passed as a nested mapping and failed on the first record;
+    // `abort` makes the union see this branch fail and show the rule's own problem.
+    .refine((m) => !RULE_KEYS.some((k) => Object.hasOwn(m, k)), { message: 'a mapping with field, template or const is a rule, and this one is not valid', abort: true })
     .describe('A mapping: each key is a field of the import item (or of a nested object such as properties); each value says where it comes from.'),
 );
 

@@ -90,6 +90,15 @@ describe('resolvePipelineConfig', () => {
     expect(errors).toEqual([expect.objectContaining({ path: 'stages.users.mapping.isGuest.type', expected: expect.stringContaining('"boolean"') as unknown })]);
   });
 
+  it('refuses a rule whose mistake leaves only text values, instead of reading it as a nested mapping that fails on the first record', () => {
+    // { field: guest, type: bool } also reads as a nested mapping of two renames; the mapping compiler takes
+    // any object with `field` as a field rule, so it passed here and stopped the run as "a corrupt file".
+    const typo = errorsOf(GOOD.replace('type: boolean, default: false', 'type: bool'));
+    expect(typo).toEqual([expect.objectContaining({ path: 'stages.users.mapping.isGuest.type', expected: expect.stringContaining('"boolean"') as unknown, line: 27 })]);
+    const template = errorsOf(GOOD.replace('{ template: "{first} {last}" }', '{ template: "{first} {last}", type: text }'));
+    expect(template).toEqual([expect.objectContaining({ path: 'stages.users.mapping.displayName.type', line: 26 })]);
+  });
+
   it('refuses a default its field\'s type cannot take, the message led by the path in the file', () => {
     const errors = errorsOf(GOOD.replace('type: boolean, default: false', 'type: boolean, default: maybe'));
     expect(errors).toEqual([
