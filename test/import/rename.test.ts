@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
+import { all, chatportEnv, generateCsvs, generatedPipeline, runCli, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -39,6 +39,11 @@ describe('a pipeline renamed between runs', () => {
     expect(exitCodeFor(refused)).toBe(ExitCode.CONFIG);
     expect((refused as Error).message).toContain('add `id: ren-old` to the pipeline file');
     expect(await platformMessages()).toEqual(imported);
+    // `chatport status` refuses the folder likewise, rather than show the old pipeline's run as this one's.
+    const status = await runCli(['status', renamed.path, '--state', state], chatportEnv(f));
+    expect(status.code).toBe(ExitCode.CONFIG);
+    expect(status.stderr).toContain('belongs to pipeline "ren-old"');
+    expect(status.stdout).not.toContain('last report');
 
     // With the old id the run goes on: every record is found again, nothing is sent twice.
     const kept = await writePipeline(dir, generatedPipeline('ren-new').replace('name: ren-new\n', 'name: ren-new\nid: ren-old\n'));

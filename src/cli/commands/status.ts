@@ -18,7 +18,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     .action(async (path: string, options: { state?: string; shards?: string; json?: boolean }) => {
       const config = await loadPipelineFile(path, ctx.env, ctx.logger, 'warn');
       const stateDir = options.state ?? config.state;
-      const view = options.shards === undefined ? await readRunStatus(stateDir) : await readShardedStatus(stateDir, parseShardCount(options.shards));
+      const view = options.shards === undefined ? await readRunStatus(stateDir, config) : await readShardedStatus(stateDir, parseShardCount(options.shards), config);
       if (options.json) ctx.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
       else if ('shards' in view) ctx.stdout.write(formatSharded(config.name, stateDir, view));
       else ctx.stdout.write(`pipeline ${config.name}, state ${view.stateDir}\n${[...formatRun(view), ...shardedHint(view.state === 'none' ? await shardCountRuns(stateDir) : [])].join('\n')}\n`);

@@ -4,6 +4,7 @@ import type { JournalEvent, StageName } from '../state/events.js';
 import { readJournalEvents } from '../state/journal.js';
 import { RunPaths } from '../state/run-paths.js';
 import { RunStateFold } from '../state/run-state.js';
+import { refuseForeignState, type StateOwner } from '../state/state-owner.js';
 
 export interface StageStatus {
   chunksWritten: number;
@@ -24,11 +25,19 @@ export interface RunStatusView {
   lastReport?: RunReport;
 }
 
-/** Where the pipeline's latest run stands, from its journal and last report. Reads only. */
-export async function readRunStatus(stateDir: string): Promise<RunStatusView> {
+/**
+ * Where the pipeline's latest run stands, from its journal and last report. Reads only. With `pipeline`, a
+ * state folder of another pipeline is refused (STATE_FOREIGN, exit 78), as an import would refuse it.
+ */
+export async function readRunStatus(stateDir: string, pipeline?: StateOwner): Promise<RunStatusView> {
   const paths = new RunPaths(stateDir);
   const fold = new RunStateFold();
-  await readJournalEvents<JournalEvent>(paths.journal, (e) => fold.add(e));
+  let lastRunPipeline: string | undefined;
+  await readJournalEvents<JournalEvent>(paths.journal, (e) => {
+    fold.add(e);
+    if (e.t === 'run-started') lastRunPipeline = e.pipeline;
+  });
+  if (pipeline) await refuseForeignState(stateDir, pipeline, lastRunPipeline);
   const run = fold.state;
   const stages = {} as Record<StageName, StageStatus>;
   for (const [name, s] of Object.entries(run.stages) as Array<[StageName, (typeof run.stages)[StageName]]>) {

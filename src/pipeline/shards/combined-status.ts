@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyCounts, sumTotals, type RunReport, type StageCounts } from '../report.js';
 import { readRunStatus, type RunStatusView } from '../import/read-status.js';
+import type { StateOwner } from '../state/state-owner.js';
 import type { StageName } from '../state/events.js';
 import { shardStateDirs } from './shard-state.js';
 
@@ -33,8 +34,8 @@ export interface ShardCountRun {
 
 const ENDED_WELL = new Set(['succeeded', 'completed-with-rejects']);
 
-export async function readShardedStatus(stateDir: string, count: number): Promise<ShardedStatus> {
-  const shards = await Promise.all(shardStateDirs(stateDir, count).map(async (dir, index) => ({ index, ...(await readRunStatus(dir)) })));
+export async function readShardedStatus(stateDir: string, count: number, pipeline?: StateOwner): Promise<ShardedStatus> {
+  const shards = await Promise.all(shardStateDirs(stateDir, count).map(async (dir, index) => ({ index, ...(await readRunStatus(dir, pipeline)) })));
   const waiting = shards.filter((s) => s.state !== 'ended' || !ENDED_WELL.has(s.lastReport?.status ?? '')).map((s) => s.index);
   const failed = shards.some((s) => s.lastReport?.status === 'failed');
   const stages = combineStages(shards.map((s) => s.lastReport));

@@ -23,16 +23,21 @@ export function stateOwnerFile(stateDir: string): string {
  * name). A new name under the same id is a rename done right: the file takes the new name.
  */
 export async function claimStateFolder(stateDir: string, pipeline: StateOwner, journalPipeline: string | undefined): Promise<void> {
-  const file = stateOwnerFile(stateDir);
-  const recorded = await readOwner(file);
-  if (recorded !== undefined) {
-    if (recorded.id !== pipeline.id) throw foreignState(stateDir, recorded, pipeline);
-    if (recorded.name === pipeline.name) return;
-  } else {
-    if (journalPipeline !== undefined && journalPipeline !== pipeline.id && journalPipeline !== pipeline.name)
-      throw foreignState(stateDir, { id: journalPipeline, name: journalPipeline }, pipeline);
-  }
-  await writeFileAtomic(file, `${JSON.stringify({ id: pipeline.id, name: pipeline.name }, null, 2)}\n`);
+  const recorded = await refuseForeignState(stateDir, pipeline, journalPipeline);
+  if (recorded?.name === pipeline.name) return;
+  await writeFileAtomic(stateOwnerFile(stateDir), `${JSON.stringify({ id: pipeline.id, name: pipeline.name }, null, 2)}\n`);
+}
+
+/**
+ * The same refusal, reading only (`chatport status` must not show another pipeline's run as this one's).
+ * Returns the recorded owner, if any.
+ */
+export async function refuseForeignState(stateDir: string, pipeline: StateOwner, journalPipeline: string | undefined): Promise<StateOwner | undefined> {
+  const recorded = await readOwner(stateOwnerFile(stateDir));
+  if (recorded !== undefined && recorded.id !== pipeline.id) throw foreignState(stateDir, recorded, pipeline);
+  if (recorded === undefined && journalPipeline !== undefined && journalPipeline !== pipeline.id && journalPipeline !== pipeline.name)
+    throw foreignState(stateDir, { id: journalPipeline, name: journalPipeline }, pipeline);
+  return recorded;
 }
 
 async function readOwner(file: string): Promise<StateOwner | undefined> {
