@@ -67,11 +67,19 @@ export type Processed<T = Record<string, unknown>> = Accepted<T> | Rejected | Sk
 
 export type StageKind = ImportKind;
 
+/**
+ * Characters that change how the text after them displays or that do not show (bidi controls such as
+ * U+202E, zero-width ones, line and paragraph separators), which JSON.stringify leaves as they are: in a
+ * reason they are written as escapes, so a bad value cannot reorder or hide the rest of its report line.
+ */
+const UNSEEN = /[\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
+const quoted = (text: string) => JSON.stringify(text).replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
 /** Short text for a found value in reasons: never the whole of a long value. */
 export function describeFound(value: unknown): string {
   if (value === undefined) return 'missing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return value.length > 60 ? `${JSON.stringify(value.slice(0, 60))}… (${value.length} characters)` : JSON.stringify(value);
+  if (typeof value === 'string') return value.length > 60 ? `${quoted(value.slice(0, 60))}… (${value.length} characters)` : quoted(value);
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
   if (Array.isArray(value)) return `an array of ${value.length}`;
   return `an ${typeof value}`;
