@@ -15,14 +15,7 @@ import { failureSummary, successSummary, withPublished } from './export-terminat
 import { rememberWindow, resolveRunWindow } from './export-window.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
-
-function positiveNumber(what: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number, got "${value}"`);
-    return n;
-  };
-}
+import { positiveNumber } from '../number-flags.js';
 
 function wholeNumber(what: string) {
   return (value: string): number => {

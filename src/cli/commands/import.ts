@@ -16,6 +16,7 @@ import { writeTerminationLog } from '../termination-log.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
 import { isChatportError } from '../../shared/errors.js';
 import { shardOf } from '../../pipeline/shards/shard-spec.js';
+import { positiveNumber } from '../number-flags.js';
 
 export interface ImportCommandOptions {
   state?: string;
@@ -30,6 +31,7 @@ export interface ImportCommandOptions {
   sample?: string;
   shard?: string;
   shards?: string;
+  jobTimeout?: number;
   [flag: string]: unknown;
 }
 
@@ -41,6 +43,7 @@ export function addImportOptions(command: Command): Command {
     .option('--restart', 'abandon an unfinished run and start a new one (imported items are recognised and skipped)')
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
     .option('--json', 'print the report as JSON on stdout instead of a table')
+    .option('--job-timeout <seconds>', 'give up waiting for one import job after this long: exit 75, and the next run polls the same job again (default: 3600)', positiveNumber('--job-timeout'))
     .option('--no-verify', 'skip the verification against the platform that follows a run ending without error')
     .option('--verify-sample <n>', 'verification: also compare n messages in full (body, properties); 0: none (default: 200 when the source has up to 100,000 messages)')
     .option('--limit <n>', 'trial run: only the first n records of each stage (the rest counted as skipped)')
@@ -86,6 +89,7 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
         config, mode: dryRun ? 'dry-run' : 'import', restart: options.restart === true,
         ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}),
         verify: options.verify === false ? false : { sample },
+        ...(options.jobTimeout !== undefined ? { uploader: { jobTimeoutMs: options.jobTimeout * 1000 } } : {}),
       },
       {
         ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c),

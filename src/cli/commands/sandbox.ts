@@ -76,6 +76,7 @@ interface SandboxFlags {
   faults?: string;
   jobMinDuration?: number;
   jobFailProbability?: number;
+  stuckJobs?: boolean;
   itemsPerSecond?: number;
   concurrentJobs?: number;
   exportUrlTtl?: number;
@@ -114,6 +115,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
     .option('--faults <file>', 'fault rules as a JSON array (src/sandbox/options.ts FaultRule)')
     .option('--job-min-duration <ms>', 'least time every job takes before it ends', integer('--job-min-duration', 0))
     .option('--job-fail-probability <p>', 'probability that any job, import or analytics export, FAILS regardless of its items (exports too, to rehearse `export` and verification failures)', ratio)
+    .option('--stuck-jobs', 'import and export jobs never end (stay RUNNING): rehearses the job deadline (import --job-timeout) and a resume that polls the same job again')
     .option('--items-per-second <n>', 'import items processed per second overall, one job after the other, no credit for idle time beyond 50 ms (docs/sandbox.md; default unlimited)', integer('--items-per-second', 1))
     .option('--concurrent-jobs <n>', 'jobs running at once; others wait PENDING (default unlimited)', integer('--concurrent-jobs', 1))
     .option('--export-url-ttl <seconds>', 'lifetime of analytics export download URLs (default 900)', integer('--export-url-ttl', 1))
@@ -140,7 +142,7 @@ export function registerSandboxCommand(program: Command, ctx: CliContext): void 
         tokenLifetimeSeconds: flags.tokenLifetime,
         apiVersion: flags.apiVersion,
         faults,
-        jobs: { minDurationMs: flags.jobMinDuration, failProbability: flags.jobFailProbability },
+        jobs: { minDurationMs: flags.jobMinDuration, failProbability: flags.jobFailProbability, ...(flags.stuckJobs ? { stuck: true } : {}) },
         capacity: { itemsPerSecond: flags.itemsPerSecond, concurrentJobs: flags.concurrentJobs },
         exportUrlTtlSeconds: flags.exportUrlTtl,
         ...(flags.idBase !== undefined ? { idBase: flags.idBase } : {}),
