@@ -43,4 +43,17 @@ describe('OrderedScheduler', () => {
     await expect(s.drain()).rejects.toThrow('chunk 3 failed');
     expect(peak).toBe(2);
   });
+
+  it('starts no chunk after one failed: the stage stops without uploading (and waiting for) more', async () => {
+    const s = new OrderedScheduler(1);
+    const started: number[] = [];
+    const first = gate();
+    s.schedule([], async () => { started.push(0); await first.promise; throw new Error('job 0 deadline'); });
+    for (let i = 1; i < 4; i++) s.schedule([], async () => { started.push(i); });
+    await tick();
+    expect(started).toEqual([0]);
+    first.open();
+    await expect(s.drain()).rejects.toThrow('job 0 deadline');
+    expect(started).toEqual([0]);
+  });
 });

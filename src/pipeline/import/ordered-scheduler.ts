@@ -20,7 +20,18 @@ export class OrderedScheduler {
 
   schedule(orderKeys: readonly string[], task: () => Promise<void>): void {
     const deps = orderKeys.map((k) => this.lastByKey.get(k)).filter((p): p is Promise<unknown> => p !== undefined);
-    const run = Promise.all(deps).then(() => this.limit(task));
+    // Once a chunk failed the stage stops: a chunk whose turn comes later is not uploaded (a resumed run
+    // sends it), else the run would wait for its job as well, up to another job deadline.
+    const guarded = async () => {
+      if (this.firstError !== undefined) return;
+      try {
+        await task();
+      } catch (error) {
+        this.firstError ??= error; // before the limit starts the next chunk
+        throw error;
+      }
+    };
+    const run = Promise.all(deps).then(() => this.limit(guarded));
     for (const key of orderKeys) this.lastByKey.set(key, run);
     const tracked = run.catch((error: unknown) => {
       this.firstError ??= error;
