@@ -109,3 +109,54 @@ describe('a message corrected in the source after it was imported', () => {
     expect(bodies).not.toContain('text 7 (corrected)');
   });
 });
+
+describe('an upsert interrupted after its patches, resumed', () => {
+  const prefixed = (text: string) => text.replaceAll('upd-', 'upd2-');
+  /** Three users, all renamed by `suffix`: the run can stop after the first patch, in the users stage. */
+  const threeUsers = (suffix: string) => `id,username,display,team\n${['ann', 'bob', 'cid'].map((n, i) => `u${i},upd2-${n},${n}${suffix},red`).join('\n')}\n`;
+  const verified = { verify: { sample: 0 } } as const;
+  async function displayNames() {
+    return (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.name.startsWith('upd2-')).map((u) => u.displayName).sort();
+  }
+  /** An upsert run that dies in the users stage right after its first patch (the next patch throws). */
+  async function interruptedAfterPatch(config: Parameters<typeof runImport>[0]['config'], state: string) {
+    let patches = 0;
+    const users: typeof f.client.users = {
+      ...f.client.users,
+      update: (...args) => (patches++ === 0 ? f.client.users.update(...args) : Promise.reject(new Error('killed'))),
+    };
+    const client = new Proxy(f.client, { get: (target, name) => (name === 'users' ? users : Reflect.get(target, name)) });
+    await expect(runImport({ config, stateDir: state, ...verified }, { client })).rejects.toThrow('killed');
+  }
+
+  it('patches back records whose source change was undone before the resume, and counts each update once', async () => {
+    const dir = join(f.dir, 'updates-resumed');
+    await writeInput(dir, 'users.csv', threeUsers(''));
+    await writeInput(dir, 'channels.csv', prefixed(channels('General')));
+    await writeInput(dir, 'messages.csv', prefixed(messages));
+    const state = join(dir, 'state');
+    const { config } = await writePipeline(dir, pipeline('upsert').replace('name: upd', 'name: upd2'));
+    expect((await runImport({ config, stateDir: state, ...verified }, { client: f.client })).verification?.status).toBe('exact');
+
+    // The first user patched to "ann 2", the run stopped; the source has the old names again at the resume.
+    await writeInput(dir, 'users.csv', threeUsers(' 2'));
+    await interruptedAfterPatch(config, state);
+    expect(await displayNames()).toEqual(['ann 2', 'bob', 'cid']);
+    await writeInput(dir, 'users.csv', threeUsers(''));
+    const reverted = await runImport({ config, stateDir: state, ...verified }, { client: f.client });
+    expect(reverted).toMatchObject({ attempt: 2, verification: { status: 'exact' } });
+    expect(reverted.stages.users).toMatchObject({ read: 3, imported: 3, updated: 1, changed: 0 });
+    expect(await displayNames()).toEqual(['ann', 'bob', 'cid']);
+
+    // The same source at the resume: the first attempt's update is counted, and listed, once.
+    await writeInput(dir, 'users.csv', threeUsers(' 3'));
+    await interruptedAfterPatch(config, state);
+    const resumed = await runImport({ config, stateDir: state, ...verified }, { client: f.client });
+    expect(resumed).toMatchObject({ attempt: 2, verification: { status: 'exact' } });
+    expect(resumed.stages.users).toMatchObject({ read: 3, imported: 3, updated: 3, changed: 0 });
+    expect(resumed.totals).toMatchObject({ balanced: true });
+    const listed = (await readFile(join(resumed.runDir, 'changed', 'users.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(listed).toMatchObject(['ann', 'bob', 'cid'].map((n, i) => ({ sourceKey: `u${i}`, applied: true, differences: [{ field: 'displayName', platform: n, source: `${n} 3` }] })));
+    expect(await displayNames()).toEqual(['ann 3', 'bob 3', 'cid 3']);
+  });
+});

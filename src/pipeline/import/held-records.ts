@@ -95,6 +95,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   if (stage === 'members') return undefined;
   const held = stage === 'messages' ? await openMessageCopies(input) : await openSnapshotCopies(input, stage);
   if (held === undefined) return undefined;
+  const patched = await refreshPatched(input, stage, held);
   // Written anew by every read of the stage's input (first attempt or resume), so no change is listed twice.
   const changesFile = join(input.paths.runDir(input.runId), 'changed', `${stage}.ndjson`);
   await mkdir(dirname(changesFile), { recursive: true });
@@ -102,9 +103,10 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   const upsert = input.stage.options.mode === 'upsert';
   const tally = { held: 0, updated: 0, changed: 0 };
 
-  const update = async (id: Int64, patch: Record<string, unknown>): Promise<HeldOutcome> => {
+  const update = async (key: string, id: Int64, patch: Record<string, unknown>): Promise<HeldOutcome> => {
     const resource = input.client[stage];
     try {
+      await appendFile(patched.file, `${stringifyJson(key)}\n`);
       await resource.update(id, patch, { signal: input.signal });
       tally.updated++;
       return { kind: 'updated' };
@@ -116,13 +118,18 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     }
   };
 
-  const settleChanged = async (record: Accepted, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
-    const { position, sourceKey } = record;
-    const line = { stage, sourceKey, id: copy.id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied: upsert, differences: comparison.differences };
-    await appendFile(changesFile, `${stringifyJson(line)}\n`);
-    if (upsert) return update(copy.id, comparison.patch);
+  const settleChanged = async (record: Accepted, key: string, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
+    const { sourceKey } = record;
+    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, upsert, comparison))}\n`);
+    if (upsert) return update(key, copy.id, comparison.patch);
     if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field) }, 'changed, not applied; set mode: upsert to apply');
     return { kind: 'changed' };
+  };
+
+  const listUpdated = async (record: Accepted, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
+    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, true, comparison))}\n`);
+    tally.updated++;
+    return { kind: 'updated' };
   };
 
   return {
@@ -132,8 +139,14 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
       const copy = key === undefined ? undefined : held.find(key);
       if (!copy) return { kind: 'send' };
-      const comparison = compareWithPlatform(stage, record.item, copy.fields);
-      if (comparison.differences.length > 0) return settleChanged(record, copy, comparison);
+      const now = patched.now.get(key!);
+      const comparison = compareWithPlatform(stage, record.item, now ?? copy.fields);
+      if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison);
+      if (now) {
+        // Patched to this content by an earlier attempt: an update of this run, listed and counted as one.
+        const original = compareWithPlatform(stage, record.item, copy.fields);
+        if (original.differences.length > 0) return listUpdated(record, copy, original);
+      }
       tally.held++;
       return { kind: 'held' };
     },
@@ -177,6 +190,44 @@ function foreignDirectReason(foreign: { id: Int64; pipeline: string; key?: strin
     found: `DIRECT channel ${foreign.id} of pipeline "${foreign.pipeline}"`,
     message: `members: the platform keeps one DIRECT channel per member set, and channel ${foreign.id} for these members belongs to pipeline "${foreign.pipeline}"; its messages are not merged into it (docs/identity.md)`,
   };
+}
+
+function changeLine(stage: ComparedStage, { position, sourceKey }: Accepted, id: Int64, applied: boolean, comparison: Comparison) {
+  return { stage, sourceKey, id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
+}
+
+/**
+ * The snapshot is what the platform held before the run; an earlier attempt may have patched some of those
+ * records since (each look-up key is written to `held/<stage>.patched.ndjson` before its patch is sent).
+ * They are read again, so a resumed stage compares the source, changed or not since, with what the platform
+ * holds now: a record patched to content the source no longer has is patched back, not taken as held.
+ * `now`: their fields as the platform holds them (the snapshot keeps what it held before the run).
+ */
+async function refreshPatched(input: HeldRecordsInput, stage: ComparedStage, held: HeldCopies): Promise<{ file: string; now: Map<string, Record<string, unknown>> }> {
+  const file = join(input.paths.runDir(input.runId), 'held', `${stage}.patched.ndjson`);
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const now = new Map<string, Record<string, unknown>>();
+  // A line a crash cut short is the key of a patch that was not sent.
+  for (const line of text.split('\n')) {
+    const key = parsedKey(line);
+    const copy = key === undefined || now.has(key) ? undefined : held.find(key);
+    if (!copy) continue;
+    const current = await (input.client[stage].get(copy.id, { signal: input.signal }) as Promise<Record<string, unknown>>).catch((error: unknown) => {
+      if (isNotFoundError(error)) return undefined; // deleted meanwhile: the patch is refused again, as a reject
+      throw error;
+    });
+    if (current) now.set(key!, fieldsOf(stage, current));
+  }
+  return { file, now };
+}
+
+function parsedKey(line: string): string | undefined {
+  try {
+    const key: unknown = JSON.parse(line);
+    return typeof key === 'string' ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Users and channels (a few per channel or user): one snapshot object, saved whole. */
