@@ -137,6 +137,26 @@ describe('messages corrected in the source since they were imported', () => {
     expect(resumed.stages.messages).toMatchObject({ read: 300, imported: 300, updated: 3, changed: 0 });
     expect(resumed.verification?.status).toBe('exact');
   });
+  it('a resume after a patch whose source change was undone meanwhile patches the message back, and counts one update', async () => {
+    const { dir, state } = await setUp('mcb', 'upsert');
+    const { config } = await writePipeline(dir, pipeline('mcb', 'upsert'));
+    // The rerun dies right after its first patch (m7), as a kill would stop it.
+    let patches = 0;
+    const messages: ChatportClient['messages'] = {
+      ...f.client.messages,
+      update: (...args) => (patches++ === 0 ? f.client.messages.update(...args) : Promise.reject(new Error('killed'))),
+    };
+    const client = new Proxy(f.client, { get: (target, name) => (name === 'messages' ? messages : Reflect.get(target, name)) });
+    await expect(runImport({ config, stateDir: state, restart: true }, { client })).rejects.toThrow('killed');
+    expect((await platformMessages('mcb')).get('m7')?.body).toBe('TEXT 7');
+    // The source is put back as it was first imported: the platform's m7 must go back too.
+    await writeInput(dir, 'messages.csv', messagesCsv('mcb', MESSAGES));
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed).toMatchObject({ attempt: 2, verification: { status: 'exact' } });
+    expect(resumed.stages.messages).toMatchObject({ read: 240, imported: 240, updated: 1, changed: 0 });
+    expect((await platformMessages('mcb')).get('m7')?.body).toBe('text 7');
+  });
+
   it('with a key table of 16 keys in memory the held keys spill to disk, and exactly the corrected messages are patched', async () => {
     const { dir, state } = await setUp('mcs', 'upsert');
     const { config } = await writePipeline(dir, pipeline('mcs', 'upsert'));
