@@ -27,13 +27,16 @@ const HINTS: Partial<Record<ExitCode, string>> = {
 const NO_HINT = new Set(['STATE_CORRUPT', 'OUTPUT_FORBIDDEN']);
 
 /** Hints of error codes whose exit code's hint would point at the wrong thing (an export's output, not state or the API). */
+const S3_UNAVAILABLE_HINT = 'check that the S3 endpoint is up and reachable; then run the same command again';
+
 const HINTS_BY_CODE: Readonly<Record<string, (details: Record<string, unknown>) => string>> = {
   OUTPUT_WRITE_FAILED: (details) =>
     String(details.root ?? details.target ?? '').startsWith('s3://')
       ? 'check that the bucket exists and that the credentials may write to it; then run the same command again'
       : 'check that the --to folder exists, is a folder and is writable; then run the same command again',
   OUTPUT_CONCURRENT_WRITE: () => 'let the other run end (one export per dataset and date at a time: concurrencyPolicy Forbid); then run the same command again',
-  OUTPUT_UNAVAILABLE: () => 'check that the S3 endpoint is up and reachable; then run the same command again',
+  OUTPUT_UNAVAILABLE: () => S3_UNAVAILABLE_HINT,
+  INPUT_UNAVAILABLE: () => S3_UNAVAILABLE_HINT,
   // An export starts new jobs on every run; there is no state to resume.
   API_EXPORT_URL_EXPIRED: () => 'run the same command again: it starts new export jobs, with fresh links',
 };

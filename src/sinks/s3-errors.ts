@@ -8,6 +8,7 @@
  * and status, never its text, so no key or signature from a response reaches a log.
  */
 import { ChatportError, isChatportError } from '../shared/errors.js';
+import { isUnreachable } from '../shared/s3-unreachable.js';
 
 interface SdkError {
   name?: string;
@@ -25,10 +26,6 @@ function isMissingKey(error: SdkError): boolean {
   return error.name === 'NoSuchKey' || error.name === 'NotFound';
 }
 
-function isUnreachable(error: SdkError, status: number | undefined): boolean {
-  if (status !== undefined) return status >= 500;
-  return (typeof error.code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(error.code)) || error.name === 'TimeoutError';
-}
 
 /** `error` of the S3 command `command` on `target` (s3://bucket/key) as the error to throw. */
 export function s3Failure(error: unknown, command: string, target: string): unknown {

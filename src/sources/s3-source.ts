@@ -12,6 +12,7 @@ import { createGlobMatcher, splitGlob } from './glob-pattern.js';
 import type { InputObject, InputSource } from './input-source.js';
 import { openResumableRead, type FetchedBody } from './resumable-read.js';
 import { createSourceS3Client } from './s3-client.js';
+import { isUnreachable } from '../shared/s3-unreachable.js';
 
 export interface S3SourceOptions extends S3ConnectionOptions {
   /** A ready client (tests, or callers sharing one); default: built from the connection options. */
@@ -46,6 +47,13 @@ function mapS3Error(error: unknown, uri: string): unknown {
   const status = statusOf(error);
   if (status === 412) return new ChatportError(`${uri} changed while it was being read`, { code: 'INPUT_CHANGED', details: { uri }, cause: error });
   if (status === 401 || status === 403) return new ChatportError(`access to ${uri} was denied`, { code: 'INPUT_FORBIDDEN', details: { uri }, cause: error });
+  // Transient: a read under way is resumed as before; a listing fails with 69 (retry), not as a bug (1).
+  if (isUnreachable(error as { name?: string; code?: string }, status)) {
+    const said = (error as { code?: string; name?: string }).code ?? (error as Error).name;
+    return new ChatportError(`${uri} cannot be read: the S3 store is unreachable or failing (${said}${status === undefined ? '' : `, ${status}`}); check AWS_ENDPOINT_URL_S3 or the network`, {
+      code: 'INPUT_UNAVAILABLE', transient: true, details: { uri }, cause: error,
+    });
+  }
   return error;
 }
 

@@ -1,6 +1,9 @@
 import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { exitCodeFor } from '../../src/shared/exit-codes.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInputSource } from '../../src/sources/index.js';
 import { createS3Source } from '../../src/sources/s3-source.js';
@@ -76,6 +79,16 @@ describe('S3 source', () => {
       await expect(failure).rejects.toBeInstanceOf(InputMissingError);
       await expect(listUris(createS3Source(location, connection()))).rejects.toThrow(location);
     }
+  });
+
+  it('an unreachable store is INPUT_UNAVAILABLE (exit 69, retry), not a bug (exit 1)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint: `http://127.0.0.1:${port}` })).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: expect.stringMatching(/s3:\/\/chatport-in\/paged\/ cannot be read: the S3 store is unreachable .*ECONNREFUSED/) });
+    expect(exitCodeFor(failure)).toBe(69);
   });
 
   it('continues a read broken midway with a Range request from the byte it reached', async () => {
