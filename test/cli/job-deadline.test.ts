@@ -55,5 +55,10 @@ describe('an import job that never ends (sandbox --stuck-jobs, import --job-time
     const second = await runCli(['import', path, '--state', state, '--job-timeout', '1'], env);
     expect(second.code, second.stderr).toBe(ExitCode.TEMPORARY);
     expect(await jobIds()).toEqual(uploaded);
+
+    // Verification's messages export never ends either: it gives up at the same deadline.
+    const verify = await runCli(['verify', path, '--state', state, '--job-timeout', '1'], env);
+    expect(verify.code, verify.stderr).toBe(ExitCode.TEMPORARY);
+    expect(verify.stderr).toMatch(/^chatport: job \d+ \(MESSAGE_ANALYTICS_EXPORT\) is still RUNNING after 1 s, the deadline/m);
   });
 });

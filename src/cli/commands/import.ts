@@ -43,7 +43,7 @@ export function addImportOptions(command: Command): Command {
     .option('--restart', 'abandon an unfinished run and start a new one (imported items are recognised and skipped)')
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
     .option('--json', 'print the report as JSON on stdout instead of a table')
-    .option('--job-timeout <seconds>', 'give up waiting for one import job after this long: exit 75, and the next run polls the same job again (default: 3600)', positiveNumber('--job-timeout'))
+    .option('--job-timeout <seconds>', 'give up waiting for one import job (or verification\'s export job) after this long: exit 75; the next run polls the same import job again (default: 3600)', positiveNumber('--job-timeout'))
     .option('--no-verify', 'skip the verification against the platform that follows a run ending without error')
     .option('--verify-sample <n>', 'verification: also compare n messages in full (body, properties); 0: none (default: 200 when the source has up to 100,000 messages)')
     .option('--limit <n>', 'trial run: only the first n records of each stage (the rest counted as skipped)')
@@ -75,6 +75,7 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
   if (maxRejects !== undefined && !(Number.isInteger(maxRejects) && maxRejects >= 0))
     throw new UsageError(`--max-rejects takes a whole number, not "${String(options.maxRejects)}"`);
   const dryRun = options.dryRun === true;
+  const jobTimeoutMs = options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000;
   const sample = parseSampleFlag(options.verifySample, '--verify-sample');
   const trial = trialOf(options);
   if (trial) config.trial = trial;
@@ -88,8 +89,8 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
       {
         config, mode: dryRun ? 'dry-run' : 'import', restart: options.restart === true,
         ...(options.state ? { stateDir: options.state } : {}), ...(maxRejects !== undefined ? { maxRejects } : {}),
-        verify: options.verify === false ? false : { sample },
-        ...(options.jobTimeout !== undefined ? { uploader: { jobTimeoutMs: options.jobTimeout * 1000 } } : {}),
+        verify: options.verify === false ? false : { sample, ...(jobTimeoutMs !== undefined ? { exportTimeoutMs: jobTimeoutMs } : {}) },
+        ...(jobTimeoutMs !== undefined ? { uploader: { jobTimeoutMs } } : {}),
       },
       {
         ...(client ? { client } : {}), logger: ctx.logger, signal: ctx.signal, onProgress: (s, c) => progress.onProgress(s, c),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { formatVerification, runVerify } from '../../pipeline/verify/index.js';
+import { exportWaitOf, formatVerification, runVerify } from '../../pipeline/verify/index.js';
+import { positiveNumber } from '../number-flags.js';
 import { UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
 import { addClientFlags } from '../client-options.js';
@@ -36,8 +37,9 @@ export function registerVerify(program: Command, ctx: CliContext): void {
     .option('--state <dir>', 'state folder (default .chatport/<pipeline name>): the latest run\'s rejects are not expected, its folder gets verify.json')
     .option('--sample <n>', 'also compare n messages in full (body, properties), picked the same way on every run; 0: none (default: 200 when the source has up to 100,000 messages)')
     .option('--shards <n>', 'the run was split over n shards (--shard i/n): verify the whole pipeline against all their runs')
+    .option('--job-timeout <seconds>', 'give up waiting for the messages export job after this long: exit 75 (default: 3600)', positiveNumber('--job-timeout'))
     .option('--json', 'print the result as JSON')
-    .action(async (path: string, options: { state?: string; sample?: string; shards?: string; json?: boolean; [flag: string]: unknown }) => {
+    .action(async (path: string, options: { state?: string; sample?: string; shards?: string; json?: boolean; jobTimeout?: number; [flag: string]: unknown }) => {
       const config = await loadPipelineFile(path, ctx.env, ctx.logger);
       const sample = parseSampleFlag(options.sample);
       const stateDir = options.state ?? config.state;
@@ -49,7 +51,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(
-          { config, sample, ...(run ? { rejectsFiles: run.rejectsFiles, outDir: run.runDir } : {}) },
+          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
         if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...result.summary, differences: result.differences }, null, 2)}\n`);

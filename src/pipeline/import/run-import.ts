@@ -53,7 +53,7 @@ export interface ImportRunOptions {
   drainMs?: number;
   uploader?: UploaderOptions;
   /** After a run that ends without error, verify the platform against the source (docs/verify.md). Default off here; the CLI turns it on. */
-  verify?: false | { sample?: number | 'auto' };
+  verify?: false | { sample?: number | 'auto'; exportTimeoutMs?: number };
 }
 
 export interface ImportRunDeps {

@@ -1,5 +1,5 @@
 /** Reconciliation of the platform against the source: `runVerify`, and what the CLI and the import run need around it. */
-export { runVerify, type VerifyOptions, type VerifyDeps, type VerifyResult } from './run-verify.js';
+export { exportWaitOf, runVerify, type VerifyOptions, type VerifyDeps, type VerifyResult } from './run-verify.js';
 export { verifyImportRun } from './verify-import-run.js';
 export { findLatestRun } from './latest-run.js';
 export { formatVerification, where } from './describe.js';

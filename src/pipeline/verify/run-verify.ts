@@ -85,6 +85,11 @@ function judgedByExport(config: PipelineConfig, expected: ExpectedSource): (reco
 
 const workspaceOf = (key: string): string => key.slice(0, Math.max(0, key.indexOf('/')));
 
+/** How long verification waits for its messages export job: `--job-timeout`, else 1 h. */
+export function exportWaitOf(timeoutMs: number | undefined): { exportWait: { pollIntervalMs: number; timeoutMs: number } } {
+  return { exportWait: { pollIntervalMs: 250, timeoutMs: timeoutMs ?? 3_600_000 } };
+}
+
 /**
  * Reconciliation: reads what the platform holds and compares it with what the source says it must hold.
  * Reads (the source through the stage readers, the platform in bulk) are here; the comparisons are pure
@@ -98,7 +103,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   await removeSpillsOfKilledRuns(platform.logger);
   const messagesStage = config.stages.find((s) => s.stage === 'messages');
   // The export runs on the platform while the source is read.
-  const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? { pollIntervalMs: 250, timeoutMs: 3_600_000 }) : undefined;
+  const exportJob = messagesStage ? await startMessagesExport(platform, options.exportWait ?? exportWaitOf(undefined).exportWait) : undefined;
   const [users, allChannels] = await Promise.all([readPlatformUsers(platform), readPlatformChannels(platform)]);
   const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   // `ref: user` names each key by the user the platform holds for it, as the import did (user-names.ts).

@@ -4,7 +4,7 @@ import type { Logger } from '../../shared/logger.js';
 import { reportedError, type RunReport } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import { findLatestRun, verificationScope } from './latest-run.js';
-import { runVerify } from './run-verify.js';
+import { exportWaitOf, runVerify } from './run-verify.js';
 
 /**
  * `import --verify`: after a run that ended without error, verify the platform against the source and
@@ -16,7 +16,7 @@ import { runVerify } from './run-verify.js';
 export async function verifyImportRun(
   report: RunReport,
   reportFile: string,
-  input: { config: PipelineConfig; client: ChatportClient; logger: Logger; stateDir: string; signal?: AbortSignal; sample?: number | 'auto' },
+  input: { config: PipelineConfig; client: ChatportClient; logger: Logger; stateDir: string; signal?: AbortSignal; sample?: number | 'auto'; exportTimeoutMs?: number },
 ): Promise<unknown> {
   // The run's logger already names the run.
   input.logger.info('verifying what the platform holds against the source');
@@ -24,7 +24,7 @@ export async function verifyImportRun(
   try {
     const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
     const { summary } = await runVerify(
-      { config, rejectsFiles, outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}) },
+      { config, rejectsFiles, outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
       { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
     );
     report.verification = summary;
