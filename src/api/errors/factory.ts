@@ -28,7 +28,8 @@ export function parseErrorBody(bodyText: string): ErrorBodyFacts {
   try {
     json = JSON.parse(bodyText);
   } catch {
-    return { description: scrubSecrets(bodyText.slice(0, 200)) };
+    // Scrubbed before it is cut: a cut through a secret would leave its first part, which no scrub finds.
+    return { description: scrubSecrets(bodyText).slice(0, 200) };
   }
   const parsed = ErrorBody.safeParse(json);
   if (!parsed.success) return {};

@@ -17,6 +17,7 @@ import { JobDeadlineError } from '../../../src/api/errors/job-errors.js';
 import { isRetryable } from '../../../src/api/retry/decide.js';
 import { NetworkError, TimeoutError } from '../../../src/api/errors/api-error.js';
 import { ExitCode, exitCodeFor } from '../../../src/shared/exit-codes.js';
+import { registerSecret } from '../../../src/shared/secrets.js';
 
 const site = { operation: 'get job 42', method: 'GET', path: '/jobs/42' };
 
@@ -68,6 +69,18 @@ describe('createApiError', () => {
     const error = createApiError(site, { status: 429, bodyText: '', retryAfterMs: 3000 });
     expect(isRateLimitedError(error) && error.retryAfterMs).toBe(3000);
     expect(error.message).toContain('3 s');
+  });
+});
+
+describe('an error body that echoes a secret', () => {
+  it('keeps no part of it where the body is cut (a proxy page echoing the request)', () => {
+    const secret = 'cs-4f1d9a7b2e8c6d0f5a3b9e1c7d2f8a4b';
+    registerSecret(secret);
+    // Not JSON: the body's first 200 characters become the description; the secret straddles the cut.
+    for (const before of [170, 185, 196]) {
+      const error = createApiError(site, { status: 502, bodyText: `${'x'.repeat(before)} client_secret=${secret} Authorization: Bearer ${secret}` });
+      expect(error.message, String(before)).not.toContain(secret.slice(0, 4));
+    }
   });
 });
 
