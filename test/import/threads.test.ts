@@ -117,21 +117,21 @@ describe('reply threads (thread: parent)', () => {
     expect(report.verification?.status).toBe('exact');
   });
 
-  it('a reply to itself, or in a cycle of replies, is an orphan in its channel, and verification agrees on every run', async () => {
+  it('a reply to itself, in a cycle of replies, or hanging from one, is an orphan in its channel, and verification agrees on every run', async () => {
     const dir = join(f.dir, 'self-replies');
     await writeInput(dir, 'users.csv', 'id,username,display\n1,sr-a,A\n2,sr-b,B\n');
     await writeInput(dir, 'channels.csv', 'key,name,members\nc1,sr-one,sr-a|sr-b\n');
-    await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', 'm1,c1,sr-a,root,', 'm2,c1,sr-b,self,m2', 'm3,c1,sr-a,cycle one,m4', 'm4,c1,sr-b,cycle two,m3', ''].join('\n'));
+    await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', 'm1,c1,sr-a,root,', 'm2,c1,sr-b,self,m2', 'm3,c1,sr-a,cycle one,m4', 'm4,c1,sr-b,cycle two,m3', 'm5,c1,sr-a,tail,m4', ''].join('\n'));
     const { config } = await writePipeline(dir, pipeline('self-replies'));
     for (const state of ['state', 'state', 'other-state']) {
       const report = await runImport({ config, stateDir: join(dir, state), verify: {} }, { client: f.client });
-      expect(report.stages.messages).toMatchObject({ read: 4, imported: 4, orphans: 3 });
+      expect(report.stages.messages).toMatchObject({ read: 5, imported: 5, orphans: 4 });
       expect(report.verification?.status).toBe('exact');
     }
     const one = sorted(await all(f.client.channels.messages((await channelNamed('sr-one')).id)));
     // Orphans of different roots are sent in parallel: each once, in its channel, in no set order.
-    expect(one.map((m) => m.body).sort()).toEqual(['cycle one', 'cycle two', 'root', 'self']);
-    expect(one.map((m) => m.repliesCount)).toEqual([0, 0, 0, 0]);
+    expect(one.map((m) => m.body).sort()).toEqual(['cycle one', 'cycle two', 'root', 'self', 'tail']);
+    expect(one.map((m) => m.repliesCount)).toEqual([0, 0, 0, 0, 0]);
   });
 
   it('threads: flatten keeps every reply in the channel', async () => {
@@ -288,6 +288,17 @@ describe('reply threads (thread: parent)', () => {
 describe('orphans on later runs', () => {
   const appendMessages = async (dir: string, lines: string[]) => writeFile(join(dir, 'messages.csv'), `${await readFile(join(dir, 'messages.csv'), 'utf8')}${lines.join('\n')}\n`);
   const bodiesIn = async (name: string) => sorted(await all(f.client.channels.messages((await channelNamed(name)).id)));
+  /** Run 1 of the threaded source (m7 an orphan), `meanwhile` done to m7's channel copy, then run 2 with m7's root m99 added. */
+  const lateRootAfter = async (prefix: string, meanwhile: (orphan: Message) => Promise<unknown>) => {
+    const dir = join(f.dir, `late-root-${prefix}`);
+    await writeThreaded(dir, prefix);
+    const { config } = await writePipeline(dir, pipeline(`threads-late-root-${prefix}`));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    await meanwhile((await bodiesIn(`${prefix}one`)).find((m) => m.body === 'reply to nothing')!);
+    await appendMessages(dir, [`m99,c1,${prefix}a,late root,`]);
+    return runImport({ config, stateDir: state }, { client: f.client });
+  };
 
   it('an orphan whose root appears on a later run is moved into its thread: in the thread once, gone from the channel', async () => {
     const dir = join(f.dir, 'late-root');
@@ -316,17 +327,9 @@ describe('orphans on later runs', () => {
   });
 
   it('a channel message with the reply\'s key but other content is not taken for its copy: it stays, and the reply goes into its thread', async () => {
-    const dir = join(f.dir, 'late-root-other');
-    await writeThreaded(dir, 'oc');
-    const { config } = await writePipeline(dir, pipeline('threads-late-root-other'));
-    const state = join(dir, 'state');
-    await runImport({ config, stateDir: state }, { client: f.client });
     // What sits in the channel under m7's key now says something else (edited by hand, or another
     // pipeline's message of the same source key in a shared DIRECT channel).
-    const orphan = (await bodiesIn('ocone')).find((m) => m.body === 'reply to nothing')!;
-    await f.client.records.updateMessage(orphan.id, { body: 'edited since' });
-    await appendMessages(dir, ['m99,c1,oca,late root,']);
-    const second = await runImport({ config, stateDir: state }, { client: f.client });
+    const second = await lateRootAfter('oc', (orphan) => f.client.records.updateMessage(orphan.id, { body: 'edited since' }));
     expect(second.stages.messages).toMatchObject({ replies: 5, pending: 0 });
     expect(second.stages.messages!.moved).toBeUndefined();
     const one = await bodiesIn('ocone');
@@ -334,21 +337,32 @@ describe('orphans on later runs', () => {
     expect(await threadBodies(one.find((m) => m.body === 'late root')!)).toEqual(['reply to nothing']);
   });
 
-  it('an orphan other replies hang from is not moved (the delete would take them along): every reply stays', async () => {
-    const dir = join(f.dir, 'late-root-parent');
+  it('a chain of replies whose missing root appears on a later run moves whole into that root\'s thread', async () => {
+    const dir = join(f.dir, 'late-root-chain');
     await writeThreaded(dir, 'op');
-    // m9 replies to the orphan m7: the first run sends both into the channel (m7 is not there yet when roots are found).
+    // m9 replies to the orphan m7: both go into the channel, the chain's root m99 being missing.
     await appendMessages(dir, ['m9,c1,opa,reply to the orphan,m7']);
-    const { config } = await writePipeline(dir, pipeline('threads-late-root-parent'));
+    const { config } = await writePipeline(dir, pipeline('threads-late-root-chain'));
     const state = join(dir, 'state');
-    await runImport({ config, stateDir: state }, { client: f.client });
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.stages.messages).toMatchObject({ replies: 4, orphans: 2 });
+    expect(first.verification?.status).toBe('exact');
     await appendMessages(dir, ['m99,c1,opa,late root,']);
-    await runImport({ config, stateDir: state }, { client: f.client });
-    // m9 moved into m7's thread; m7 itself stays in the channel, so m9 is not deleted along with it.
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ replies: 6, moved: 2, pending: 0 });
+    expect(second.verification?.status).toBe('exact');
     const one = await bodiesIn('opone');
-    expect(one.filter((m) => m.body === 'reply to nothing')).toHaveLength(1);
-    expect(one.filter((m) => m.body === 'reply to the orphan')).toHaveLength(0);
-    expect(await threadBodies(one.find((m) => m.body === 'reply to nothing')!)).toEqual(['reply to the orphan']);
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'late root']);
+    expect(await threadBodies(one[2]!)).toEqual(['reply to nothing', 'reply to the orphan']);
+  });
+
+  it('an orphan someone replied to by hand is not moved (the delete would take that reply along)', async () => {
+    const second = await lateRootAfter('hp', (orphan) => f.client.threads.send(replyThreadIdOf(orphan)!, { type: 'TEXT', body: 'by hand', user: { username: 'hpa' } }));
+    expect(second.stages.messages).toMatchObject({ replies: 4, orphans: 1, pending: 0 });
+    expect(second.stages.messages!.moved).toBeUndefined();
+    const one = await bodiesIn('hpone');
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing', 'late root']);
+    expect(await threadBodies(one[2]!)).toEqual(['by hand']);
   });
 
   it('a DIRECT channel made by hand is never searched for copies: another pipeline\'s message of the same key, body and author stays', async () => {
@@ -424,4 +438,91 @@ stages:
     const after = await runVerify({ config }, { client: f.client });
     expect(after.differences).toEqual([expect.objectContaining({ kind: 'missing', stage: 'messages', channelKey: 'c1' })]);
   });
+});
+
+describe('replies to replies', () => {
+  const header = 'id,channel,author,text,parent';
+  /** A chain of n replies: the first names `root`, each other one the reply before it. */
+  const chain = (prefix: string, n: number, root: string) => Array.from({ length: n }, (_, i) => ({ id: `${prefix}${i + 1}`, parent: i === 0 ? root : `${prefix}${i}` }));
+  const sends = () => f.sandbox.requests().filter((r) => r.method === 'DELETE' || (r.method === 'POST' && /^\/(threads|channels)\/\d+\/messages$/.test(r.path)));
+
+  it.each([2, 3, 5])('a chain of %i under a present root goes into the root\'s thread, one under a missing root into the channel: exact on run 1, run 2 sends nothing', async (n) => {
+    const dir = join(f.dir, `chain-${n}`);
+    const u = `ch${n}`;
+    await writeInput(dir, 'users.csv', `id,username,display\n1,${u}a,A\n2,${u}b,B\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc1,${u}one,${u}a|${u}b\n`);
+    const present = chain('p', n, 'r');
+    const missing = chain('q', n, 'zz');
+    // The two chains interleaved, with plain messages between.
+    const lines = [`r,c1,${u}a,root,`];
+    for (let i = 0; i < n; i++) lines.push(`${present[i]!.id},c1,${u}b,${present[i]!.id},${present[i]!.parent}`, `x${i},c1,${u}a,plain ${i},`, `${missing[i]!.id},c1,${u}b,${missing[i]!.id},${missing[i]!.parent}`);
+    await writeInput(dir, 'messages.csv', [header, ...lines, ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline(`chain-${n}`));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.stages.messages).toMatchObject({ read: 1 + 3 * n, replies: n, orphans: n, pending: 0 });
+    expect(first.verification?.status).toBe('exact');
+    const channel = sorted(await all(f.client.channels.messages((await channelNamed(`${u}one`)).id)));
+    expect(channel.map((m) => m.body)).toEqual(['root', ...present.map((_, i) => `plain ${i}`), ...missing.map((q) => q.id)]);
+    expect(await threadBodies(channel[0]!)).toEqual(present.map((p) => p.id));
+    expect(channel.slice(1).map((m) => m.repliesCount)).toEqual(channel.slice(1).map(() => 0));
+
+    f.sandbox.clearRequests();
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ replies: n, orphans: n, repliesHeld: n, orphansHeld: n, pending: 0 });
+    expect(second.verification?.status).toBe('exact');
+    expect(sends()).toEqual([]);
+  });
+
+  it('a reply whose parent reply the platform refused goes into the channel, with the rest of its chain: verification agrees', async () => {
+    const dir = join(f.dir, 'chain-refused');
+    await writeInput(dir, 'users.csv', 'id,username,display\n1,cra,A\n2,crb,B\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,crone,cra|crb\n');
+    await writeInput(dir, 'messages.csv', [header, 'r,c1,cra,root,', 'p1,c1,crb,first,r', 'p2,c1,cra,second,p1', 'p3,c1,crb,third,p2', ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline('chain-refused'));
+    f.sandbox.setFaults([{ method: 'POST', path: '/threads/*/messages', fault: { kind: 'status', status: 400 }, times: 1 }]);
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }).finally(() => f.sandbox.setFaults([]));
+    expect(report.stages.messages).toMatchObject({ read: 4, refused: 1, orphans: 2, pending: 0 });
+    expect(report.verification?.status).toBe('exact');
+    expect(sorted(await all(f.client.channels.messages((await channelNamed('crone')).id))).map((m) => m.body)).toEqual(['root', 'second', 'third']);
+  });
+
+  it('a seeded random source with a fifth replies, chains among them, verifies exact on run 1; run 2 sends nothing', async () => {
+    const dir = join(f.dir, 'chain-random');
+    await writeInput(dir, 'users.csv', 'id,username,display\n1,rra,A\n2,rrb,B\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,rrone,rra|rrb\nc2,rrtwo,rra|rrb\nc3,rrthree,rra|rrb\n');
+    let seed = 21;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+    const count = 600;
+    const channelOf = Array.from({ length: count }, () => pick(['c1', 'c2', 'c3']));
+    const lines: string[] = [];
+    const before = (i: number, replies: boolean) => Array.from({ length: i }, (_, j) => j).filter((j) => channelOf[j] === channelOf[i] && (lines[j]!.endsWith(',') !== replies));
+    for (let i = 0; i < count; i++) {
+      const row = `m${i},${channelOf[i]},${pick(['rra', 'rrb'])},message ${i},`;
+      if (random() >= 0.2) {
+        lines.push(row);
+        continue;
+      }
+      const roll = random();
+      const roots = before(i, false);
+      const replies = before(i, true);
+      // Mostly replies to replies, so chains grow long; some to roots, a missing key, a later message, another channel's.
+      const parent = roll < 0.5 && replies.length > 0 ? `m${pick(replies)}` : roll < 0.7 && roots.length > 0 ? `m${pick(roots)}` : roll < 0.8 ? `gone${i}` : roll < 0.9 ? `m${Math.min(count - 1, i + 1 + Math.floor(random() * 20))}` : `m${Math.floor(random() * count)}`;
+      lines.push(`${row}${parent}`);
+    }
+    await writeInput(dir, 'messages.csv', [header, ...lines, ''].join('\n'));
+    const { config } = await writePipeline(dir, pipeline('chain-random'));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    const replies = lines.filter((l) => !l.endsWith(',')).length;
+    expect(replies).toBeGreaterThan(100);
+    expect(first.stages.messages).toMatchObject({ read: count, imported: count, pending: 0 });
+    expect(first.stages.messages!.replies! + first.stages.messages!.orphans!).toBe(replies);
+    expect(first.verification).toMatchObject({ status: 'exact' });
+    f.sandbox.clearRequests();
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.verification).toMatchObject({ status: 'exact' });
+    expect(sends()).toEqual([]);
+  }, 60_000);
 });

@@ -193,6 +193,22 @@ describe('ExpectedReplies', () => {
     expect(replies.channelKeyOf(1)).toBe('c-r1');
     expect(replies.token(2)).toEqual({ author: 7, type: 1, length: 1 });
   });
+
+  it('takes a reply to a reply of its channel to the root its chain starts from; a ring, and what hangs from it, has none', () => {
+    const replies = new ExpectedReplies();
+    const add = (key: string, parent: string, channelKey = 'c1') => replies.push({ parent, key, channelKey, token: { author: 1, type: 1, length: 1 }, ordinal: replies.count });
+    add('a2', 'r'); // 0: r's thread
+    add('a3', 'a2'); // 1: through a2
+    add('b2', 'b1'); // 2: b1 listed later, a reply to zz
+    add('b1', 'zz'); // 3
+    add('x', 'y'); // 4: a ring x → y → x
+    add('y', 'x'); // 5
+    add('t', 'y'); // 6: hangs from the ring
+    add('o', 'a3', 'c2'); // 7: a3 is a reply of another channel: o's root is a3 itself
+    const roots = replies.threadRoots();
+    expect([...roots].map((p) => (p < 0 ? null : replies.parents.name(p)))).toEqual(['r', 'r', 'zz', 'zz', null, null, null, 'a3']);
+    expect(replies.byParent(roots).map((g) => [g.parent, g.channelKey, [...g.replies]])).toEqual([['r', 'c1', [0, 1]], ['zz', 'c1', [2, 3]], ['a3', 'c2', [7]]]);
+  });
 });
 
 function lcsLength(a: number[], b: number[]): number {

@@ -1,3 +1,4 @@
+import { chainEnds } from '../import/replies/chains.js';
 import { hash64 } from './key-set.js';
 import { grownTo } from '../../shared/typed-arrays.js';
 import { Interner, TokenColumns, type Token } from './message-columns.js';
@@ -39,21 +40,17 @@ export class ExpectedReplies extends TokenColumns {
     return `${this.keyHi[i]}:${this.keyLo[i]}`;
   }
 
-  parentOf(i: number): string {
-    return this.parents.name(this.parent[i]!);
-  }
-
   channelKeyOf(i: number): string {
     return this.channels.name(this.channel[i]!);
   }
 
   /**
-   * The replies on a cycle of replies (one replying to itself, two to each other, …). The import finds no
-   * root for them in the first run, and later runs leave each where it is, since another reply hangs from
-   * it (docs/threads.md "Moved orphans"): they are orphans in their channel on every run.
+   * Each reply's thread root (its interned parent id), through replies to replies of its channel: the
+   * parent of the first reply of its chain (docs/threads.md "Replies to replies"). -1 for a reply on a ring
+   * of replies, or hanging from one: the import finds no root for it, and it is an orphan on every run.
    */
-  inCycles(): Set<number> {
-    // The reply whose key each root ref is (-1: the root is no reply): the edges reply → its parent's reply.
+  threadRoots(): Int32Array {
+    // The reply whose key each parent ref is (-1: the parent is no reply).
     const parentIds = new Map<string, number>();
     for (let p = 0; p < this.parents.size; p++) parentIds.set(keyHashText(this.parents.name(p)), p);
     const replyOf = new Int32Array(this.parents.size).fill(-1);
@@ -61,36 +58,34 @@ export class ExpectedReplies extends TokenColumns {
       const p = parentIds.get(this.keyHashOf(i));
       if (p !== undefined) replyOf[p] = i;
     }
-    const out = new Set<number>();
-    // Each reply has one parent, so a walk from each unvisited reply ends on a visited one or closes a cycle.
-    const walk = new Int32Array(this.count).fill(-1);
-    for (let start = 0; start < this.count; start++) {
-      let i = start;
-      while (i >= 0 && walk[i] === -1) {
-        walk[i] = start;
-        i = replyOf[this.parent[i]!]!;
-      }
-      if (i < 0 || walk[i] !== start) continue;
-      for (let j = i; !out.has(j); j = replyOf[this.parent[j]!]!) out.add(j);
+    const firstOf = chainEnds<number>((i) => {
+      const k = replyOf[this.parent[i]!]!;
+      return k >= 0 && this.channel[k] === this.channel[i] ? k : undefined;
+    });
+    const roots = new Int32Array(this.count);
+    for (let i = 0; i < this.count; i++) {
+      const first = replyOf[this.parent[i]!]! < 0 ? i : firstOf(i);
+      roots[i] = first === undefined ? -1 : this.parent[first]!;
     }
-    return out;
+    return roots;
   }
 
   /**
    * The replies' indexes grouped by thread root and channel (in the order such pairs first appear), source
-   * order within each: a root answers only its own channel's replies (roots.ts `rootKey`).
+   * order within each: a root answers only its own channel's replies (roots.ts `rootKey`). `roots`: each
+   * reply's root (parent id), -1 to leave it out.
    */
-  byParent(leaveOut: ReadonlySet<number> = new Set()): Array<{ parent: string; channelKey: string; replies: Uint32Array }> {
+  byParent(roots: Int32Array = this.threadRoots()): Array<{ parent: string; channelKey: string; replies: Uint32Array }> {
     const groupOf = new Uint32Array(this.count);
     const ids = new Map<number, number>();
     const first: number[] = [];
     const outside = 0xffffffff;
     for (let i = 0; i < this.count; i++) {
-      if (leaveOut.has(i)) {
+      if (roots[i]! < 0) {
         groupOf[i] = outside;
         continue;
       }
-      const pair = this.parent[i]! * this.channels.size + this.channel[i]!;
+      const pair = roots[i]! * this.channels.size + this.channel[i]!;
       let g = ids.get(pair);
       if (g === undefined) {
         ids.set(pair, (g = first.length));
@@ -104,7 +99,7 @@ export class ExpectedReplies extends TokenColumns {
     const order = new Uint32Array(this.count);
     const next = counts.slice(0, first.length);
     for (let i = 0; i < this.count; i++) if (groupOf[i] !== outside) order[next[groupOf[i]!]!++] = i;
-    return first.map((i, g) => ({ parent: this.parentOf(i), channelKey: this.channelKeyOf(i), replies: order.subarray(counts[g]!, counts[g + 1]!) }));
+    return first.map((i, g) => ({ parent: this.parents.name(roots[i]!), channelKey: this.channelKeyOf(i), replies: order.subarray(counts[g]!, counts[g + 1]!) }));
   }
 }
 

@@ -175,13 +175,15 @@ async function checkThreads(
 ): Promise<ThreadsVerification> {
   const replies = expected.replies;
   if (replies.count === 0) return { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
+  // Replies to replies are expected in the thread their chain starts from, as the import sends them.
+  const threadRoots = replies.threadRoots();
   const wanted = new Map<string, Set<string>>();
   for (let i = 0; i < replies.count; i++) {
     const channel = channels.get(replies.channelKeyOf(i));
-    if (channel === undefined) continue;
+    if (channel === undefined || threadRoots[i]! < 0) continue;
     let refs = wanted.get(channel.id);
     if (!refs) wanted.set(channel.id, (refs = new Set()));
-    refs.add(replies.parentOf(i));
+    refs.add(replies.parents.name(threadRoots[i]!));
   }
   const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
   const aborted = signal ?? new AbortController().signal;
@@ -191,7 +193,7 @@ async function checkThreads(
     const channel = channels.get(channelKey);
     return channel === undefined ? undefined : roots.get(rootKey(channel.id, parent));
   };
-  const result = await verifyThreads(client, stage, replies, rootOf, nameReplies, content, signal);
+  const result = await verifyThreads(client, stage, replies, threadRoots, rootOf, nameReplies, content, signal);
   // Orphans held in their channel are verified by key, wherever they sit, and left out of the channel's
   // order, their content as a thread reply's; one that is not there is expected at the channel's end, so
   // its absence shows as a difference.

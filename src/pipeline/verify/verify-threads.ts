@@ -67,6 +67,8 @@ export async function verifyThreads(
   client: ChatportClient,
   stage: StageConfig,
   replies: ExpectedReplies,
+  /** Each reply's thread root (ExpectedReplies.threadRoots). */
+  roots: Int32Array,
   rootOf: (parent: string, channelKey: string) => ReturnType<RootThreads['get']>,
   nameReplies: NameReplies,
   content: ReplyContent,
@@ -76,9 +78,9 @@ export async function verifyThreads(
   const findings: ReplyFinding[] = [];
   const checks: ContentCheck[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
-  const cyclic = replies.inCycles();
-  out.orphans.push(...cyclic);
-  const reads = inOrderAhead(replies.byParent(cyclic), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
+  // A reply on a ring of replies has no root: an orphan (expected-replies.ts threadRoots).
+  for (let i = 0; i < replies.count; i++) if (roots[i]! < 0) out.orphans.push(i);
+  const reads = inOrderAhead(replies.byParent(roots), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
     const thread = rootOf(parent, channelKey);
     return { parent, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
   });

@@ -6,6 +6,7 @@ import type { JournalEvent } from '../../state/events.js';
 import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
 import { isPlacedOrphan, parentRefOf, replyKeyOf, sendsReplies } from './refs.js';
+import { rootsWanted, spooledChains } from './chains.js';
 import { findRootThreads } from './roots.js';
 import { sendReplies, type ReplyOutcome } from './send-replies.js';
 import { ReplySpool, sendBodyOf } from './spool.js';
@@ -46,8 +47,6 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
   const spool = input.sending ? await ReplySpool.open(join(input.runDir, 'replies', 'spool.ndjson')) : undefined;
   /** Channel id → the refs of roots wanted there. */
   const wanted = new Map<string, Set<string>>();
-  /** The refs replies hang from, in every channel. */
-  const parents = new Set<string>();
   let queued = 0;
   const replyKeys = new KeyHashSet();
   return {
@@ -63,7 +62,6 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       let refs = wanted.get(channelId);
       if (!refs) wanted.set(channelId, (refs = new Set()));
       refs.add(parent);
-      parents.add(parent);
       const key = replyKeyOf(stage, record.item.properties) ?? record.sourceKey;
       replyKeys.add(key);
       await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), item: record.item, position: record.position });
@@ -72,14 +70,15 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       if (!spool || !input.sending) return;
       await spool.close();
       const { client, journal, state, signal } = input.sending;
-      const { threads: roots, empty } = await findRootThreads(client, stage, wanted, join(input.runDir, 'replies', 'roots.json'), signal);
+      // A reply to a reply goes into the thread its chain starts from (chains.ts): only those roots are looked for.
+      const chains = await spooledChains(spool.path, wanted, replyKeys);
+      const { threads: roots, empty } = await findRootThreads(client, stage, rootsWanted(wanted, chains.rootOf), join(input.runDir, 'replies', 'roots.json'), signal);
       // Copies are looked for (and moved, move.ts) only in this pipeline's channels that existed before the
       // run: a channel the run created holds no earlier copy, and in any other (a DIRECT channel made by
       // hand, a run without a channels stage) a message of the same key may be another pipeline's.
       const existed = await channelsThatExisted(input.runDir);
       const mayHoldCopies = (channelId: string) => existed?.has(channelId) === true;
-      const isParent = (ref: string) => parents.has(ref);
-      await sendReplies({ client, stage, spoolPath: spool.path, roots, emptyThreads: empty, replyKeys, mayHoldCopies, isParent, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, chains, emptyThreads: empty, replyKeys, mayHoldCopies, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
     },
   };
 }

@@ -2,7 +2,7 @@ import { isNotFoundError } from '../../../api/index.js';
 import type { Int64 } from '../../../shared/int64.js';
 import type { Message } from '../../../wire/resources.js';
 import { deliverReply, type DeliverDeps, type Delivery } from './deliver.js';
-import { messageRefOf, replyKeyOf } from './refs.js';
+import { replyKeyOf } from './refs.js';
 import type { SpooledReply } from './spool.js';
 
 /**
@@ -22,12 +22,11 @@ export interface ThreadDelivery {
   orphan: boolean;
 }
 
-export async function deliverIntoThread(deps: DeliverDeps & { isParent(ref: string): boolean }, reply: SpooledReply, threadId: Int64, inThread: Present, inChannel: Present): Promise<ThreadDelivery> {
+export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, threadId: Int64, inThread: Present, inChannel: Present): Promise<ThreadDelivery> {
   const copy = await channelCopyOf(deps, reply, inChannel);
-  // A copy with replies, or one other replies of this run hang from (they go into its thread, possibly at
-  // this moment), stays: a delete would take them along.
-  const ref = copy === undefined ? undefined : messageRefOf(deps.stage, copy.properties);
-  if (copy !== undefined && ((copy.repliesCount ?? 0) > 0 || (ref !== undefined && deps.isParent(ref)))) {
+  // A copy with replies of its own (an earlier version put replies to replies there, or someone replied by
+  // hand) stays: a delete would take them along. This run sends nothing into a reply's thread (chains.ts).
+  if (copy !== undefined && (copy.repliesCount ?? 0) > 0) {
     const delivery = await deliverReply(deps, reply.key, reply.body, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, copy.id]])));
     return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
   }

@@ -6,6 +6,7 @@ import type { RepliesState } from '../../state/run-state.js';
 import type { Int64 } from '../../../shared/int64.js';
 import { deliverReply, keysAt, type Delivery, type ReplyTarget } from './deliver.js';
 import { deliverIntoThread } from './move.js';
+import type { ReplyChains } from './chains.js';
 import { rootKey, type RootThreads } from './roots.js';
 import { readSpool, type SpooledReply } from './spool.js';
 
@@ -23,14 +24,14 @@ export interface SendRepliesInput {
   stage: StageConfig;
   spoolPath: string;
   roots: RootThreads;
+  /** Replies to replies (chains.ts): the root of each reply's thread, and the replies between. */
+  chains: ReplyChains;
   /** Threads known to hold nothing yet (FoundRoots.empty): their first send skips the look. */
   emptyThreads: ReadonlySet<string>;
   /** The spooled replies' keys: a channel read keeps only these. */
   replyKeys: { has(key: string): boolean };
   /** Whether a channel (decimal id) may hold an earlier run's copy of a reply (a channel this run created holds none). */
   mayHoldCopies(channelId: string): boolean;
-  /** Whether a message ref is the root of some spooled reply (its copy is then not moved: move.ts). */
-  isParent(ref: string): boolean;
   state: RepliesState;
   journal: Journal<JournalEvent>;
   concurrency: number;
@@ -55,10 +56,21 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
     };
   };
   let failure: { error: unknown } | undefined;
-  const threadOf = (reply: SpooledReply) => input.roots.get(rootKey(String(reply.channelId), reply.parent));
+  const rootOf = (reply: SpooledReply) => input.chains.rootOf(String(reply.channelId), reply.parent);
+  const threadOf = (reply: SpooledReply) => {
+    const root = rootOf(reply);
+    return root === undefined ? undefined : input.roots.get(rootKey(String(reply.channelId), root));
+  };
+  // A reply whose parent reply was refused, or went into the channel for that reason, has lost its way to
+  // the root: an orphan, as verification (which leaves refused records out) expects. A chain's replies go
+  // one after the other, so the parent's outcome is known (when the source lists it first).
+  const cutOff = (reply: SpooledReply) => {
+    if (!input.chains.isReply(String(reply.channelId), reply.parent)) return false;
+    return input.state.refused.has(reply.parent) || input.state.sent.get(reply.parent)?.orphan === true;
+  };
   const deliverOne = async (reply: SpooledReply) => {
     if (failure || input.signal.aborted) return;
-    const thread = threadOf(reply);
+    const thread = cutOff(reply) ? undefined : threadOf(reply);
     const channel: ReplyTarget = { kind: 'channel', channelId: reply.channelId };
     if (thread === undefined) {
       const delivery = await deliverReply(input, reply.key, reply.body, channel, presentOf(channel));
@@ -73,7 +85,9 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   for await (const reply of readSpool(input.spoolPath)) {
     if (failure || input.signal.aborted) break;
     await slots.take();
-    const before = tails.get(reply.parent) ?? Promise.resolve();
+    // Replies of one thread (or of one chain whose root is missing) go one after the other.
+    const tail = rootKey(String(reply.channelId), rootOf(reply) ?? reply.parent);
+    const before = tails.get(tail) ?? Promise.resolve();
     const mine: Promise<void> = before
       .then(() => deliverOne(reply))
       .catch((error: unknown) => {
@@ -81,13 +95,13 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
       })
       .finally(() => {
         slots.give();
-        if (tails.get(reply.parent) === mine) {
-          tails.delete(reply.parent);
+        if (tails.get(tail) === mine) {
+          tails.delete(tail);
           const thread = threadOf(reply);
           if (thread !== undefined) presentAt.delete(`t${String(thread)}`);
         }
       });
-    tails.set(reply.parent, mine);
+    tails.set(tail, mine);
   }
   await Promise.all(tails.values());
   if (failure) throw failure.error;
