@@ -102,6 +102,20 @@ export class PlatformMessages extends TokenColumns {
     return i;
   }
 
+  /** Drops the rows of these ids, keeping the order of the rest (replies the export lists as channel rows). */
+  remove(ids: ReadonlySet<bigint>): void {
+    let to = 0;
+    for (let from = 0; from < this.count; from++) {
+      if (ids.has(this.id[from]!)) continue;
+      this.author[to] = this.author[from]!;
+      this.type[to] = this.type[from]!;
+      this.length[to] = this.length[from]!;
+      this.id[to] = this.id[from]!;
+      this.edited[to++] = this.edited[from]!;
+    }
+    this.count = to;
+  }
+
   /** Puts the rows in id order (an export that is not ordered by id); a no-op when they are. */
   sortById(): void {
     let sorted = true;

@@ -8,6 +8,7 @@ import type { Logger } from '../../shared/logger.js';
 import { openExportDownload } from '../export/download.js';
 import type { PlatformChannel, PlatformUser } from './compare-records.js';
 import { PlatformMessages, type Interner } from './message-columns.js';
+import type { RepliesOnPlatform } from './unexpected-replies.js';
 
 /**
  * What the platform holds, read in bulk: users and channels from their offset pages, members of group
@@ -108,6 +109,8 @@ export async function readExportedMessages(
   deps: PlatformReadDeps,
   /** Ids of messages that are not channel messages (replies in threads). */
   skipIds: { has(id: string): boolean } = new Set<string>(),
+  /** Where each message's `repliesCount` goes (a reply, too, is looked at: it should hold none). */
+  repliesHeld?: RepliesOnPlatform,
 ): Promise<Map<string, PlatformMessages>> {
   const name = `messages export (job ${job.id})`;
   const download = openExportDownload(deps.client, job, { ...withSignal(deps.signal), sleep: deps.sleep, logger: deps.logger, name });
@@ -117,7 +120,9 @@ export async function readExportedMessages(
       if ('unparseable' in row) throw new ChatportError(`${name} line ${row.position.line ?? row.position.index}: ${row.unparseable.message}`, { code: 'API_SERVER', transient: false });
       const r = row.record;
       const key = channelKeyById.get(text(r.channelId));
-      if (key === undefined || skipIds.has(text(r.id))) continue;
+      if (key === undefined) continue;
+      repliesHeld?.add(key, BigInt(text(r.id)), Number(text(r.repliesCount) || 0));
+      if (skipIds.has(text(r.id))) continue;
       let column = out.get(key);
       if (!column) out.set(key, (column = new PlatformMessages()));
       column.push(

@@ -24,6 +24,7 @@ import { readMessagesAt } from './source-messages.js';
 import { findRootThreads, rootKey } from '../import/replies/roots.js';
 import { expectInChannel } from './expected-source.js';
 import { orphansHeld } from './verify-orphans.js';
+import { RepliesOnPlatform, unexpectedReplies } from './unexpected-replies.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 
 export interface VerifyOptions {
@@ -144,7 +145,12 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     const messagesRead = { ...read, channelIds: expectedChannelIds(expected, platformChannelIds) };
     const nameReplies: NameReplies = (ordinals) => readMessagesAt(config, messagesStage, ordinals, messagesRead);
     const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
-    const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds);
+    const repliesHeld = new RepliesOnPlatform();
+    const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds, repliesHeld);
+    // Free when every message holds the replies the source gives it; threads are read only where more are held.
+    const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
+    threads.differences.push(...unexpected.differences);
+    if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
       maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
@@ -174,7 +180,7 @@ async function checkThreads(
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
   const replies = expected.replies;
-  if (replies.count === 0) return { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
+  if (replies.count === 0) return { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
   // Replies to replies are expected in the thread their chain starts from, as the import sends them.
   const threadRoots = replies.threadRoots();
   const wanted = new Map<string, Set<string>>();

@@ -27,6 +27,8 @@ export interface ThreadsVerification {
   replyIds: MessageIdSet;
   /** Indexes (into the expected replies) of replies whose root has no thread on the platform. */
   orphans: number[];
+  /** The roots' threads read, and the replies they hold per channel key (unexpected-replies.ts). */
+  rootThreads: { threads: Set<string>; heldByChannel: Map<string, number> };
 }
 
 /** The source records at these ordinals (source-messages.ts readMessagesAt): read only when a reply differs. */
@@ -74,7 +76,7 @@ export async function verifyThreads(
   content: ReplyContent,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
-  const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [] };
+  const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
   const findings: ReplyFinding[] = [];
   const checks: ContentCheck[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
@@ -82,13 +84,14 @@ export async function verifyThreads(
   for (let i = 0; i < replies.count; i++) if (roots[i]! < 0) out.orphans.push(i);
   const reads = inOrderAhead(replies.byParent(roots), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
     const thread = rootOf(parent, channelKey);
-    return { parent, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
+    return { parent, channelKey, thread, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
   });
-  for await (const { parent, group, held } of reads) {
+  for await (const { parent, channelKey, thread, group, held } of reads) {
     if (held === undefined) {
       out.orphans.push(...group);
       continue;
     }
+    countRootThread(out.rootThreads, String(thread), channelKey, held.length);
     for (const r of held) out.replyIds.add(r.id);
     out.verified += compareThread({ parent, replies, group, held, content }, { findings, checks, differences: out.differences });
   }
@@ -96,6 +99,13 @@ export async function verifyThreads(
   out.differences.push(...described.differences);
   out.verified -= described.changedOnCheck;
   return out;
+}
+
+/** A root's thread read: its replies count once toward its channel's, however many refs name it. */
+function countRootThread(read: ThreadsVerification['rootThreads'], thread: string, channelKey: string, replies: number): void {
+  if (read.threads.has(thread)) return;
+  read.threads.add(thread);
+  read.heldByChannel.set(channelKey, (read.heldByChannel.get(channelKey) ?? 0) + replies);
 }
 
 async function threadReplies(client: ChatportClient, stage: StageConfig, threadId: Parameters<ChatportClient['threads']['get']>[0], signal?: AbortSignal): Promise<HeldReply[]> {
