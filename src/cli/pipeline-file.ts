@@ -8,7 +8,7 @@ import type { Logger } from '../shared/logger.js';
  * Reads and resolves a pipeline file. Problems become one ConfigError (exit 78) whose message lists each
  * as `file:line: path: message`; warnings are logged.
  */
-export async function loadPipelineFile(path: string, env: NodeJS.ProcessEnv, logger: Logger, missingEnv: 'error' | 'warn' = 'error'): Promise<PipelineConfig> {
+export async function loadPipelineFile(path: string, env: NodeJS.ProcessEnv, logger: Logger, missingEnv: 'error' | 'warn' | 'ignore' = 'error'): Promise<PipelineConfig> {
   const absolute = resolve(path);
   const text = await readFile(absolute, 'utf8').catch((cause: unknown) => {
     throw new InputMissingError(`pipeline file ${path} cannot be read: ${(cause as Error).message}`, { path }, cause);

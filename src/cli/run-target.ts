@@ -23,7 +23,7 @@ export async function runTarget(args: readonly string[], state: string | undefin
     return first !== undefined ? { stateDir: state, runId: first } : { stateDir: state };
   }
   if (first === undefined || !PIPELINE_FILE.test(first)) throw new UsageError('name the pipeline file (chatport runs list pipeline.yaml) or the state folder (--state <dir>)');
-  const config = await loadPipelineFile(first, ctx.env, ctx.logger, 'warn');
+  const config = await loadPipelineFile(first, ctx.env, ctx.logger, 'ignore');
   return second !== undefined ? { stateDir: config.state, runId: second } : { stateDir: config.state };
 }
 

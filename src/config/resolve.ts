@@ -25,7 +25,7 @@ export interface ResolvePipelineOptions {
    * talk to the platform (`chatport validate`): the value becomes empty, and problems that causes in the
    * `api` block become warnings and leave `config.api` out.
    */
-  missingEnv?: 'error' | 'warn';
+  missingEnv?: 'error' | 'warn' | 'ignore';
 }
 
 export type ResolvePipelineResult =
@@ -174,10 +174,13 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
 
   const missingPaths: string[] = [];
   const interpolated = new Set<string>();
-  const warnMissing = options.missingEnv === 'warn';
+  // `ignore`: a command that reads only the state folder (status, runs) needs no variable the api block names.
+  const ignoreMissing = options.missingEnv === 'ignore';
+  const warnMissing = options.missingEnv === 'warn' || ignoreMissing;
+  const notes = ignoreMissing ? [] : warnings;
   interpolateDocument(doc, env, (issue, missing) => {
     if (missing) missingPaths.push(issue.path);
-    (missing && warnMissing ? warnings : errors).push(withPlace(issue));
+    (missing && warnMissing ? notes : errors).push(withPlace(issue));
   }, interpolated);
   let input: unknown;
   try {
@@ -193,7 +196,7 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   if (!parsed.success && warnMissing && missingPaths.some((p) => p.startsWith('api.'))) {
     const apiIssues = issuesFromZod(parsed.error.issues, input).filter((i) => i.path === 'api' || i.path.startsWith('api.'));
     if (apiIssues.length > 0) {
-      warnings.push(...apiIssues.map((i) => withPlace({ ...i, message: `${i.message} (ignored: the api block is left out)` })));
+      notes.push(...apiIssues.map((i) => withPlace({ ...i, message: `${i.message} (ignored: the api block is left out)` })));
       const { api: _api, ...rest } = input as Record<string, unknown>;
       parsed = pipelineFileSchema.safeParse(rest);
     }

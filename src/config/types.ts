@@ -125,7 +125,7 @@ export interface PipelineConfig {
   name: string;
   /** The pipeline's identity on the platform (idempotency keys, chatport's properties, default state folder); default the name. */
   id: string;
-  /** Absent when the file has no api block (or, with missingEnv 'warn', when it could not be resolved). */
+  /** Absent when the file has no api block (or, with missingEnv 'warn' or 'ignore', when it could not be resolved). */
   api?: ApiConfig;
   s3?: S3Config;
   /** State folder as written, or `.chatport/<name>` (relative to the working folder, as the CLI's --state). */

@@ -63,6 +63,19 @@ describe('chatport import, validate, status, schema', () => {
     expect(status.lastReport.totals.imported).toBe(16);
   });
 
+  it('status and runs read the state folder only: an api block whose variables are unset draws no warning', async () => {
+    const dir = join(f.dir, 'status-api');
+    await writeInput(dir, 'users.csv', 'id,username\nu1,ann\n');
+    const pipeline = join(dir, 'p.yaml');
+    await writeInput(dir, 'p.yaml', `name: st-api\napi: { url: "\${CHATPORT_API_URL}", clientId: "\${CHATPORT_CLIENT_ID}", clientSecret: "\${CHATPORT_CLIENT_SECRET}" }\nstages:\n  users:\n    source: { path: users.csv }\n    key: id\n    mapping: { name: username, displayName: username, isGuest: { const: false } }\n`);
+    const unset = { CHATPORT_API_URL: undefined, CHATPORT_CLIENT_ID: undefined, CHATPORT_CLIENT_SECRET: undefined, CHATPORT_LOG_LEVEL: 'info' };
+    for (const args of [['status', pipeline, '--state', join(dir, 'state')], ['runs', 'list', pipeline]]) {
+      const result = await runCli(args, unset);
+      expect(result.code).toBe(0);
+      expect(result.stderr).not.toContain('CHATPORT_');
+    }
+  });
+
   it('schema prints the JSON Schema of pipeline files', async () => {
     const schema = JSON.parse((await cli(['schema'])).stdout) as { properties: Record<string, unknown> };
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['name', 'stages', 'api', 'options']));

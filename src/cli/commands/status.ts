@@ -16,7 +16,7 @@ export function registerStatus(program: Command, ctx: CliContext): void {
     .option('--shards <n>', 'the run was split over n shards (--shard i/n): show each and add them up')
     .option('--json', 'print as JSON')
     .action(async (path: string, options: { state?: string; shards?: string; json?: boolean }) => {
-      const config = await loadPipelineFile(path, ctx.env, ctx.logger, 'warn');
+      const config = await loadPipelineFile(path, ctx.env, ctx.logger, 'ignore');
       const stateDir = options.state ?? config.state;
       const view = options.shards === undefined ? await readRunStatus(stateDir, config) : await readShardedStatus(stateDir, parseShardCount(options.shards), config);
       if (options.json) ctx.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
