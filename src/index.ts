@@ -17,6 +17,7 @@ export { resolvePipelineConfig, pipelineJsonSchema, type PipelineConfig, type St
 
 // Import runs
 export { runImport, type ImportRunOptions, type ImportRunDeps } from './pipeline/import/run-import.js';
+export { reportOf } from './pipeline/import/partial-report.js';
 export { runValidate, type ValidationResult } from './pipeline/import/run-validate.js';
 export { readRunStatus, type RunStatusView } from './pipeline/import/read-status.js';
 export { formatReportTable, exitCodeForReport, type RunReport, type StageCounts, type RunStatus } from './pipeline/report.js';

@@ -1,7 +1,7 @@
 import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../src/pipeline/import/run-import.js';
+import { reportOf, runImport } from '../../src/index.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { isChatportError } from '../../src/shared/errors.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
@@ -33,6 +33,8 @@ describe('runImport stopped by a plain AbortController', () => {
     const report = JSON.parse(await readFile(join(runDir, 'report.json'), 'utf8')) as RunReport;
     expect(report.status).toBe('interrupted');
     expect(report.error?.code).toBe('INTERRUPTED');
+    // The same report, from the error itself (the package's reportOf).
+    expect(reportOf(error)).toMatchObject({ runId: report.runId, status: 'interrupted', totals: report.totals });
 
     const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
     expect(resumed.runId).toBe(report.runId);
