@@ -1,4 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ChatportClient } from '../../api/index.js';
 import { DEFAULT_STAGE_OPTIONS, type PipelineConfig, type ShardSpec, type StageConfig } from '../../config/index.js';
@@ -267,10 +267,17 @@ function bySourceOrder(a: Difference, b: Difference): number {
   return a.position.file < b.position.file ? -1 : a.position.file > b.position.file ? 1 : a.position.index - b.position.index;
 }
 
-async function writeVerifyFiles(dir: string, summary: VerificationSummary, differences: readonly Difference[]): Promise<{ summary: string; differences: string }> {
+/**
+ * The earlier summary goes first and each file is replaced whole, so a kill at any point never leaves a
+ * summary beside another verification's differences (at worst the differences without their summary).
+ */
+export async function writeVerifyFiles(
+  dir: string, summary: VerificationSummary, differences: readonly Difference[], write: typeof writeFileAtomic = writeFileAtomic,
+): Promise<{ summary: string; differences: string }> {
   await mkdir(dir, { recursive: true });
   const files = { summary: join(dir, 'verify.json'), differences: join(dir, 'verify-differences.ndjson') };
-  await writeFile(files.differences, differences.map((d) => `${JSON.stringify(d)}\n`).join(''));
-  await writeFileAtomic(files.summary, `${JSON.stringify({ ...summary, files, differences: differences.slice(0, 1000) }, null, 2)}\n`);
+  await rm(files.summary, { force: true });
+  await write(files.differences, differences.map((d) => `${JSON.stringify(d)}\n`).join(''));
+  await write(files.summary, `${JSON.stringify({ ...summary, files, differences: differences.slice(0, 1000) }, null, 2)}\n`);
   return files;
 }
