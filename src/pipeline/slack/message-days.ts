@@ -11,6 +11,13 @@ export type MessageDay =
   /** A day file in a folder no conversation list names: its messages are skipped. */
   | { kind: 'orphaned'; folder: string; file: string; messages: number };
 
+/** The date of the day file after `files[at]`, or null when it is the last (no name that is a date: no date, ''). */
+function laterDayOf(files: readonly string[], at: number): string | null {
+  const next = files[at + 1];
+  if (next === undefined) return null;
+  return /(\d{4}-\d{2}-\d{2})\.json$/.exec(next)?.[1] ?? '';
+}
+
 /** Whether this process reads a conversation (by its channel id) or an orphaned folder (by its name). */
 export type FolderOwner = (what: { channelId: string } | { folder: string }) => boolean;
 
@@ -28,9 +35,12 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     used.add(folder);
     // A sharded run: another shard's conversation is never opened (docs/sharding.md).
     if (!owns({ channelId: channel.id })) continue;
-    for await (const day of readConversationDays(exp, folders.get(folder)!)) {
+    const files = folders.get(folder)!;
+    let at = 0;
+    for await (const day of readConversationDays(exp, files)) {
+      while (at < files.length && files[at] !== day.file) at++;
       if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
-      else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages, day) };
+      else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages, day, laterDayOf(files, at)) };
     }
     mapper.endChannel(channel.id);
   }

@@ -47,9 +47,11 @@ export interface SlackMessageMapper {
    * split at the body limit is one outcome with several items). Call with a channel's day files in
    * date order; channels may follow each other but should not interleave (each open channel keeps its
    * thread bookkeeping until `endChannel`). `marks`: what the file's text showed (the messages are searched
-   * for unreadable bytes or lone surrogates only when it showed some).
+   * for unreadable bytes or lone surrogates only when it showed some). `laterDay`: the date (YYYY-MM-DD) of the
+   * conversation's next day file, or null when this is its last; a reply's root that a later day file may
+   * still hold is then not called missing. Left out, every root not yet met is taken as missing.
    */
-  mapDay(channelKey: string, file: string, messages: readonly unknown[], marks?: TextMarks): Outcome<PendingMessage>[];
+  mapDay(channelKey: string, file: string, messages: readonly unknown[], marks?: TextMarks, laterDay?: string | null): Outcome<PendingMessage>[];
   /** Frees the channel's bookkeeping; call after its last day file. */
   endChannel(channelKey: string): void;
 }
@@ -70,6 +72,8 @@ interface ChannelState {
    * reply naming `<channel>/<ts>` would land in that other message's thread. Only broken exports add any.
    */
   shadowedRoots: Set<string>;
+  /** The earliest ts the conversation's next day file can hold (see `earliestTsOfDay`); undefined: none or not told. */
+  laterDayFrom: string | undefined;
 }
 
 /** What the messages of one ts came to, so far. */
@@ -90,7 +94,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
     if (state === undefined) {
       state = {
         lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map(),
-        tsGroup: { ts: undefined, skippedRoot: false, imported: false, importedRoot: false }, shadowedRoots: new Set(),
+        tsGroup: { ts: undefined, skippedRoot: false, imported: false, importedRoot: false }, shadowedRoots: new Set(), laterDayFrom: undefined,
       };
       states.set(channelKey, state);
     }
@@ -98,8 +102,9 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
   };
 
   return {
-    mapDay(channelKey, file, messages, marks = CLEAN_TEXT) {
+    mapDay(channelKey, file, messages, marks = CLEAN_TEXT, laterDay) {
       const state = stateOf(channelKey);
+      state.laterDayFrom = laterDay == null ? undefined : earliestTsOfDay(laterDay);
       const outcomes: Outcome<PendingMessage>[] = [];
       const valid: { message: SlackMessage; position: RecordPosition }[] = [];
       messages.forEach((raw, index) => {
@@ -239,8 +244,24 @@ function threadFactsOf(message: SlackMessage, channelKey: string, state: Channel
     isRoot,
     replyCount: isRoot ? message.reply_count : undefined,
     broadcast: message.subtype === 'thread_broadcast' ? true : undefined,
-    rootMissing: !isRoot && threads.isCertainlyMissing(message.thread_ts) ? true : undefined,
+    rootMissing: !isRoot && threads.isCertainlyMissing(message.thread_ts) && !mayBeInLaterDay(message.thread_ts, state) ? true : undefined,
   });
+}
+
+/**
+ * A day file holds the messages of its date in the workspace's time zone, which starts at most 14 hours
+ * before that date's UTC midnight (UTC+14). A root at or after that instant may sit in a later day file
+ * than its reply (a reply filed under an earlier day than its root, in broken or re-assembled exports):
+ * calling it missing would put the reply in the channel for good, though the root is in the export.
+ */
+function mayBeInLaterDay(rootTs: string, state: ChannelState): boolean {
+  return state.laterDayFrom !== undefined && compareTs(rootTs, state.laterDayFrom) >= 0;
+}
+
+/** Slack ts of the earliest instant a day file of `date` (YYYY-MM-DD) can hold; undefined for a name that is no date. */
+function earliestTsOfDay(date: string): string | undefined {
+  const midnight = Date.parse(`${date}T00:00:00Z`);
+  return Number.isNaN(midnight) ? undefined : `${midnight / 1000 - 14 * 3600}.000000`;
 }
 
 function hasMentions(m: ConvertedText['mentions']): boolean {

@@ -6,7 +6,8 @@ import { compareTs } from './records.js';
  * date order, each sorted by ts), so the root — even in an earlier day file — has already been emitted.
  * Each reply carries its root's reference (channel + thread_ts), again without state. The only state is
  * this set of recent roots, used to mark replies whose root is not in the export; past `maxRoots` the
- * oldest roots are forgotten and replies to them are simply not checked.
+ * oldest roots are forgotten and replies to them are simply not checked. A reply filed under an earlier
+ * day than its root breaks the order; the mapper then asks only about roots no later day file can hold.
  */
 export interface ThreadTracker {
   noteRoot(ts: string): void;
