@@ -177,6 +177,22 @@ describe('message kinds', () => {
     expect(m.body).toBe('@bo #general @here');
   });
 
+  it('a message with blocks and no text takes its body from the blocks, not skipped as empty', () => {
+    const blocks = [
+      { type: 'header', text: { type: 'plain_text', text: 'Deploy <done>' } },
+      { type: 'rich_text', elements: [
+        { type: 'rich_text_section', elements: [{ type: 'text', text: 'hi ' }, { type: 'user', user_id: 'U2' }, { type: 'text', text: ' a & b ' }, { type: 'emoji', name: 'tada' }, { type: 'link', url: 'https://x.invalid', text: 'x' }] },
+        { type: 'rich_text_list', elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text: 'one' }] }] },
+      ] },
+      { type: 'section', text: { type: 'mrkdwn', text: '*see* <#C1>' } },
+    ];
+    const m = item(msg('1.000001', { text: '', blocks }));
+    expect(m.body).toBe('Deploy <done>\nhi @bo a & b :tada:x (https://x.invalid)\n• one\n*see* #general');
+    expect(sourceOf(m).mentions).toMatchObject({ users: ['U2'], channels: ['C1'] });
+    expect(item(msg('1.000001', { text: undefined, blocks })).body).toBe(m.body);
+    expect(single(msg('1.000001', { text: '', blocks: [{ type: 'divider' }] }))).toMatchObject({ outcome: 'skipped' });
+  });
+
   it('a message with only attachments uses their text; a message with nothing is skipped with a reason', () => {
     expect(item(msg('1.000001', { text: '', attachments: [{ fallback: 'Preview of x' }] })).body).toBe('Preview of x');
     expect(single(msg('1.000001', { text: '   ' }))).toMatchObject({ outcome: 'skipped', reason: 'empty message: no text, files or attachments' });

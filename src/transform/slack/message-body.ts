@@ -65,3 +65,71 @@ export function attachmentsText(message: SlackMessage): string {
     .filter((t) => t.trim() !== '')
     .join('\n');
 }
+
+/**
+ * The mrkdwn of a message's `blocks`, for messages whose `text` is empty (apps and workflows may post
+ * blocks alone): without it such a message would be skipped as empty and its content lost. Rich text
+ * elements become the mrkdwn they stand for (`<@U1>`, `<#C1>`, `:emoji:`), their plain text escaped as
+ * Slack escapes `text`, so the usual conversion applies; section, header and context blocks give their text.
+ * Unknown shapes give nothing rather than fail.
+ */
+export function blocksText(blocks: unknown): string {
+  if (!Array.isArray(blocks)) return '';
+  return blocks.map(blockText).filter((t) => t.trim() !== '').join('\n');
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const escapeText = (t: string) => t.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function blockText(block: unknown): string {
+  if (!isObject(block)) return '';
+  const textOf = (t: unknown) => (isObject(t) ? (t.type === 'plain_text' ? escapeText(str(t.text)) : str(t.text)) : '');
+  switch (block.type) {
+    case 'rich_text':
+      return richElements(block.elements, '\n');
+    case 'section':
+      return [textOf(block.text), ...(Array.isArray(block.fields) ? block.fields.map(textOf) : [])].filter((t) => t !== '').join('\n');
+    case 'header':
+      return textOf(block.text);
+    case 'context':
+      return Array.isArray(block.elements) ? block.elements.map(textOf).filter((t) => t !== '').join(' ') : '';
+    default:
+      return '';
+  }
+}
+
+function richElements(elements: unknown, separator: string): string {
+  return Array.isArray(elements) ? elements.map(richElement).join(separator) : '';
+}
+
+function richElement(element: unknown): string {
+  if (!isObject(element)) return '';
+  switch (element.type) {
+    case 'rich_text_section':
+      return richElements(element.elements, '');
+    case 'rich_text_preformatted':
+      return '```' + richElements(element.elements, '') + '```';
+    case 'rich_text_quote':
+      return richElements(element.elements, '').split('\n').map((l) => `> ${l}`).join('\n');
+    case 'rich_text_list':
+      return Array.isArray(element.elements) ? element.elements.map((item) => `• ${richElement(item)}`).join('\n') : '';
+    case 'text':
+      return escapeText(str(element.text));
+    case 'link':
+      return element.text === undefined ? `<${str(element.url)}>` : `<${str(element.url)}|${escapeText(str(element.text))}>`;
+    case 'user':
+      return `<@${str(element.user_id)}>`;
+    case 'channel':
+      return `<#${str(element.channel_id)}>`;
+    case 'usergroup':
+      return `<!subteam^${str(element.usergroup_id)}>`;
+    case 'broadcast':
+      return `<!${str(element.range)}>`;
+    case 'emoji':
+      return `:${str(element.name)}:`;
+    default:
+      return escapeText(str(element.text));
+  }
+}

@@ -4,7 +4,7 @@ import { findAuthor } from './authors.js';
 import type { Outcome, SlackMappingContext } from './context.js';
 import type { RecordPosition } from './directory.js';
 import { slackSourceKey } from './keys.js';
-import { attachmentsText, fileFactsOf, fileLine, reactionFactsOf } from './message-body.js';
+import { attachmentsText, blocksText, fileFactsOf, fileLine, reactionFactsOf } from './message-body.js';
 import { splitBody } from '../split-body.js';
 import { convertMrkdwn, type ConvertedText } from './mrkdwn.js';
 import { SlackMessage, compareTs, parseRecord, tsToIso, SLACK_TS } from './records.js';
@@ -35,7 +35,7 @@ const ALWAYS_IMPORTED = new Set(['tombstone']);
 
 const CONSUMED = ['type', 'subtype', 'ts', 'user', 'bot_id', 'text', 'thread_ts', 'reply_count', 'edited', 'reactions', 'files', 'team'];
 /**
- * Dropped as pure repetition: `blocks` is the rich-text form of `text`; `user_profile` repeats users.json
+ * Dropped as pure repetition: `blocks` is the rich-text form of `text` (the body when `text` is empty); `user_profile` repeats users.json
  * (or names the placeholder user); reply_users / reply_users_count / latest_reply are derivable from the
  * replies themselves.
  */
@@ -160,7 +160,7 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   // A content message with no author at all (rare integration leftovers) is kept as a system message.
   const type: MessageImportItem['type'] = isContent && sender !== undefined ? 'TEXT' : 'SYSTEM_TEXT';
 
-  const converted = convertMrkdwn(message.text ?? '', context.mentions);
+  const converted = convertMrkdwn(message.text !== undefined && message.text.trim() !== '' ? message.text : blocksText(message.blocks), context.mentions);
   const files = (message.files ?? []).map(fileFactsOf);
   const lines = [converted.text.trim() === '' ? attachmentsText(message) : converted.text, ...files.map(fileLine)].filter((l) => l.trim() !== '');
   let body = lines.join('\n');
