@@ -1,6 +1,7 @@
-import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeFully } from './positioned-io.js';
 import { makeSpillFolder, SPILL_PREFIXES } from './spill-folders.js';
 
 /** What the texts held in memory may take (UTF-16 bytes and per-entry overhead) before a run is spilled. */
@@ -136,8 +137,10 @@ function writeRunFile(path: string, entries: Iterable<Entry>): void {
   try {
     let buffer = Buffer.allocUnsafe(WRITE_BUFFER_BYTES);
     let used = 0;
+    let written = 0;
     const flush = () => {
-      for (let done = 0; done < used; ) done += writeSync(fd, buffer, done, used - done);
+      writeFully(fd, buffer, used, written);
+      written += used;
       used = 0;
     };
     for (const { key, text } of entries) {

@@ -23,7 +23,7 @@ export { STAGE_ORDER, STAGE_NEEDS, CHANNEL_REF_STAGES, CHANNEL_KEY_PROPERTY, PIP
 export { VALUE_TYPES } from './mapping-spec.js';
 export type { MappingValue, NestedMapping, FieldRule, TemplateRule, ConstRule, SkipRule, FieldRef, ValueType } from './mapping-spec.js';
 export type { Accepted, Rejected, Skipped, Processed, Reason, RecordPosition, StageKind } from './types.js';
-export { KeyTable, keyFingerprint, textHash } from './key-table.js';
+export { KeyTable, keyFingerprint, textFingerprint, textHash } from './key-table.js';
 export { PositionIndex, describePosition } from './position-index.js';
 export { SpillingKeyTable } from './spilling-key-table.js';
 export { SourceDuplicates, DUPLICATES_MODES } from './source-duplicates.js';

@@ -107,7 +107,12 @@ export function keyFingerprint(key: string): [number, number] {
     const lo = hi === -1 ? -1 : hex8(key, at + 8);
     if (lo !== -1) return [hi, lo];
   }
-  return [textHash(key, 0x811c9dc5), textHash(key, 0x050c5d1f)];
+  return textFingerprint(key);
+}
+
+/** 64 bits of any text as two unsigned 32-bit numbers: two textHash of it under different seeds. */
+export function textFingerprint(text: string): [number, number] {
+  return [textHash(text, 0x811c9dc5), textHash(text, 0x050c5d1f)];
 }
 
 /** Eight lowercase hex digits at `at` as an unsigned number, or -1. */

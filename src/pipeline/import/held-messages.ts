@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import type { Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 import { readFully as readFullyFrom, writeFully } from '../../shared/positioned-io.js';
-import { SpillingKeyTable, textHash } from '../../transform/index.js';
+import { SpillingKeyTable, textFingerprint } from '../../transform/index.js';
 
 /** A held record: its id and the fields compared (compare-existing.ts). */
 export interface HeldCopy {
@@ -38,7 +38,6 @@ const WRITE_BUFFER_BYTES = 1 << 20;
 /** A key table entry's content when its key was found twice: it is not compared. */
 const TWICE = 1;
 
-const defaultFingerprint = (key: string): [number, number] => [textHash(key, 0x811c9dc5), textHash(key, 0x050c5d1f)];
 
 /**
  * Opens the run's held-messages snapshot: the complete one an earlier attempt wrote, else a new one of what
@@ -114,7 +113,7 @@ class KeyIndex {
 
   constructor(spillDir: string, private readonly lines: LineReader, options: HeldMessagesOptions, expectedKeys?: number) {
     this.table = new SpillingKeyTable(spillDir, options.memoryKeys, () => expectedKeys);
-    this.fingerprint = options.fingerprint ?? defaultFingerprint;
+    this.fingerprint = options.fingerprint ?? textFingerprint;
   }
 
   add(key: string, ordinal: number): void {

@@ -1,7 +1,7 @@
 import { spillFolderPath, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import type { RecordPosition, SourceItem } from '../../formats/index.js';
 import type { StageConfig } from '../../config/index.js';
-import { PositionIndex, SpillingKeyTable, compileSkipRules, describePosition, sourceKeyOf, textHash, type Accepted, type Rejected } from '../../transform/index.js';
+import { PositionIndex, SpillingKeyTable, compileSkipRules, describePosition, sourceKeyOf, textFingerprint, type Accepted, type Rejected } from '../../transform/index.js';
 
 /**
  * The source key another shard's record holds, before mapping (its `key` fields as the stage processor
@@ -15,7 +15,6 @@ export function foreignKeyReader(stage: StageConfig): (item: SourceItem) => stri
 }
 
 /** The two 32-bit hashes a source key is kept by (as the duplicate check keeps keys). */
-const keyHashes = (sourceKey: string): [number, number] => [textHash(sourceKey, 0x811c9dc5), textHash(sourceKey, 0x050c5d1f)];
 
 /**
  * The keys of other shards' records, as one shard reads a stage (docs/sharding.md). A key in two channels
@@ -49,7 +48,7 @@ export class ForeignKeys {
   /** Another shard's record, at `seq` in the stage's input order (every record counted, increasing). */
   noteForeign(sourceKey: string | undefined, position: RecordPosition, seq: number): void {
     if (sourceKey === undefined) return;
-    const [hi, lo] = keyHashes(sourceKey);
+    const [hi, lo] = textFingerprint(sourceKey);
     const found = this.table.lookup(hi, lo);
     if (found !== undefined && this.keep === 'first') return;
     this.positions.note(seq, position);
@@ -59,7 +58,7 @@ export class ForeignKeys {
 
   /** This shard's record, in input order: rejected when another shard's record held its key first. */
   check<T extends Accepted>(processed: T): T | Rejected {
-    const found = this.table.lookup(...keyHashes(processed.sourceKey));
+    const found = this.table.lookup(...textFingerprint(processed.sourceKey));
     if (found === undefined) return processed;
     const first = describePosition(this.positions.at(found.ordinal));
     const key = JSON.stringify(processed.sourceKey);
@@ -81,7 +80,7 @@ export class ForeignKeys {
 
   /** `keep: 'last'`: where another shard's record of this key comes after `seq`, the one that wins. */
   supersededBy(sourceKey: string, seq: number): RecordPosition | undefined {
-    const found = this.table.lookup(...keyHashes(sourceKey));
+    const found = this.table.lookup(...textFingerprint(sourceKey));
     return found !== undefined && found.ordinal > seq ? this.positions.at(found.ordinal) : undefined;
   }
 
