@@ -113,6 +113,21 @@ export class ColumnBuffer {
     this.offsets![index + 1] = this.byteLength;
   }
 
+  /**
+   * Takes back the value or null last set at `index` (the slot of a row not ended yet), leaving the slot as
+   * it was before: the fast path writes a row's values as it reads them and gives up some rows midway.
+   */
+  unset(index: number): void {
+    const byte = index >> 3;
+    const bit = 1 << (index & 7);
+    if (this.validity[byte]! & bit) {
+      this.validity[byte]! &= ~bit;
+      if (this.bits) this.bits[byte]! &= ~bit;
+    } else this.nullCount--;
+    // A string slot starts where the row before it ended.
+    if (this.offsets) this.byteLength = this.offsets[index]!;
+  }
+
   reset(): void {
     this.validity.fill(0);
     this.bits?.fill(0);

@@ -5,7 +5,7 @@ export type { S3DestinationOptions } from './s3-destination.js';
 export type { Destination, Publication, PublishedUrls } from './destination.js';
 export { createFileEncoder, columnBatchRows, OUTPUT_FORMATS, type OutputFormat, type EncoderOptions, type FileEncoder, type ParquetOptions, type ParquetCompression, type GzipTextOptions } from './encoders/index.js';
 export { writeRolledFiles, type RolledFile, type RollOptions } from './roll-files.js';
-export { ColumnBatch, isColumnBatches, type ColumnBatches } from './column-batch.js';
+export { ColumnBatch, isColumnBatches, type ColumnBatches, type ColumnBuffer } from './column-batch.js';
 export { buildManifest, type ExportManifest, type ManifestFile } from './manifest.js';
 export { SUCCESS_MARKER, MANIFESTS_FOLDER, PARTITION_COLUMN, dataFolder, manifestPath, dataFileName, validatePartition, validateRunId, type Partition } from './layout.js';
 export { COLUMN_TYPES, type ColumnType, type ColumnSpec, type TableSchema, type Row, type CellValue } from './schema.js';

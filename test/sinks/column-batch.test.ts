@@ -20,3 +20,50 @@ describe('ColumnBuffer.setText', () => {
     expect(column.byteLength).toBe(texts.reduce((n, t) => n + Buffer.byteLength(t, 'utf8'), 0));
   });
 });
+
+describe('ColumnBuffer.unset', () => {
+  /** What a reader of the buffer can see of its first `length` slots. */
+  function visible(column: ColumnBuffer, length: number) {
+    const valid = (i: number) => (column.validity[i >> 3]! & (1 << (i & 7))) !== 0;
+    return {
+      nullCount: column.nullCount,
+      byteLength: column.byteLength,
+      slots: Array.from({ length }, (_, i) => {
+        if (!valid(i)) return null;
+        if (column.offsets) return Buffer.from(column.bytes.subarray(column.offsets[i]!, column.offsets[i + 1]!)).toString('utf8');
+        if (column.bits) return (column.bits[i >> 3]! & (1 << (i & 7))) !== 0;
+        if (column.int32) return column.int32[i];
+        return column.int64![i];
+      }),
+    };
+  }
+
+  const cases = [
+    { type: 'string', set: (c: ColumnBuffer, i: number) => c.setText(i, 'näme, "x"\n') },
+    { type: 'int64', set: (c: ColumnBuffer, i: number) => c.setSafeInteger(i, -9007199254740991) },
+    { type: 'int32', set: (c: ColumnBuffer, i: number) => c.setInt32(i, -7) },
+    { type: 'boolean', set: (c: ColumnBuffer, i: number) => c.setBoolean(i, true) },
+    { type: 'timestamp_us', set: (c: ColumnBuffer, i: number) => c.setSafeInteger(i, -1) },
+  ] as const;
+
+  for (const { type, set } of cases)
+    it(`leaves a ${type} slot as it was before its value or null was set`, () => {
+      // Slots 0 and 1 hold a value and a null; slot 2 is set, taken back, then filled as it finally is.
+      const fill = (column: ColumnBuffer, detour: (c: ColumnBuffer) => void, last: 'value' | 'null') => {
+        set(column, 0);
+        column.setNull(1);
+        detour(column);
+        if (last === 'value') set(column, 2);
+        else column.setNull(2);
+        return visible(column, 3);
+      };
+      const spec = { name: 'c', type, nullable: true };
+      for (const last of ['value', 'null'] as const) {
+        const straight = fill(new ColumnBuffer(spec, 9), () => undefined, last);
+        const afterValue = fill(new ColumnBuffer(spec, 9), (c) => { set(c, 2); c.unset(2); }, last);
+        const afterNull = fill(new ColumnBuffer(spec, 9), (c) => { c.setNull(2); c.unset(2); }, last);
+        expect(afterValue).toEqual(straight);
+        expect(afterNull).toEqual(straight);
+      }
+    });
+});

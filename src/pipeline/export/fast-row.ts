@@ -3,14 +3,15 @@
  * no object per cell and no BigInt for values that are safe integers. A value in a shape fast-cells.ts does
  * not take is read by its column's exact parser (parse-cell.ts) instead. A row it cannot vouch for as a
  * whole (a value the exact parser refuses, a missing required value, keys other than the first record's, a
- * row without its day) is left untouched in the batch and handed back, for typeRecord to decide exactly
- * as it always has.
+ * row without its day or outside the window) is taken out of the batch again and handed back, for
+ * typeRecord to decide exactly as it always has.
  */
-import type { CellValue, ColumnBatch, ColumnType } from '../../sinks/index.js';
+import type { CellValue, ColumnBatch, ColumnBuffer } from '../../sinks/index.js';
 import type { ColumnPlan } from './column-plan.js';
 import { fastBoolean, fastInteger, fastTimestampMicros, microsToMillis } from './fast-cells.js';
 import { isNullValue } from './parse-cell.js';
 import type { RowWindow } from './typed-rows.js';
+
 
 /** What became of a record. */
 export const WRITTEN = 0;
@@ -18,13 +19,33 @@ export const OUTSIDE_WINDOW = 1;
 export const NEEDS_EXACT_PATH = 2;
 export type FastOutcome = typeof WRITTEN | typeof OUTSIDE_WINDOW | typeof NEEDS_EXACT_PATH;
 
-// How a column's value of the current row is held until the row is known to be whole.
-const NULL = 0;
-const NUMBER = 1;
-const BOOLEAN = 2;
-const TEXT = 3;
-/** A value the exact parser typed (a bigint beyond 2^53, an offset timestamp, a native JSON number…). */
-const EXACT = 4;
+// What the row at hand did to a column's slot: nothing yet, a value or null written there (undone if the
+// row is given up), or a value the exact parser typed (a bigint beyond 2^53, an offset timestamp, a native
+// JSON number…), held and written only once the row is known to be whole, as setCell checks it.
+const UNTOUCHED = 0;
+const SET = 1;
+const HELD = 2;
+
+// A column's reader, chosen once per plan rather than by comparing its type's name at every cell.
+const ABSENT = 0;
+const TEXT = 1;
+const INT64 = 2;
+const INT32 = 3;
+const TIMESTAMP_US = 4;
+const TIMESTAMP_MS = 5;
+const BOOLEAN = 6;
+
+function kindOf(binding: ColumnPlan['bindings'][number]): number {
+  if (binding.key === undefined) return ABSENT;
+  switch (binding.column.type) {
+    case 'string': return TEXT;
+    case 'int64': return INT64;
+    case 'int32': return INT32;
+    case 'timestamp_us': return TIMESTAMP_US;
+    case 'timestamp_ms': return TIMESTAMP_MS;
+    case 'boolean': return BOOLEAN;
+  }
+}
 
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
@@ -45,26 +66,30 @@ function compileValueReader(keys: ReadonlyArray<string | undefined>): ValueReade
 
 export class FastRowTyper {
   private readonly columns: ColumnPlan['bindings'];
-  private readonly types: ColumnType[];
+  private readonly kinds: Uint8Array;
+  private readonly required: Uint8Array;
   private readonly keyCount: number;
+  /** What the row at hand did to each column's slot (UNTOUCHED, SET, HELD). */
   private readonly states: Uint8Array;
-  private readonly numbers: Float64Array;
-  private readonly values: unknown[];
+  /** HELD values of the row at hand, by binding. */
+  private readonly held: unknown[];
   /** The record's values of the row at hand, by binding, and the reader that fills them. */
   private readonly raw: unknown[];
   private readonly readValues: ValueReader;
-  /** The window's column and bounds, as numbers and as bigints; -1 without a window. */
+  /** The window's column and bounds, as numbers; -1 without a window. */
   private readonly dayIndex: number;
   private readonly sinceUs: number;
   private readonly untilUs: number;
+  /** The row's day column in epoch microseconds, when a fast reader read it. */
+  private dayUs = NaN;
 
   constructor(plan: ColumnPlan, private readonly window: RowWindow | undefined) {
     this.columns = plan.bindings;
-    this.types = plan.bindings.map((b) => b.column.type);
+    this.kinds = Uint8Array.from(plan.bindings, kindOf);
+    this.required = Uint8Array.from(plan.bindings, (b) => (b.column.nullable === false ? 1 : 0));
     this.keyCount = plan.knownKeys.size;
     this.states = new Uint8Array(plan.bindings.length);
-    this.numbers = new Float64Array(plan.bindings.length);
-    this.values = new Array<unknown>(plan.bindings.length).fill(null);
+    this.held = new Array<unknown>(plan.bindings.length).fill(null);
     this.raw = new Array<unknown>(plan.bindings.length).fill(undefined);
     this.readValues = compileValueReader(plan.bindings.map((b) => b.key));
     this.sinceUs = window ? Number(window.sinceUs) : 0;
@@ -74,117 +99,129 @@ export class FastRowTyper {
     this.dayIndex = window && exactBounds ? plan.bindings.findIndex((b) => b.column.name === window.column) : -1;
   }
 
-  /** Writes the record as row `batch.length` of the batch, or says why it did not. */
+  /**
+   * Writes the record as row `batch.length` of the batch, or says why it did not. Values go into the
+   * batch as they are read (one pass, nothing held in between); a row given up after some of them is
+   * taken out again, its slot as it was.
+   */
   type(record: Readonly<Record<string, unknown>>, batch: ColumnBatch, rowNumber: number): FastOutcome {
-    if (!this.hasPlannedKeys(record) || !this.readRow(record)) return NEEDS_EXACT_PATH;
-    const inWindow = this.inWindow();
-    if (inWindow === undefined) return NEEDS_EXACT_PATH;
-    if (!inWindow) return OUTSIDE_WINDOW;
-    this.writeRow(batch, rowNumber);
-    return WRITTEN;
+    if (!this.hasPlannedKeys(record)) return NEEDS_EXACT_PATH;
+    const index = batch.length;
+    const outcome = this.writeRow(record, batch, index) ? this.windowOutcome() : NEEDS_EXACT_PATH;
+    if (outcome === WRITTEN) {
+      this.writeHeld(batch, index, rowNumber);
+      batch.endRow();
+    } else this.undoRow(batch, index);
+    return outcome;
   }
 
-  /** As many keys as the first record had; readRow checks each of them is there. */
+  /** As many keys as the first record had; writeRow checks each of them is there. */
   private hasPlannedKeys(record: Readonly<Record<string, unknown>>): boolean {
     let count = 0;
     for (const _key in record) count++;
     return count === this.keyCount;
   }
 
-  /** Types every value into the row's holders; false when the row needs the exact path. */
-  private readRow(record: Readonly<Record<string, unknown>>): boolean {
-    const columns = this.columns;
+  /** Types every value into slot `index` (or holds it); false when the row needs the exact path. */
+  private writeRow(record: Readonly<Record<string, unknown>>, batch: ColumnBatch, index: number): boolean {
     const raw = this.raw;
+    const states = this.states;
     this.readValues(record, raw);
-    for (let i = 0; i < columns.length; i++) {
-      const binding = columns[i]!;
-      if (binding.key === undefined) {
+    this.dayUs = NaN;
+    for (let i = 0; i < raw.length; i++) {
+      const column = batch.columns[i]!;
+      if (this.kinds[i] === ABSENT) {
         // A declared column the export lacks (planColumns made sure it is nullable).
-        this.states[i] = NULL;
+        column.setNull(index);
+        states[i] = SET;
         continue;
       }
       const value = raw[i];
       if (value === undefined) return false;
       if (isNullValue(value)) {
-        if (binding.column.nullable === false) return false;
-        this.states[i] = NULL;
-      } else if (!(typeof value === 'string' && this.readText(i, value))) {
-        const parsed = binding.parse(value);
+        if (this.required[i] === 1) return false;
+        column.setNull(index);
+        states[i] = SET;
+      } else if (typeof value === 'string' && this.writeText(i, value, column, index)) states[i] = SET;
+      else {
+        const parsed = this.columns[i]!.parse(value);
         if (!parsed.ok) return false;
-        this.states[i] = EXACT;
-        this.values[i] = parsed.value;
+        states[i] = HELD;
+        this.held[i] = parsed.value;
       }
     }
     return true;
   }
 
-  /** The fast readers; false leaves the value to the exact parser. */
-  private readText(i: number, text: string): boolean {
-    switch (this.types[i]!) {
-      case 'string':
-        this.states[i] = TEXT;
-        this.values[i] = text;
+  /** The fast readers, writing into the slot; false (the slot untouched) leaves the value to the exact parser. */
+  private writeText(i: number, text: string, column: ColumnBuffer, index: number): boolean {
+    switch (this.kinds[i]) {
+      case TEXT:
+        column.setText(index, text);
         return true;
-      case 'int64':
-        return this.holdNumber(i, fastInteger(text));
-      case 'int32': {
+      case INT64: {
         const n = fastInteger(text);
-        return n >= INT32_MIN && n <= INT32_MAX && this.holdNumber(i, n);
+        if (Number.isNaN(n)) return false;
+        column.setSafeInteger(index, n);
+        return true;
       }
-      case 'timestamp_ms':
-      case 'timestamp_us':
-        return this.holdNumber(i, fastTimestampMicros(text));
-      case 'boolean': {
+      case INT32: {
+        const n = fastInteger(text);
+        if (!(n >= INT32_MIN && n <= INT32_MAX)) return false;
+        column.setInt32(index, n);
+        return true;
+      }
+      case TIMESTAMP_US:
+      case TIMESTAMP_MS: {
+        const micros = fastTimestampMicros(text);
+        if (Number.isNaN(micros)) return false;
+        if (i === this.dayIndex) this.dayUs = micros;
+        column.setSafeInteger(index, this.kinds[i] === TIMESTAMP_MS ? microsToMillis(micros) : micros);
+        return true;
+      }
+      case BOOLEAN: {
         const b = fastBoolean(text);
         if (b === undefined) return false;
-        this.states[i] = BOOLEAN;
-        this.numbers[i] = b ? 1 : 0;
+        column.setBoolean(index, b);
         return true;
       }
+      default:
+        return false;
     }
   }
 
-  private holdNumber(i: number, n: number): boolean {
-    if (Number.isNaN(n)) return false;
-    this.states[i] = NUMBER;
-    this.numbers[i] = n;
-    return true;
-  }
-
-  /** Whether the row's day lies in the window (true without one); undefined when the row has no day. */
-  private inWindow(): boolean | undefined {
+  /** WRITTEN, OUTSIDE_WINDOW, or NEEDS_EXACT_PATH when the row has no day the fast path can compare. */
+  private windowOutcome(): FastOutcome {
     const i = this.dayIndex;
-    if (i < 0) return this.window ? undefined : true;
-    const state = this.states[i];
-    if (state === NUMBER) {
-      const micros = this.numbers[i]!;
-      return micros >= this.sinceUs && micros < this.untilUs;
+    if (i < 0) return this.window ? NEEDS_EXACT_PATH : WRITTEN;
+    let inside: boolean;
+    if (this.states[i] === SET && !Number.isNaN(this.dayUs)) inside = this.dayUs >= this.sinceUs && this.dayUs < this.untilUs;
+    else {
+      const value = this.held[i];
+      if (this.states[i] !== HELD || typeof value !== 'bigint') return NEEDS_EXACT_PATH;
+      inside = value >= this.window!.sinceUs && value < this.window!.untilUs;
     }
-    const value = this.values[i];
-    if (state !== EXACT || typeof value !== 'bigint') return undefined;
-    return value >= this.window!.sinceUs && value < this.window!.untilUs;
+    return inside ? WRITTEN : OUTSIDE_WINDOW;
   }
 
-  private writeRow(batch: ColumnBatch, rowNumber: number): void {
-    const index = batch.length;
-    for (let i = 0; i < this.columns.length; i++) {
-      const column = batch.columns[i]!;
-      switch (this.states[i]) {
-        case NULL: column.setNull(index); break;
-        case NUMBER: this.writeNumber(i, index, batch); break;
-        case BOOLEAN: column.setBoolean(index, this.numbers[i] === 1); break;
-        case TEXT: column.setText(index, this.values[i] as string); break;
-        default: column.setCell(index, this.values[i] as CellValue, rowNumber);
+  private writeHeld(batch: ColumnBatch, index: number, rowNumber: number): void {
+    const states = this.states;
+    for (let i = 0; i < states.length; i++) {
+      if (states[i] === HELD) {
+        batch.columns[i]!.setCell(index, this.held[i] as CellValue, rowNumber);
+        this.held[i] = null;
       }
-      this.values[i] = null;
+      states[i] = UNTOUCHED;
     }
-    batch.endRow();
   }
 
-  private writeNumber(i: number, index: number, batch: ColumnBatch): void {
-    const n = this.numbers[i]!;
-    const type = this.types[i];
-    if (type === 'int32') batch.columns[i]!.setInt32(index, n);
-    else batch.columns[i]!.setSafeInteger(index, type === 'timestamp_ms' ? microsToMillis(n) : n);
+  /** Takes the row's values out of slot `index` again, so the exact path (or the next row) finds it empty. */
+  private undoRow(batch: ColumnBatch, index: number): void {
+    const states = this.states;
+    for (let i = 0; i < states.length; i++) {
+      if (states[i] === SET) batch.columns[i]!.unset(index);
+      this.held[i] = null;
+      states[i] = UNTOUCHED;
+    }
   }
 }
