@@ -11,6 +11,11 @@ export const COMPARED_FIELDS: Readonly<Record<ComparedStage, readonly string[]>>
   messages: ['body', 'groupTag', 'properties'],
 };
 
+/** The compared fields a platform record carries (what a held copy keeps of it). */
+export function comparedFieldsOf(stage: ComparedStage, record: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(COMPARED_FIELDS[stage].filter((f) => record[f] !== undefined).map((f) => [f, record[f]]));
+}
+
 /**
  * Fields compared even when the item leaves them out, as absent: a message has no default groupTag or
  * properties, so one the source dropped must go (a user's or channel's omitted field is the platform's default).

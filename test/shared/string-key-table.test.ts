@@ -103,4 +103,18 @@ describe('SentReplies (the journal\'s sent replies)', () => {
     expect(replies.sent.orphans).toBe(1);
     expect([...replies.sending]).toEqual(['c']);
   });
+
+  it('keeps a held reply patched by an upsert run as updated, so a resumed run counts it so', () => {
+    const state = foldRunState([
+      { t: 'run-started', runId: 'r', attempt: 1 },
+      { t: 'reply-sent', stage: 'messages', key: 'a', id: 11, held: true, updated: true },
+      { t: 'reply-sent', stage: 'messages', key: 'b', id: 12, held: true },
+      { t: 'reply-sent', stage: 'messages', key: 'c', id: 13, orphan: true, held: true, updated: true },
+      { t: 'reply-sent', stage: 'messages', key: 'd', id: 14 },
+    ] as Parameters<typeof foldRunState>[0]);
+    const { sent } = state.stages.messages.replies;
+    expect(sent.get('a')).toEqual({ id: 11, orphan: false, held: true, updated: true });
+    expect(sent.get('b')).toEqual({ id: 12, orphan: false, held: true });
+    expect([sent.updated, sent.orphans, sent.held]).toEqual([2, 1, { replies: 2, orphans: 1 }]);
+  });
 });

@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logger.js';
 import { parseInt64, type Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import { CHANNEL_KEY_PROPERTY, COMPARED_FIELDS, compareWithPlatform, PIPELINE_PROPERTY, type Accepted, type ComparedStage, type Comparison, type Reason } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, compareWithPlatform, comparedFieldsOf, PIPELINE_PROPERTY, type Accepted, type ComparedStage, type Comparison, type Reason } from '../../transform/index.js';
 import type { StageCounts } from '../report.js';
 import type { UnsentCounts } from '../state/events.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
@@ -28,8 +28,17 @@ export type HeldOutcome =
   /** It cannot be this pipeline's record (a DIRECT channel of another pipeline), or the platform refused the update. */
   | { kind: 'conflict'; reasons: Reason[] };
 
+/** What a held record's change line and warning name (an accepted record, or a spooled reply). */
+export type HeldSource = Pick<Accepted, 'sourceKey' | 'position' | 'item'>;
+
 export interface HeldRecords {
   settle(record: Accepted): HeldOutcome | Promise<HeldOutcome>;
+  /**
+   * Messages: a thread reply or orphan the replies pass found already there (replies/deliver.ts), compared as
+   * a held message is: `held`, `changed` (counted and listed here) or, with `mode: upsert`, patched
+   * (`updated`: listed here, counted from the journal's reply marks) or `conflict`.
+   */
+  settleReply(reply: HeldSource, copy: HeldCopy): Promise<HeldOutcome>;
   /** Logs how many changes were not applied, when there were more than the warnings named; closes the held messages' files. */
   close(): void;
   /** What settle decided so far, for the journal (a finished stage's counts come from it on resume). */
@@ -103,12 +112,13 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   const upsert = input.stage.options.mode === 'upsert';
   const tally = { held: 0, updated: 0, changed: 0 };
 
-  const update = async (key: string, id: Int64, patch: Record<string, unknown>): Promise<HeldOutcome> => {
+  /** `key`: the look-up key a resumed stage reads again (held records only; a reply is found in its thread again). */
+  const update = async (key: string | undefined, id: Int64, patch: Record<string, unknown>): Promise<HeldOutcome> => {
     const resource = input.client[stage];
     try {
-      await appendFile(patched.file, `${stringifyJson(key)}\n`);
+      if (key !== undefined) await appendFile(patched.file, `${stringifyJson(key)}\n`);
       await resource.update(id, patch, { signal: input.signal });
-      tally.updated++;
+      if (key !== undefined) tally.updated++;
       return { kind: 'updated' };
     } catch (error) {
       // A 4xx (a new name already taken, the record deleted meanwhile) is this record's problem; anything else stops the run.
@@ -118,7 +128,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     }
   };
 
-  const settleChanged = async (record: Accepted, key: string, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
+  const settleChanged = async (record: HeldSource, key: string | undefined, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
     const { sourceKey } = record;
     await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, upsert, comparison))}\n`);
     if (upsert) return update(key, copy.id, comparison.patch);
@@ -149,6 +159,10 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       }
       tally.held++;
       return { kind: 'held' };
+    },
+    async settleReply(reply, copy) {
+      const comparison = compareWithPlatform(stage, reply.item, copy.fields);
+      return comparison.differences.length > 0 ? settleChanged(reply, undefined, copy, comparison) : { kind: 'held' };
     },
     close() {
       held.close();
@@ -192,7 +206,7 @@ function foreignDirectReason(foreign: { id: Int64; pipeline: string; key?: strin
   };
 }
 
-function changeLine(stage: ComparedStage, { position, sourceKey }: Accepted, id: Int64, applied: boolean, comparison: Comparison) {
+function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64, applied: boolean, comparison: Comparison) {
   return { stage, sourceKey, id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
 }
 
@@ -216,7 +230,7 @@ async function refreshPatched(input: HeldRecordsInput, stage: ComparedStage, hel
       if (isNotFoundError(error)) return undefined; // deleted meanwhile: the patch is refused again, as a reject
       throw error;
     });
-    if (current) now.set(key!, fieldsOf(stage, current));
+    if (current) now.set(key!, comparedFieldsOf(stage, current));
   }
   return { file, now };
 }
@@ -255,10 +269,6 @@ async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | 
   return { find: (key) => messages.find(key), foreignDirect: () => undefined, close: () => messages.close() };
 }
 
-function fieldsOf(stage: ComparedStage, record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(COMPARED_FIELDS[stage].filter((f) => record[f] !== undefined).map((f) => [f, record[f]]));
-}
-
 async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Promise<Snapshot> {
   const records: Snapshot['records'] = {};
   for await (const user of client.users.list({ pageSize: 100, properties: { [PIPELINE_PROPERTY]: config.id }, signal })) {
@@ -266,21 +276,21 @@ async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Prom
     if (user.properties?.[PIPELINE_PROPERTY] !== config.id || typeof key !== 'string') continue;
     const other = records[key];
     if (other) throw ambiguous('user', config.id, key, [other.id, user.id]);
-    records[key] = { id: user.id, fields: fieldsOf('users', user) };
+    records[key] = { id: user.id, fields: comparedFieldsOf('users', user) };
   }
   return { records, foreignDirect: {} };
 }
 
 async function channelsSnapshot({ client, config, stage, sources, signal }: HeldRecordsInput): Promise<Snapshot> {
   const records: Snapshot['records'] = {};
-  for (const [key, channel] of await listPipelineChannels(client, config.id, signal)) records[key] = { id: channel.id, fields: fieldsOf('channels', channel) };
+  for (const [key, channel] of await listPipelineChannels(client, config.id, signal)) records[key] = { id: channel.id, fields: comparedFieldsOf('channels', channel) };
   const foreignDirect: Snapshot['foreignDirect'] = {};
   // Only items not found among this pipeline's channels are looked up: DIRECT ones by members, named ones by name.
   const { directByMembers, names } = await collectChannelKeys(config, stage, sources, signal);
   for (const [key, name] of names) {
     if (records[key]) continue;
     const adopted = await adoptUnmarkedChannel(client, config.id, key, name, signal);
-    if (adopted) records[key] = { id: adopted.id, fields: fieldsOf('channels', adopted) };
+    if (adopted) records[key] = { id: adopted.id, fields: comparedFieldsOf('channels', adopted) };
   }
   for (const [members, key] of directByMembers) {
     if (records[key]) continue;
@@ -331,7 +341,7 @@ async function* heldMessagesOf({ client, stage, signal }: HeldRecordsInput, chan
   for (const channelId of channels) {
     for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
       const key = replyKeyOf(stage, message.properties);
-      if (key !== undefined) yield [heldKeyOf(channelId, key), { id: message.id, fields: fieldsOf('messages', message) }];
+      if (key !== undefined) yield [heldKeyOf(channelId, key), { id: message.id, fields: comparedFieldsOf('messages', message) }];
     }
   }
 }

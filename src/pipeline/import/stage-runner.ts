@@ -178,7 +178,7 @@ class StageRun implements StageTally {
     const replies = await openStageReplies({
       stage: ctx.stage,
       runDir: ctx.paths.runDir(ctx.runId),
-      ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal } } : {}),
+      ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
     });
     const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
     const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);
@@ -292,7 +292,7 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
   imported += replies.sent;
   refused += replies.refused;
   return {
-    read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent(input, imported),
+    read: input.read, skipped: input.skipped, rejected: input.rejected + refused, refused, chunks: input.chunks, ...countsOfUnsent({ ...input, updated: (input.updated ?? 0) + replies.updated }, imported),
     ...(replies.threaded ? { replies: replies.threaded, repliesHeld: replies.held.replies } : {}), ...(replies.orphans ? { orphans: replies.orphans, orphansHeld: replies.held.orphans } : {}),
     ...(replies.moved ? { moved: replies.moved } : {}),
   };
@@ -301,12 +301,18 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
 /** A reply's outcome in the counts: it was pending since the main pass. */
 async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (kind: 'refused', line: Parameters<typeof rejectLineOf>) => Promise<void>): Promise<void> {
   counts.pending--;
+  if (outcome.delivery.kind === 'changed') {
+    // Held with other content, not applied: listed and counted like a held message (held-records.ts).
+    countHeld(counts, 'changed');
+    return;
+  }
   if (outcome.delivery.kind === 'refused') {
     const reason = { field: '', expected: 'a reply the platform accepts', found: 'a refused send', message: outcome.delivery.message };
     await reject('refused', ['messages', 'refused', outcome.reply.position, [reason], outcome.reply.item]);
     return;
   }
   counts.imported++;
+  if (outcome.delivery.updated) counts.updated++;
   const held = outcome.delivery.held ? 1 : 0;
   if (outcome.orphan) {
     counts.orphans = (counts.orphans ?? 0) + 1;
@@ -318,8 +324,8 @@ async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (
   if (outcome.moved) counts.moved = (counts.moved ?? 0) + 1;
 }
 
-function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number; moved: number; held: { replies: number; orphans: number } } {
-  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans, moved: r.moved.size, held: r.sent.held };
+function repliesFromJournal(r: StageState['replies']): { sent: number; refused: number; threaded: number; orphans: number; moved: number; updated: number; held: { replies: number; orphans: number } } {
+  return { sent: r.sent.size, refused: r.refused.size, threaded: r.sent.size - r.sent.orphans, orphans: r.sent.orphans, moved: r.moved.size, updated: r.sent.updated, held: r.sent.held };
 }
 
 /**

@@ -34,13 +34,14 @@ export type JournalEvent =
    * Reply threads (pipeline/import/replies): a reply is journaled before it is sent (`reply-sending`), so a
    * resumed run looks for it in its thread before sending again; `reply-sent` once the platform answered
    * (`orphan`: its root was not found, so it went into the channel; `held`: the platform held it there
-   * already and this run did not send it, so a resumed run reports it as the uninterrupted one would);
+   * already and this run did not send it, so a resumed run reports it as the uninterrupted one would;
+   * `updated`: held with other content and patched, `mode: upsert`);
    * `reply-refused` for a 4xx answer;
    * `reply-moved` once an earlier run's copy of the reply in its channel (`from`) was deleted, the reply
    * being in its thread (docs/threads.md "Moved orphans").
    */
   | { t: 'reply-sending'; stage: StageName; key: string }
-  | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean }
+  | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean; updated?: boolean }
   | { t: 'reply-refused'; stage: StageName; key: string; message: string }
   | { t: 'reply-moved'; stage: StageName; key: string; from: Int64 }
   /**

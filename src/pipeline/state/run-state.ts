@@ -122,7 +122,7 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
       break;
     case 'reply-sent':
       stage.replies.sending.delete(e.key);
-      stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true, ...(e.held === true ? { held: true } : {}) });
+      stage.replies.sent.set(e.key, { id: e.id, orphan: e.orphan === true, ...(e.held === true ? { held: true } : {}), ...(e.updated === true ? { updated: true } : {}) });
       break;
     case 'reply-refused':
       stage.replies.sending.delete(e.key);

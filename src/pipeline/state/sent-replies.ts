@@ -2,15 +2,17 @@ import { int64, type Int64 } from '../../shared/int64.js';
 import { StringKeyTable } from '../../shared/string-key-table.js';
 import { grownTo } from '../../shared/typed-arrays.js';
 
-/** What the journal says of one sent reply (`held`: found already there, not sent by this run). */
+/** What the journal says of one sent reply (`held`: found already there, not sent by this run; `updated`: patched then). */
 export interface SentReply {
   id: Int64;
   orphan: boolean;
   held?: true;
+  updated?: true;
 }
 
 const ORPHAN = 1;
 const HELD = 2;
+const UPDATED = 4;
 
 /**
  * The replies the journal says were sent: reply key → the platform's id, whether it went into its
@@ -23,8 +25,8 @@ export class SentReplies {
   private readonly keys = new StringKeyTable('sent replies table');
   private ids = new BigInt64Array(0);
   private flags = new Uint8Array(0);
-  /** Replies counted per flags value (0: threaded and sent, ORPHAN, HELD, ORPHAN | HELD). */
-  private readonly perFlags = [0, 0, 0, 0];
+  /** Replies counted per flags value (a combination of ORPHAN, HELD and UPDATED). */
+  private readonly perFlags = [0, 0, 0, 0, 0, 0, 0, 0];
 
   get size(): number {
     return this.keys.size;
@@ -32,19 +34,31 @@ export class SentReplies {
 
   /** How many went into their channel because their root has no thread. */
   get orphans(): number {
-    return this.perFlags[ORPHAN]! + this.perFlags[ORPHAN | HELD]!;
+    return this.withFlags(ORPHAN, ORPHAN);
   }
 
   /** Of the replies in their threads / of the orphans: how many were already there (not sent by this run). */
   get held(): { replies: number; orphans: number } {
-    return { replies: this.perFlags[HELD]!, orphans: this.perFlags[ORPHAN | HELD]! };
+    return { replies: this.withFlags(ORPHAN | HELD, HELD), orphans: this.withFlags(ORPHAN | HELD, ORPHAN | HELD) };
+  }
+
+  /** How many were held with other content and patched (`mode: upsert`). */
+  get updated(): number {
+    return this.withFlags(UPDATED, UPDATED);
+  }
+
+  /** Replies whose flags, masked, equal `value`. */
+  private withFlags(mask: number, value: number): number {
+    let n = 0;
+    for (let flags = 0; flags < this.perFlags.length; flags++) if ((flags & mask) === value) n += this.perFlags[flags]!;
+    return n;
   }
 
   get(key: string): SentReply | undefined {
     const entry = this.keys.find(key);
     if (entry === -1) return undefined;
     const flags = this.flags[entry]!;
-    return { id: int64(this.ids[entry]!), orphan: (flags & ORPHAN) !== 0, ...((flags & HELD) !== 0 ? { held: true as const } : {}) };
+    return { id: int64(this.ids[entry]!), orphan: (flags & ORPHAN) !== 0, ...((flags & HELD) !== 0 ? { held: true as const } : {}), ...((flags & UPDATED) !== 0 ? { updated: true as const } : {}) };
   }
 
   set(key: string, sent: SentReply): void {
@@ -57,7 +71,7 @@ export class SentReplies {
     }
     if (!isNew) this.perFlags[this.flags[entry]!]!--;
     this.ids[entry] = BigInt(sent.id);
-    this.flags[entry] = (sent.orphan ? ORPHAN : 0) | (sent.held ? HELD : 0);
+    this.flags[entry] = (sent.orphan ? ORPHAN : 0) | (sent.held ? HELD : 0) | (sent.updated ? UPDATED : 0);
     this.perFlags[this.flags[entry]!]!++;
   }
 }

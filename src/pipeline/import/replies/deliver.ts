@@ -7,6 +7,10 @@ import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
 import { mayBeReply, replyKeyOf } from './refs.js';
 import { detachString } from '../../../shared/detach-string.js';
+import { comparedFieldsOf } from '../../../transform/index.js';
+import type { HeldCopy } from '../held-messages.js';
+import type { HeldRecords } from '../held-records.js';
+import type { SpooledReply } from './spool.js';
 
 /**
  * One reply, exactly once. The send has no idempotency key, so: a reply the journal says was sent is
@@ -18,8 +22,15 @@ import { detachString } from '../../../shared/detach-string.js';
 /** Where a reply goes: its root's reply thread, or (an orphan) its channel. */
 export type ReplyTarget = { kind: 'thread'; threadId: Int64 } | { kind: 'channel'; channelId: Int64 };
 
-/** `held`: the target held the reply before this run sent it (a run after a finished one): found, not sent. */
-export type Delivery = { kind: 'sent'; id: Int64; held?: true } | { kind: 'refused'; message: string };
+/**
+ * `held`: the target held the reply before this run sent it (a run after a finished one): found, not sent;
+ * `updated`: held with other content and patched (`mode: upsert`). `changed`: held with other content, left
+ * as it is (not journaled: a resumed run compares it again, as it does the held messages).
+ */
+export type Delivery = { kind: 'sent'; id: Int64; held?: true; updated?: true } | { kind: 'refused'; message: string } | { kind: 'changed'; id: Int64 };
+
+/** What a target holds, by reply key: each reply's id and compared fields. */
+export type PresentReplies = ReadonlyMap<string, HeldCopy>;
 
 export interface DeliverDeps {
   client: ChatportClient;
@@ -27,6 +38,8 @@ export interface DeliverDeps {
   state: RepliesState;
   journal: Journal<JournalEvent>;
   signal: AbortSignal;
+  /** Compares a reply found already there with its source (held-records.ts); absent: found is held, as is. */
+  held?: Pick<HeldRecords, 'settleReply'>;
 }
 
 /** Sends whose outcome stays unknown after this many tries stop the run (the journal keeps the reply "sending"). */
@@ -36,13 +49,14 @@ const MAX_UNKNOWN_OUTCOMES = 3;
  * `present`: what the target already holds, by reply key (read once per thread by the caller): a run after
  * a finished one (a new journal) finds its replies there and does not send them again.
  */
-export async function deliverReply(deps: DeliverDeps, key: string, body: SendMessageBody, target: ReplyTarget, present: () => Promise<ReadonlyMap<string, Int64>>): Promise<Delivery> {
+export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, present: () => Promise<PresentReplies>): Promise<Delivery> {
+  const { key, body } = reply;
   const known = deps.state.sent.get(key);
-  if (known) return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}) };
+  if (known) return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}), ...(known.updated ? { updated: true } : {}) };
   const refused = deps.state.refused.get(key);
   if (refused !== undefined) return { kind: 'refused', message: refused };
   const there = (await present()).get(key);
-  if (there !== undefined) return settle(deps, key, target, { kind: 'sent', id: there, held: true });
+  if (there !== undefined) return settleFound(deps, reply, target, there);
   for (let attempt = 1; ; attempt++) {
     if (deps.state.sending.has(key)) {
       const found = await lookUp(deps, key, target);
@@ -61,6 +75,21 @@ export async function deliverReply(deps: DeliverDeps, key: string, body: SendMes
   }
 }
 
+/** A reply the target already holds: compared with its source like any held message (docs/identity.md "Updates"). */
+async function settleFound(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, there: HeldCopy): Promise<Delivery> {
+  const outcome = (await deps.held?.settleReply({ sourceKey: reply.sourceKey ?? reply.key, position: reply.position, item: reply.item }, there)) ?? { kind: 'held' };
+  switch (outcome.kind) {
+    case 'changed':
+      return { kind: 'changed', id: there.id };
+    case 'conflict':
+      return settle(deps, reply.key, target, { kind: 'refused', message: outcome.reasons.map((r) => r.message).join('; ') });
+    case 'updated':
+      return settle(deps, reply.key, target, { kind: 'sent', id: there.id, held: true, updated: true });
+    default:
+      return settle(deps, reply.key, target, { kind: 'sent', id: there.id, held: true });
+  }
+}
+
 function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Promise<Message> {
   const options = { signal: deps.signal };
   return target.kind === 'thread' ? deps.client.threads.send(target.threadId, body, options) : deps.client.channels.sendMessage(target.channelId, body, options);
@@ -68,10 +97,10 @@ function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Pr
 
 async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, delivery: Delivery): Promise<Delivery> {
   if (delivery.kind === 'sent') {
-    const marks = { ...(target.kind === 'channel' ? { orphan: true } : {}), ...(delivery.held ? { held: true as const } : {}) };
+    const marks = { ...(target.kind === 'channel' ? { orphan: true } : {}), ...(delivery.held ? { held: true as const } : {}), ...(delivery.updated ? { updated: true as const } : {}) };
     await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...marks });
-    deps.state.sent.set(key, { id: delivery.id, orphan: marks.orphan === true, ...(delivery.held ? { held: true } : {}) });
-  } else {
+    deps.state.sent.set(key, { id: delivery.id, orphan: marks.orphan === true, ...(delivery.held ? { held: true } : {}), ...(delivery.updated ? { updated: true } : {}) });
+  } else if (delivery.kind === 'refused') {
     await deps.journal.append({ t: 'reply-refused', stage: 'messages', key, message: delivery.message });
     deps.state.refused.set(key, delivery.message);
   }
@@ -81,18 +110,21 @@ async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, deliv
 
 /** The reply with this key, if the platform already holds it where it was being sent. */
 async function lookUp(deps: DeliverDeps, key: string, target: ReplyTarget): Promise<Int64 | undefined> {
-  return (await keysAt(deps, target)).get(key);
+  return (await keysAt(deps, target)).get(key)?.id;
 }
 
 /**
- * Every message the target holds, by reply key. In a channel (where orphans go) only the messages that can
+ * Every message the target holds, by reply key, with its compared fields. In a channel (where orphans go) only the messages that can
  * be replies, and of those only keys `wanted` may hold, are kept: a channel holds every message of its
  * channel, and this table lives until the pass ends. Keys are copies, not views of the page's text, which
  * would keep each page alive.
  */
-export function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, wanted?: (key: string) => boolean): Promise<Map<string, Int64>> {
-  return repliesAt(deps, target, (message) => message.id, wanted);
+export function keysAt(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, wanted?: (key: string) => boolean): Promise<Map<string, HeldCopy>> {
+  return repliesAt(deps, target, heldCopyOf, wanted);
 }
+
+/** What a reply found already there is compared by (held-records.ts). */
+export const heldCopyOf = (message: Message): HeldCopy => ({ id: message.id, fields: comparedFieldsOf('messages', message as Record<string, unknown>) });
 
 /** keysAt keeping what `pick` takes of each message (its id for the replies pass, the whole message for verification). */
 export async function repliesAt<T>(deps: Pick<DeliverDeps, 'client' | 'stage' | 'signal'>, target: ReplyTarget, pick: (message: Message) => T, wanted?: (key: string) => boolean): Promise<Map<string, T>> {

@@ -11,7 +11,7 @@ import { findRootThreads } from './roots.js';
 import { sendReplies, type ReplyOutcome } from './send-replies.js';
 import { ReplySpool, sendBodyOf } from './spool.js';
 import { KeyHashSet } from '../../verify/key-set.js';
-import { channelsThatExisted } from '../held-records.js';
+import { channelsThatExisted, type HeldRecords } from '../held-records.js';
 
 export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf } from './refs.js';
 export { replyThreadIdOf } from './roots.js';
@@ -37,8 +37,8 @@ export interface StageReplies {
 export interface StageRepliesInput {
   stage: StageConfig;
   runDir: string;
-  /** Import mode: spool and send; otherwise only count. */
-  sending?: { client: ChatportClient; journal: Journal<JournalEvent>; state: RepliesState; signal: AbortSignal };
+  /** Import mode: spool and send; otherwise only count. `held`: compares replies found already there. */
+  sending?: { client: ChatportClient; journal: Journal<JournalEvent>; state: RepliesState; signal: AbortSignal; held?: HeldRecords | undefined };
 }
 
 export async function openStageReplies(input: StageRepliesInput): Promise<StageReplies | undefined> {
@@ -64,12 +64,12 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       refs.add(parent);
       const key = replyKeyOf(stage, record.item.properties) ?? record.sourceKey;
       replyKeys.add(key);
-      await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), item: record.item, position: record.position });
+      await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), sourceKey: record.sourceKey, item: record.item, position: record.position });
     },
     async finish(onOutcome) {
       if (!spool || !input.sending) return;
       await spool.close();
-      const { client, journal, state, signal } = input.sending;
+      const { client, journal, state, signal, held } = input.sending;
       // A reply to a reply goes into the thread its chain starts from (chains.ts): only those roots are looked for.
       const chains = await spooledChains(spool.path, wanted, replyKeys);
       const { threads: roots, empty } = await findRootThreads(client, stage, rootsWanted(wanted, chains.rootOf), join(input.runDir, 'replies', 'roots.json'), signal);
@@ -78,7 +78,7 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       // hand, a run without a channels stage) a message of the same key may be another pipeline's.
       const existed = await channelsThatExisted(input.runDir);
       const mayHoldCopies = (channelId: string) => existed?.has(channelId) === true;
-      await sendReplies({ client, stage, spoolPath: spool.path, roots, chains, emptyThreads: empty, replyKeys, mayHoldCopies, state, journal, concurrency: stage.options.concurrency, signal, onOutcome });
+      await sendReplies({ client, stage, spoolPath: spool.path, roots, chains, emptyThreads: empty, replyKeys, mayHoldCopies, state, journal, ...(held ? { held } : {}), concurrency: stage.options.concurrency, signal, onOutcome });
     },
   };
 }

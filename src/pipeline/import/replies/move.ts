@@ -1,7 +1,7 @@
 import { isNotFoundError } from '../../../api/index.js';
 import type { Int64 } from '../../../shared/int64.js';
 import type { Message } from '../../../wire/resources.js';
-import { deliverReply, type DeliverDeps, type Delivery } from './deliver.js';
+import { deliverReply, heldCopyOf, type DeliverDeps, type Delivery, type PresentReplies } from './deliver.js';
 import { replyKeyOf } from './refs.js';
 import type { SpooledReply } from './spool.js';
 
@@ -14,7 +14,7 @@ import type { SpooledReply } from './spool.js';
  */
 
 /** What a target holds, by reply key (read once per target by the caller). */
-export type Present = () => Promise<ReadonlyMap<string, Int64>>;
+export type Present = () => Promise<PresentReplies>;
 
 export interface ThreadDelivery {
   delivery: Delivery;
@@ -27,10 +27,10 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
   // A copy with replies of its own (an earlier version put replies to replies there, or someone replied by
   // hand) stays: a delete would take them along. This run sends nothing into a reply's thread (chains.ts).
   if (copy !== undefined && (copy.repliesCount ?? 0) > 0) {
-    const delivery = await deliverReply(deps, reply.key, reply.body, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, copy.id]])));
+    const delivery = await deliverReply(deps, reply, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, heldCopyOf(copy)]])));
     return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
   }
-  const delivery = await deliverReply(deps, reply.key, reply.body, { kind: 'thread', threadId }, inThread);
+  const delivery = await deliverReply(deps, reply, { kind: 'thread', threadId }, inThread);
   if (delivery.kind === 'sent' && copy !== undefined && copy.id !== delivery.id) await deleteCopy(deps, reply.key, copy.id);
   return { delivery, orphan: false };
 }
@@ -43,7 +43,7 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
  */
 async function channelCopyOf(deps: DeliverDeps, reply: SpooledReply, inChannel: Present): Promise<Message | undefined> {
   const key = reply.key;
-  const id = (await inChannel()).get(key);
+  const id = (await inChannel()).get(key)?.id;
   if (id === undefined) return undefined;
   let message: Message;
   try {

@@ -3,8 +3,7 @@ import type { StageConfig } from '../../../config/index.js';
 import type { JournalEvent } from '../../state/events.js';
 import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
-import type { Int64 } from '../../../shared/int64.js';
-import { deliverReply, keysAt, type Delivery, type ReplyTarget } from './deliver.js';
+import { deliverReply, keysAt, type Delivery, type DeliverDeps, type PresentReplies, type ReplyTarget } from './deliver.js';
 import { deliverIntoThread } from './move.js';
 import type { ReplyChains } from './chains.js';
 import { rootKey, type RootThreads } from './roots.js';
@@ -36,6 +35,7 @@ export interface SendRepliesInput {
   journal: Journal<JournalEvent>;
   concurrency: number;
   signal: AbortSignal;
+  held?: DeliverDeps['held'];
   onOutcome(outcome: ReplyOutcome): Promise<void>;
 }
 
@@ -43,7 +43,7 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   const slots = new Slots(input.concurrency);
   const tails = new Map<string, Promise<void>>();
   // What each target already holds, read once while its replies are being sent (then dropped).
-  const presentAt = new Map<string, Promise<Map<string, Int64>>>();
+  const presentAt = new Map<string, Promise<PresentReplies>>();
   const presentOf = (target: ReplyTarget) => {
     if (target.kind === 'thread' && input.emptyThreads.has(String(target.threadId))) return nothingPresent;
     const id = target.kind === 'thread' ? `t${String(target.threadId)}` : `c${String(target.channelId)}`;
@@ -73,7 +73,7 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
     const thread = cutOff(reply) ? undefined : threadOf(reply);
     const channel: ReplyTarget = { kind: 'channel', channelId: reply.channelId };
     if (thread === undefined) {
-      const delivery = await deliverReply(input, reply.key, reply.body, channel, presentOf(channel));
+      const delivery = await deliverReply(input, reply, channel, presentOf(channel));
       await input.onOutcome({ reply, delivery, orphan: true, moved: false });
       return;
     }
@@ -108,7 +108,7 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   if (input.signal.aborted) throw input.signal.reason;
 }
 
-const NOTHING: ReadonlyMap<string, Int64> = new Map();
+const NOTHING: PresentReplies = new Map();
 const nothingPresent = () => Promise.resolve(NOTHING);
 
 /** A counting semaphore: `take` waits for a free slot, in the order asked. */

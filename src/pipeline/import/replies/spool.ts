@@ -19,7 +19,9 @@ export interface SpooledReply {
   parent: string;
   channelId: Int64;
   body: SendMessageBody;
-  /** The import item as mapped (for a reject line). */
+  /** The record's source key (a change line names it); absent in spools of older versions. */
+  sourceKey?: string;
+  /** The import item as mapped (for a reject line, and compared with a copy found already there). */
   item: Record<string, unknown>;
   position: RecordPosition;
 }
