@@ -113,6 +113,33 @@ describe('users', () => {
   });
 });
 
+describe('null in users.json (Slack writes null for some optional fields)', () => {
+  const nulls = { real_name: null, display_name: null, email: null, title: null, bot_id: null };
+  const users = [
+    person('U1', 'nul', nulls, { real_name: 'Top Real', team_id: null, deleted: null, is_bot: null, tz_label: null, tz_offset: null }),
+    person('U2', 'nul2', { ...nulls, display_name: 'Shown' }, { real_name: null }),
+    { id: 'U3', team_id: 'T1', name: null, profile: null },
+    { id: null, team_id: 'T1', name: 'no-id' },
+  ];
+  const context = contextOf({ users }, { keyFor: (stage, key) => `${stage}:${key}` });
+  const byId = new Map([...mapSlackUsers(context)].map((u) => [sourceOf(u).id, u]));
+
+  it('reads an optional field holding null as absent, falling back as for an absent one', () => {
+    expect(context.directory.rejected.map((r) => [r.position.index, r.problem.field])).toEqual([[3, 'id']]);
+    expect(byId.get('U1')).toMatchObject({ name: 'nul', displayName: 'Top Real', isGuest: false });
+    expect(sourceOf(byId.get('U1')!)).toMatchObject({ realName: 'Top Real', workspace: 'T1', deleted: false });
+    expect(sourceOf(byId.get('U1')!)).not.toHaveProperty('email');
+    expect(byId.get('U2')!.displayName).toBe('Shown');
+    expect(byId.get('U3')).toMatchObject({ name: 'user-u3', displayName: 'user-u3' });
+    for (const item of byId.values()) expect(UserImportItem.safeParse(item).success).toBe(true);
+  });
+
+  it('still rejects a required field holding null, naming it', () => {
+    expect(context.directory.rejected[0]!.problem).toMatchObject({ field: 'id' });
+    expect(context.directory.rejected[0]!.problem.reason).toMatch(/string/);
+  });
+});
+
 describe('makeValidName', () => {
   it.each([
     ['ana.b_c-d', 'ana.b_c-d'],

@@ -14,33 +14,42 @@ const optBool = z.boolean().optional();
 export const SLACK_TS = /^\d{1,12}(\.\d{1,9})?$/;
 const ts = z.string().regex(SLACK_TS, "Slack's epoch-seconds form, e.g. \"1700000000.000100\"");
 
+/**
+ * An optional field of a users.json record, where Slack writes null for some (`real_name`, `email`,
+ * `title` of a profile, a bot's or deleted user's fields): null reads as absent, so it falls back as an
+ * absent field does, and a value of another type is still refused.
+ */
+const nullAsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema.optional());
+const userStr = nullAsAbsent(z.string());
+const userBool = nullAsAbsent(z.boolean());
+
 const textObject = z.looseObject({ value: optStr, creator: optStr, last_set: z.number().optional() });
 
 export const SlackUser = z.looseObject({
   id: str.min(1),
-  team_id: optStr,
-  name: optStr,
-  real_name: optStr,
-  deleted: optBool,
-  is_bot: optBool,
-  is_app_user: optBool,
-  is_admin: optBool,
-  is_owner: optBool,
-  is_primary_owner: optBool,
-  is_restricted: optBool,
-  is_ultra_restricted: optBool,
+  team_id: userStr,
+  name: userStr,
+  real_name: userStr,
+  deleted: userBool,
+  is_bot: userBool,
+  is_app_user: userBool,
+  is_admin: userBool,
+  is_owner: userBool,
+  is_primary_owner: userBool,
+  is_restricted: userBool,
+  is_ultra_restricted: userBool,
   tz: z.string().nullish(),
-  tz_label: optStr,
-  tz_offset: z.number().optional(),
-  profile: z
-    .looseObject({
-      real_name: optStr,
-      display_name: optStr,
-      email: optStr,
-      title: optStr,
-      bot_id: optStr,
-    })
-    .optional(),
+  tz_label: userStr,
+  tz_offset: nullAsAbsent(z.number()),
+  profile: nullAsAbsent(
+    z.looseObject({
+      real_name: userStr,
+      display_name: userStr,
+      email: userStr,
+      title: userStr,
+      bot_id: userStr,
+    }),
+  ),
 });
 export type SlackUser = z.infer<typeof SlackUser>;
 
