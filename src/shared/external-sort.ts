@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeFully } from './positioned-io.js';
 import { makeSpillFolder, SPILL_PREFIXES } from './spill-folders.js';
 
-/** What the texts held in memory may take (UTF-16 bytes and per-entry overhead) before a run is spilled. */
+/** What the values held in memory may take (their estimated heap bytes and per-entry overhead) before a run is spilled. */
 export const DEFAULT_SORT_BUDGET_BYTES = 32 * 1024 * 1024;
 /** Runs of one level merged into one of the next: bounds the files open in a merge and the passes over the data. */
 const FAN_IN = 16;
@@ -15,10 +15,50 @@ const READ_BUFFER_BYTES = 64 * 1024;
 /** A run file's entry: key (float64), text length in bytes (uint32), then the UTF-8 text. */
 const HEADER_BYTES = 12;
 
+/** A run file's entry (values are encoded only when they go to disk). */
 interface Entry {
   key: number;
   text: string;
 }
+
+/** An entry held in memory: the value itself. */
+interface Held<T> {
+  key: number;
+  value: T;
+}
+
+/**
+ * How the sort keeps values: what one is estimated to take in memory (counted against the budget without
+ * serializing it), and its text in a run file. Values held in memory are handed back as they were added;
+ * only spilled ones are encoded and decoded.
+ */
+export interface SortCodec<T> {
+  sizeOf(value: T): number;
+  encode(value: T): string;
+  decode(text: string): T;
+}
+
+/** Texts: as they are, two bytes a UTF-16 unit. */
+export const TEXT_CODEC: SortCodec<string> = { sizeOf: (text) => 2 * text.length, encode: (text) => text, decode: (text) => text };
+
+/**
+ * A JSON value's heap bytes, roughly (strings two bytes a unit, a slot or header per value): a walk over
+ * it, much cheaper than the JSON text it stands in for.
+ */
+export function estimatedJsonBytes(value: unknown): number {
+  if (typeof value === 'string') return 16 + 2 * value.length;
+  if (value === null || typeof value !== 'object') return 16;
+  let bytes = 32;
+  if (Array.isArray(value)) {
+    for (const item of value as unknown[]) bytes += 8 + estimatedJsonBytes(item);
+    return bytes;
+  }
+  for (const key in value) if (Object.hasOwn(value, key)) bytes += 16 + estimatedJsonBytes((value as Record<string, unknown>)[key]);
+  return bytes;
+}
+
+/** Plain JSON values: JSON text in a run file. */
+export const JSON_CODEC: SortCodec<unknown> = { sizeOf: estimatedJsonBytes, encode: (value) => JSON.stringify(value), decode: (text) => JSON.parse(text) as unknown };
 
 interface Run {
   path: string;
@@ -26,15 +66,16 @@ interface Run {
 }
 
 /**
- * Texts sorted by a number key, equal keys in the order they were added (a stable external sort), in
- * memory bounded by `budgetBytes` whatever the input's size: below the budget nothing touches the disk;
- * past it each budget's worth is sorted and written to a run file (in a folder of its own under `baseDir`,
- * made on the first spill), runs are merged FAN_IN at a time as they pile up, and the rest merged as the
- * result is read. Ties stay in order because runs are only ever merged with their neighbours and a merge
- * takes the earlier run's entry first.
+ * Values sorted by a number key, equal keys in the order they were added (a stable external sort), in
+ * memory bounded by `budgetBytes` whatever the input's size: below the budget nothing touches the disk and
+ * nothing is serialized (the values are sorted as they are); past it each budget's worth is sorted,
+ * encoded and written to a run file (in a folder of its own under `baseDir`, made on the first spill), runs
+ * are merged FAN_IN at a time as they pile up, and the rest merged as the result is read, the values still
+ * in memory last on equal keys. Ties stay in order because runs are only ever merged with their neighbours
+ * and a merge takes the earlier run's entry first.
  */
-export class ExternalSort {
-  private entries: Entry[] = [];
+export class ExternalSort<T = string> {
+  private entries: Array<Held<T>> = [];
   private held = 0;
   private readonly runs: Run[] = [];
   private dir: string | undefined;
@@ -43,6 +84,7 @@ export class ExternalSort {
   constructor(
     private readonly budgetBytes = DEFAULT_SORT_BUDGET_BYTES,
     private readonly baseDir = tmpdir(),
+    private readonly codec: SortCodec<T> = TEXT_CODEC as unknown as SortCodec<T>,
   ) {}
 
   /** Whether any run went to disk (for tests and reports). */
@@ -50,21 +92,24 @@ export class ExternalSort {
     return this.runs.length > 0;
   }
 
-  add(key: number, text: string): void {
-    this.entries.push({ key, text });
-    this.held += ENTRY_OVERHEAD + 2 * text.length;
+  add(key: number, value: T): void {
+    this.entries.push({ key, value });
+    this.held += ENTRY_OVERHEAD + this.codec.sizeOf(value);
     if (this.held > this.budgetBytes) this.spill();
   }
 
-  /** Every text added, by key (equal keys as added). Read once; close() after. */
-  *sorted(): Generator<string> {
+  /** Every value added, by key (equal keys as added). Read once; close() after. */
+  *sorted(): Generator<T> {
     const memory = this.takeSorted();
-    if (this.runs.length === 0) {
-      for (const e of memory) yield e.text;
-      return;
+    let i = 0;
+    if (this.runs.length > 0) {
+      // Those still in memory were added after every spilled one: on equal keys the runs' come first.
+      for (const e of mergeEntries(this.runs.map((r) => r.path))) {
+        for (; i < memory.length && memory[i]!.key < e.key; i++) yield memory[i]!.value;
+        yield this.codec.decode(e.text);
+      }
     }
-    if (memory.length > 0) this.writeRun(memory, 0);
-    yield* mergeRuns(this.runs.map((r) => r.path));
+    for (; i < memory.length; i++) yield memory[i]!.value;
   }
 
   /** Removes the run files (safe to call more than once, and before sorted() ends). */
@@ -74,7 +119,7 @@ export class ExternalSort {
     this.dir = undefined;
   }
 
-  private takeSorted(): Entry[] {
+  private takeSorted(): Array<Held<T>> {
     const entries = this.entries;
     this.entries = [];
     this.held = 0;
@@ -83,7 +128,7 @@ export class ExternalSort {
   }
 
   private spill(): void {
-    this.writeRun(this.takeSorted(), 0);
+    this.writeRun(encoded(this.takeSorted(), this.codec), 0);
     this.mergeFullLevels();
   }
 
@@ -112,8 +157,9 @@ export class ExternalSort {
   }
 }
 
-function* mergeRuns(paths: string[]): Generator<string> {
-  for (const e of mergeEntries(paths)) yield e.text;
+/** Held values as a run file's entries, each encoded as it is written. */
+function* encoded<T>(entries: Iterable<Held<T>>, codec: SortCodec<T>): Generator<Entry> {
+  for (const { key, value } of entries) yield { key, text: codec.encode(value) };
 }
 
 /** The entries of sorted runs in key order, an earlier run's first on equal keys (a heap of cursors). */

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ExternalSort } from '../../src/shared/external-sort.js';
+import { ExternalSort, JSON_CODEC, type SortCodec } from '../../src/shared/external-sort.js';
 import { rng } from '../helpers/rng.js';
 
 let base: string;
@@ -38,6 +38,45 @@ describe('ExternalSort', () => {
     expect(sort.spilled).toBe(true);
     expect([...sort.sorted()]).toEqual(stableOrder(list));
     sort.close();
+    expect(readdirSync(base)).toEqual([]);
+  });
+
+  /** Objects through JSON_CODEC, counting what the sort asks of the codec. */
+  function countingCodec(): SortCodec<{ i: number; text: string }> & { encoded: number; sized: number } {
+    const codec = {
+      encoded: 0,
+      sized: 0,
+      sizeOf: (value: unknown) => (codec.sized++, JSON_CODEC.sizeOf(value)),
+      encode: (value: unknown) => (codec.encoded++, JSON_CODEC.encode(value)),
+      decode: (text: string) => JSON_CODEC.decode(text) as { i: number; text: string },
+    };
+    return codec;
+  }
+
+  it('holds values within its budget as they are: none serialized, the very objects handed back in order', () => {
+    const list = entries(3, 2000).map((e, i) => ({ key: e.key, value: { i, text: e.text } }));
+    const codec = countingCodec();
+    const sort = new ExternalSort(64 * 1024 * 1024, base, codec);
+    for (const e of list) sort.add(e.key, e.value);
+    const out = [...sort.sorted()];
+    expect([sort.spilled, codec.sized, codec.encoded]).toEqual([false, 2000, 0]);
+    const expected = [...list].sort((a, b) => a.key - b.key).map((e) => e.value);
+    expect(out.every((value, k) => value === expected[k])).toBe(true);
+  });
+
+  it('past its budget serializes only what it spills: the same order, the values still in memory handed back as they are', () => {
+    const list = entries(4, 3000).map((e, i) => ({ key: e.key, value: { i, text: e.text } }));
+    const codec = countingCodec();
+    const sort = new ExternalSort(20_000, base, codec);
+    for (const e of list) sort.add(e.key, e.value);
+    const out = [...sort.sorted()];
+    sort.close();
+    expect(sort.spilled).toBe(true);
+    expect(out).toEqual([...list].sort((a, b) => a.key - b.key).map((e) => e.value));
+    const kept = out.filter((value) => list[value.i]!.value === value).length;
+    expect(codec.encoded).toBeGreaterThan(0);
+    expect(kept).toBeGreaterThan(0);
+    expect(codec.encoded + kept).toBe(3000);
     expect(readdirSync(base)).toEqual([]);
   });
 });

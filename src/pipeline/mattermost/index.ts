@@ -17,7 +17,7 @@ import {
   type MattermostNames,
 } from '../../transform/mattermost/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
-import { DEFAULT_SORT_BUDGET_BYTES, ExternalSort } from '../../shared/external-sort.js';
+import { DEFAULT_SORT_BUDGET_BYTES, ExternalSort, JSON_CODEC, type SortCodec } from '../../shared/external-sort.js';
 import { ConfigError } from '../../shared/errors.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
@@ -135,7 +135,7 @@ async function* mattermostMessages(exp: MattermostExport, directory: ChatDirecto
     user: (username) => directory.users.get(username)?.username,
     channel: (team, name) => (team === undefined ? undefined : directory.channels.get(teamChannelId(team, name))?.name),
   };
-  const posts = new ExternalSort(postSortBudget());
+  const posts = new ExternalSort(postSortBudget(), undefined, JSON_CODEC as SortCodec<SortedPost>);
   try {
     for await (const batch of lines(exp, signal)) {
       const out: MessageOutcome[] = [];
@@ -149,7 +149,7 @@ async function* mattermostMessages(exp: MattermostExport, directory: ChatDirecto
 }
 
 /** A line of pass 2: a post to send is added to the sort; anything else (a reject) goes straight to `out`. */
-function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort, out: MessageOutcome[]): void {
+function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort<SortedPost>, out: MessageOutcome[]): void {
   if ('unparseable' in line) {
     // A line that parsed but cannot be sent (an unreadable byte, a lone surrogate) names its field: `post.message`.
     const { unparseable } = line.unparseable as UnparseableRecord;
@@ -158,7 +158,7 @@ function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPos
     const post = postToSend(line, directory, owns);
     if (post === undefined) return;
     if ('kind' in post) out.push(post);
-    else posts.add(post.record.create_at, JSON.stringify({ line: line.position.line, type: line.type, record: post.record }));
+    else posts.add(post.record.create_at, { line: line.position.line!, type: line.type as SortedPost['type'], record: post.record });
   } else if (!NOT_RECORDS.has(line.type) && !['user', 'channel', 'direct_channel'].includes(line.type))
     out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
 }
@@ -171,10 +171,9 @@ interface SortedPost {
 }
 
 /** The sorted posts as messages (the records were checked on the way in, so they are not parsed again). */
-function* sortedPosts(file: string, posts: ExternalSort, names: MattermostNames, signal?: AbortSignal): Generator<MessageOutcome[]> {
-  for (const text of posts.sorted()) {
+function* sortedPosts(file: string, posts: ExternalSort<SortedPost>, names: MattermostNames, signal?: AbortSignal): Generator<MessageOutcome[]> {
+  for (const { line, type, record } of posts.sorted()) {
     signal?.throwIfAborted();
-    const { line, type, record } = JSON.parse(text) as SortedPost;
     const { team, channelId } = channelOf(type, record);
     yield mattermostThread(record, channelId, team, names, { file, index: line - 1, line });
   }
