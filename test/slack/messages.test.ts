@@ -211,6 +211,25 @@ describe('message kinds', () => {
     expect(outcomes[1]).toMatchObject({ position: { index: 2 }, field: 'text' });
   });
 
+  it('a null in a typed optional field reads as absent; unknown nulls stay in extra; a null ts still rejects', () => {
+    const withNulls = msg('4.000001', {
+      parent_user_id: null,
+      bot_profile: null,
+      edited: { user: null, ts: '4.5' },
+      attachments: [{ fallback: null, text: 'attached' }],
+      files: [{ id: 'F1', name: 'a.txt', url_private: null, mode: 'hosted' }],
+      reactions: [{ name: 'tada', users: ['U2'], count: null }],
+      custom_null: null,
+    });
+    const mapped = item(withNulls);
+    expect(mapped).toMatchObject({ type: 'TEXT', body: expect.stringContaining('at 4.000001') });
+    expect(sourceOf(mapped).author).toBe('U1');
+    expect(sourceOf(mapped).extra).toMatchObject({ custom_null: null });
+    expect(withNulls.parent_user_id).toBeNull();
+    expect(single(msg('5.000001', { reactions: [{ name: null }] }))).toMatchObject({ outcome: 'rejected', field: 'reactions.0.name' });
+    expect(single({ type: 'message', ts: null, user: 'U1', text: 'x' })).toMatchObject({ outcome: 'rejected', field: 'ts' });
+  });
+
   it('every item is valid once its channel id is filled in', () => {
     const pending = itemsOf(run({ '2020-09-13': [msg('1.000001'), msg('2.000001', { subtype: 'channel_join' })] }));
     for (const p of pending) {

@@ -7,7 +7,8 @@ import { slackSourceKey } from './keys.js';
 import { attachmentsText, blocksText, fileFactsOf, fileLine, reactionFactsOf } from './message-body.js';
 import { splitBody } from '../split-body.js';
 import { convertMrkdwn, type ConvertedText } from './mrkdwn.js';
-import { SlackMessage, compareTs, parseRecord, tsToIso, SLACK_TS } from './records.js';
+import type { SlackMessage } from './records.js';
+import { compareTs, parseSlackMessage, tsToIso, SLACK_TS } from './records.js';
 import { SOURCE_PROPERTY, compact, pickExtra, type MessageSourceFacts } from './source-properties.js';
 import { createThreadTracker, type ThreadTracker } from './threads.js';
 
@@ -111,7 +112,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
         const position = { file, index };
         const unsendable = recordTextProblem(raw, marks);
         if (unsendable) return void outcomes.push({ outcome: 'rejected', position, field: unsendable.field ?? '', reason: unsendable.reason, raw: unsendable.raw });
-        const parsed = parseRecord(SlackMessage, raw);
+        const parsed = parseSlackMessage(raw);
         if (parsed.ok) valid.push({ message: parsed.value, position });
         else outcomes.push({ outcome: 'rejected', position, field: parsed.problem.field, reason: parsed.problem.reason, raw });
       });

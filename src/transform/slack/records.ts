@@ -102,6 +102,51 @@ export const SlackMessage = z.looseObject({
 });
 export type SlackMessage = z.infer<typeof SlackMessage>;
 
+/** How many null members one message may have taken out before its parse is given up (a bound on retries). */
+const MAX_NULLS_TAKEN = 16;
+
+/**
+ * A day file's message, parsed: a typed optional field holding null (`parent_user_id`, `bot_profile`,
+ * `attachments[].fallback`: Slack writes some) reads as absent, as in users.json. Only a failed parse pays:
+ * the null at the failing path is taken out of a copy and the copy parsed again, so nulls in fields nobody
+ * types stay in `extra`, and a null in a required field (`ts`) still rejects the message.
+ */
+export function parseSlackMessage(raw: unknown): Parsed<SlackMessage> {
+  let value = raw;
+  for (let taken = 0; ; taken++) {
+    const result = SlackMessage.safeParse(value);
+    if (result.success) return { ok: true, value: result.data };
+    const issue = result.error.issues[0]!;
+    const problem = { ok: false as const, problem: { field: issue.path.join('.') || '(record)', reason: issue.message } };
+    if (taken === MAX_NULLS_TAKEN || !isOptionalNull(issue, value)) return problem;
+    if (value === raw) value = structuredClone(raw);
+    deleteAt(value, issue.path);
+  }
+}
+
+/**
+ * Whether an issue is a null member of an object, in a field the schema types but does not require: the
+ * top-level `ts` is required (a null there is no absence to fall back from); a required nested field
+ * (a reaction's `name`) is named by the parse of the copy, as missing.
+ */
+function isOptionalNull(issue: z.core.$ZodIssue, value: unknown): boolean {
+  if (issue.code !== 'invalid_type' || issue.path.length === 0 || valueAt(value, issue.path) !== null) return false;
+  const parent = valueAt(value, issue.path.slice(0, -1));
+  if (parent === null || typeof parent !== 'object' || Array.isArray(parent)) return false;
+  return !(issue.path.length === 1 && issue.path[0] === 'ts');
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let at = value;
+  for (const step of path) at = at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[step] : undefined;
+  return at;
+}
+
+function deleteAt(value: unknown, path: readonly PropertyKey[]): void {
+  const parent = valueAt(value, path.slice(0, -1)) as Record<PropertyKey, unknown>;
+  delete parent[path[path.length - 1]!];
+}
+
 /** A parse that failed, as data: the first issue's field path and message. */
 export interface RecordProblem {
   field: string;
