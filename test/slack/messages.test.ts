@@ -225,7 +225,7 @@ describe('message kinds', () => {
     expect(mapped).toMatchObject({ type: 'TEXT', body: expect.stringContaining('at 4.000001') });
     expect(sourceOf(mapped).author).toBe('U1');
     expect(sourceOf(mapped).extra).toMatchObject({ custom_null: null });
-    expect(withNulls.parent_user_id).toBeNull();
+    expect((withNulls as Record<string, unknown>).parent_user_id).toBeNull();
     expect(single(msg('5.000001', { reactions: [{ name: null }] }))).toMatchObject({ outcome: 'rejected', field: 'reactions.0.name' });
     expect(single({ type: 'message', ts: null, user: 'U1', text: 'x' })).toMatchObject({ outcome: 'rejected', field: 'ts' });
   });
