@@ -1,4 +1,5 @@
 import { sameJsonValue } from '../shared/lossless-json.js';
+import { isPlainObject } from '../shared/merge-patch.js';
 import { IDENTITY_PROPERTIES } from './stages.js';
 
 /** The stages whose records chatport compares with the platform's copy (those the API patches). */
@@ -65,27 +66,31 @@ export function compareWithPlatform(stage: ComparedStage, item: Record<string, u
   return { differences, patch };
 }
 
-/** The merge patch (RFC 7396) that turns `current` into `target`: changed keys, `null` for removed ones. */
+/**
+ * The merge patch (RFC 7396) that turns `current` into `target`: changed keys, `null` for removed ones. A
+ * member holding null is taken as absent on either side (withoutNullMembers): a patch can only remove it, so
+ * a source's null that the platform lacks is no difference, else every run would patch it again.
+ */
 export function mergePatchBetween(current: Record<string, unknown>, target: Record<string, unknown>): Record<string, unknown> {
   const patch: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(target)) {
     const was = current[key];
-    if (isPlainObject(value) && isPlainObject(was)) {
+    if (isNullMember(value)) {
+      if (!isNullMember(was)) patch[key] = null;
+    } else if (isPlainObject(value) && isPlainObject(was)) {
       const inner = mergePatchBetween(was, value);
       if (Object.keys(inner).length > 0) patch[key] = inner;
     } else if (!sameJsonValue(value, was)) patch[key] = value;
   }
-  for (const key of Object.keys(current)) if (!Object.hasOwn(target, key)) patch[key] = null;
+  for (const key of Object.keys(current)) if (!Object.hasOwn(target, key) && !isNullMember(current[key])) patch[key] = null;
   return patch;
 }
+
+const isNullMember = (value: unknown): boolean => value === null || value === undefined;
 
 function withoutIdentity(properties: unknown): Record<string, unknown> {
   if (!isPlainObject(properties)) return {};
   const out = { ...properties };
   for (const name of IDENTITY_PROPERTIES) delete out[name];
   return out;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -160,3 +160,48 @@ describe('an upsert interrupted after its patches, resumed', () => {
     expect(await displayNames()).toEqual(['ann 3', 'bob 3', 'cid 3']);
   });
 });
+
+describe('a property corrected to null in the source', () => {
+  const nullPipeline = `name: upn
+options: { mode: upsert }
+stages:
+  users:
+    source: { path: users.ndjson, format: ndjson }
+    key: id
+    mapping: { name: username, displayName: display, isGuest: { const: false }, properties: { meta: meta } }
+  channels:
+    source: { path: channels.ndjson, format: ndjson }
+    key: key
+    mapping: { type: { const: PUBLIC }, name: name, members: members, properties: { meta: meta } }
+  messages:
+    source: { path: messages.ndjson, format: ndjson }
+    key: id
+    channel: channel
+    mapping: { type: { const: TEXT }, body: text, user: author, properties: { meta: meta } }
+`;
+  const ndjson = (rows: object[]) => `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`;
+  async function writeSource(dir: string, meta: (n: number) => object) {
+    await writeInput(dir, 'users.ndjson', ndjson([{ id: 'u1', username: 'upn-ann', display: 'Ann', meta: meta(1) }]));
+    await writeInput(dir, 'channels.ndjson', ndjson([{ key: 'c1', name: 'upn-general', members: ['upn-ann'], meta: meta(2) }]));
+    await writeInput(dir, 'messages.ndjson', ndjson([{ id: 'm1', channel: 'c1', author: 'upn-ann', text: 'one', meta: meta(3) }]));
+  }
+
+  it('is patched away once, then held: the platform cannot hold a null a merge patch sets, and verification takes it as absent', async () => {
+    const dir = join(f.dir, 'null-property');
+    const state = join(dir, 'state');
+    await writeSource(dir, (n) => ({ a: n, nested: { deep: true, keep: n } }));
+    const { config } = await writePipeline(dir, nullPipeline);
+    expect((await runImport({ config, stateDir: state, verify: {} }, { client: f.client })).verification?.status).toBe('exact');
+
+    await writeSource(dir, (n) => ({ a: null, nested: { deep: null, keep: n } }));
+    const corrected = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(corrected.totals).toMatchObject({ read: 3, imported: 3, updated: 3, balanced: true });
+    expect(corrected.verification?.status).toBe('exact');
+    const ann = (await all(f.client.users.list({ name: 'upn-ann' })))[0]!;
+    expect(ann.properties?.meta).toEqual({ nested: { keep: 1 } });
+
+    const again = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(again.totals).toMatchObject({ read: 3, imported: 3, updated: 0, balanced: true });
+    expect(again.verification?.status).toBe('exact');
+  });
+});

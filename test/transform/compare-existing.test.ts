@@ -32,6 +32,13 @@ describe('mergePatchBetween and sameJsonValue', () => {
     expect(mergePatchBetween({ a: 1, b: 2 }, { a: 1 })).toEqual({ b: null });
   });
 
+  it('takes a member holding null as absent on either side: a merge patch can only remove it', () => {
+    expect(mergePatchBetween({ a: 1, n: { deep: true, keep: 1 } }, { a: null, n: { deep: null, keep: 1 } })).toEqual({ a: null, n: { deep: null } });
+    expect(mergePatchBetween({ n: { keep: 1 } }, { a: null, n: { deep: null, keep: 1 } })).toEqual({});
+    expect(mergePatchBetween({ a: null, list: [null] }, { list: [null] })).toEqual({});
+    expect(mergePatchBetween({ list: [1] }, { list: [null] })).toEqual({ list: [null] });
+  });
+
   it('tells arrays in another order, numbers from text and missing from null apart', () => {
     expect(sameJsonValue([1, 2], [2, 1])).toBe(false);
     expect(sameJsonValue(1, '1')).toBe(false);

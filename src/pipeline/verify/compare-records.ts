@@ -1,6 +1,6 @@
 import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../transform/index.js';
 import type { Difference, SourcePosition } from './types.js';
-import { sameJsonValue } from '../../shared/lossless-json.js';
+import { samePatchedValue } from '../../shared/merge-patch.js';
 
 /** A record the source says the platform holds, with where it came from. */
 export interface Sourced<T> {
@@ -81,7 +81,7 @@ export function compareUsers(
     const fields: string[] = [];
     if (item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
     if (item.isGuest !== undefined && item.isGuest !== (found.isGuest ?? false)) fields.push('isGuest');
-    if (!sameJsonValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
+    if (!samePatchedValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
     else differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" differs on the platform in ${fields.join(', ')}` });
   }
@@ -155,7 +155,7 @@ export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedCh
     if (item.type !== 'DIRECT' && item.name !== undefined && item.name !== found.name) fields.push('name');
     if (item.type !== 'DIRECT' && item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
     // A DIRECT channel the people already had (no chatport marks) keeps its own properties: the item was not sent.
-    if (found.properties?.[CHANNEL_KEY_PROPERTY] !== undefined && !sameJsonValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
+    if (found.properties?.[CHANNEL_KEY_PROPERTY] !== undefined && !samePatchedValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
     else differences.push({ kind: 'changed', stage: 'channels', sourceKey, position, platformId: found.id, fields, message: `channel ${key} differs on the platform in ${fields.join(', ')}` });
   }

@@ -4,7 +4,7 @@ import type { ChannelIdLookup } from '../../transform/index.js';
 import { ownProperties } from './compare-records.js';
 import { expectedRecords, type ExpectedReadDeps } from './expected-source.js';
 import type { SourcePosition } from './types.js';
-import { sameJsonValue } from '../../shared/lossless-json.js';
+import { samePatchedValue } from '../../shared/merge-patch.js';
 
 /** One expected message as the source has it, found again by its ordinal. */
 export interface SourceMessage {
@@ -44,6 +44,6 @@ export function messageContentDifferences(source: SourceMessage['item'], platfor
   if ((source.body ?? undefined) !== platform.body) fields.push('body');
   if ((source.groupTag ?? undefined) !== platform.groupTag) fields.push('groupTag');
   const props = source.properties;
-  if (!sameJsonValue(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined), ownProperties(platform.properties))) fields.push('properties');
+  if (!samePatchedValue(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined), ownProperties(platform.properties))) fields.push('properties');
   return fields;
 }
