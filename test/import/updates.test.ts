@@ -205,3 +205,34 @@ stages:
     expect(again.verification?.status).toBe('exact');
   });
 });
+
+describe('names moved between records by an upsert', () => {
+  const renames = () => pipeline('upsert').replace('name: upd', 'name: upr');
+  const csvUsers = (rows: string[]) => `id,username,display,team\n${rows.join('\n')}\n`;
+  const csvChannels = (rows: string[]) => `key,name,title,members\n${rows.join('\n')}\n`;
+
+  it('lets a record take the name an earlier record of the stage was just patched away from, and rejects a new record naming a patched record\'s new name without an upload', async () => {
+    const dir = join(f.dir, 'renames');
+    await writeInput(dir, 'users.csv', csvUsers(['u0,upr-ann,Ann,red', 'u1,upr-bob,Bob,red']));
+    await writeInput(dir, 'channels.csv', csvChannels(['c0,upr-one,One,upr-ann|upr-bob', 'c1,upr-two,Two,upr-ann']));
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm0,c0,upr-ann,hi\n');
+    const state = join(dir, 'state');
+    const { config } = await writePipeline(dir, renames());
+    expect((await runImport({ config, stateDir: state, verify: {} }, { client: f.client })).verification?.status).toBe('exact');
+
+    // u0 and c0 take new names; u1 and c1 then take the names they left; u9 (new) names u0's new name.
+    await writeInput(dir, 'users.csv', csvUsers(['u0,upr-ann2,Ann,red', 'u1,upr-ann,Bob,red', 'u9,upr-ann2,Nine,red']));
+    await writeInput(dir, 'channels.csv', csvChannels(['c0,upr-one2,One,upr-ann2|upr-ann', 'c1,upr-one,Two,upr-ann2']));
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm0,c0,upr-ann2,hi\n');
+    const moved = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(moved.stages.users).toMatchObject({ read: 3, imported: 2, updated: 2, rejected: 1, refused: 0, jobs: { submitted: 0 } });
+    expect(moved.stages.channels).toMatchObject({ read: 2, imported: 2, updated: 2, rejected: 0 });
+    expect(moved.verification?.status).toBe('exact');
+    const rejects = (await readFile(join(moved.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ message: string }> });
+    expect(rejects).toHaveLength(1);
+    expect(rejects[0]).toMatchObject({ key: 'u9' });
+    expect(rejects[0]!.reasons[0]!.message).toContain('is the name of source key u0, an earlier record of this stage');
+    const names = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.name.startsWith('upr-')).map((u) => `${String(u.properties?.chatportKey)}=${u.name}`).sort();
+    expect(names).toEqual(['u0=upr-ann2', 'u1=upr-ann']);
+  });
+});

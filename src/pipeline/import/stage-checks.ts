@@ -69,6 +69,10 @@ export class StageChecks {
     const channels = this.client && stage === 'channels' ? await this.readChannels() : undefined;
     // Name → the source key of the stage's record sent with it (compared exactly, as the platform does).
     const sentNames = new Map<string, string>();
+    // Names the platform held for records of the stage that an earlier record renamed (mode: upsert patched it).
+    const holders = stage === 'users' ? this.users : channels;
+    const released = new Set<string>();
+    let heldNames: Map<string, string> | undefined;
     if (stage !== 'users') await this.findOthersNames();
     const known = (field: string, name: unknown): Reason[] => {
       if (typeof name !== 'string') return [];
@@ -78,14 +82,14 @@ export class StageChecks {
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
-          return [...takenName(this.users, 'name', item.name, keyOf(item), 'username', this.config.id), ...nameSentBefore(sentNames, item.name, keyOf(item), 'username')];
+          return [...takenName(this.users, released, 'name', item.name, keyOf(item), 'username', this.config.id), ...nameSentBefore(sentNames, item.name, keyOf(item), 'username')];
         case 'channels': {
           const members = Array.isArray(item.members) ? item.members : [];
           const name = item.type === 'DIRECT' ? undefined : item.name;
           return [
             ...members.flatMap((m, i) => known(`members.${i}`, m)),
             ...known('creator', item.creator),
-            ...takenName(channels, 'name', name, keyOf(item), 'channel name', this.config.id),
+            ...takenName(channels, released, 'name', name, keyOf(item), 'channel name', this.config.id),
             ...nameSentBefore(sentNames, name, keyOf(item), 'channel name'),
             ...(item.type === 'DIRECT' ? this.directSetTaken(members, keyOf(item)) : []),
           ];
@@ -100,6 +104,11 @@ export class StageChecks {
       if (stage === 'users' && typeof item.name === 'string') this.produced.add(item.name);
       const name = stage === 'users' || (stage === 'channels' && item.type !== 'DIRECT') ? item.name : undefined;
       if (typeof name === 'string' && !sentNames.has(name)) sentNames.set(name, sourceKey);
+      if (typeof name === 'string' && holders) {
+        heldNames ??= ourNamesByKey(holders);
+        const before = heldNames.get(sourceKey);
+        if (before !== undefined && before !== name) released.add(before);
+      }
       // Claimed only by a record that is sent: a duplicate dropped or a record superseded (last-wins) creates no channel.
       if (stage === 'channels' && item.type === 'DIRECT' && Array.isArray(item.members)) {
         const set = directSetOf(item.members);
@@ -112,9 +121,7 @@ export class StageChecks {
   /** This pipeline's users as the platform holds them (read for the checks): source key → name; undefined offline. */
   pipelineUserNames(): Map<string, string> | undefined {
     if (!this.client || !this.users) return undefined;
-    const names = new Map<string, string>();
-    for (const [name, holder] of this.users) if (holder.ours && holder.key !== undefined) names.set(holder.key, name);
-    return names;
+    return ourNamesByKey(this.users);
   }
 
   private knows(name: string): boolean {
@@ -193,9 +200,19 @@ function keyOf(item: Record<string, unknown>): string | undefined {
   return typeof key === 'string' ? key : undefined;
 }
 
-/** A name the platform holds for another record (heldByAnother): the platform would refuse the item. */
-function takenName(holders: Holders | undefined, field: string, name: unknown, key: string | undefined, what: string, pipelineId: string): Reason[] {
-  if (holders === undefined || typeof name !== 'string') return [];
+/** This pipeline's records among the holders: source key → the name the platform holds for it. */
+function ourNamesByKey(holders: Holders): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const [name, holder] of holders) if (holder.ours && holder.key !== undefined) names.set(holder.key, name);
+  return names;
+}
+
+/**
+ * A name the platform holds for another record (heldByAnother): the platform would refuse the item. Not one
+ * `released`: its holder, an earlier record of the stage, was patched to another name before this record.
+ */
+function takenName(holders: Holders | undefined, released: ReadonlySet<string>, field: string, name: unknown, key: string | undefined, what: string, pipelineId: string): Reason[] {
+  if (holders === undefined || typeof name !== 'string' || released.has(name)) return [];
   const holder = holders.get(name);
   if (!heldByAnother(holder, key)) return [];
   const r = reason(field, `a ${what} not taken on the platform`, name);

@@ -234,6 +234,8 @@ class StageRun implements StageTally {
     if (held?.kind === 'conflict') return this.reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item, processed.sourceKey]);
     if (held && held.kind !== 'send') {
       countHeld(this.counts, held.kind);
+      // A patched record holds its name now: a later record of the stage naming it is checked as against one sent.
+      if (held.kind === 'updated') this.ctx.onAccepted?.(processed.item, processed.sourceKey);
       return undefined;
     }
     this.ctx.onAccepted?.(processed.item, processed.sourceKey);
