@@ -12,9 +12,28 @@ export const COMPARED_FIELDS: Readonly<Record<ComparedStage, readonly string[]>>
   messages: ['body', 'groupTag', 'properties'],
 };
 
-/** The compared fields a platform record carries (what a held copy keeps of it). */
+/** What a held copy keeps of a platform record: its compared and fixed fields, a message's author by name. */
 export function comparedFieldsOf(stage: ComparedStage, record: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(COMPARED_FIELDS[stage].filter((f) => record[f] !== undefined).map((f) => [f, record[f]]));
+  const fields = Object.fromEntries([...COMPARED_FIELDS[stage], ...FIXED_FIELDS[stage]].filter((f) => record[f] !== undefined).map((f) => [f, record[f]]));
+  if (stage === 'messages') fields.user = (record.user as { name?: unknown } | undefined)?.name ?? null;
+  return fields;
+}
+
+/**
+ * Fields the platform keeps and a merge patch cannot change: a channel's type, a message's type and author
+ * (the snapshot keeps a message's author as its name). A difference there is no update: the record cannot
+ * come to hold what the source says.
+ */
+export const FIXED_FIELDS: Readonly<Record<ComparedStage, readonly string[]>> = { users: [], channels: ['type'], messages: ['type', 'user'] };
+
+/**
+ * The fixed fields (FIXED_FIELDS) whose source value differs from the platform's copy; one the item or the
+ * copy lacks (a snapshot an older version saved) is not compared. Pure.
+ */
+export function fixedFieldDifferences(stage: ComparedStage, item: Record<string, unknown>, held: Record<string, unknown>): FieldDifference[] {
+  return FIXED_FIELDS[stage]
+    .filter((field) => item[field] !== undefined && Object.hasOwn(held, field) && !sameJsonValue(item[field], held[field]))
+    .map((field) => ({ field, platform: held[field], source: item[field] }));
 }
 
 /**

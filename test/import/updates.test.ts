@@ -236,3 +236,28 @@ describe('names moved between records by an upsert', () => {
     expect(names).toEqual(['u0=upr-ann2', 'u1=upr-ann']);
   });
 });
+
+describe('a correction no update can apply', () => {
+  it('rejects a channel whose type changed and a message whose author changed, naming the field, instead of counting them imported', async () => {
+    const dir = join(f.dir, 'fixed-fields');
+    const typed = pipeline('upsert').replace('name: upd', 'name: upf').replace('type: { const: PUBLIC }', 'type: kind');
+    const channelsOf = (kind: string) => `key,name,title,members,kind\nc0,upf-general,General,upf-ann|upf-bob,${kind}\nc1,upf-random,Random,upf-ann|upf-bob,PUBLIC\n`;
+    const messagesBy = (author: string) => `id,channel,author,text\nm0,c0,${author},hello\nm1,c1,upf-ann,world\n`;
+    await writeInput(dir, 'users.csv', users('Ann').replaceAll('upd-', 'upf-'));
+    await writeInput(dir, 'channels.csv', channelsOf('PUBLIC'));
+    await writeInput(dir, 'messages.csv', messagesBy('upf-ann'));
+    const state = join(dir, 'state');
+    const { config } = await writePipeline(dir, typed);
+    expect((await runImport({ config, stateDir: state, verify: {} }, { client: f.client })).verification?.status).toBe('exact');
+
+    await writeInput(dir, 'channels.csv', channelsOf('PRIVATE'));
+    await writeInput(dir, 'messages.csv', messagesBy('upf-bob'));
+    const corrected = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(corrected.stages.channels).toMatchObject({ read: 2, imported: 1, updated: 0, rejected: 1 });
+    expect(corrected.stages.messages).toMatchObject({ read: 2, imported: 1, updated: 0, rejected: 1, jobs: { submitted: 0 } });
+    const rejects = (await readFile(join(corrected.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string; found: string }> });
+    expect(rejects.map((r) => [r.key, r.reasons.map((x) => [x.field, x.found])])).toEqual([['c0', [['type', '"PRIVATE"']]], ['m0', [['user', '"upf-bob"']]]]);
+    const general = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === 'upf-general')!;
+    expect(general.type).toBe('PUBLIC');
+  });
+});

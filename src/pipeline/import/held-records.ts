@@ -6,7 +6,7 @@ import type { Logger } from '../../shared/logger.js';
 import { parseInt64, type Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import { CHANNEL_KEY_PROPERTY, compareWithPlatform, comparedFieldsOf, PIPELINE_PROPERTY, type Accepted, type ComparedStage, type Comparison, type Reason } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, compareWithPlatform, comparedFieldsOf, fixedFieldDifferences, PIPELINE_PROPERTY, type Accepted, type ComparedStage, type Comparison, type FieldDifference, type Reason } from '../../transform/index.js';
 import type { StageCounts } from '../report.js';
 import type { UnsentCounts } from '../state/events.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
@@ -149,6 +149,8 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
       const copy = key === undefined ? undefined : held.find(key);
       if (!copy) return { kind: 'send' };
+      const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
+      if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
       const now = patched.now.get(key!);
       const comparison = compareWithPlatform(stage, record.item, now ?? copy.fields);
       if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison);
@@ -203,6 +205,16 @@ function foreignDirectReason(foreign: { id: Int64; pipeline: string; key?: strin
     expected: 'members whose DIRECT channel is not another pipeline\'s',
     found: `DIRECT channel ${foreign.id} of pipeline "${foreign.pipeline}"`,
     message: `members: the platform keeps one DIRECT channel per member set, and channel ${foreign.id} for these members belongs to pipeline "${foreign.pipeline}"; its messages are not merged into it (docs/identity.md)`,
+  };
+}
+
+function fixedFieldReason(stage: ComparedStage, id: Int64, { field, platform, source }: FieldDifference): Reason {
+  const what = RESOURCE_NAMES[stage];
+  return {
+    field,
+    expected: `the ${field} the platform's ${what} ${id} has (${stringifyJson(platform)}): an update cannot change it`,
+    found: stringifyJson(source),
+    message: `${field}: the platform holds ${what} ${id} with ${field} ${stringifyJson(platform)}, and no update changes a ${what}'s ${field}; keep it in the source, or delete the ${what} on the platform and import it again`,
   };
 }
 
