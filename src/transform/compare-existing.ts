@@ -57,14 +57,16 @@ export interface Comparison {
 
 /**
  * Compares an accepted item with the platform's copy of the same record. Only fields the item carries are
- * compared (a channel without displayName gets the platform's default), and a message's groupTag and properties. Properties are compared without
+ * compared (a named channel without displayName as its default, its name: channelDisplayName), and a message's groupTag and properties. Properties are compared without
  * chatport's identity properties; values are compared as they travel (sameJsonValue: key order and -0 do
  * not matter), since the platform's copy is read back exactly. The patch removes properties the source no
  * longer has. Pure.
  */
-export function compareWithPlatform(stage: ComparedStage, item: Record<string, unknown>, held: Record<string, unknown>): Comparison {
+export function compareWithPlatform(stage: ComparedStage, sourceItem: Record<string, unknown>, platformCopy: Record<string, unknown>): Comparison {
   const differences: FieldDifference[] = [];
   const patch: Record<string, unknown> = {};
+  const item = stage === 'channels' ? withDefaultDisplayName(sourceItem) : sourceItem;
+  const held = stage === 'channels' ? withDefaultDisplayName(platformCopy) : platformCopy;
   for (const field of COMPARED_FIELDS[stage]) {
     if (!Object.hasOwn(item, field) && !COMPARED_WHEN_ABSENT[stage].includes(field)) continue;
     if (field === 'properties') {
@@ -83,6 +85,20 @@ export function compareWithPlatform(stage: ComparedStage, item: Record<string, u
     }
   }
   return { differences, patch };
+}
+
+/**
+ * A named (PUBLIC or PRIVATE) channel's display name: its own, else its name, the platform's default
+ * (management-api.md, create-channel body). A channel renamed without a display name of its own must not
+ * keep showing its old name.
+ */
+export function channelDisplayName(channel: { type?: unknown; name?: unknown; displayName?: unknown }): unknown {
+  return channel.type === 'DIRECT' ? channel.displayName : (channel.displayName ?? channel.name);
+}
+
+function withDefaultDisplayName(item: Record<string, unknown>): Record<string, unknown> {
+  const displayName = channelDisplayName(item);
+  return displayName === item.displayName ? item : { ...item, displayName };
 }
 
 /**

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { runVerify } from '../../src/pipeline/verify/run-verify.js';
 import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -259,5 +260,33 @@ describe('a correction no update can apply', () => {
     expect(rejects.map((r) => [r.key, r.reasons.map((x) => [x.field, x.found])])).toEqual([['c0', [['type', '"PRIVATE"']]], ['m0', [['user', '"upf-bob"']]]]);
     const general = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === 'upf-general')!;
     expect(general.type).toBe('PUBLIC');
+  });
+});
+
+describe('a channel renamed whose source gives no display name', () => {
+  it('shows its new name: the display name is compared as its default, the name, by the upsert and by verification', async () => {
+    const dir = join(f.dir, 'renamed-channel');
+    const noTitle = pipeline('upsert').replace('name: upd', 'name: upc').replace('displayName: title, ', '');
+    const channelsNamed = (name: string) => `key,name,title,members\nc0,${name},,upc-ann|upc-bob\nc1,upc-random,,upc-ann|upc-bob\n`;
+    await writeInput(dir, 'users.csv', users('Ann').replaceAll('upd-', 'upc-'));
+    await writeInput(dir, 'channels.csv', channelsNamed('upc-general'));
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm0,c0,upc-ann,hello\n');
+    const state = join(dir, 'state');
+    const { config } = await writePipeline(dir, noTitle);
+    expect((await runImport({ config, stateDir: state, verify: {} }, { client: f.client })).verification?.status).toBe('exact');
+
+    await writeInput(dir, 'channels.csv', channelsNamed('upc-talk'));
+    const renamed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(renamed.stages.channels).toMatchObject({ read: 2, imported: 2, updated: 1 });
+    expect(renamed.verification?.status).toBe('exact');
+    const talk = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === 'upc-talk')!;
+    expect(talk.displayName).toBe('upc-talk');
+    const listed = JSON.parse((await readFile(join(renamed.runDir, 'changed', 'channels.ndjson'), 'utf8')).trim()) as { differences: Array<{ field: string }> };
+    expect(listed.differences.map((d) => d.field)).toEqual(['name', 'displayName']);
+
+    // A display name the platform holds other than the name, for a source that gives none, is a difference.
+    await f.client.channels.update(talk.id, { displayName: 'Old talk' });
+    const { differences } = await runVerify({ config }, { client: f.client });
+    expect(differences).toMatchObject([{ kind: 'changed', stage: 'channels', sourceKey: 'c0', fields: ['displayName'] }]);
   });
 });

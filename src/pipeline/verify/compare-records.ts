@@ -1,4 +1,4 @@
-import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, channelDisplayName, PIPELINE_PROPERTY } from '../../transform/index.js';
 import type { Difference, SourcePosition } from './types.js';
 import { samePatchedValue } from '../../shared/merge-patch.js';
 
@@ -153,7 +153,7 @@ export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedCh
     const fields: string[] = [];
     if (item.type !== found.type) fields.push('type');
     if (item.type !== 'DIRECT' && item.name !== undefined && item.name !== found.name) fields.push('name');
-    if (item.type !== 'DIRECT' && item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
+    if (item.type !== 'DIRECT' && item.name !== undefined && channelDisplayName(item) !== channelDisplayName(found)) fields.push('displayName');
     // A DIRECT channel the people already had (no chatport marks) keeps its own properties: the item was not sent.
     if (found.properties?.[CHANNEL_KEY_PROPERTY] !== undefined && !samePatchedValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
