@@ -236,6 +236,27 @@ describe('names moved between records by an upsert', () => {
     const names = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.name.startsWith('upr-')).map((u) => `${String(u.properties?.chatportKey)}=${u.name}`).sort();
     expect(names).toEqual(['u0=upr-ann2', 'u1=upr-ann']);
   });
+
+  it('rejects two users swapping names, explaining the rename instead of advising onExisting: match (which would merge two people)', async () => {
+    const dir = join(f.dir, 'swap');
+    const swap = pipeline('upsert').replace('name: upd', 'name: ups');
+    await writeInput(dir, 'users.csv', csvUsers(['u0,ups-ann,Ann,red', 'u1,ups-bob,Bob,red']));
+    await writeInput(dir, 'channels.csv', csvChannels(['c0,ups-one,One,ups-ann|ups-bob']));
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm0,c0,ups-ann,hi\n');
+    const state = join(dir, 'state');
+    const { config } = await writePipeline(dir, swap);
+    expect((await runImport({ config, stateDir: state }, { client: f.client })).status).toBe('succeeded');
+
+    await writeInput(dir, 'users.csv', csvUsers(['u0,ups-bob,Ann,red', 'u1,ups-ann,Bob,red']));
+    await writeInput(dir, 'channels.csv', csvChannels(['c0,ups-one,One,ups-ann|ups-bob']));
+    const swapped = await runImport({ config, stateDir: state, verify: { sample: 0 } }, { client: f.client });
+    expect(swapped.stages.users).toMatchObject({ read: 2, rejected: 2, refused: 0, updated: 0, jobs: { submitted: 0 } });
+    const rejects = (await readFile(join(swapped.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; key: string; reasons: Array<{ message: string }> });
+    const users = rejects.filter((r) => r.stage === 'users');
+    expect(users.map((r) => r.key)).toEqual(['u0', 'u1']);
+    expect(users[0]!.reasons[0]!.message).toContain("is still held on the platform by source key u1, which the source renames to 'ups-ann'");
+    for (const r of users) expect(r.reasons[0]!.message).not.toContain('onExisting');
+  });
 });
 
 describe('a correction no update can apply', () => {

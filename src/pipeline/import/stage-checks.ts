@@ -73,6 +73,7 @@ export class StageChecks {
     const holders = stage === 'users' ? this.users : channels;
     const released = new Set<string>();
     let heldNames: Map<string, string> | undefined;
+    const renames = await this.sourceRenames(stageConfig);
     if (stage !== 'users') await this.findOthersNames();
     const known = (field: string, name: unknown): Reason[] => {
       if (typeof name !== 'string') return [];
@@ -82,7 +83,7 @@ export class StageChecks {
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
-          return [...takenName(this.users, released, 'name', item.name, keyOf(item), 'username', this.config.id), ...nameSentBefore(sentNames, item.name, keyOf(item), 'username')];
+          return [...takenName(this.users, released, 'name', item.name, keyOf(item), 'username', this.config.id, renames), ...nameSentBefore(sentNames, item.name, keyOf(item), 'username')];
         case 'channels': {
           const members = Array.isArray(item.members) ? item.members : [];
           const name = item.type === 'DIRECT' ? undefined : item.name;
@@ -116,6 +117,15 @@ export class StageChecks {
       }
     };
     return { crossCheck, onAccepted };
+  }
+
+  /**
+   * An upsert users stage with a client: the users stage's source names by key, so that a name held by one
+   * of this pipeline's users the source renames is explained as such (takenName), not as another person.
+   */
+  private async sourceRenames(stageConfig: StageConfig): Promise<ReadonlyMap<string, string> | undefined> {
+    if (stageConfig.stage !== 'users' || stageConfig.options.mode !== 'upsert' || !this.client || !this.sourceUserNames) return undefined;
+    return this.sourceUserNames();
   }
 
   /** This pipeline's users as the platform holds them (read for the checks): source key → name; undefined offline. */
@@ -211,13 +221,24 @@ function ourNamesByKey(holders: Holders): Map<string, string> {
  * A name the platform holds for another record (heldByAnother): the platform would refuse the item. Not one
  * `released`: its holder, an earlier record of the stage, was patched to another name before this record.
  */
-function takenName(holders: Holders | undefined, released: ReadonlySet<string>, field: string, name: unknown, key: string | undefined, what: string, pipelineId: string): Reason[] {
+function takenName(holders: Holders | undefined, released: ReadonlySet<string>, field: string, name: unknown, key: string | undefined, what: string, pipelineId: string, renames?: ReadonlyMap<string, string>): Reason[] {
   if (holders === undefined || typeof name !== 'string' || released.has(name)) return [];
   const holder = holders.get(name);
   if (!heldByAnother(holder, key)) return [];
   const r = reason(field, `a ${what} not taken on the platform`, name);
-  r.message = holder!.ours
-    ? `${field}: ${what} '${name}' is already taken on the platform by another record of pipeline ${pipelineId} (source key ${holder!.key})${what === 'username' ? ONE_USER_HINT : ''}`
-    : `${field}: ${what} '${name}' is already taken on the platform by a record that pipeline ${pipelineId} did not create`;
+  const renamedTo = holder!.ours && holder!.key !== undefined ? renames?.get(holder!.key) : undefined;
+  if (renamedTo !== undefined && renamedTo !== name) r.message = heldByRenamedMessage(field, what, name, holder!.key!, renamedTo);
+  else
+    r.message = holder!.ours
+      ? `${field}: ${what} '${name}' is already taken on the platform by another record of pipeline ${pipelineId} (source key ${holder!.key})${what === 'username' ? ONE_USER_HINT : ''}`
+      : `${field}: ${what} '${name}' is already taken on the platform by a record that pipeline ${pipelineId} did not create`;
   return [r];
+}
+
+/**
+ * The name's holder is a record of the stage the source renames, but not before this record (it comes later,
+ * or its rename was rejected): matching the two (onExisting) would merge two people, so that is not advised.
+ */
+function heldByRenamedMessage(field: string, what: string, name: string, holderKey: string, renamedTo: string): string {
+  return `${field}: ${what} '${name}' is still held on the platform by source key ${holderKey}, which the source renames to '${renamedTo}' but not before this record (it comes later in the source, or its rename was rejected); the platform holds one ${what} per name at every moment. Put that record first, or, for two records swapping names, rename one through a free name in a run of its own`;
 }
