@@ -2,6 +2,7 @@ import { reason } from './types.js';
 import type { Reason } from './types.js';
 import type { Int64 } from '../shared/int64.js';
 import { stringifyJson } from '../shared/lossless-json.js';
+import { ItemEncoder } from './item-bytes.js';
 
 export interface ChunkerOptions {
   /** Most items in one chunk. */
@@ -71,7 +72,7 @@ const SPARE_BUFFERS = 16;
  * Groups items into JSON array chunks bounded by records AND bytes. Deterministic: the same items, groups
  * and options always give byte-identical chunks in the same order (nothing depends on time or on how the
  * input was read). Each item is serialized exactly once, with JSON.stringify (int64 ids beyond 2^53, as
- * bigints, as their exact digits: stringifyJson), and encoded straight into
+ * bigints, as their exact digits: stringifyJson), encoded to UTF-8 once (ItemEncoder) and copied into
  * its open chunk's buffer: open chunks live outside the JavaScript heap, so the garbage collector never
  * copies them from young to old space (as strings, that copying cost more CPU than the serializing).
  *
@@ -87,6 +88,7 @@ export class Chunker<M> {
   private openBytes = 0;
   private readonly open = new Map<Int64 | string | undefined, OpenChunk<M>>();
   private readonly spare: Buffer[] = [];
+  private readonly encoder = new ItemEncoder();
   /** Each finished chunk's buffer (its bytes are a view of it), until the chunk is released. */
   private readonly backing = new WeakMap<Chunk<M>, Buffer>();
   private seq = 0;
@@ -107,17 +109,21 @@ export class Chunker<M> {
     return this.addJson(stringifyJson(item), meta, group);
   }
 
-  /** `add` for an item the caller already serialized (with stringifyJson), e.g. to fingerprint it. */
+  /** `add` for an item the caller already serialized (with stringifyJson). */
   addJson(json: string, meta: M, group?: Int64 | string): Chunk<M>[] | OversizeItem {
-    // An item's UTF-8 is at most 3 bytes per UTF-16 unit; its exact size is counted only when that bound
-    // would not fit (a big item, or the end of a chunk).
-    if (json.length * 3 + 2 > this.maxBytes) {
-      const size = Buffer.byteLength(json);
-      if (size + 2 > this.maxBytes) return { kind: 'oversize', reason: reason('', `an item of at most ${this.maxBytes - 2} bytes as JSON (chunkBytes ${this.maxBytes})`, `${size} bytes`) };
-    }
+    return this.addBytes(this.encoder.encode(json), meta, group);
+  }
+
+  /**
+   * `add` for an item the caller already serialized and encoded (the UTF-8 of stringifyJson, e.g. to
+   * fingerprint it): the bytes are copied, so the caller may reuse their buffer.
+   */
+  addBytes(bytes: Uint8Array, meta: M, group?: Int64 | string): Chunk<M>[] | OversizeItem {
+    const size = bytes.length;
+    if (size + 2 > this.maxBytes) return { kind: 'oversize', reason: reason('', `an item of at most ${this.maxBytes - 2} bytes as JSON (chunkBytes ${this.maxBytes})`, `${size} bytes`) };
     let done: Chunk<M>[] = NONE;
     let chunk = this.open.get(group);
-    if (chunk !== undefined && !this.fits(chunk, json)) {
+    if (chunk !== undefined && !this.fits(chunk, size)) {
       // Does not fit: the chunk is finished without it, and the item starts the group's next chunk.
       done = [this.close(chunk)];
       chunk = undefined;
@@ -127,12 +133,11 @@ export class Chunker<M> {
       chunk = this.newChunk(group);
       this.open.set(group, chunk);
     }
-    // Room for the separator, the item at its largest (or up to maxBytes, which `fits` showed is enough)
-    // and the closing bracket; capacities never pass maxBytes.
+    // Room for the separator, the item and the closing bracket (`fits` showed it is within maxBytes).
     const at = chunk.used + 1;
-    const room = Math.min(at + json.length * 3 + 1, this.maxBytes);
+    const room = at + size + 1;
     if (chunk.buffer.length < room) chunk.buffer = grow(chunk.buffer, chunk.used, room, this.maxBytes);
-    const size = chunk.buffer.write(json, at);
+    chunk.buffer.set(bytes, at);
     chunk.buffer[chunk.used] = chunk.records === 0 ? 0x5b : 0x2c; // '[' or ','
     chunk.used += 1 + size;
     this.openBytes += chunk.records === 0 ? size : size + 1;
@@ -159,9 +164,8 @@ export class Chunker<M> {
   }
 
   /** Whether the item goes into `chunk` without passing maxBytes (its separator and the closing bracket included). */
-  private fits(chunk: OpenChunk<M>, json: string): boolean {
-    const free = this.maxBytes - chunk.used - 2;
-    return json.length * 3 <= free || Buffer.byteLength(json) <= free;
+  private fits(chunk: OpenChunk<M>, size: number): boolean {
+    return size <= this.maxBytes - chunk.used - 2;
   }
 
   /** Finishes every open chunk, in the order their groups were opened. */

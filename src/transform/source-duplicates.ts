@@ -108,8 +108,8 @@ export class SourceDuplicates {
     this.table.close();
   }
 
-  /** Undefined: send the record. Otherwise what to do instead. */
-  check(ordinal: number, accepted: Accepted, json: string): DuplicateVerdict | undefined {
+  /** Undefined: send the record. Otherwise what to do instead. `json`: the item's JSON, or its UTF-8 (the same fingerprint). */
+  check(ordinal: number, accepted: Accepted, json: string | Uint8Array): DuplicateVerdict | undefined {
     const key = accepted.item.idempotencyKey;
     if (typeof key !== 'string') return undefined;
     if (this.mode === 'last-wins') {

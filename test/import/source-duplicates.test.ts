@@ -82,4 +82,22 @@ describe('a source key seen twice in a stage', () => {
     const listed = await readLines(join(report.runDir, 'duplicates', 'messages.ndjson'));
     expect(listed.map((l) => [l.kind, l.line, (l.of as { line: number }).line])).toEqual([['superseded', 2, 4], ['duplicate', 5, 6]]);
   });
+
+  it('tells duplicates from conflicts by content in any script, and the chunk holds each sent item\'s exact UTF-8', async () => {
+    const dir = join(f.dir, 'multibyte');
+    // u2 again identical (line 4), then with one Arabic letter changed (line 5): same length in UTF-16 and in UTF-8.
+    const rows = ['id,username,display', 'u1,mb-alice,Zoë 🎉', 'u2,mb-bob,Борис مرحبا', 'u2,mb-bob,Борис مرحبا', 'u2,mb-bob,Борис مرحبأ', 'u3,mb-carol,世界 €', ''];
+    const users = await writeInput(dir, 'users.csv', rows.join('\n'));
+    const { config } = await writePipeline(dir, 'name: dup-multibyte\nstages:\n  users:\n    source: { path: users.csv }\n    key: id\n    mapping: { name: username, displayName: display, isGuest: { const: false } }\n');
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+
+    expect(report.stages.users).toMatchObject({ read: 5, imported: 3, duplicates: 1, rejected: 1, skipped: 0 });
+    const [reject] = await readLines(report.rejectsFile!);
+    expect(reject).toMatchObject({ stage: 'users', file: users, line: 5 });
+    expect(await displayNames('mb-')).toEqual({ 'mb-alice': 'Zoë 🎉', 'mb-bob': 'Борис مرحبا', 'mb-carol': '世界 €' });
+    const chunk = await readFile(join(report.runDir, 'chunks', 'users', '000000.json'));
+    const items = JSON.parse(chunk.toString('utf8')) as Array<Record<string, unknown>>;
+    expect(items.map((i) => i.displayName)).toEqual(['Zoë 🎉', 'Борис مرحبا', '世界 €']);
+    expect(chunk.equals(Buffer.from(`[${items.map((i) => JSON.stringify(i)).join(',')}]`, 'utf8'))).toBe(true);
+  });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyTable, PositionIndex, SourceDuplicates, idempotencyKeyFor, keyFingerprint, type Accepted, type RecordPosition } from '../../src/transform/index.js';
+import { ItemEncoder, KeyTable, PositionIndex, SourceDuplicates, idempotencyKeyFor, keyFingerprint, type Accepted, type RecordPosition } from '../../src/transform/index.js';
 import { contentHash } from '../../src/transform/key-table.js';
 
 describe('contentHash', () => {
@@ -66,8 +66,11 @@ function accepted(key: string, item: Record<string, unknown>, position: RecordPo
   return { kind: 'accepted', item: { ...item, idempotencyKey: idempotencyKeyFor('p', 'users', key) }, position, sourceKey: key };
 }
 
-/** Runs records through the check as the stage runner does; returns each verdict's kind ('sent' when none). */
-function run(duplicates: SourceDuplicates, records: Array<[string, Record<string, unknown>]>, firstPass = false): string[] {
+/**
+ * Runs records through the check as the stage runner does; returns each verdict's kind ('sent' when none).
+ * `encoder`: each item is checked as its UTF-8 from it (the stage runner's form), else as its JSON text.
+ */
+function run(duplicates: SourceDuplicates, records: Array<[string, Record<string, unknown>]>, firstPass = false, encoder?: ItemEncoder): string[] {
   const list = records.map(([key, item], i) => accepted(key, item, { file: 'u.csv', line: i + 2, index: i }));
   if (firstPass) {
     list.forEach((a, i) => duplicates.noteInFirstPass(i + 1, a.position, a, JSON.stringify(a.item)));
@@ -75,7 +78,8 @@ function run(duplicates: SourceDuplicates, records: Array<[string, Record<string
   }
   return list.map((a, i) => {
     duplicates.note(i + 1, a.position);
-    const verdict = duplicates.check(i + 1, a, JSON.stringify(a.item));
+    const json = JSON.stringify(a.item);
+    const verdict = duplicates.check(i + 1, a, encoder ? encoder.encode(json) : json);
     if (verdict === undefined) return 'sent';
     return verdict.kind === 'conflict' ? `conflict: ${verdict.reason.message}` : `${verdict.kind}: ${verdict.line.message}`;
   });
@@ -109,5 +113,20 @@ describe('SourceDuplicates', () => {
       'sent',
     ]);
     expect(run(new SourceDuplicates('last-wins', 'id'), [['a', { name: 'x' }], ['a', { name: 'x' }]], true)[0]).toMatch(/^duplicate: key "a" appears again at u\.csv:3 with the same content/);
+  });
+
+  it('gives the same verdicts for an item\'s UTF-8 as for its text, non-ASCII content included', () => {
+    const multibyte: Array<[string, Record<string, unknown>]> = [
+      ['a', { name: 'Grüße 🎉' }],
+      ['b', { name: 'مرحبا' }],
+      ['a', { name: 'Grüße 🎉' }],
+      ['b', { name: 'مرحبا!' }],
+      ['a', { name: 'Grüße 🎊' }],
+      ['c', { name: '世界' }],
+      ['c', { name: '世界' }],
+    ];
+    const asBytes = run(new SourceDuplicates('reject', 'id'), multibyte, false, new ItemEncoder());
+    expect(asBytes.map((v) => v.split(':')[0])).toEqual(['sent', 'sent', 'duplicate', 'conflict', 'conflict', 'sent', 'duplicate']);
+    expect(asBytes).toEqual(run(new SourceDuplicates('reject', 'id'), multibyte));
   });
 });

@@ -75,11 +75,11 @@ export class StageChunks {
   }
 
   /**
-   * One accepted item's JSON into its group's chunk. Undefined when no chunk closed (most items: nothing
+   * One accepted item's JSON (its UTF-8, copied) into its group's chunk. Undefined when no chunk closed (most items: nothing
    * to await), a promise when chunks closed and are on their way, the reason when the item fits no chunk.
    */
-  add(json: string, ordinal: number, group: Int64 | undefined): Promise<void> | OversizeItem | undefined {
-    const result = this.chunker.addJson(json, ordinal, group);
+  add(bytes: Uint8Array, ordinal: number, group: Int64 | undefined): Promise<void> | OversizeItem | undefined {
+    const result = this.chunker.addBytes(bytes, ordinal, group);
     if (isOversize(result)) return result;
     return result.length === 0 ? undefined : this.handleAll(result);
   }

@@ -2,7 +2,7 @@ import type { ChatportClient } from '../../api/index.js';
 import { join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
-import type { Accepted, ChannelIdLookup, DuplicateLine, DuplicateVerdict, Processed, Reason, RecordPosition, SourceDuplicates } from '../../transform/index.js';
+import { ItemEncoder, type Accepted, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Processed, type Reason, type RecordPosition, type SourceDuplicates } from '../../transform/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
@@ -109,6 +109,8 @@ class StageRun implements StageTally {
   private readonly chunks: StageChunks;
   private duplicates: SourceDuplicates | undefined;
   private duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
+  /** Each accepted item's UTF-8, for its fingerprint and its chunk; records are taken one at a time, so one buffer serves. */
+  private readonly encoder = new ItemEncoder();
 
   constructor(
     private readonly ctx: StageRunContext,
@@ -214,8 +216,8 @@ class StageRun implements StageTally {
     const existing = existingOutcome(ctx.config, ctx.stage, processed.sourceKey);
     const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
     if (problems && problems.length > 0) return this.reject('invalid', [stage, 'invalid', processed.position, problems, processed.item, processed.sourceKey]);
-    const json = stringifyJson(processed.item);
-    const verdict = pass.duplicates.check(ordinal, processed, json);
+    const bytes = this.encoder.encode(stringifyJson(processed.item));
+    const verdict = pass.duplicates.check(ordinal, processed, bytes);
     if (verdict !== undefined) return this.settleDuplicate(verdict, processed);
     if (existing !== undefined) {
       counts.skipped++;
@@ -224,12 +226,13 @@ class StageRun implements StageTally {
     }
     // A promise only for a patch or a changed-list line: a microtask per record costs.
     const held = ctx.held?.settle(processed);
-    if (held instanceof Promise) return held.then((settled) => this.send(processed, json, ordinal, settled, pass.replies));
-    return this.send(processed, json, ordinal, held, pass.replies);
+    // `bytes` stays valid while the promise is pending: readInput awaits it before taking the next record.
+    if (held instanceof Promise) return held.then((settled) => this.send(processed, bytes, ordinal, settled, pass.replies));
+    return this.send(processed, bytes, ordinal, held, pass.replies);
   }
 
   /** A record to send, unless what the platform holds settles it: into a chunk, or queued as a reply. */
-  private send(processed: Accepted, json: string, ordinal: number, held: HeldOutcome | undefined, replies: StageReplies | undefined): Promise<void> | undefined {
+  private send(processed: Accepted, bytes: Uint8Array, ordinal: number, held: HeldOutcome | undefined, replies: StageReplies | undefined): Promise<void> | undefined {
     const { stage } = this;
     if (held?.kind === 'conflict') return this.reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item, processed.sourceKey]);
     if (held && held.kind !== 'send') {
@@ -242,7 +245,7 @@ class StageRun implements StageTally {
     const parent = replies?.parentOf(processed);
     if (parent !== undefined) return this.queueReply(processed, parent, replies!);
     if (replies?.isPlacedOrphan(processed)) this.chunks.noteOrphan(ordinal);
-    const added = this.chunks.add(json, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
+    const added = this.chunks.add(bytes, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
     if (added === undefined || added instanceof Promise) return added;
     return this.reject('invalid', [stage, 'invalid', processed.position, [added.reason], processed.item, processed.sourceKey]);
   }
