@@ -23,11 +23,21 @@ export class CsvSyntaxError extends Error {
   }
 }
 
-export interface CsvRowOptions {
+export interface CsvRowOptions<Plain = string[]> {
   delimiter: string;
   quote: string;
   /** Drop a byte order mark at the very start. */
   bom: boolean;
+  /**
+   * What a plain line (no quote, no lone CR) becomes; default its fields, the line split at the delimiter.
+   * A caller that reads values from the text itself takes the line as it is.
+   */
+  plainRow?: (line: string, delimiter: string) => Plain;
+}
+
+/** A plain line's fields: the line split at the delimiter (what parseRecord would find, in native code). */
+function splitLine(line: string, delimiter: string): string[] {
+  return line.split(delimiter);
 }
 
 const LF = 10;
@@ -96,7 +106,7 @@ function indexOrEnd(text: string, search: string, from: number): number {
   return at === -1 ? text.length : at;
 }
 
-export class CsvRowReader {
+export class CsvRowReader<Plain = string[]> {
   /** Text not parsed into rows yet: an unfinished record, then the pieces pushed since. */
   private held: string[] = [];
   private heldLength = 0;
@@ -112,21 +122,23 @@ export class CsvRowReader {
   private readonly quote: string;
   private readonly quoteCode: number;
   private readonly bom: boolean;
+  private readonly plainRow: (line: string, delimiter: string) => Plain;
 
-  constructor(options: CsvRowOptions) {
+  constructor(options: CsvRowOptions<Plain>) {
     if (options.quote.length !== 1) throw new RangeError('the CSV quote must be one character');
     this.delimiter = options.delimiter;
     this.delimiterCode = options.delimiter.charCodeAt(0);
     this.quote = options.quote;
     this.quoteCode = options.quote.charCodeAt(0);
     this.bom = options.bom;
+    this.plainRow = options.plainRow ?? (splitLine as unknown as (line: string, delimiter: string) => Plain);
   }
 
   /**
    * Adds text; returns the rows it completed. Throws CsvSyntaxError at broken quoting, with `rows` on the
    * error holding the rows completed before it (so they can still be delivered).
    */
-  push(piece: string): string[][] {
+  push(piece: string): Array<string[] | Plain> {
     this.held.push(piece);
     this.heldLength += piece.length;
     // A record still unfinished is parsed again from its start; waiting until the text has doubled keeps
@@ -136,7 +148,7 @@ export class CsvRowReader {
   }
 
   /** The input has ended: returns the last row, if the text did not end with a line break. */
-  end(): string[][] {
+  end(): Array<string[] | Plain> {
     return this.rows(this.takeHeld(), true);
   }
 
@@ -157,20 +169,19 @@ export class CsvRowReader {
     return counts;
   }
 
-  private rows(text: string, final: boolean): string[][] {
+  private rows(text: string, final: boolean): Array<string[] | Plain> {
     let at = 0;
     if (!this.started && text.length > 0) {
       this.started = true;
       if (this.bom && text.charCodeAt(0) === 0xfeff) at = 1;
     }
-    const rows: string[][] = [];
+    const rows: Array<string[] | Plain> = [];
     const plain = new PlainLines(text, this.quote);
     while (at < text.length) {
       const end = plain.endOf(at);
       if (end !== -1) {
-        // A line with no quote and no lone CR: its fields are the line split at the delimiter (what
-        // parseRecord would find, in native code).
-        rows.push(text.slice(at, end).split(this.delimiter));
+        // A line with no quote and no lone CR: no field-by-field parsing.
+        rows.push(this.plainRow(text.slice(at, end), this.delimiter));
         this.lineCounts.push(1);
         at = plain.next;
         continue;

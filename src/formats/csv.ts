@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
 import { CsvRowReader, CsvSyntaxError } from './csv-rows.js';
 import { clipRaw } from './types.js';
-import type { CsvFormatOptions, SourceItem } from './types.js';
+import type { CsvFormatOptions, LineItem, PlainCsvLine, PlainCsvLineSource, RecordPosition, SourceItem } from './types.js';
 
 type RowBuilder = (fields: string[]) => Record<string, string>;
 
@@ -30,6 +30,11 @@ function isBlankRow(fields: string[]): boolean {
   return fields.length === 1 && fields[0] === '';
 }
 
+/** A row from CsvRowReader: its fields, or (with `plainLines`) a plain line's text, unsplit. */
+type CsvRow = string[] | string;
+
+const keepLine = (line: string): string => line;
+
 /**
  * CSV bytes → records in batches (one per input buffer), with the line each record starts on.
  *
@@ -38,13 +43,19 @@ function isBlankRow(fields: string[]): boolean {
  * what we need anyway to report a wrong field count as a rejected record, with the row written back as
  * CSV, instead of a failed file. Blank lines are skipped (they are not records). Broken quoting stops
  * the file with a FormatError naming the line where the broken record starts, after the rows before it:
- * past it nobody can tell where records begin, and guessing could lose or invent records.
+ * past it nobody can tell where records begin, and guessing could lose or invent records. From
+ * csvLineBatches with `plainLines`, a data line without quotes comes out unsplit (PlainCsvLine), in its place.
  */
-export async function* parseCsvBatches(bytes: Readable, file: string, options: CsvFormatOptions = {}): AsyncGenerator<SourceItem[]> {
+export function parseCsvBatches(bytes: Readable, file: string, options: CsvFormatOptions = {}): AsyncGenerator<SourceItem[]> {
+  // Without plainLines every line is split, so every item is a SourceItem.
+  return csvLineBatches(bytes, file, options, false) as AsyncGenerator<SourceItem[]>;
+}
+
+export async function* csvLineBatches(bytes: Readable, file: string, options: CsvFormatOptions, plainLines: boolean): AsyncGenerator<LineItem[]> {
   const header = options.header ?? true;
   const delimiter = options.delimiter ?? ',';
   const quote = options.quote ?? '"';
-  const reader = new CsvRowReader({ delimiter, quote, bom: options.bom ?? true });
+  const reader = new CsvRowReader<CsvRow>({ delimiter, quote, bom: options.bom ?? true, ...(plainLines ? { plainRow: keepLine } : {}) });
   // The bytes are UTF-8 whatever the file's encoding was (TextNormalizer).
   const decoder = new StringDecoder('utf8');
   const records = new CsvRecords(file, header, options, delimiter, quote);
@@ -61,62 +72,83 @@ export async function* parseCsvBatches(bytes: Readable, file: string, options: C
 }
 
 /** The rows a read gave, or those before its broken quoting and the error. */
-function rowsOf(read: () => string[][]): { rows: string[][]; error?: CsvSyntaxError } {
+function rowsOf(read: () => CsvRow[]): { rows: CsvRow[]; error?: CsvSyntaxError } {
   try {
     return { rows: read() };
   } catch (error) {
     if (!(error instanceof CsvSyntaxError)) throw error;
-    return { rows: (error as CsvSyntaxError & { rows?: string[][] }).rows ?? [], error };
+    return { rows: (error as CsvSyntaxError & { rows?: CsvRow[] }).rows ?? [], error };
   }
 }
 
 /** Rows → records: the header, line numbers, and wrong field counts as unparseable records. */
-class CsvRecords {
+class CsvRecords implements PlainCsvLineSource {
   private nextLine = 1;
   private index = 0;
-  private columns: string[] | undefined;
+  private names: string[] | undefined;
   private build: RowBuilder | undefined;
 
   constructor(
     private readonly file: string,
     private readonly header: boolean,
     private readonly options: CsvFormatOptions,
-    private readonly delimiter: string,
+    readonly delimiter: string,
     private readonly quote: string,
   ) {
-    this.columns = header ? undefined : options.columns;
-    this.build = this.columns && compileRowBuilder(this.columns);
-    if (this.columns) options.onColumns?.(this.columns);
+    this.names = header ? undefined : options.columns;
+    this.build = this.names && compileRowBuilder(this.names);
+    if (this.names) options.onColumns?.(this.names);
   }
 
   /** `lineCounts[i]`: the physical lines row i took (CsvRowReader.takeLineCounts). */
-  take(rows: readonly string[][], lineCounts: readonly number[]): SourceItem[] {
-    const out: SourceItem[] = [];
+  take(rows: readonly CsvRow[], lineCounts: readonly number[]): LineItem[] {
+    const out: LineItem[] = [];
     for (let r = 0; r < rows.length; r++) {
-      const fields = rows[r]!;
+      const row = rows[r]!;
       const line = this.nextLine;
       this.nextLine += lineCounts[r]!;
+      if (typeof row === 'string') {
+        // A plain line: blank (not a record), a data line handed out unsplit, or the header, split.
+        if (row === '') continue;
+        if (this.build !== undefined) {
+          out.push({ plainLine: row, line, index: this.index++, from: this } satisfies PlainCsvLine);
+          continue;
+        }
+      }
+      const fields = typeof row === 'string' ? row.split(this.delimiter) : row;
       if (isBlankRow(fields)) continue;
-      if (this.columns === undefined || this.build === undefined) {
-        this.columns = this.options.columns ?? (this.header ? fields : fields.map((_, i) => String(i + 1)));
-        assertUniqueColumns(this.columns, this.file, line);
-        this.build = compileRowBuilder(this.columns);
-        this.options.onColumns?.(this.columns);
+      if (this.names === undefined || this.build === undefined) {
+        this.names = this.options.columns ?? (this.header ? fields : fields.map((_, i) => String(i + 1)));
+        assertUniqueColumns(this.names, this.file, line);
+        this.build = compileRowBuilder(this.names);
+        this.options.onColumns?.(this.names);
         if (this.header) continue;
       }
-      const position = { file: this.file, line, index: this.index++ };
-      if (fields.length !== this.columns.length)
-        out.push({
-          unparseable: {
-            message: `expected ${this.columns.length} fields (as the header has), found ${fields.length}`,
-            expected: `${this.columns.length} fields`,
-            raw: clipRaw(rowAsCsv(fields, this.delimiter, this.quote)),
-          },
-          position,
-        });
-      else out.push({ record: this.build(fields), position });
+      out.push(this.itemOf(fields, { file: this.file, line, index: this.index++ }));
     }
     return out;
+  }
+
+  get columns(): readonly string[] {
+    return this.names!;
+  }
+
+  /** A plain line handed out unsplit, as take() would have given it. */
+  item(line: PlainCsvLine): SourceItem {
+    return this.itemOf(line.plainLine.split(this.delimiter), { file: this.file, line: line.line, index: line.index });
+  }
+
+  /** A data row's record, or its wrong field count as an unparseable record. */
+  private itemOf(fields: string[], position: RecordPosition): SourceItem {
+    if (fields.length === this.names!.length) return { record: this.build!(fields), position };
+    return {
+      unparseable: {
+        message: `expected ${this.names!.length} fields (as the header has), found ${fields.length}`,
+        expected: `${this.names!.length} fields`,
+        raw: clipRaw(rowAsCsv(fields, this.delimiter, this.quote)),
+      },
+      position,
+    };
   }
 
   /** The FormatError for broken quoting in the record that starts at the next line. */

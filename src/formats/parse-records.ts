@@ -1,13 +1,13 @@
 import { pipeline } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { parseCsvBatches } from './csv.js';
+import { csvLineBatches } from './csv.js';
 import { parseJsonArrayBatches } from './json-array.js';
 import { parseNdjsonBatches } from './ndjson.js';
 import { TextNormalizer } from './decode-text.js';
 import { peekBytes } from './peek.js';
 import { isGzip, sniffFormat, SNIFF_BYTES } from './sniff.js';
-import type { FormatName, ParseRecordsOptions, SourceItem } from './types.js';
+import { sourceItemOf, type FormatName, type LineItem, type ParseRecordsOptions, type SourceItem } from './types.js';
 import { rejectUnreadableText } from './unreadable-text.js';
 
 /**
@@ -24,16 +24,25 @@ import { rejectUnreadableText } from './unreadable-text.js';
  * records come out as UnparseableRecord.
  */
 export function parseRecordBatches(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions): AsyncIterableIterator<SourceItem[]> {
-  return closingSourceOnReturn(batchesOf(bytes, options), bytes);
+  // Without plain lines asked for, every item is a SourceItem.
+  return closingSourceOnReturn(batchesOf(bytes, options, false) as AsyncGenerator<SourceItem[]>, bytes);
+}
+
+/**
+ * parseRecordBatches, except that a CSV data line without quotes may come unsplit (PlainCsvLine), for a
+ * reader that types values straight from its text (the export's columnar fast path).
+ */
+export function parseLineBatches(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions): AsyncIterableIterator<LineItem[]> {
+  return closingSourceOnReturn(batchesOf(bytes, options, true), bytes);
 }
 
 /** parseRecordBatches one record at a time, for callers where records are few or slow anyway. */
 export function parseRecords(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions): AsyncIterableIterator<SourceItem> {
-  return closingSourceOnReturn(flatten(batchesOf(bytes, options)), bytes);
+  return closingSourceOnReturn(flatten(batchesOf(bytes, options, false) as AsyncGenerator<SourceItem[]>), bytes);
 }
 
-async function* batchesOf(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions): AsyncGenerator<SourceItem[]> {
-  yield* await openFormat(bytes, options);
+async function* batchesOf(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions, plainLines: boolean): AsyncGenerator<LineItem[]> {
+  yield* await openFormat(bytes, options, plainLines);
 }
 
 async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
@@ -61,7 +70,7 @@ function closingSourceOnReturn<T>(inner: AsyncGenerator<T>, bytes: Readable | As
   };
 }
 
-async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions): Promise<AsyncGenerator<SourceItem[]>> {
+async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions, plainLines: boolean): Promise<AsyncGenerator<LineItem[]>> {
   const first = await peekBytes(bytes, 2);
   let stream: Readable = first.stream;
   const gzip = options.gzip ?? 'auto';
@@ -81,13 +90,13 @@ async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: 
     stream = sniffed.stream;
   }
   options.onFormat?.(format);
-  return rejectingUnreadable(parserFor(format, stream, options), text);
+  return rejectingUnreadable(parserFor(format, stream, options, plainLines), text);
 }
 
-function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOptions): AsyncGenerator<SourceItem[]> {
+function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOptions, plainLines: boolean): AsyncGenerator<LineItem[]> {
   switch (format) {
     case 'csv':
-      return parseCsvBatches(stream, options.file, options.csv);
+      return csvLineBatches(stream, options.file, options.csv ?? {}, plainLines);
     case 'ndjson':
       return parseNdjsonBatches(stream, options.file, options.decimals);
     case 'json':
@@ -97,11 +106,12 @@ function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOp
 
 /**
  * Once the file had a byte its encoding cannot read, every record from there on is searched for the marks
- * (cheap next to parsing, and only in such files); the records holding one are rejected by name.
+ * (cheap next to parsing, and only in such files); the records holding one are rejected by name. Plain CSV
+ * lines are split for it, so no reader is handed a line holding a mark.
  */
-async function* rejectingUnreadable(batches: AsyncGenerator<SourceItem[]>, text: TextNormalizer): AsyncGenerator<SourceItem[]> {
+async function* rejectingUnreadable(batches: AsyncGenerator<LineItem[]>, text: TextNormalizer): AsyncGenerator<LineItem[]> {
   for await (const batch of batches) {
     if (text.invalidBytes === 0) yield batch;
-    else yield batch.map((item) => rejectUnreadableText(item, text.encodingName));
+    else yield batch.map((item) => rejectUnreadableText(sourceItemOf(item), text.encodingName));
   }
 }

@@ -44,6 +44,38 @@ export function isUnparseable(item: SourceItem): item is UnparseableRecord {
   return (item as UnparseableRecord).unparseable !== undefined;
 }
 
+/**
+ * A CSV data line holding no quote and no lone CR, handed out unsplit (only by parseLineBatches): a reader that can take the values from the text itself skips a field string per cell and a
+ * record object per row. `from.item(line)` gives exactly the SourceItem the reader would otherwise have given
+ * (the record, or the wrong field count as an unparseable record).
+ */
+export interface PlainCsvLine {
+  /** The line's text, without its line break. */
+  plainLine: string;
+  line: number;
+  index: number;
+  from: PlainCsvLineSource;
+}
+
+/** The file a PlainCsvLine came from: its columns (fixed by then) and how its lines become records. */
+export interface PlainCsvLineSource {
+  readonly columns: readonly string[];
+  readonly delimiter: string;
+  item(line: PlainCsvLine): SourceItem;
+}
+
+/** What parseRecordBatches gives when plain CSV lines may come unsplit. */
+export type LineItem = SourceItem | PlainCsvLine;
+
+export function isPlainCsvLine(item: LineItem): item is PlainCsvLine {
+  return (item as PlainCsvLine).plainLine !== undefined;
+}
+
+/** The SourceItem of an item, a plain CSV line split and built as the reader would have. */
+export function sourceItemOf(item: LineItem): SourceItem {
+  return isPlainCsvLine(item) ? item.from.item(item) : item;
+}
+
 /** Raw text kept for an unparseable record; longer text is cut (with a marker) so rejects stay small. */
 export const RAW_TEXT_LIMIT = 16_384;
 

@@ -5,9 +5,10 @@
  * aligned ones (12 and 4) take the fast path across several batches and row groups.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runExport, type ExportReport } from '../../src/pipeline/export/index.js';
 import { fastInteger, fastTimestampMicros, microsToMillis } from '../../src/pipeline/export/fast-cells.js';
+import { FastRowTyper, OUTSIDE_WINDOW, WRITTEN } from '../../src/pipeline/export/fast-row.js';
 import { parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
 import { readDataset } from './read-output.js';
 import { startStoredExportBed, type ExportBed, type StoredExportBed } from './support.js';
@@ -106,6 +107,52 @@ describe('the columnar fast path gives what the exact path gives', () => {
         [11n, 'last', 'u'],
       ]);
     }
+  });
+
+  it('the same where plain lines are typed from their text: a BOM, CRLF ends, empty and non-ASCII cells, quoted rows, wrong field counts, no last line break', async () => {
+    const typeLine = vi.spyOn(FastRowTyper.prototype, 'typeLine');
+    const row = (id: string, rest: string, time = '2026-11-21T10:15:00Z', edited = '') => `${id},TEXT,10,${rest},12,0,3,tag,${time},${edited}`;
+    const lines = [
+      row('1', 'général,50,żółw 🐢'),
+      row('2', '"a,b ""q""\r\nc",50,u'),
+      '3,,10,,,,,,,,2026-11-21T10:17:00.5Z,',
+      row('4', 'ü,50,u', '2026-11-21T10:18:00Z', ',extra'),
+      '5,TEXT,10,c',
+      '',
+      row('6', 'c,50,u', '2026-11-21T10:19:00+01:00'),
+      row('7', 'c,x50,u'),
+      row('8', 'c,50,u', '2026-11-22T10:20:00Z'),
+      row('', 'c,50,u'),
+      row('10', '日本語,50,名前', '2026-11-21T10:21:00.123456Z', '2026-11-21T10:22:00Z'),
+      row('11', 'c,,'),
+      row('12', 'c,9007199254740993,u'),
+      row('13', 'ß,50,ø', '2026-11-21T23:59:59.999999Z', '1969-12-31T23:59:59.5Z'),
+    ];
+    stored.serve(`\uFEFF${[HEADER, ...lines].join('\r\n')}`);
+    for (const unit of ['us', 'ms'] as const) {
+      typeLine.mockClear();
+      const fast = await fastEqualsExact(unit);
+      expect(countsOf(fast.report)).toEqual({ rowsRead: 13, rowsWritten: 8, rowsRejected: 4, rowsOutsideWindow: 1 });
+      expect(fast.rejects.map((r) => [(r as { line: number }).line, (r as { kind: string }).kind])).toEqual([[6, 'unparseable'], [7, 'unparseable'], [10, 'untyped'], [12, 'untyped']]);
+      expect(fast.rows.map((r) => [r.id, r.channel_name, r.username, r.user_id])).toEqual([
+        [1n, 'général', 'żółw 🐢', 50n],
+        [2n, 'a,b "q"\r\nc', 'u', 50n],
+        [3n, null, null, null],
+        [6n, 'c', 'u', 50n],
+        [10n, '日本語', '名前', 50n],
+        [11n, 'c', null, null],
+        [12n, 'c', 'u', 9007199254740993n],
+        [13n, 'ß', 'ø', 50n],
+      ]);
+      // Only the fast run types lines from their text: its plain lines but the first (a record, read for the
+      // plan) and the last (no line break after it: the reader splits it) are written (3, 10, 11), outside
+      // the window (8) or given back for the record path (6 more).
+      const outcomes = typeLine.mock.results.map((r) => r.value as number);
+      expect(outcomes).toHaveLength(10);
+      expect(outcomes.filter((o) => o === WRITTEN)).toHaveLength(3);
+      expect(outcomes.filter((o) => o === OUTSIDE_WINDOW)).toHaveLength(1);
+    }
+    typeLine.mockRestore();
   });
 
   it('the same for columns the schema does not know, whatever their names (read by a reader compiled from them)', async () => {

@@ -1,5 +1,6 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { FormatError, isUnparseable } from '../../src/formats/index.js';
+import { FormatError, isPlainCsvLine, isUnparseable, parseLineBatches, sourceItemOf, type ParseRecordsOptions, type SourceItem } from '../../src/formats/index.js';
 import { parseAll, pieces } from './collect.js';
 
 const lines = (items: Awaited<ReturnType<typeof parseAll>>) => items.map((i) => i.position.line);
@@ -85,5 +86,51 @@ describe('CSV', () => {
 
   it('refuses a header that names a column twice', async () => {
     await expect(parseAll(['a,a\n1,2\n'], { format: 'csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { line: 1, column: 'a' } });
+  });
+});
+
+describe('CSV plain lines handed out unsplit (parseLineBatches)', () => {
+  async function lineItems(data: Buffer, size: number, options: Partial<ParseRecordsOptions>): Promise<{ items: SourceItem[]; plain: number }> {
+    const items: SourceItem[] = [];
+    let plain = 0;
+    for await (const batch of parseLineBatches(Readable.from(pieces(data, size)), { file: 'input', format: 'csv', ...options }))
+      for (const item of batch) {
+        if (isPlainCsvLine(item)) plain++;
+        items.push(sourceItemOf(item));
+      }
+    return { items, plain };
+  }
+
+  it('give, built back, exactly the records and unparseable rows parseRecordBatches gives, read in pieces of any size', async () => {
+    const text = [
+      '\uFEFFid,name,n',
+      '1,ann,5',
+      '2,"a, ""quoted""\r\nname",6',
+      '',
+      '3,żółw 🐢,',
+      ',,',
+      '4,too,many,fields',
+      '5,few',
+      '6,"x",7\r8,lone cr,9',
+      '',
+      '10,last,without line break',
+    ].join('\r\n');
+    const cases: Array<[Buffer, Partial<ParseRecordsOptions>]> = [
+      [Buffer.from(text), {}],
+      [Buffer.from(text.replaceAll('\r\n', '\n')), {}],
+      [Buffer.from(`${text}\n`), { csv: { header: false } }],
+      [Buffer.from(text.replaceAll(',', '||')), { csv: { delimiter: '||' } }],
+      // A byte UTF-8 cannot read: every line is split, so the row holding it is rejected by name.
+      [Buffer.concat([Buffer.from('id,name\n1,a\n2,'), Buffer.from([0xe9]), Buffer.from('\n3,c\n')]), {}],
+    ];
+    for (const [data, options] of cases) {
+      const expected = await parseAll([data], options);
+      for (const size of [1, 2, 5, 64, 100_000]) {
+        const { items, plain } = await lineItems(data, size, options);
+        expect(items, `${JSON.stringify(options)} in pieces of ${size}`).toEqual(expected);
+        if (size === 100_000 && data.includes(0xe9)) expect(plain).toBe(0);
+        else if (size === 100_000) expect(plain).toBeGreaterThan(3);
+      }
+    }
   });
 });

@@ -11,13 +11,18 @@ const MAX_FAST_DIGITS = 15;
 
 /** `[+-]digits`, at most 15 digits (so always a safe integer); NaN for anything else. */
 export function fastInteger(text: string): number {
-  const length = text.length;
-  let i = 0;
+  return fastIntegerIn(text, 0, text.length);
+}
+
+/** fastInteger of `text.slice(start, end)`, read in place (no string made for it). */
+export function fastIntegerIn(text: string, start: number, end: number): number {
+  const length = end;
+  let i = start;
   let negative = false;
-  const sign = text.charCodeAt(0);
+  const sign = text.charCodeAt(start);
   if (sign === 45 /* - */ || sign === 43 /* + */) {
     negative = sign === 45;
-    i = 1;
+    i = start + 1;
   }
   const digits = length - i;
   if (digits < 1 || digits > MAX_FAST_DIGITS) return NaN;
@@ -32,8 +37,18 @@ export function fastInteger(text: string): number {
 
 /** `true`/`1` and `false`/`0` as written; undefined for anything else (other cases, spaces). */
 export function fastBoolean(text: string): boolean | undefined {
-  if (text === 'true' || text === '1') return true;
-  if (text === 'false' || text === '0') return false;
+  return fastBooleanIn(text, 0, text.length);
+}
+
+/** fastBoolean of `text.slice(start, end)`, read in place. */
+export function fastBooleanIn(text: string, start: number, end: number): boolean | undefined {
+  const length = end - start;
+  if (length === 1) {
+    const c = text.charCodeAt(start);
+    return c === 49 /* 1 */ ? true : c === 48 /* 0 */ ? false : undefined;
+  }
+  if (length === 4 && text.startsWith('true', start)) return true;
+  if (length === 5 && text.startsWith('false', start)) return false;
   return undefined;
 }
 
@@ -59,24 +74,29 @@ const SECONDS_END = 19;
  * before 100 (which parseTimestamp refuses) or an instant too far out for a safe integer.
  */
 export function fastTimestampMicros(text: string): number {
-  const length = text.length;
-  if (length < SECONDS_END + 1 || text.charCodeAt(length - 1) !== 90 /* Z */) return NaN;
-  if (text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45 || text.charCodeAt(10) !== 84 /* T */ || text.charCodeAt(13) !== 58 || text.charCodeAt(16) !== 58) return NaN;
-  const year = digitsAt(text, 0, 4);
-  const month = digitsAt(text, 5, 2);
-  const day = digitsAt(text, 8, 2);
-  const hour = digitsAt(text, 11, 2);
-  const minute = digitsAt(text, 14, 2);
-  const second = digitsAt(text, 17, 2);
+  return fastTimestampMicrosIn(text, 0, text.length);
+}
+
+/** fastTimestampMicros of `text.slice(s, end)`, read in place. */
+export function fastTimestampMicrosIn(text: string, s: number, end: number): number {
+  const length = end - s;
+  if (length < SECONDS_END + 1 || text.charCodeAt(end - 1) !== 90 /* Z */) return NaN;
+  if (text.charCodeAt(s + 4) !== 45 || text.charCodeAt(s + 7) !== 45 || text.charCodeAt(s + 10) !== 84 /* T */ || text.charCodeAt(s + 13) !== 58 || text.charCodeAt(s + 16) !== 58) return NaN;
+  const year = digitsAt(text, s, 4);
+  const month = digitsAt(text, s + 5, 2);
+  const day = digitsAt(text, s + 8, 2);
+  const hour = digitsAt(text, s + 11, 2);
+  const minute = digitsAt(text, s + 14, 2);
+  const second = digitsAt(text, s + 17, 2);
   // NaN fails every comparison, so a non-digit anywhere ends here too.
   if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59)) return NaN;
   let fraction = 0;
   if (length > SECONDS_END + 1) {
     const fractionDigits = length - SECONDS_END - 2;
-    if (text.charCodeAt(SECONDS_END) !== 46 /* . */ || fractionDigits < 1 || fractionDigits > 9) return NaN;
+    if (text.charCodeAt(s + SECONDS_END) !== 46 /* . */ || fractionDigits < 1 || fractionDigits > 9) return NaN;
     const kept = Math.min(fractionDigits, 6);
-    fraction = digitsAt(text, SECONDS_END + 1, kept) * MICROS_PER_FRACTION_UNIT[kept]!;
-    if (fractionDigits > kept && Number.isNaN(digitsAt(text, SECONDS_END + 1 + kept, fractionDigits - kept))) return NaN;
+    fraction = digitsAt(text, s + SECONDS_END + 1, kept) * MICROS_PER_FRACTION_UNIT[kept]!;
+    if (fractionDigits > kept && Number.isNaN(digitsAt(text, s + SECONDS_END + 1 + kept, fractionDigits - kept))) return NaN;
     if (Number.isNaN(fraction)) return NaN;
   }
   const micros = ((daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second) * 1_000_000 + fraction;

@@ -4,11 +4,13 @@
  * not take is read by its column's exact parser (parse-cell.ts) instead. A row it cannot vouch for as a
  * whole (a value the exact parser refuses, a missing required value, keys other than the first record's, a
  * row without its day or outside the window) is taken out of the batch again and handed back, for
- * typeRecord to decide exactly as it always has.
+ * typeRecord to decide exactly as it always has. A plain CSV line is typed from its text (typeLine), by
+ * field offsets, with no record built; a line it cannot vouch for is built into its record for type().
  */
+import type { PlainCsvLine, PlainCsvLineSource } from '../../formats/index.js';
 import type { CellValue, ColumnBatch, ColumnBuffer } from '../../sinks/index.js';
 import type { ColumnPlan } from './column-plan.js';
-import { fastBoolean, fastInteger, fastTimestampMicros, microsToMillis } from './fast-cells.js';
+import { fastBooleanIn, fastIntegerIn, fastTimestampMicrosIn, microsToMillis } from './fast-cells.js';
 import { isNullValue } from './parse-cell.js';
 import type { RowWindow } from './typed-rows.js';
 
@@ -82,6 +84,14 @@ export class FastRowTyper {
   private readonly untilUs: number;
   /** The row's day column in epoch microseconds, when a fast reader read it. */
   private dayUs = NaN;
+  /** The CSV file whose plain lines typeLine reads, and each binding's field in its lines (-1: absent). */
+  private lineSource: PlainCsvLineSource | undefined;
+  private fieldOf = new Int32Array(0);
+  /** Where each field of the line at hand starts and ends. */
+  private fieldStarts = new Int32Array(0);
+  private fieldEnds = new Int32Array(0);
+  /** False when the file's lines cannot be read by field (columns other than the plan's keys). */
+  private linesReadable = false;
 
   constructor(plan: ColumnPlan, private readonly window: RowWindow | undefined) {
     this.columns = plan.bindings;
@@ -142,7 +152,7 @@ export class FastRowTyper {
         if (this.required[i] === 1) return false;
         column.setNull(index);
         states[i] = SET;
-      } else if (typeof value === 'string' && this.writeText(i, value, column, index)) states[i] = SET;
+      } else if (typeof value === 'string' && this.writeField(i, value, 0, value.length, column, index)) states[i] = SET;
       else {
         const parsed = this.columns[i]!.parse(value);
         if (!parsed.ok) return false;
@@ -153,34 +163,114 @@ export class FastRowTyper {
     return true;
   }
 
-  /** The fast readers, writing into the slot; false (the slot untouched) leaves the value to the exact parser. */
-  private writeText(i: number, text: string, column: ColumnBuffer, index: number): boolean {
+  /**
+   * Types a plain CSV line (no quotes) straight from its text: the fields found by offset, no string made
+   * for a number or a timestamp, no record object. Only when every value is one the fast readers take
+   * (or an empty field, a null) is the row written; anything else (a wrong field count, a value the exact
+   * parser must judge, a missing required value) is NEEDS_EXACT_PATH, the slot left as it was, and the
+   * caller builds the record (`line.from.item`) for type() and the exact path: the line's text split at the
+   * delimiter is exactly that record's values.
+   */
+  typeLine(line: PlainCsvLine, batch: ColumnBatch): FastOutcome {
+    if (line.from !== this.lineSource) this.bindLines(line.from);
+    if (!this.linesReadable || !this.findFields(line.plainLine, line.from.delimiter)) return NEEDS_EXACT_PATH;
+    const index = batch.length;
+    const outcome = this.writeLine(line.plainLine, batch, index) ? this.windowOutcome() : NEEDS_EXACT_PATH;
+    if (outcome === WRITTEN) {
+      // No value was held: nothing to write but the states to clear.
+      this.states.fill(UNTOUCHED);
+      batch.endRow();
+    } else this.undoRow(batch, index);
+    return outcome;
+  }
+
+  /** Maps each binding to its field in the file's lines, once per file. */
+  private bindLines(source: PlainCsvLineSource): void {
+    const columns = source.columns;
+    this.lineSource = source;
+    this.fieldOf = Int32Array.from(this.columns, (b) => (b.key === undefined ? -1 : columns.indexOf(b.key)));
+    this.fieldStarts = new Int32Array(columns.length);
+    this.fieldEnds = new Int32Array(columns.length);
+    // The record of a line has the file's columns as keys: type() takes it only when they are the plan's.
+    const keyed = this.columns.every((b, i) => (b.key === undefined) === (this.fieldOf[i] === -1));
+    this.linesReadable = keyed && columns.length === this.keyCount && source.delimiter.length > 0;
+  }
+
+  /** Finds the line's fields at the delimiter; false unless there are as many as the file's columns. */
+  private findFields(text: string, delimiter: string): boolean {
+    const starts = this.fieldStarts;
+    const ends = this.fieldEnds;
+    const last = starts.length - 1;
+    let from = 0;
+    for (let f = 0; f < last; f++) {
+      const at = text.indexOf(delimiter, from);
+      if (at === -1) return false;
+      starts[f] = from;
+      ends[f] = at;
+      from = at + delimiter.length;
+    }
+    if (text.indexOf(delimiter, from) !== -1) return false;
+    starts[last] = from;
+    ends[last] = text.length;
+    return true;
+  }
+
+  /** writeRow for a line's fields: every value fast, or false. */
+  private writeLine(text: string, batch: ColumnBatch, index: number): boolean {
+    const states = this.states;
+    const fieldOf = this.fieldOf;
+    this.dayUs = NaN;
+    for (let i = 0; i < fieldOf.length; i++) {
+      const column = batch.columns[i]!;
+      const f = fieldOf[i]!;
+      if (f === -1) {
+        column.setNull(index);
+        states[i] = SET;
+        continue;
+      }
+      const start = this.fieldStarts[f]!;
+      const end = this.fieldEnds[f]!;
+      if (start === end) {
+        // An empty field is a null (isNullValue('')).
+        if (this.required[i] === 1) return false;
+        column.setNull(index);
+      } else if (!this.writeField(i, text, start, end, column, index)) return false;
+      states[i] = SET;
+    }
+    return true;
+  }
+
+  /**
+   * The fast readers on `text.slice(start, end)`, writing into the slot; false (the slot untouched) leaves
+   * the value to the exact parser.
+   */
+  private writeField(i: number, text: string, start: number, end: number, column: ColumnBuffer, index: number): boolean {
     switch (this.kinds[i]) {
       case TEXT:
-        column.setText(index, text);
+        column.setText(index, start === 0 && end === text.length ? text : text.slice(start, end));
         return true;
       case INT64: {
-        const n = fastInteger(text);
+        const n = fastIntegerIn(text, start, end);
         if (Number.isNaN(n)) return false;
         column.setSafeInteger(index, n);
         return true;
       }
       case INT32: {
-        const n = fastInteger(text);
+        const n = fastIntegerIn(text, start, end);
         if (!(n >= INT32_MIN && n <= INT32_MAX)) return false;
         column.setInt32(index, n);
         return true;
       }
       case TIMESTAMP_US:
       case TIMESTAMP_MS: {
-        const micros = fastTimestampMicros(text);
+        const micros = fastTimestampMicrosIn(text, start, end);
         if (Number.isNaN(micros)) return false;
         if (i === this.dayIndex) this.dayUs = micros;
         column.setSafeInteger(index, this.kinds[i] === TIMESTAMP_MS ? microsToMillis(micros) : micros);
         return true;
       }
       case BOOLEAN: {
-        const b = fastBoolean(text);
+        const b = fastBooleanIn(text, start, end);
         if (b === undefined) return false;
         column.setBoolean(index, b);
         return true;

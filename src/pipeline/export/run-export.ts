@@ -13,7 +13,7 @@
  * fails stays published (it is complete, with its own manifest and `_SUCCESS`).
  */
 import { JobFailedError, type Job } from '../../api/index.js';
-import { parseRecordBatches, type FormatName, type SourceItem } from '../../formats/index.js';
+import { parseLineBatches, type FormatName, type LineItem } from '../../formats/index.js';
 import { ChatportError, InputMissingError, interruptionSignal } from '../../shared/errors.js';
 import { columnBatchRows, createDestination, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
 import { partitionByDay } from './day-partitions.js';
@@ -132,7 +132,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
   let header: readonly string[] | undefined;
   let format: FormatName | undefined;
   // Decimals as their source text: a column the schema does not know keeps them exactly, as strings.
-  const items = parseRecordBatches(download.stream, { file: name, decimals: 'text', csv: { onColumns: (columns) => (header = columns) }, onFormat: (f) => (format = f) });
+  // Plain CSV lines come unsplit: the columnar fast path types them from their text (typed-batches.ts).
+  const items = parseLineBatches(download.stream, { file: name, decimals: 'text', csv: { onColumns: (columns) => (header = columns) }, onFormat: (f) => (format = f) });
   // Without a record, a CSV's header, or a JSON array read to its closing bracket (`[]`), proves an empty
   // day; bytes that prove nothing (0 bytes, blank lines) are refused by the typer (typed-source.ts).
   const headerColumns = () => header ?? (format === 'json' ? schema.columns.map((c) => c.source) : undefined);
@@ -272,7 +273,7 @@ interface DatasetRows {
  * days (whose rows are spooled per day) take rows one by one.
  */
 async function openDatasetRows(
-  items: AsyncIterator<SourceItem[]>, onSpooled: ((rowsByDay: ReadonlyMap<string, number>) => void) | undefined, typing: TypedRowsOptions, opts: NormalizedExportOptions,
+  items: AsyncIterator<LineItem[]>, onSpooled: ((rowsByDay: ReadonlyMap<string, number>) => void) | undefined, typing: TypedRowsOptions, opts: NormalizedExportOptions,
 ): Promise<DatasetRows> {
   const days = daysOf(opts.window);
   const dayColumn = typing.schema.dayColumn;

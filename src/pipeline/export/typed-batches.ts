@@ -1,10 +1,11 @@
 /**
  * Parsed export records → column batches for the Parquet writer: the columnar fast path. Each record is
- * typed straight into the batch by FastRowTyper; a record it cannot vouch for takes the exact path
+ * typed straight into the batch by FastRowTyper (a plain CSV line from its unsplit text, or else built into
+ * its record and typed as one); a record it cannot vouch for takes the exact path
  * (typeRecord, as typed-rows.ts does), whose row is put into the batch with the sinks' checks, or whose
  * reject is written. Counts and rejects are the exact path's, record for record.
  */
-import { isUnparseable, type SourceItem, type SourceRecord } from '../../formats/index.js';
+import { isPlainCsvLine, isUnparseable, type LineItem, type SourceItem, type SourceRecord } from '../../formats/index.js';
 import { ColumnBatch, type ColumnBatches } from '../../sinks/index.js';
 import type { ColumnPlan } from './column-plan.js';
 import { FastRowTyper, NEEDS_EXACT_PATH, OUTSIDE_WINDOW } from './fast-row.js';
@@ -21,7 +22,7 @@ export interface TypedBatches {
  * Fixes the plan from the first readable record, then hands out batches of `batchRows` rows (the last one
  * shorter) lazily. A batch is refilled once the next one is asked for.
  */
-export async function openTypedBatches(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions & { batchRows: number }): Promise<TypedBatches> {
+export async function openTypedBatches(batches: AsyncIterator<LineItem[]>, options: TypedRowsOptions & { batchRows: number }): Promise<TypedBatches> {
   const source = await TypedSource.open(batches, options);
   return { plan: source.plan, rows: { batches: typedBatches(source, options.batchRows) }, counts: source.counts };
 }
@@ -36,12 +37,14 @@ async function* typedBatches(source: TypedSource, batchRows: number): AsyncGener
       for (; source.at < source.pending.length; source.at++) {
         const item = source.pending[source.at]!;
         source.counts.read++;
-        if (isUnparseable(item)) await source.rejectUnparseable(item);
-        else {
-          const outcome = typer.type(item.record, batch, rowsBefore + batch.length + 1);
+        // A promise only where a reject or the exact path's row is written: an await per row costs more than typing it.
+        let written: Promise<void> | undefined;
+        if (isPlainCsvLine(item)) {
+          const outcome = typer.typeLine(item, batch);
           if (outcome === OUTSIDE_WINDOW) source.counts.outside++;
-          else if (outcome === NEEDS_EXACT_PATH) await takeExactPath(source, item, batch, rowsBefore + batch.length + 1);
-        }
+          else if (outcome === NEEDS_EXACT_PATH) written = typeItem(source, typer, item.from.item(item), batch, rowsBefore);
+        } else written = typeItem(source, typer, item, batch, rowsBefore);
+        if (written) await written;
         if (batch.full) {
           // Past the yield the batch is refilled, so its row count is taken first.
           rowsBefore += batch.length;
@@ -54,6 +57,15 @@ async function* typedBatches(source: TypedSource, batchRows: number): AsyncGener
   } finally {
     await source.close();
   }
+}
+
+/** One parsed item: rejected if unparseable, else typed by the fast typer, or by the exact path when it cannot vouch for it. */
+function typeItem(source: TypedSource, typer: FastRowTyper, item: SourceItem, batch: ColumnBatch, rowsBefore: number): Promise<void> | undefined {
+  if (isUnparseable(item)) return source.rejectUnparseable(item);
+  const outcome = typer.type(item.record, batch, rowsBefore + batch.length + 1);
+  if (outcome === OUTSIDE_WINDOW) source.counts.outside++;
+  else if (outcome === NEEDS_EXACT_PATH) return takeExactPath(source, item, batch, rowsBefore + batch.length + 1);
+  return undefined;
 }
 
 async function takeExactPath(source: TypedSource, item: SourceRecord, batch: ColumnBatch, rowNumber: number): Promise<void> {

@@ -4,7 +4,7 @@
  * read) go to the rejects file and are counted; rows whose day lies outside the run's window are counted
  * and left out, so that for every dataset rows read = rows written + rows rejected + rows outside.
  */
-import { isUnparseable, type SourceItem } from '../../formats/index.js';
+import { isUnparseable, sourceItemOf, type LineItem } from '../../formats/index.js';
 import type { Row } from '../../sinks/index.js';
 import type { ColumnPlan, TimestampUnit } from './column-plan.js';
 import type { RejectsFile } from './rejects-file.js';
@@ -50,7 +50,7 @@ export interface TypedRows {
 }
 
 /** Fixes the plan from the first readable record, then hands out the typed rows lazily. */
-export async function openTypedRows(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions): Promise<TypedRows> {
+export async function openTypedRows(batches: AsyncIterator<LineItem[]>, options: TypedRowsOptions): Promise<TypedRows> {
   const source = await TypedSource.open(batches, options);
   return { plan: source.plan, rows: typedRows(source), counts: source.counts };
 }
@@ -60,7 +60,7 @@ async function* typedRows(source: TypedSource): AsyncGenerator<Row> {
     do {
       for (; source.at < source.pending.length; source.at++) {
         source.throwIfAborted();
-        const item = source.pending[source.at]!;
+        const item = sourceItemOf(source.pending[source.at]!);
         source.counts.read++;
         if (isUnparseable(item)) {
           await source.rejectUnparseable(item);

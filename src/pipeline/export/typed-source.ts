@@ -4,7 +4,7 @@
  * then typeRecord), which is what every record went through before the columnar fast path and what it
  * still goes through whenever the fast path cannot vouch for a row.
  */
-import { isUnparseable, type SourceItem, type SourceRecord, type UnparseableRecord } from '../../formats/index.js';
+import { isUnparseable, sourceItemOf, type LineItem, type SourceRecord, type UnparseableRecord } from '../../formats/index.js';
 import { ChatportError } from '../../shared/errors.js';
 import type { Row } from '../../sinks/index.js';
 import { planColumns, typeRecord, type ColumnPlan, type RejectReason } from './column-plan.js';
@@ -48,12 +48,12 @@ export class TypedSource {
   plan!: ColumnPlan;
   /** The binding of the window's column, found on first use. */
   private dayBinding: ColumnPlan['bindings'][number] | undefined;
-  /** The batch being taken and the next item in it. */
-  pending: SourceItem[] = [];
+  /** The batch being taken and the next item in it (plain CSV lines unsplit: typed-batches.ts reads them). */
+  pending: LineItem[] = [];
   at = 0;
 
   private constructor(
-    private readonly batches: AsyncIterator<SourceItem[]>,
+    private readonly batches: AsyncIterator<LineItem[]>,
     readonly options: TypedRowsOptions,
   ) {}
 
@@ -61,7 +61,7 @@ export class TypedSource {
    * Reads up to the first readable record to fix the output schema (Parquet needs it before any row);
    * nothing more is read until the typer asks.
    */
-  static async open(batches: AsyncIterator<SourceItem[]>, options: TypedRowsOptions): Promise<TypedSource> {
+  static async open(batches: AsyncIterator<LineItem[]>, options: TypedRowsOptions): Promise<TypedSource> {
     const source = new TypedSource(batches, options);
     const first = await source.firstRecord();
     source.plan = planColumns(options.schema, first ? Object.keys(first.record) : headerOrRefuse(options), options.timestampUnit, options.source);
@@ -72,7 +72,8 @@ export class TypedSource {
   private async firstRecord(): Promise<SourceRecord | undefined> {
     for (;;) {
       if (this.at === this.pending.length && !(await this.nextBatch())) return undefined;
-      const item = this.pending[this.at]!;
+      // Built as a record here, so the plan sees its keys (and the typer starts with it).
+      const item = (this.pending[this.at] = sourceItemOf(this.pending[this.at]!));
       if (!isUnparseable(item)) return item;
       this.at++;
       this.counts.read++;
