@@ -193,11 +193,17 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
 /**
  * Upsert: a message its channel held from run 1 (found by its key, which upsert puts in its properties)
  * with another body or sentAt is patched in its place (docs/identity.md "Updates"); its author is not compared.
+ * One another channel holds is rejected (field `channel`: no update moves it) and stays where it is.
  * Run 1 in insert mode marked no keys, so nothing is found then.
  */
 function patchHeldMessages(lines: Array<{ cells: string[]; outcome: string; changed?: boolean }>, source: Map<string, ExpectedMessage[]>, after: Map<string, ExpectedMessage[]>): void {
+  const heldKeys = new Set([...after.values()].flat().map((h) => h.id));
   for (const [name, list] of source) {
     const held = after.get(name) ?? [];
+    const moved = (m: ExpectedMessage) => heldKeys.has(m.id) && !held.some((h) => h.id === m.id);
+    // A rejected record is not expected on the platform (verification leaves the run's rejects out).
+    for (const m of list.filter(moved)) Object.assign(lines.find((l) => l.outcome === 'imported' && l.cells[0] === m.id)!, { outcome: 'rejected', field: 'channel' });
+    source.set(name, list.filter((m) => !moved(m)));
     for (const m of list) {
       const at = held.findIndex((h) => h.id === m.id);
       if (at === -1 || (held[at]!.body === m.body && held[at]!.sentAt === m.sentAt)) continue;

@@ -29,6 +29,23 @@ describe('held messages snapshot', () => {
     expect(await readdir(dir)).toEqual(['messages']);
   });
 
+  it('finds a key by its part without the channel, the first line holding it, through colliding fingerprints; tells a key held twice from one not held', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chatport-held-'));
+    const fingerprint = (key: string): [number, number] => [key.length % 3, 7];
+    const otherKeyOf = (key: string) => key.slice(key.indexOf('\u0000') + 1);
+    // k3 is held in c1, then in c0 too.
+    const entries: Array<[string, HeldCopy]> = [...ENTRIES, ['c0\u0000k3', message(3333)]];
+    const held = await openHeldMessages(dir, () => yielded(entries), { memoryKeys: 64, fingerprint, otherKeyOf });
+    for (let i = 0; i < 500; i++) if (i !== 3) expect(held.findByOther(`k${i}`)).toEqual({ key: `c${i % 2}\u0000k${i}`, copy: message(i) });
+    expect(held.findByOther('k3')).toEqual({ key: 'c1\u0000k3', copy: message(3) });
+    expect(held.find('c0\u0000k3')).toEqual(message(3333));
+    expect(held.findByOther('k500')).toBeUndefined();
+    expect([held.holds('c1\u0000k7'), held.find('c1\u0000k7')]).toEqual([true, undefined]);
+    expect([held.holds('c0\u0000k7'), held.holds('c0\u0000k1'), held.holds('c0\u0000k0')]).toEqual([false, false, true]);
+    held.close();
+    expect(await readdir(dir)).toEqual(['messages']);
+  });
+
   it('reuses a complete snapshot without reading again, and reads again when the first read failed part way', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chatport-held-'));
     async function* failing(): AsyncGenerator<[string, HeldCopy]> {

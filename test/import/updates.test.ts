@@ -284,6 +284,31 @@ describe('a correction no update can apply', () => {
   });
 });
 
+describe('a message the source moved to another channel', () => {
+  it('is rejected naming both channels, not sent (the platform would take it for a retry of its key) nor counted imported', async () => {
+    const dir = join(f.dir, 'moved-message');
+    const moving = pipeline('upsert').replace('name: upd', 'name: upm');
+    const messagesIn = (m1: string, more = '') => `id,channel,author,text\nm0,c0,upm-ann,hello\nm1,${m1},upm-bob,world\nm2,c1,upm-ann,again\n${more}`;
+    await writeInput(dir, 'users.csv', users('Ann').replaceAll('upd-', 'upm-'));
+    await writeInput(dir, 'channels.csv', channels('General').replaceAll('upd-', 'upm-'));
+    await writeInput(dir, 'messages.csv', messagesIn('c1'));
+    const state = join(dir, 'state');
+    const { config } = await writePipeline(dir, moving);
+    expect((await runImport({ config, stateDir: state, verify: {} }, { client: f.client })).verification?.status).toBe('exact');
+
+    await writeInput(dir, 'messages.csv', messagesIn('c0', 'm3,c1,upm-bob,new\n'));
+    const moved = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(moved.stages.messages).toMatchObject({ read: 4, imported: 3, rejected: 1, jobs: { submitted: 1 } });
+    const rejects = (await readFile(join(moved.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string; found: string; message: string }> });
+    expect(rejects.map((r) => [r.key, r.reasons.map((x) => [x.field, x.found])])).toEqual([['m1', [['channel', '"c0"']]]]);
+    const byName = new Map((await all(f.client.channels.list({ pageSize: 100 }))).map((c) => [c.name, c.id]));
+    const [general, random] = [byName.get('upm-general')!, byName.get('upm-random')!];
+    const held = (await all(f.client.channels.messages(random, { pageSize: 100 }))).find((m) => m.properties?.chatportKey === 'm1')!;
+    expect(rejects[0]!.reasons[0]!.message).toContain(`holds message ${held.id} of this key in channel ${random} (source key c1), and the source names channel ${general} (source key c0)`);
+    expect((await all(f.client.channels.messages(random, { pageSize: 100 }))).map((m) => m.body)).toEqual(['world', 'again', 'new']);
+  });
+});
+
 describe('a channel renamed whose source gives no display name', () => {
   it('shows its new name: the display name is compared as its default, the name, by the upsert and by verification', async () => {
     const dir = join(f.dir, 'renamed-channel');

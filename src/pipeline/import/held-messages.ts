@@ -9,7 +9,10 @@
  * resumed run reuses a whole snapshot or reads the platform again, never half of one. The complete file is
  * then read once more to index its keys in a SpillingKeyTable (key fingerprint → line number; bounded,
  * spilled to `held/messages-keys/`), the same way for a first attempt and a resumed one; the line read back
- * names its key, so a fingerprint shared by two keys never takes one for the other.
+ * names its key, so a fingerprint shared by two keys never takes one for the other. With `otherKeyOf`, a
+ * second table indexes the same lines by that part of their key (held-records.ts: the message's key without
+ * its channel, so a message the source moved to another channel is found where the platform holds it);
+ * it costs as much again (bounded the same way, spilled to `held/messages-other-keys/`).
  */
 import { closeSync, createReadStream, fstatSync, fsyncSync, openSync } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
@@ -31,6 +34,8 @@ export interface HeldMessagesOptions {
   memoryKeys?: number;
   /** A key's 64-bit fingerprint (tests make keys collide). */
   fingerprint?: (key: string) => [number, number];
+  /** The part of a key a second index finds lines by (`findByOther`); none when absent. */
+  otherKeyOf?: (key: string) => string;
 }
 
 /** Line writes gathered before one write call. */
@@ -45,22 +50,28 @@ const TWICE = 1;
  */
 export async function openHeldMessages(heldDir: string, read: () => AsyncIterable<[string, HeldCopy]>, options: HeldMessagesOptions = {}): Promise<HeldMessages> {
   const complete = join(heldDir, 'messages');
-  const spillDir = join(heldDir, 'messages-keys');
-  await rm(spillDir, { recursive: true, force: true });
-  if (await isFolder(complete)) return reopenSnapshot(complete, spillDir, options);
-  await writeSnapshot(join(heldDir, 'messages.partial'), complete, read);
-  return reopenSnapshot(complete, spillDir, options);
+  const spillDirs = { keys: join(heldDir, 'messages-keys'), other: join(heldDir, 'messages-other-keys') };
+  for (const dir of Object.values(spillDirs)) await rm(dir, { recursive: true, force: true });
+  if (!(await isFolder(complete))) await writeSnapshot(join(heldDir, 'messages.partial'), complete, read);
+  return reopenSnapshot(complete, spillDirs, options);
 }
 
 /** A complete snapshot, its keys indexed from its lines (a key found twice is marked then). */
-async function reopenSnapshot(folder: string, spillDir: string, options: HeldMessagesOptions): Promise<HeldMessages> {
+async function reopenSnapshot(folder: string, spillDirs: { keys: string; other: string }, options: HeldMessagesOptions): Promise<HeldMessages> {
   const lines = new LineReader(folder);
-  const index = new KeyIndex(spillDir, lines, options, lines.count);
-  const held = new HeldMessages(lines, index);
+  const index = new KeyIndex(spillDirs.keys, lines, options, lines.count);
+  const { otherKeyOf } = options;
+  const other = otherKeyOf && new KeyIndex(spillDirs.other, lines, options, lines.count, otherKeyOf);
+  const held = new HeldMessages(lines, index, other);
   try {
     const reader = createInterface({ input: createReadStream(join(folder, LINES)), crlfDelay: Infinity });
     let ordinal = 0;
-    for await (const line of reader) index.add(JSON.parse(line.slice(0, line.indexOf('\t'))) as string, ordinal++);
+    for await (const line of reader) {
+      const key = JSON.parse(line.slice(0, line.indexOf('\t'))) as string;
+      index.add(key, ordinal);
+      other?.add(otherKeyOf!(key), ordinal);
+      ordinal++;
+    }
   } catch (error) {
     held.close();
     throw error;
@@ -86,53 +97,83 @@ export class HeldMessages {
   constructor(
     private readonly lines: LineReader,
     private readonly index: KeyIndex,
+    private readonly other?: KeyIndex,
   ) {}
 
   /** The message held once under this key, or undefined (not held, or held twice). */
   find(key: string): HeldCopy | undefined {
-    const ordinal = this.index.find(key);
-    if (ordinal === undefined) return undefined;
-    const line = this.lines.read(ordinal);
-    // Another key of the same fingerprint: this one is not held.
-    return line.key === key ? (parseJsonExact(line.rest, 'bigint') as HeldCopy) : undefined;
+    const found = this.lineOf(this.index, key);
+    return found === undefined || found.twice ? undefined : found.copy;
   }
 
-  /** Closes the files and removes the key table's spilled runs (the snapshot stays for a resumed run). */
+  /** Whether any message is held under this key, once or twice. */
+  holds(key: string): boolean {
+    return this.lineOf(this.index, key) !== undefined;
+  }
+
+  /** The first message held under a key whose `otherKeyOf` part is `other`, with its whole key (undefined without that index). */
+  findByOther(other: string): { key: string; copy: HeldCopy } | undefined {
+    const found = this.other && this.lineOf(this.other, other);
+    return found && { key: found.key, copy: found.copy };
+  }
+
+  /** Closes the files and removes the key tables' spilled runs (the snapshot stays for a resumed run). */
   close(): void {
     this.lines.close();
     this.index.close();
+    this.other?.close();
+  }
+
+  private lineOf(index: KeyIndex, key: string): { key: string; copy: HeldCopy; twice: boolean } | undefined {
+    const found = index.find(key);
+    if (found === undefined) return undefined;
+    const line = this.lines.read(found.ordinal);
+    // Another key of the same fingerprint: this one is not held.
+    if (index.keyOf(line.key) !== key) return undefined;
+    return { key: line.key, copy: parseJsonExact(line.rest, 'bigint') as HeldCopy, twice: found.twice };
   }
 }
 
-/** Held keys → line numbers: a SpillingKeyTable of fingerprints, and the few keys whose fingerprint another took first. */
+/**
+ * Held keys (or `keyOf` parts of them) → line numbers: a SpillingKeyTable of fingerprints, and the few keys
+ * whose fingerprint another took first. A key found again is marked held twice; its first line is kept.
+ */
 class KeyIndex {
   private readonly table: SpillingKeyTable;
   private readonly fingerprint: (key: string) => [number, number];
-  /** Keys whose fingerprint an earlier key has (next to never at 64 bits): their line, or -1 when held twice. */
-  private readonly collided = new Map<string, number>();
+  /** Keys whose fingerprint an earlier key has (next to never at 64 bits): their first line, and whether held twice. */
+  private readonly collided = new Map<string, { ordinal: number; twice: boolean }>();
 
-  constructor(spillDir: string, private readonly lines: LineReader, options: HeldMessagesOptions, expectedKeys?: number) {
+  constructor(
+    spillDir: string,
+    private readonly lines: LineReader,
+    options: HeldMessagesOptions,
+    expectedKeys?: number,
+    /** What of a line's key this index goes by. */
+    readonly keyOf: (lineKey: string) => string = (lineKey) => lineKey,
+  ) {
     this.table = new SpillingKeyTable(spillDir, options.memoryKeys, () => expectedKeys);
     this.fingerprint = options.fingerprint ?? textFingerprint;
   }
 
   add(key: string, ordinal: number): void {
-    if (this.collided.has(key)) return void this.collided.set(key, -1);
+    const collided = this.collided.get(key);
+    if (collided) return void (collided.twice = true);
     const [hi, lo] = this.fingerprint(key);
     const found = this.table.lookup(hi, lo);
     // The table's ordinals start at 1.
     if (found === undefined) return this.table.insert(hi, lo, 0, ordinal + 1);
     // The line read back says whether this is the same key again or another of its fingerprint.
-    if (this.lines.read(found.ordinal - 1).key === key) found.set(TWICE, found.ordinal);
-    else this.collided.set(key, ordinal);
+    if (this.keyOf(this.lines.read(found.ordinal - 1).key) === key) found.set(TWICE, found.ordinal);
+    else this.collided.set(key, { ordinal, twice: false });
   }
 
-  /** The line of a key held once; or of another key of its fingerprint (the caller compares the line's key). */
-  find(key: string): number | undefined {
+  /** The first line of a key, and whether it is held twice; or of another key of its fingerprint (the caller compares the line's key). */
+  find(key: string): { ordinal: number; twice: boolean } | undefined {
     const collided = this.collided.get(key);
-    if (collided !== undefined) return collided === -1 ? undefined : collided;
+    if (collided !== undefined) return collided;
     const found = this.table.lookup(...this.fingerprint(key));
-    return found === undefined || found.content === TWICE ? undefined : found.ordinal - 1;
+    return found === undefined ? undefined : { ordinal: found.ordinal - 1, twice: found.content === TWICE };
   }
 
   close(): void {

@@ -82,8 +82,16 @@ export interface HeldRecordsInput {
 /** A held record found by its key (users and channels: the snapshot object; messages: held-messages.ts). */
 interface HeldCopies {
   find(key: string): HeldCopy | undefined;
+  /** Messages: the copy of a key not held in its own channel that another held channel holds. */
+  elsewhere(key: string): HeldElsewhere | undefined;
   foreignDirect(key: string): Snapshot['foreignDirect'][string] | undefined;
   close(): void;
+}
+
+/** A message held in another channel than the one its record names: the platform's copy and that channel. */
+interface HeldElsewhere {
+  copy: HeldCopy;
+  channel: { id: string; key?: string };
 }
 
 /** Warnings named one by one before the rest are only counted. */
@@ -148,7 +156,11 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
       const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
       const copy = key === undefined ? undefined : held.find(key);
-      if (!copy) return { kind: 'send' };
+      if (!copy) {
+        // Sent, it would be taken for a retry of the copy held in the other channel and create nothing.
+        const moved = key === undefined ? undefined : held.elsewhere(key);
+        return moved ? { kind: 'conflict', reasons: [movedMessageReason(record, moved)] } : { kind: 'send' };
+      }
       const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
       if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
       const now = patched.now.get(key!);
@@ -218,6 +230,20 @@ function fixedFieldReason(stage: ComparedStage, id: Int64, { field, platform, so
   };
 }
 
+function movedMessageReason({ channelKey, channelId }: Accepted, { copy, channel }: HeldElsewhere): Reason {
+  const held = channel.key === undefined ? `channel ${channel.id}` : `channel ${channel.id} (source key ${channel.key})`;
+  const named = `channel ${String(channelId)}${channelKey === undefined ? '' : ` (source key ${channelKey})`}`;
+  return {
+    field: 'channel',
+    expected: `the channel the platform's message ${copy.id} is in, ${held}: an update cannot move a message`,
+    found: stringifyJson(channelKey ?? String(channelId)),
+    message:
+      `channel: the platform holds message ${copy.id} of this key in ${held}, and the source names ${named}; no update moves a message to another channel, ` +
+      `and sent again it would be taken for a retry of its key and create nothing. Keep its channel in the source, or give the record a new key and ` +
+      `delete message ${copy.id} on the platform (a deleted message's key stays used: the same key is not imported again)`,
+  };
+}
+
 function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64, applied: boolean, comparison: Comparison) {
   return { stage, sourceKey, id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
 }
@@ -265,7 +291,7 @@ async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users' | 'cha
     await writeFileAtomic(file, stringifyJson(snapshot));
   }
   const { records, foreignDirect } = snapshot;
-  return { find: (key) => records[key], foreignDirect: (key) => foreignDirect[key], close: () => undefined };
+  return { find: (key) => records[key], elsewhere: () => undefined, foreignDirect: (key) => foreignDirect[key], close: () => undefined };
 }
 
 /**
@@ -275,10 +301,22 @@ async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users' | 'cha
 async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | undefined> {
   const channels = await heldMessageChannels(input);
   // No channel held before (a first import): nothing to compare, and no per-message look-up.
-  if (channels === undefined || channels.length === 0) return undefined;
+  if (channels === undefined || channels.size === 0) return undefined;
   const heldDir = join(input.paths.runDir(input.runId), 'held');
-  const messages = await openHeldMessages(heldDir, () => heldMessagesOf(input, channels), { memoryKeys: input.heldKeysInMemory });
-  return { find: (key) => messages.find(key), foreignDirect: () => undefined, close: () => messages.close() };
+  // Export blocks' keys are source ids, not the records' source keys (which the idempotency keys come from): no look-up across channels.
+  const acrossChannels = !mappedByChatport(input.stage);
+  const messages = await openHeldMessages(heldDir, () => heldMessagesOf(input, [...channels.keys()]), {
+    memoryKeys: input.heldKeysInMemory,
+    ...(acrossChannels ? { otherKeyOf: messageKeyOf } : {}),
+  });
+  const elsewhere = (key: string): HeldElsewhere | undefined => {
+    // Held in its own channel (once, or twice and so not compared): not moved.
+    if (messages.holds(key)) return undefined;
+    const found = messages.findByOther(messageKeyOf(key));
+    const id = found && channelIdOf(found.key);
+    return id === undefined || id === channelIdOf(key) ? undefined : { copy: found!.copy, channel: { id, key: channels.get(id) } };
+  };
+  return { find: (key) => messages.find(key), elsewhere, foreignDirect: () => undefined, close: () => messages.close() };
 }
 
 async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Promise<Snapshot> {
@@ -318,16 +356,15 @@ async function channelsSnapshot({ client, config, stage, sources, signal }: Held
  * stage. A channel the run created holds no earlier message, so a first import reads nothing; in any other
  * (a DIRECT channel made by hand, any channel of a run without a channels stage) a message of the same key
  * may be another pipeline's. A shard reads only the channels it owns (the others' messages are not its
- * records). Undefined when the run has no channels snapshot.
+ * records). By id (decimal), each with its source key. Undefined when the run has no channels snapshot.
  */
-async function heldMessageChannels({ paths, runId, config }: HeldRecordsInput): Promise<string[] | undefined> {
+async function heldMessageChannels({ paths, runId, config }: HeldRecordsInput): Promise<Map<string, string> | undefined> {
   const saved = await readChannelsSnapshot(paths.runDir(runId));
   if (saved?.existed === undefined) return undefined;
   const existed = new Set(saved.existed.map(String));
   const { shard } = config;
-  return Object.entries(saved.records)
-    .filter(([key, channel]) => existed.has(String(channel.id)) && (shard === undefined || ownsChannel(shard, key)))
-    .map(([, channel]) => String(channel.id));
+  const channels = Object.entries(saved.records).filter(([key, channel]) => existed.has(String(channel.id)) && (shard === undefined || ownsChannel(shard, key)));
+  return new Map(channels.map(([key, channel]) => [String(channel.id), key]));
 }
 
 /**
@@ -341,8 +378,13 @@ function comparedMessageKey(stage: StageConfig, record: Accepted): string | unde
   return key === undefined || record.channelId === undefined ? undefined : heldKeyOf(record.channelId, key);
 }
 
-/** Keys are the source's: two channels (two workspaces of one pipeline) may hold the same one. */
+/**
+ * Keys are the source's: two channels (two workspaces of one pipeline) may hold the same export id. A
+ * stage's own source key is unique in it (duplicates are checked), so one held in another channel is moved.
+ */
 const heldKeyOf = (channelId: Int64 | string, key: string): string => `${String(channelId)}\u0000${key}`;
+const channelIdOf = (heldKey: string): string => heldKey.slice(0, heldKey.indexOf('\u0000'));
+const messageKeyOf = (heldKey: string): string => heldKey.slice(heldKey.indexOf('\u0000') + 1);
 
 /**
  * Each channel read in full (pages of 100): its messages that carry a key, as read. A key found twice in a
