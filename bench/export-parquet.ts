@@ -12,47 +12,20 @@
  * DuckDB reads the file from disk (no network, no declared schema: its own type inference), which makes
  * it the lower bound, not a like-for-like competitor.
  */
-import { createReadStream, createWriteStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, statSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { runMeasured } from './lib/measure.js';
-import { generateBenchRows, type BenchRow } from './parquet-rows.js';
+import { exportCsv } from './lib/export-csv.js';
 import { loadDuckDB } from './lib/duckdb.js';
 import { workDir } from './lib/paths.js';
 import { ratioGoal } from './lib/goals.js';
 import { spread } from './lib/spread.js';
 
 const WORK = workDir('export-parquet');
-const HEADER = 'id,type,channelId,channelName,userId,username,bodyLength,repliesCount,reactionsCount,groupTag,createdTime,lastEditedTime\n';
-
-function csvLine(r: BenchRow): string {
-  const iso = (ms: number | null) => (ms === null ? '' : new Date(ms).toISOString());
-  return `${r.id},${r.type},${r.channelId},${r.channelName ?? ''},${r.userId ?? ''},${r.username ?? ''},${r.bodyLength},${r.repliesCount},${r.reactionsCount},${r.groupTag ?? ''},${iso(r.createdTime)},${iso(r.lastEditedTime)}\n`;
-}
-
-async function writeCsv(rows: number, file: string): Promise<void> {
-  const chunks = function* () {
-    yield HEADER;
-    let batch = '';
-    let n = 0;
-    for (const r of generateBenchRows(rows)) {
-      batch += csvLine(r);
-      if (++n % 10_000 === 0) {
-        yield batch;
-        batch = '';
-      }
-    }
-    yield batch;
-  };
-  await pipeline(Readable.from(chunks()), createWriteStream(`${file}.part`));
-  const { rename } = await import('node:fs/promises');
-  await rename(`${file}.part`, file);
-}
 
 /** Just enough of the Management API for one analytics export, plus the file with Range support. */
 function startPlatform(csv: string): Promise<{ url: string; server: Server }> {
@@ -125,11 +98,7 @@ async function main(): Promise<void> {
   const rowsAt = args.indexOf('--rows');
   const rows = rowsAt >= 0 ? Number(args[rowsAt + 1]) : 1_000_000;
   await mkdir(WORK, { recursive: true });
-  const csv = join(WORK, `messages-${rows}.csv`);
-  if (!existsSync(csv)) {
-    process.stderr.write(`generating ${rows} rows of CSV…\n`);
-    await writeCsv(rows, csv);
-  }
+  const csv = await exportCsv(rows);
   const csvMb = statSync(csv).size / 1024 ** 2;
   const runsAt = args.indexOf('--runs');
   const runs = runsAt >= 0 ? Number(args[runsAt + 1]) : 3;

@@ -1,20 +1,24 @@
 /**
- * The export's columnar fast path alone (FastRowTyper into a ColumnBatch), over the records of the CSV that
- * export-parquet.ts generates, built as csv.ts builds them: no download, no CSV reading, no Parquet. A
- * change to this stage is a few percent of the whole export, under the machine's noise end to end, so it is
- * measured here, its builds taken in turn in their own processes:
+ * The export's columnar fast path alone, over the CSV that export-parquet.ts generates: no download and no
+ * Parquet. A change to this stage is a few percent of the whole export, under the machine's noise end to end,
+ * so it is measured here. Each measurement is a child process of its own (one warm-up pass, then the CPU of
+ * three, averaged); with `--against`, the two builds are taken in turn, run after run, and each pair's ratio
+ * is printed with min / median / max:
  *
- *   node dist-bench/bench/export-typer.js [--build <a checkout's dist/>] [--rows 1000000] [--from-csv]
+ *   node dist-bench/bench/export-typer.js [--against <another checkout's dist/>] [--runs 5] [--rows 1000000] [--from-csv]
  *
- * `--build` points at another build of chatport (e.g. of an older commit) to type with; by default this
- * checkout's. Prints the CPU ms of one pass (the mean of 3, after one to warm up). `--from-csv` measures the
- * CSV reading too: the file read from disk, parsed as the export parses its download (parseLineBatches, or
- * parseRecordBatches in a build without it) and typed into batches by openTypedBatches, as export does.
+ * Without `--from-csv` the records are built beforehand, as csv.ts builds them, and only FastRowTyper.type
+ * is timed. `--from-csv` times the CSV reading too: the file parsed as the export parses its download
+ * (parseLineBatches, or parseRecordBatches in a build without it) and typed by openTypedBatches.
  */
+import { execFile } from 'node:child_process';
 import { createReadStream, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { ROOT, workDir } from './lib/paths.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { exportCsv } from './lib/export-csv.js';
+import { ROOT } from './lib/paths.js';
+import { spread } from './lib/spread.js';
 
 type Typer = { type(record: Record<string, string>, batch: Batch, rowNumber: number): number };
 type Batch = { full: boolean; reset(): void };
@@ -52,8 +56,7 @@ async function csvPass(load: Load, file: string): Promise<number> {
   return written;
 }
 
-async function fromCsv(build: string, load: Load, rows: number): Promise<void> {
-  const file = workDir('export-parquet', `messages-${rows}.csv`);
+async function fromCsv(build: string, load: Load, file: string, rows: number): Promise<void> {
   await csvPass(load, file);
   const start = process.cpuUsage();
   let written = 0;
@@ -63,16 +66,15 @@ async function fromCsv(build: string, load: Load, rows: number): Promise<void> {
   process.stdout.write(`${JSON.stringify({ build, rows, stage: 'csv → batches', cpuMs: Math.round((used.user + used.system) / 3000) })}\n`);
 }
 
-async function main(): Promise<void> {
-  const build = argument('--build') ?? join(ROOT, 'dist');
-  const rows = Number(argument('--rows') ?? 1_000_000);
+/** One measurement, in this process: the CPU ms of one pass over `file` with the build at `build`. */
+async function child(build: string, file: string, rows: number, fromCsvToo: boolean): Promise<void> {
   const load: Load = (path: string) => import(pathToFileURL(join(build, path)).href);
-  if (process.argv.includes('--from-csv')) return fromCsv(build, load, rows);
+  if (fromCsvToo) return fromCsv(build, load, file, rows);
   const { planColumns } = await load('pipeline/export/column-plan.js');
   const { MESSAGES_SCHEMA } = await load('pipeline/export/schemas.js');
   const { FastRowTyper, WRITTEN } = await load('pipeline/export/fast-row.js');
   const { ColumnBatch } = await load('sinks/column-batch.js');
-  const { header, records } = readRecords(workDir('export-parquet', `messages-${rows}.csv`));
+  const { header, records } = readRecords(file);
   const plan = planColumns(MESSAGES_SCHEMA, header, 'us', 'bench');
   const typer = new FastRowTyper(plan, WINDOW) as Typer;
   const batch = new ColumnBatch(plan.schema, 65_536) as Batch;
@@ -89,6 +91,38 @@ async function main(): Promise<void> {
   const used = process.cpuUsage(start);
   if (written !== 4 * records.length) throw new Error(`the fast path wrote ${written / 4} of ${records.length} rows`);
   process.stdout.write(`${JSON.stringify({ build, rows: records.length, cpuMs: Math.round((used.user + used.system) / 3000) })}\n`);
+}
+
+const run = promisify(execFile);
+
+/** One child's measurement of `build`, its CPU ms. */
+async function measure(build: string, file: string, rows: number, fromCsvToo: boolean): Promise<number> {
+  const args = [fileURLToPath(import.meta.url), '--child', build, file, String(rows), ...(fromCsvToo ? ['--from-csv'] : [])];
+  const { stdout } = await run(process.execPath, args, { maxBuffer: 1 << 20 });
+  return (JSON.parse(stdout) as { cpuMs: number }).cpuMs;
+}
+
+async function main(): Promise<void> {
+  const childAt = process.argv.indexOf('--child');
+  if (childAt >= 0) {
+    const [build, file, rows] = process.argv.slice(childAt + 1);
+    return child(build!, file!, Number(rows), process.argv.includes('--from-csv'));
+  }
+  const rows = Number(argument('--rows') ?? 1_000_000);
+  const runs = Number(argument('--runs') ?? 5);
+  const fromCsvToo = process.argv.includes('--from-csv');
+  const file = await exportCsv(rows);
+  const builds = [join(ROOT, 'dist'), ...(argument('--against') === undefined ? [] : [argument('--against')!])];
+  const cpu: number[][] = builds.map(() => []);
+  process.stdout.write(`| run | ${builds.map((b) => `${b} CPU ms`).join(' | ')} |${builds.length > 1 ? ' ratio |' : ''}\n`);
+  for (let i = 1; i <= runs; i++) {
+    for (let b = 0; b < builds.length; b++) cpu[b]!.push(await measure(builds[b]!, file, rows, fromCsvToo));
+    const ratio = builds.length > 1 ? ` ${(cpu[0]![i - 1]! / cpu[1]![i - 1]!).toFixed(2)} |` : '';
+    process.stdout.write(`| ${i} | ${cpu.map((c) => c[i - 1]).join(' | ')} |${ratio}\n`);
+  }
+  const stage = fromCsvToo ? 'CSV file → typed batches' : 'records → typed batches';
+  builds.forEach((b, k) => process.stdout.write(`${stage}, ${b}: CPU ms per pass, min / median / max: ${spread(cpu[k]!, 0).text}\n`));
+  if (builds.length > 1) process.stdout.write(`this build / ${builds[1]}, per pair, min / median / max: ${spread(cpu[0]!.map((c, k) => c / cpu[1]![k]!), 2).text}\n`);
 }
 
 await main();
