@@ -298,6 +298,16 @@ describe('pure parts', () => {
     expect(parseInt32('2147483648').ok).toBe(false);
   });
 
+  it('reads an integer padded with leading zeros past 19 digits as the number it names, within the range', () => {
+    expect(parseInt64('00000000000000000000001')).toEqual({ ok: true, value: 1n });
+    expect(parseInt64(' -0000000000000000000009223372036854775808 ')).toEqual({ ok: true, value: -9223372036854775808n });
+    expect(parseInt64('+0000000000000000000000')).toEqual({ ok: true, value: 0n });
+    expect(parseInt64('00000000000000000000009223372036854775808').ok).toBe(false);
+    expect(parseInt64('12345678901234567890').ok).toBe(false);
+    expect(parseInt64('000x1').ok).toBe(false);
+    expect(parseInt32('0000000000000000000000012')).toEqual({ ok: true, value: 12 });
+  });
+
   it('reads ISO timestamps to UTC microseconds: zones, fractions, nanoseconds dropped, impossible dates refused', () => {
     const base = BigInt(Date.UTC(2026, 10, 21, 10, 15)) * 1000n;
     expect(parseTimestamp('2026-11-21T10:15:00Z')).toEqual({ ok: true, value: base });

@@ -21,13 +21,23 @@ export function isNullValue(value: unknown): boolean {
   return value === null || value === undefined || value === '';
 }
 
+// Leading zeros name no magnitude (`000…0012` is 12), so they are set aside before the digits are counted.
+const INTEGER_TEXT = /^([+-]?)0*(\d{1,19})$/;
+
 function integerOf(value: unknown): bigint | undefined {
   if (typeof value === 'bigint') return value;
   if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : undefined;
   if (typeof value !== 'string') return undefined;
-  const text = value.trim();
-  // At most 19 digits: anything longer is out of the int64 range anyway, and BigInt() stays cheap.
-  return /^[+-]?\d{1,19}$/.test(text) ? BigInt(text) : undefined;
+  return integerText(value.trim());
+}
+
+/**
+ * Decimal digits with an optional sign → bigint. At most 19 significant digits: anything longer is out of
+ * the int64 range anyway, and BigInt() stays cheap.
+ */
+function integerText(text: string): bigint | undefined {
+  const m = INTEGER_TEXT.exec(text);
+  return m ? BigInt(m[1]! + m[2]!) : undefined;
 }
 
 export function parseInt64(value: unknown): ParsedCell {
