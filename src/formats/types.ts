@@ -80,7 +80,18 @@ export function sourceItemOf(item: LineItem): SourceItem {
 export const RAW_TEXT_LIMIT = 16_384;
 
 export function clipRaw(text: string): string {
-  return text.length <= RAW_TEXT_LIMIT ? text : `${text.slice(0, RAW_TEXT_LIMIT)}…[${text.length - RAW_TEXT_LIMIT} more characters]`;
+  if (text.length <= RAW_TEXT_LIMIT) return text;
+  const kept = clipText(text, RAW_TEXT_LIMIT);
+  return `${kept}…[${text.length - kept.length} more characters]`;
+}
+
+/**
+ * The first `limit` UTF-16 units of a text, one fewer where the cut would split a surrogate pair: half an
+ * emoji is a lone surrogate, which the rejects file could only show as an escape of no character.
+ */
+export function clipText(text: string, limit: number): string {
+  const high = text.charCodeAt(limit - 1);
+  return text.slice(0, high >= 0xd800 && high <= 0xdbff ? limit - 1 : limit);
 }
 
 export const FORMATS = ['csv', 'ndjson', 'json'] as const;

@@ -71,6 +71,20 @@ describe('exports in other shapes, from another origin', () => {
     expect(readManifest(root, 'users', DATE).details).toMatchObject({ rowsRead: 6, rowsRejected: 4, rejectsFile: d.rejectsFile });
   });
 
+  it('a long value or row is clipped in its reject between characters, never through an emoji (no lone surrogate)', async () => {
+    // 199 characters then an emoji: the 200-character clip of a reason's value falls inside the emoji; the
+    // wrong-count row's 16,384-character clip of its raw text falls inside one too.
+    const value = `${'x'.repeat(199)}🐢🐢`;
+    const longRow = `3,${'y'.repeat(16_381)}🐢🐢,Z`;
+    stored.serve(['id,name,display_name,type,is_guest,created_time,channels_count,messages_count,last_message_time', '1,a,A,PERSON,false,,1,1,', `2,b,B,PERSON,false,,${value},1,`, longRow].join('\n'));
+    const report = await (await exportUsers('clip')).run;
+    const text = readFileSync(report.datasets[0]!.rejectsFile!, 'utf8');
+    expect(text).not.toMatch(/\\ud[89a-f]/i);
+    const [untyped, unparseable] = text.trim().split('\n').map((l) => JSON.parse(l) as { reasons: Array<{ value?: string }>; record: unknown });
+    expect(untyped!.reasons[0]!.value).toBe(`${'x'.repeat(199)}…`);
+    expect(unparseable!.record).toBe(`3,${'y'.repeat(16_381)}…[${longRow.length - 16_383} more characters]`);
+  });
+
   it('NDJSON with native numbers and booleans; a declared column the export lacks is written as nulls', async () => {
     const lines = [
       { id: 7, name: 'gus', displayName: 'Gus', isGuest: true, createdTime: '2026-11-20T10:00:00Z', channelsCount: 1, messagesCount: 9007199254740991 },

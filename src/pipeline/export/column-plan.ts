@@ -6,6 +6,7 @@
  * first record: declared columns in declared order, then columns the schema does not know, kept as
  * strings. Declared columns the export lacks stay in the output as nulls and are reported.
  */
+import { clipText } from '../../formats/index.js';
 import { ChatportError } from '../../shared/errors.js';
 import { PARTITION_COLUMN, type ColumnSpec, type Row, type TableSchema } from '../../sinks/index.js';
 import { isNullValue, parseBoolean, parseInt32, parseInt64, parseText, parseTimestamp, type ParsedCell } from './parse-cell.js';
@@ -64,7 +65,7 @@ const PARSERS: Record<Exclude<DeclaredType, 'timestamp'>, (value: unknown) => Pa
 };
 
 function clip(value: unknown): unknown {
-  return typeof value === 'string' && value.length > 200 ? `${value.slice(0, 200)}…` : value;
+  return typeof value === 'string' && value.length > 200 ? `${clipText(value, 200)}…` : value;
 }
 
 /**
