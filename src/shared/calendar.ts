@@ -9,6 +9,14 @@ export function daysInMonth(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
+/**
+ * Whether the fields name a real date and time of the proleptic Gregorian calendar (what Date uses), years 1
+ * to 9999 (a warehouse's range; year 0 is none of theirs), with no leap second. NaN anywhere gives false.
+ */
+export function isCivilDateTime(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  return year >= 1 && year <= 9999 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour >= 0 && hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59;
+}
+
 /** Days from 1970-01-01 to a valid date, year ≥ 1: what Date.UTC gives divided by a day's milliseconds. */
 export function daysFromCivil(year: number, month: number, day: number): number {
   const y = month <= 2 ? year - 1 : year;

@@ -33,9 +33,10 @@ const MESSAGES_CSV = [
   '11,TEXT,10,c,50,u,1,1,1,,2026-11-22T00:00:00Z,',
   '12,TEXT,10,c,50,u,1,1,1,,2026-11-20T23:59:59.999999Z,',
   '13,TEXT,10,c',
-  '14,TEXT,10,c,50,u,1,1,1,,0099-11-21T10:15:00Z,',
+  '14,TEXT,10,c,50,u,1,1,1,,0000-11-21T10:15:00Z,',
   '15,TEXT,10,c,50,u,1,1,1,,2026-11-21T10:15:00.Z,2026-11-21T10:15:60Z',
   '16,TEXT,12345678901234567890,c,50,u,1,1,1,,2026-11-21T10:15:00.1234567890Z,',
+  '17,TEXT,10,c,50,u,1,1,1,,2026-11-21T10:15:00Z,0001-01-01T00:00:00Z',
   ...Array.from({ length: 30 }, (_, i) => `${100 + i},TEXT,${-i},c${i % 3 ? i : ''},${i % 4 ? 9007199254740990 + i : ''},u,${i},${i},${i},,2026-11-21T${String(i % 24).padStart(2, '0')}:00:0${i % 10}.${i}Z,`),
 ].join('\r\n');
 
@@ -70,7 +71,9 @@ describe('the columnar fast path gives what the exact path gives', () => {
       stored.serve(MESSAGES_CSV);
       const fast = await fastEqualsExact(unit);
       // The cases are there: rows written, rejected (bad cells, no day, wrong field count) and outside the window.
-      expect(countsOf(fast.report)).toEqual({ rowsRead: 46, rowsWritten: 36, rowsRejected: 8, rowsOutsideWindow: 2 });
+      expect(countsOf(fast.report)).toEqual({ rowsRead: 47, rowsWritten: 37, rowsRejected: 8, rowsOutsideWindow: 2 });
+      // Go's zero time, year 1, is an instant like any other (once refused: Date.UTC reads year 1 as 1901).
+      expect(fast.rows.find((r) => r.id === 17n)).toMatchObject({ last_edited_time: -62_135_596_800_000_000n });
       expect(fast.rows[1]).toMatchObject({ id: 9007199254740993n, channel_id: -42n, user_id: 9223372036854775807n, username: 'multi\nline "name"', replies_count: -9223372036854775808n, reactions_count: 12n });
     });
   }
@@ -226,8 +229,8 @@ describe('the fast readers agree with parse-cell.ts wherever they answer', () =>
       if (Number.isNaN(micros)) expect(Number.isSafeInteger(Number(exact))).toBe(false);
       else if (BigInt(micros) !== exact) expect({ text, micros }).toEqual({ text, micros: Number(exact) });
     }
-    // Shapes left to the exact parser, whatever it makes of them; and the refused years before 100.
-    for (const text of ['2026-11-21T10:15:00z', '2026-11-21 10:15:00Z', '2026-11-21T10:15:00+00:00', '0099-12-31T00:00:00Z', '2026-04-31T00:00:00Z', '9999-12-31T23:59:59Z'])
+    // Shapes left to the exact parser, whatever it makes of them; instants beyond a safe integer; year 0, refused.
+    for (const text of ['2026-11-21T10:15:00z', '2026-11-21 10:15:00Z', '2026-11-21T10:15:00+00:00', '0099-12-31T00:00:00Z', '0000-01-01T00:00:00Z', '2026-04-31T00:00:00Z', '9999-12-31T23:59:59Z'])
       expect(fastTimestampMicros(text)).toBeNaN();
   });
 });

@@ -333,6 +333,13 @@ describe('pure parts', () => {
     for (const bad of ['2026-02-29T00:00:00Z', '2026-11-21T24:00:00Z', 'yesterday', '1700000000']) expect(parseTimestamp(bad).ok).toBe(false);
   });
 
+  it('reads timestamps of years 1 to 99 as those years (Go\'s zero time 0001-01-01 among them), not as 1901–1999; year 0 is refused', () => {
+    expect(parseTimestamp('0001-01-01T00:00:00Z')).toEqual({ ok: true, value: -62_135_596_800_000_000n });
+    expect(parseTimestamp('0099-12-31T23:59:59.5+01:00')).toEqual({ ok: true, value: BigInt(Date.parse('0099-12-31T22:59:59Z')) * 1000n + 500_000n });
+    expect(parseTimestamp('0004-02-29T00:00:00Z')).toEqual({ ok: true, value: BigInt(Date.parse('0004-02-29T00:00:00Z')) * 1000n });
+    for (const bad of ['0000-01-01T00:00:00Z', '0001-02-29T00:00:00Z', '0050-13-01T00:00:00Z']) expect(parseTimestamp(bad).ok, bad).toBe(false);
+  });
+
   it('matches snake_case or camelCase headers to the declared columns and names new ones uniquely', () => {
     const plan = planColumns(USERS_SCHEMA, ['ID', 'display_name', 'Is-Guest', 'newThing', 'new_thing', 'name'], 'ms', 'test');
     expect(plan.schema.columns.map((c) => `${c.name}:${c.type}`)).toEqual([

@@ -4,7 +4,7 @@
  * parse-cell.ts accepts and gives the same value for it; anything else gives NaN (or undefined), and the
  * caller asks parse-cell.ts, which stays the one judge of what a value means and why it is refused.
  */
-import { daysFromCivil, daysInMonth } from '../../shared/calendar.js';
+import { daysFromCivil, isCivilDateTime } from '../../shared/calendar.js';
 
 /** More digits than this might not be a safe integer. */
 const MAX_FAST_DIGITS = 15;
@@ -70,8 +70,8 @@ const SECONDS_END = 19;
 
 /**
  * `YYYY-MM-DDTHH:MM:SS[.f…]Z` (1 to 9 fraction digits, those past the microsecond dropped, as parseTimestamp
- * does) → epoch microseconds as a safe integer; NaN for any other shape, an impossible date or time, a year
- * before 100 (which parseTimestamp refuses) or an instant too far out for a safe integer.
+ * does) → epoch microseconds as a safe integer; NaN for any other shape, an impossible date or time, year 0
+ * (which parseTimestamp refuses) or an instant too far out for a safe integer (before 1685, after 2254).
  */
 export function fastTimestampMicros(text: string): number {
   return fastTimestampMicrosIn(text, 0, text.length);
@@ -89,7 +89,7 @@ export function fastTimestampMicrosIn(text: string, s: number, end: number): num
   const minute = digitsAt(text, s + 14, 2);
   const second = digitsAt(text, s + 17, 2);
   // NaN fails every comparison, so a non-digit anywhere ends here too.
-  if (!(year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59)) return NaN;
+  if (!isCivilDateTime(year, month, day, hour, minute, second)) return NaN;
   let fraction = 0;
   if (length > SECONDS_END + 1) {
     const fractionDigits = length - SECONDS_END - 2;

@@ -5,6 +5,7 @@
  * Nulls: `null`, a missing value and the empty string are all null. CSV has no other way to write a
  * null (the platform writes absent values as empty fields), so an empty string cannot be told apart.
  */
+import { daysFromCivil, isCivilDateTime } from '../../shared/calendar.js';
 import type { CellValue } from '../../sinks/index.js';
 
 export type ParsedCell = { ok: true; value: CellValue } | { ok: false; expected: string };
@@ -85,14 +86,10 @@ export function parseTimestamp(value: unknown): ParsedCell {
   const m = ISO.exec(value.trim());
   if (!m) return bad(EXPECTED_TIMESTAMP);
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
-  const ms = Date.UTC(year, month - 1, day, hour, minute, second);
-  const check = new Date(ms);
-  // Date.UTC rolls over (Feb 30 → Mar 2); a value that rolled was not a real date or time.
-  if (
-    Number.isNaN(ms) || check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day ||
-    check.getUTCHours() !== hour || check.getUTCMinutes() !== minute || check.getUTCSeconds() !== second
-  )
-    return bad(EXPECTED_TIMESTAMP);
+  // By calendar arithmetic, not Date.UTC: that rolls impossible dates over (Feb 30 → Mar 2) and reads years
+  // 0–99 as 1900–1999, so a real 0001-01-01 (Go's zero time) would have been refused.
+  if (!isCivilDateTime(year, month, day, hour, minute, second)) return bad(EXPECTED_TIMESTAMP);
+  const ms = ((daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second) * 1000;
   const fractionMicros = BigInt((m[7] ?? '').padEnd(6, '0').slice(0, 6));
   let offsetMinutes = 0;
   const zone = m[8];
