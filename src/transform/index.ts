@@ -20,7 +20,7 @@ export type { ChannelIdLookup, ChannelResolution } from './channel-ref.js';
 export { Chunker, isOversize } from './chunker.js';
 export { ItemEncoder } from './item-bytes.js';
 export type { Chunk, ChunkerOptions, OversizeItem } from './chunker.js';
-export { STAGE_ORDER, STAGE_NEEDS, CHANNEL_REF_STAGES, CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, IDENTITY_PROPERTIES, IDENTITY_STAGES, withIdentityProperties, IMPLIED_TYPES, DERIVED_FIELDS } from './stages.js';
+export { STAGE_ORDER, STAGE_NEEDS, CHANNEL_REF_STAGES, CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, IDENTITY_PROPERTIES, PART_PROPERTY, IDENTITY_STAGES, withIdentityProperties, IMPLIED_TYPES, DERIVED_FIELDS } from './stages.js';
 export { VALUE_TYPES } from './mapping-spec.js';
 export type { MappingValue, NestedMapping, FieldRule, TemplateRule, ConstRule, SkipRule, FieldRef, ValueType } from './mapping-spec.js';
 export type { Accepted, Rejected, Skipped, Processed, Reason, RecordPosition, StageKind } from './types.js';

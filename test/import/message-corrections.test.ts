@@ -244,3 +244,117 @@ function clientFailingAfter(n: number): ChatportClient {
     },
   };
 }
+
+describe('a long body split into parts (longBodies: split), corrected to fewer parts', () => {
+  const splitPipeline = (name: string, mode: string) => pipeline(name, mode).replace('    channel: channel\n', '    channel: channel\n    options: { longBodies: split }\n');
+  /** `chars` characters in words of five: 100,000 make three parts (40,000 each at most), 50,000 two. */
+  const words = (chars: number) => 'abcd '.repeat(chars / 5);
+  const rowsWith = (m1: string) => [
+    { id: 'm0', channel: 'c0', text: 'first', tag: 't0' },
+    { id: 'm1', channel: 'c0', text: m1, tag: 't1' },
+    { id: 'm2', channel: 'c0', text: 'last', tag: 't2' },
+  ];
+
+  /** m1 imported in three parts (five messages held), then its body shortened to `m1` in the source. */
+  async function setUpParts(p: string, m1: string) {
+    const dir = join(f.dir, p);
+    await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
+    await writeInput(dir, 'messages.csv', messagesCsv(p, rowsWith(words(100_000))));
+    const { config } = await writePipeline(dir, splitPipeline(p, 'upsert'));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.stages.messages).toMatchObject({ read: 5, imported: 5 });
+    expect(first.verification?.status).toBe('exact');
+    await writeInput(dir, 'messages.csv', messagesCsv(p, rowsWith(m1)));
+    return { dir, state };
+  }
+
+  const deletesSince = (from: number) => f.sandbox.requests().slice(from).filter((r) => r.method === 'DELETE' && r.path.startsWith('/messages/')).length;
+  const keysHeld = async (p: string) => [...(await platformMessages(p)).keys()].sort();
+
+  it('upsert deletes the parts beyond the new count, lists them with the record, and verification is exact', async () => {
+    const { dir, state } = await setUpParts('spu', words(50_000));
+    const { config } = await writePipeline(dir, splitPipeline('spu', 'upsert'));
+    let from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    // The removed part is no source record: four read, the two parts left patched (their count changed).
+    expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 4, updated: 2, skipped: 0, changed: 0, jobs: { submitted: 0 } });
+    expect(rerun.totals).toMatchObject({ balanced: true });
+    expect(rerun.verification?.status).toBe('exact');
+    expect(deletesSince(from)).toBe(1);
+    expect(await keysHeld('spu')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
+    const lines = await changedLines(rerun.runDir);
+    expect(lines.map((l) => [l.sourceKey, l.applied, (l.surplusParts as Array<{ sourceKey: string }> | undefined)?.map((s) => s.sourceKey)])).toEqual([
+      ['m1', true, ['m1#3']],
+      ['m1#2', true, undefined],
+    ]);
+
+    // Corrected again, to one part: the second goes too.
+    await writeInput(dir, 'messages.csv', messagesCsv('spu', rowsWith('short now')));
+    from = f.sandbox.requests().length;
+    const shorter = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(shorter.stages.messages).toMatchObject({ read: 3, imported: 3, updated: 1 });
+    expect(shorter.verification?.status).toBe('exact');
+    expect(deletesSince(from)).toBe(1);
+    expect(await keysHeld('spu')).toEqual(['m0', 'm1', 'm2']);
+    expect((await platformMessages('spu')).get('m1')?.properties).toEqual({ chatportKey: 'm1', tag: 't1' });
+
+    // Converged: nothing to patch or delete.
+    from = f.sandbox.requests().length;
+    const again = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(again.stages.messages).toMatchObject({ read: 3, imported: 3, updated: 0 });
+    expect(again.verification?.status).toBe('exact');
+    expect(deletesSince(from)).toBe(0);
+  });
+
+  it('insert lists the parts beyond the new count with the record, changed, not applied, and deletes nothing', async () => {
+    const { dir, state } = await setUpParts('spi', words(50_000));
+    const { config } = await writePipeline(dir, splitPipeline('spi', 'insert'));
+    const from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 2, skipped: 2, changed: 2, updated: 0 });
+    expect(rerun.totals).toMatchObject({ balanced: true });
+    expect(deletesSince(from)).toBe(0);
+    expect(await keysHeld('spi')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
+    const [m1] = await changedLines(rerun.runDir);
+    expect(m1).toMatchObject({ sourceKey: 'm1', applied: false, surplusParts: [{ sourceKey: 'm1#3' }] });
+  });
+
+  it('a run killed right after a delete is resumed to the same end: the delete found done, the same counts and list', async () => {
+    const { dir, state } = await setUpParts('spk', 'short now');
+    const { config } = await writePipeline(dir, splitPipeline('spk', 'upsert'));
+    // The delete of the last part reaches the platform, and the run dies before its answer is used.
+    const messages: ChatportClient['messages'] = {
+      ...f.client.messages,
+      delete: async (...args) => {
+        await f.client.messages.delete(...args);
+        throw new Error('killed');
+      },
+    };
+    const client = new Proxy(f.client, { get: (target, name) => (name === 'messages' ? messages : Reflect.get(target, name)) });
+    await expect(runImport({ config, stateDir: state }, { client })).rejects.toThrow('killed');
+    expect(await keysHeld('spk')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed).toMatchObject({ attempt: 2, verification: { status: 'exact' } });
+    expect(resumed.stages.messages).toMatchObject({ read: 3, imported: 3, updated: 1, changed: 0 });
+    expect(await keysHeld('spk')).toEqual(['m0', 'm1', 'm2']);
+    const [m1] = await changedLines(resumed.runDir);
+    expect(m1).toMatchObject({ sourceKey: 'm1', applied: true, surplusParts: [{ sourceKey: 'm1#2' }, { sourceKey: 'm1#3' }] });
+  });
+
+  it('finds parts left behind a first part already patched to the new count (an older version deleted none)', async () => {
+    const { dir, state } = await setUpParts('spo', words(50_000));
+    const { config } = await writePipeline(dir, splitPipeline('spo', 'upsert'));
+    // A run that patches but never deletes, as versions before this fix did.
+    const messages: ChatportClient['messages'] = { ...f.client.messages, delete: () => Promise.resolve({} as Awaited<ReturnType<ChatportClient['messages']['delete']>>) };
+    const client = new Proxy(f.client, { get: (target, name) => (name === 'messages' ? messages : Reflect.get(target, name)) });
+    await runImport({ config, stateDir: state }, { client });
+    expect(await keysHeld('spo')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
+    const rerun = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 4, updated: 1 });
+    expect(rerun.verification?.status).toBe('exact');
+    expect(await keysHeld('spo')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
+    expect(await changedLines(rerun.runDir)).toMatchObject([{ sourceKey: 'm1', applied: true, differences: [], surplusParts: [{ sourceKey: 'm1#3' }] }]);
+  });
+});

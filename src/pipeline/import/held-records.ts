@@ -15,6 +15,7 @@ import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, 
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { openHeldMessages, type HeldCopy } from './held-messages.js';
+import { deleteSurplusParts, surplusParts, type SurplusPart } from './surplus-parts.js';
 
 /** What becomes of an accepted user, channel or message once compared with the platform's copy. */
 export type HeldOutcome =
@@ -84,6 +85,8 @@ interface HeldCopies {
   find(key: string): HeldCopy | undefined;
   /** Messages: the copy of a key not held in its own channel that another held channel holds. */
   elsewhere(key: string): HeldElsewhere | undefined;
+  /** Messages split into parts: the held parts beyond the source record's count (surplus-parts.ts). */
+  surplus(record: Accepted, key: string): SurplusPart[];
   foreignDirect(key: string): Snapshot['foreignDirect'][string] | undefined;
   close(): void;
 }
@@ -136,16 +139,25 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     }
   };
 
-  const settleChanged = async (record: HeldSource, key: string | undefined, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
+  const settleChanged = async (record: HeldSource, key: string | undefined, copy: HeldCopy, comparison: Comparison, surplus: readonly SurplusPart[] = []): Promise<HeldOutcome> => {
     const { sourceKey } = record;
-    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, upsert, comparison))}\n`);
-    if (upsert) return update(key, copy.id, comparison.patch);
-    if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field) }, 'changed, not applied; set mode: upsert to apply');
+    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, upsert, comparison, surplus))}\n`);
+    if (upsert) {
+      await deleteSurplusParts(input.client, surplus, input.signal);
+      return Object.keys(comparison.patch).length > 0 ? update(key, copy.id, comparison.patch) : countUpdated();
+    }
+    if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field), ...surplusNote(surplus) }, 'changed, not applied; set mode: upsert to apply');
     return { kind: 'changed' };
   };
 
-  const listUpdated = async (record: Accepted, copy: HeldCopy, comparison: Comparison): Promise<HeldOutcome> => {
-    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, true, comparison))}\n`);
+  /** Brought to the source's content by an earlier attempt; its surplus parts are deleted again (gone already, or left by a kill). */
+  const listUpdated = async (record: Accepted, copy: HeldCopy, comparison: Comparison, surplus: readonly SurplusPart[]): Promise<HeldOutcome> => {
+    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, true, comparison, surplus))}\n`);
+    await deleteSurplusParts(input.client, surplus, input.signal);
+    return countUpdated();
+  };
+
+  const countUpdated = (): HeldOutcome => {
     tally.updated++;
     return { kind: 'updated' };
   };
@@ -164,13 +176,16 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
       if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
       const now = patched.now.get(key!);
+      const surplus = held.surplus(record, key!);
       const comparison = compareWithPlatform(stage, record.item, now ?? copy.fields);
-      if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison);
+      if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
       if (now) {
         // Patched to this content by an earlier attempt: an update of this run, listed and counted as one.
         const original = compareWithPlatform(stage, record.item, copy.fields);
-        if (original.differences.length > 0) return listUpdated(record, copy, original);
+        if (original.differences.length > 0) return listUpdated(record, copy, original, surplus);
       }
+      // Surplus parts alone (their first part patched already, by an older version) are a change too.
+      if (surplus.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
       tally.held++;
       return { kind: 'held' };
     },
@@ -244,9 +259,13 @@ function movedMessageReason({ channelKey, channelId }: Accepted, { copy, channel
   };
 }
 
-function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64, applied: boolean, comparison: Comparison) {
-  return { stage, sourceKey, id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
+/** `surplusParts`: held parts of the record beyond its source's count, deleted when `applied` (surplus-parts.ts). */
+function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64, applied: boolean, comparison: Comparison, surplus: readonly SurplusPart[]) {
+  const line = { stage, sourceKey, id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
+  return surplus.length === 0 ? line : { ...line, surplusParts: surplus };
 }
+
+const surplusNote = (surplus: readonly SurplusPart[]) => (surplus.length === 0 ? {} : { surplusParts: surplus.map((p) => p.sourceKey) });
 
 /**
  * The snapshot is what the platform held before the run; an earlier attempt may have patched some of those
@@ -291,7 +310,7 @@ async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users' | 'cha
     await writeFileAtomic(file, stringifyJson(snapshot));
   }
   const { records, foreignDirect } = snapshot;
-  return { find: (key) => records[key], elsewhere: () => undefined, foreignDirect: (key) => foreignDirect[key], close: () => undefined };
+  return { find: (key) => records[key], elsewhere: () => undefined, surplus: () => [], foreignDirect: (key) => foreignDirect[key], close: () => undefined };
 }
 
 /**
@@ -316,7 +335,9 @@ async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | 
     const id = found && channelIdOf(found.key);
     return id === undefined || id === channelIdOf(key) ? undefined : { copy: found!.copy, channel: { id, key: channels.get(id) } };
   };
-  return { find: (key) => messages.find(key), elsewhere, foreignDirect: () => undefined, close: () => messages.close() };
+  // Parts are keyed `<key>#n` by longBodies: split; an export block's parts share its source id.
+  const surplus = (record: Accepted, key: string): SurplusPart[] => (acrossChannels ? surplusParts(record.item, record.sourceKey, key, (k) => messages.find(k)) : []);
+  return { find: (key) => messages.find(key), elsewhere, surplus, foreignDirect: () => undefined, close: () => messages.close() };
 }
 
 async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Promise<Snapshot> {
