@@ -245,7 +245,7 @@ function clientFailingAfter(n: number): ChatportClient {
   };
 }
 
-describe('a long body split into parts (longBodies: split), corrected to fewer parts', () => {
+describe('a long body split into parts (longBodies: split), corrected to another number of parts', () => {
   const splitPipeline = (name: string, mode: string) => pipeline(name, mode).replace('    channel: channel\n', '    channel: channel\n    options: { longBodies: split }\n');
   /** `chars` characters in words of five: 100,000 make three parts (40,000 each at most), 50,000 two. */
   const words = (chars: number) => 'abcd '.repeat(chars / 5);
@@ -255,19 +255,31 @@ describe('a long body split into parts (longBodies: split), corrected to fewer p
     { id: 'm2', channel: 'c0', text: 'last', tag: 't2' },
   ];
 
-  /** m1 imported in three parts (five messages held), then its body shortened to `m1` in the source. */
-  async function setUpParts(p: string, m1: string) {
+  /** `before` imported (m1 in three parts), then the source changed to `after` (m1's body `after` when a string). */
+  async function setUpParts(p: string, after: string | Row[], before: Row[] = rowsWith(words(100_000))) {
     const dir = join(f.dir, p);
     await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
     await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
-    await writeInput(dir, 'messages.csv', messagesCsv(p, rowsWith(words(100_000))));
+    await writeInput(dir, 'messages.csv', messagesCsv(p, before));
     const { config } = await writePipeline(dir, splitPipeline(p, 'upsert'));
     const state = join(dir, 'state');
     const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
-    expect(first.stages.messages).toMatchObject({ read: 5, imported: 5 });
+    expect(first.stages.messages).toMatchObject({ read: before.length + 2, imported: before.length + 2 });
     expect(first.verification?.status).toBe('exact');
-    await writeInput(dir, 'messages.csv', messagesCsv(p, rowsWith(m1)));
+    await writeInput(dir, 'messages.csv', messagesCsv(p, typeof after === 'string' ? rowsWith(after) : after));
     return { dir, state };
+  }
+
+  /** m1 changed to `after`, run again with mode: insert, which patches, deletes and uploads nothing. */
+  async function rerunInsert(p: string, after: string) {
+    const { dir, state } = await setUpParts(p, after);
+    const { config } = await writePipeline(dir, splitPipeline(p, 'insert'));
+    const from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(rerun.totals).toMatchObject({ balanced: true });
+    expect({ ...requestsSince(from), deletes: deletesSince(from) }).toMatchObject({ patches: 0, uploads: 0, deletes: 0 });
+    expect(await keysHeld(p)).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
+    return rerun;
   }
 
   const deletesSince = (from: number) => f.sandbox.requests().slice(from).filter((r) => r.method === 'DELETE' && r.path.startsWith('/messages/')).length;
@@ -309,14 +321,8 @@ describe('a long body split into parts (longBodies: split), corrected to fewer p
   });
 
   it('insert lists the parts beyond the new count with the record, changed, not applied, and deletes nothing', async () => {
-    const { dir, state } = await setUpParts('spi', words(50_000));
-    const { config } = await writePipeline(dir, splitPipeline('spi', 'insert'));
-    const from = f.sandbox.requests().length;
-    const rerun = await runImport({ config, stateDir: state }, { client: f.client });
+    const rerun = await rerunInsert('spi', words(50_000));
     expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 2, skipped: 2, changed: 2, updated: 0 });
-    expect(rerun.totals).toMatchObject({ balanced: true });
-    expect(deletesSince(from)).toBe(0);
-    expect(await keysHeld('spi')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
     const [m1] = await changedLines(rerun.runDir);
     expect(m1).toMatchObject({ sourceKey: 'm1', applied: false, surplusParts: [{ sourceKey: 'm1#3' }] });
   });
@@ -356,5 +362,39 @@ describe('a long body split into parts (longBodies: split), corrected to fewer p
     expect(rerun.verification?.status).toBe('exact');
     expect(await keysHeld('spo')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
     expect(await changedLines(rerun.runDir)).toMatchObject([{ sourceKey: 'm1', applied: true, differences: [], surplusParts: [{ sourceKey: 'm1#3' }] }]);
+  });
+
+  it('a correction to more parts: sent where they land in place; rejected, every part, when later messages follow the held ones', async () => {
+    // m1 is its channel's last message: the added parts and a new m2 after them append in place.
+    const { dir, state } = await setUpParts('spg', rowsWith(words(150_000)), rowsWith(words(100_000)).slice(0, 2));
+    const { config } = await writePipeline(dir, splitPipeline('spg', 'upsert'));
+    const grown = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(grown.stages.messages).toMatchObject({ read: 6, imported: 6, updated: 3, rejected: 0 });
+    expect(grown.verification?.status).toBe('exact');
+    expect(await keysHeld('spg')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm1#4', 'm2']);
+
+    // m2 follows m1's three parts: a fourth would land after m2.
+    const { dir: dir2, state: state2 } = await setUpParts('spf', words(150_000));
+    const { config: config2 } = await writePipeline(dir2, splitPipeline('spf', 'upsert'));
+    const from = f.sandbox.requests().length;
+    const refused = await runImport({ config: config2, stateDir: state2 }, { client: f.client });
+    expect(refused.stages.messages).toMatchObject({ read: 6, imported: 2, rejected: 4, updated: 0 });
+    expect(refused.totals).toMatchObject({ balanced: true });
+    expect(requestsSince(from)).toMatchObject({ patches: 0, uploads: 0 });
+    expect(await keysHeld('spf')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
+    const rejects = (await readFile(join(refused.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string; message: string }> });
+    expect(rejects.map((r) => [r.key, r.reasons[0]!.field])).toEqual([['m1', 'body'], ['m1#2', 'body'], ['m1#3', 'body'], ['m1#4', 'body']]);
+    expect(rejects[0]!.reasons[0]!.message).toContain('the platform holds 3, followed by later messages');
+  });
+
+  it('insert sends none of the added parts of a message held with fewer: changed, not applied', async () => {
+    const rerun = await rerunInsert('spa', words(150_000));
+    expect(rerun.stages.messages).toMatchObject({ read: 6, imported: 2, skipped: 4, changed: 4, updated: 0 });
+    expect((await changedLines(rerun.runDir)).map((l) => [l.sourceKey, l.applied, l.id === undefined])).toEqual([
+      ['m1', false, false],
+      ['m1#2', false, false],
+      ['m1#3', false, false],
+      ['m1#4', false, true],
+    ]);
   });
 });

@@ -117,6 +117,17 @@ export class HeldMessages {
     return found && { key: found.key, copy: found.copy };
   }
 
+  /**
+   * The key of the message held next after this key's (first) line, in the order its channel lists them,
+   * or undefined at the snapshot's end or for a key not held. Lines are written channel by channel, so a
+   * next key of another channel means none follows in this one.
+   */
+  nextKey(key: string): string | undefined {
+    const found = this.index.find(key);
+    if (found === undefined || found.ordinal + 1 >= this.lines.count || this.lines.read(found.ordinal).key !== key) return undefined;
+    return this.lines.read(found.ordinal + 1).key;
+  }
+
   /** Closes the files and removes the key tables' spilled runs (the snapshot stays for a resumed run). */
   close(): void {
     this.lines.close();

@@ -15,7 +15,7 @@ import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, 
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { openHeldMessages, type HeldCopy } from './held-messages.js';
-import { deleteSurplusParts, surplusParts, type SurplusPart } from './surplus-parts.js';
+import { AddedParts, addedPartsReason, deleteSurplusParts, heldPartsOf, type HeldParts, type SurplusPart } from './split-parts.js';
 
 /** What becomes of an accepted user, channel or message once compared with the platform's copy. */
 export type HeldOutcome =
@@ -85,8 +85,8 @@ interface HeldCopies {
   find(key: string): HeldCopy | undefined;
   /** Messages: the copy of a key not held in its own channel that another held channel holds. */
   elsewhere(key: string): HeldElsewhere | undefined;
-  /** Messages split into parts: the held parts beyond the source record's count (surplus-parts.ts). */
-  surplus(record: Accepted, key: string): SurplusPart[];
+  /** Messages: the parts held of a record whose first part this is (split-parts.ts); `followed` when the channel holds later messages after them. */
+  parts(record: Accepted, key: string): (HeldParts & { followed: boolean }) | undefined;
   foreignDirect(key: string): Snapshot['foreignDirect'][string] | undefined;
   close(): void;
 }
@@ -157,6 +157,25 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     return countUpdated();
   };
 
+  const added = new AddedParts();
+  /**
+   * A record corrected to more parts than held: upsert rejects it (all its parts) when later messages follow
+   * the held parts, since the added ones would land at the channel's end; insert sends none of the added ones.
+   */
+  const noteAddedParts = (record: Accepted, parts: HeldParts & { followed: boolean }): HeldOutcome | undefined => {
+    if (parts.source <= parts.held || (upsert && !parts.followed)) return undefined;
+    const reasons = upsert ? [addedPartsReason(parts)] : undefined;
+    added.note(record.sourceKey, parts.held, reasons);
+    return reasons && { kind: 'conflict', reasons };
+  };
+
+  /** A part the platform does not hold of a record it holds with fewer parts (insert): changed, not applied, not sent. */
+  const listAddedPart = async (record: Accepted): Promise<HeldOutcome> => {
+    await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, undefined, false, { differences: [{ field: 'body', platform: undefined, source: record.item.body }], patch: {} }, []))}\n`);
+    tally.changed++;
+    return { kind: 'changed' };
+  };
+
   const countUpdated = (): HeldOutcome => {
     tally.updated++;
     return { kind: 'updated' };
@@ -166,6 +185,8 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     settle(record) {
       const foreign = held.foreignDirect(record.sourceKey);
       if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
+      const later = added.laterPart(record);
+      if (later && later.kind !== 'compare') return later.kind === 'conflict' ? later : listAddedPart(record);
       const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
       const copy = key === undefined ? undefined : held.find(key);
       if (!copy) {
@@ -175,8 +196,11 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       }
       const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
       if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
+      const parts = held.parts(record, key!);
+      const unplaceable = parts && noteAddedParts(record, parts);
+      if (unplaceable) return unplaceable;
+      const surplus = parts?.surplus ?? [];
       const now = patched.now.get(key!);
-      const surplus = held.surplus(record, key!);
       const comparison = compareWithPlatform(stage, record.item, now ?? copy.fields);
       if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
       if (now) {
@@ -259,9 +283,9 @@ function movedMessageReason({ channelKey, channelId }: Accepted, { copy, channel
   };
 }
 
-/** `surplusParts`: held parts of the record beyond its source's count, deleted when `applied` (surplus-parts.ts). */
-function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64, applied: boolean, comparison: Comparison, surplus: readonly SurplusPart[]) {
-  const line = { stage, sourceKey, id, file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
+/** `surplusParts`: held parts of the record beyond its source's count, deleted when `applied` (split-parts.ts). */
+function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64 | undefined, applied: boolean, comparison: Comparison, surplus: readonly SurplusPart[]) {
+  const line = { stage, sourceKey, ...(id === undefined ? {} : { id }), file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
   return surplus.length === 0 ? line : { ...line, surplusParts: surplus };
 }
 
@@ -310,7 +334,7 @@ async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users' | 'cha
     await writeFileAtomic(file, stringifyJson(snapshot));
   }
   const { records, foreignDirect } = snapshot;
-  return { find: (key) => records[key], elsewhere: () => undefined, surplus: () => [], foreignDirect: (key) => foreignDirect[key], close: () => undefined };
+  return { find: (key) => records[key], elsewhere: () => undefined, parts: () => undefined, foreignDirect: (key) => foreignDirect[key], close: () => undefined };
 }
 
 /**
@@ -336,8 +360,13 @@ async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | 
     return id === undefined || id === channelIdOf(key) ? undefined : { copy: found!.copy, channel: { id, key: channels.get(id) } };
   };
   // Parts are keyed `<key>#n` by longBodies: split; an export block's parts share its source id.
-  const surplus = (record: Accepted, key: string): SurplusPart[] => (acrossChannels ? surplusParts(record.item, record.sourceKey, key, (k) => messages.find(k)) : []);
-  return { find: (key) => messages.find(key), elsewhere, surplus, foreignDirect: () => undefined, close: () => messages.close() };
+  const parts = (record: Accepted, key: string): (HeldParts & { followed: boolean }) | undefined => {
+    const found = acrossChannels ? heldPartsOf(record.item, record.sourceKey, key, (k) => messages.find(k)) : undefined;
+    if (!found) return undefined;
+    const next = found.source > found.held ? messages.nextKey(found.lastKey) : undefined;
+    return { ...found, followed: next !== undefined && channelIdOf(next) === channelIdOf(key) };
+  };
+  return { find: (key) => messages.find(key), elsewhere, parts, foreignDirect: () => undefined, close: () => messages.close() };
 }
 
 async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Promise<Snapshot> {
