@@ -282,6 +282,18 @@ describe('a long body split into parts (longBodies: split), corrected to another
     return rerun;
   }
 
+  /** The sandbox's client whose first delete reaches the platform, and the run dies before its answer is used. */
+  function clientKilledAfterDelete(): ChatportClient {
+    const messages: ChatportClient['messages'] = {
+      ...f.client.messages,
+      delete: async (...args) => {
+        await f.client.messages.delete(...args);
+        throw new Error('killed');
+      },
+    };
+    return new Proxy(f.client, { get: (target, name) => (name === 'messages' ? messages : Reflect.get(target, name)) });
+  }
+
   const deletesSince = (from: number) => f.sandbox.requests().slice(from).filter((r) => r.method === 'DELETE' && r.path.startsWith('/messages/')).length;
   const keysHeld = async (p: string) => [...(await platformMessages(p)).keys()].sort();
 
@@ -330,16 +342,7 @@ describe('a long body split into parts (longBodies: split), corrected to another
   it('a run killed right after a delete is resumed to the same end: the delete found done, the same counts and list', async () => {
     const { dir, state } = await setUpParts('spk', 'short now');
     const { config } = await writePipeline(dir, splitPipeline('spk', 'upsert'));
-    // The delete of the last part reaches the platform, and the run dies before its answer is used.
-    const messages: ChatportClient['messages'] = {
-      ...f.client.messages,
-      delete: async (...args) => {
-        await f.client.messages.delete(...args);
-        throw new Error('killed');
-      },
-    };
-    const client = new Proxy(f.client, { get: (target, name) => (name === 'messages' ? messages : Reflect.get(target, name)) });
-    await expect(runImport({ config, stateDir: state }, { client })).rejects.toThrow('killed');
+    await expect(runImport({ config, stateDir: state }, { client: clientKilledAfterDelete() })).rejects.toThrow('killed');
     expect(await keysHeld('spk')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
     const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
     expect(resumed).toMatchObject({ attempt: 2, verification: { status: 'exact' } });
@@ -347,6 +350,19 @@ describe('a long body split into parts (longBodies: split), corrected to another
     expect(await keysHeld('spk')).toEqual(['m0', 'm1', 'm2']);
     const [m1] = await changedLines(resumed.runDir);
     expect(m1).toMatchObject({ sourceKey: 'm1', applied: true, surplusParts: [{ sourceKey: 'm1#2' }, { sourceKey: 'm1#3' }] });
+  });
+
+  it('a run killed after a delete, resumed with the source changed back: the deleted part is rejected, not counted held', async () => {
+    const { dir, state } = await setUpParts('spb', words(50_000));
+    const { config } = await writePipeline(dir, splitPipeline('spb', 'upsert'));
+    await expect(runImport({ config, stateDir: state }, { client: clientKilledAfterDelete() })).rejects.toThrow('killed');
+    expect(await keysHeld('spb')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
+    // The correction is undone before the resume: m1 takes three parts again, as the snapshot holds it.
+    await writeInput(dir, 'messages.csv', messagesCsv('spb', rowsWith(words(100_000))));
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed.stages.messages).toMatchObject({ read: 5, imported: 4, rejected: 1 });
+    const rejects = (await readFile(join(resumed.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string }> });
+    expect(rejects.map((r) => r.key)).toEqual(['m1#3']);
   });
 
   it('finds parts left behind a first part already patched to the new count (an older version deleted none)', async () => {

@@ -15,7 +15,7 @@ import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, 
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { openHeldMessages, type HeldCopy } from './held-messages.js';
-import { AddedParts, addedPartsReason, deleteSurplusParts, heldPartsOf, type HeldParts, type SurplusPart } from './split-parts.js';
+import { AddedParts, addedPartsReason, deletedPartReason, deleteSurplusParts, heldPartsOf, type HeldParts, type SurplusPart } from './split-parts.js';
 
 /** What becomes of an accepted user, channel or message once compared with the platform's copy. */
 export type HeldOutcome =
@@ -116,6 +116,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   const held = stage === 'messages' ? await openMessageCopies(input) : await openSnapshotCopies(input, stage);
   if (held === undefined) return undefined;
   const patched = await refreshPatched(input, stage, held);
+  const deleted = await readDeletedParts(input, stage);
   // Written anew by every read of the stage's input (first attempt or resume), so no change is listed twice.
   const changesFile = join(input.paths.runDir(input.runId), 'changed', `${stage}.ndjson`);
   await mkdir(dirname(changesFile), { recursive: true });
@@ -143,7 +144,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     const { sourceKey } = record;
     await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, upsert, comparison, surplus))}\n`);
     if (upsert) {
-      await deleteSurplusParts(input.client, surplus, input.signal);
+      await deleteSurplusParts(input.client, surplus, input.signal, deleted.note);
       return Object.keys(comparison.patch).length > 0 ? update(key, copy.id, comparison.patch) : countUpdated();
     }
     if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field), ...surplusNote(surplus) }, 'changed, not applied; set mode: upsert to apply');
@@ -153,7 +154,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   /** Brought to the source's content by an earlier attempt; its surplus parts are deleted again (gone already, or left by a kill). */
   const listUpdated = async (record: Accepted, copy: HeldCopy, comparison: Comparison, surplus: readonly SurplusPart[]): Promise<HeldOutcome> => {
     await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, true, comparison, surplus))}\n`);
-    await deleteSurplusParts(input.client, surplus, input.signal);
+    await deleteSurplusParts(input.client, surplus, input.signal, deleted.note);
     return countUpdated();
   };
 
@@ -194,6 +195,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
         const moved = key === undefined ? undefined : held.elsewhere(key);
         return moved ? { kind: 'conflict', reasons: [movedMessageReason(record, moved)] } : { kind: 'send' };
       }
+      if (deleted.keys.has(key!)) return { kind: 'conflict', reasons: [deletedPartReason(copy.id)] };
       const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
       if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
       const parts = held.parts(record, key!);
@@ -286,7 +288,7 @@ function movedMessageReason({ channelKey, channelId }: Accepted, { copy, channel
 /** `surplusParts`: held parts of the record beyond its source's count, deleted when `applied` (split-parts.ts). */
 function changeLine(stage: ComparedStage, { position, sourceKey }: HeldSource, id: Int64 | undefined, applied: boolean, comparison: Comparison, surplus: readonly SurplusPart[]) {
   const line = { stage, sourceKey, ...(id === undefined ? {} : { id }), file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, applied, differences: comparison.differences };
-  return surplus.length === 0 ? line : { ...line, surplusParts: surplus };
+  return surplus.length === 0 ? line : { ...line, surplusParts: surplus.map(({ sourceKey, id }) => ({ sourceKey, id })) };
 }
 
 const surplusNote = (surplus: readonly SurplusPart[]) => (surplus.length === 0 ? {} : { surplusParts: surplus.map((p) => p.sourceKey) });
@@ -314,6 +316,23 @@ async function refreshPatched(input: HeldRecordsInput, stage: ComparedStage, hel
     if (current) now.set(key!, comparedFieldsOf(stage, current));
   }
   return { file, now };
+}
+
+/**
+ * Surplus parts deleted by this run (each look-up key written to `held/<stage>.deleted.ndjson` before its
+ * delete is sent). The snapshot still holds them on resume: a source changed back meanwhile to name such a
+ * part again finds it deleted, not held. `note` journals one.
+ */
+async function readDeletedParts(input: HeldRecordsInput, stage: ComparedStage): Promise<{ keys: Set<string>; note: (part: SurplusPart) => Promise<void> }> {
+  const file = join(input.paths.runDir(input.runId), 'held', `${stage}.deleted.ndjson`);
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const keys = new Set(text.split('\n').map(parsedKey).filter((k): k is string => k !== undefined));
+  const note = async (part: SurplusPart): Promise<void> => {
+    keys.add(part.heldKey);
+    await mkdir(dirname(file), { recursive: true });
+    await appendFile(file, `${stringifyJson(part.heldKey)}\n`);
+  };
+  return { keys, note };
 }
 
 function parsedKey(line: string): string | undefined {

@@ -12,9 +12,10 @@ import type { HeldCopy } from './held-messages.js';
  * and insert sends none of them (changed, not applied).
  */
 
-/** A held part of no source record: its key (the record's key with `#n`) and the platform's id. */
+/** A held part of no source record: its key (the record's key with `#n`), its look-up key among the held messages, and the platform's id. */
 export interface SurplusPart {
   sourceKey: string;
+  heldKey: string;
   id: HeldCopy['id'];
 }
 
@@ -54,7 +55,7 @@ export function heldPartsOf(item: Record<string, unknown>, sourceKey: string, he
     const part = find(`${heldKey}#${n}`);
     if (!part || partOf(part.fields.properties).index !== n) break;
     held = n;
-    if (n > source.count) surplus.push({ sourceKey: `${sourceKey}#${n}`, id: part.id });
+    if (n > source.count) surplus.push({ sourceKey: `${sourceKey}#${n}`, heldKey: `${heldKey}#${n}`, id: part.id });
   }
   return { held, source: source.count, surplus, lastKey: held === 1 ? heldKey : `${heldKey}#${held}` };
 }
@@ -62,16 +63,33 @@ export function heldPartsOf(item: Record<string, unknown>, sourceKey: string, he
 /**
  * Deletes the parts, last first: a run stopped part way leaves the first ones, which the next run finds
  * from the same index on. One already gone (an earlier attempt's delete, whose answer a kill lost, with a
- * resumed run comparing with the same snapshot) counts as deleted.
+ * resumed run comparing with the same snapshot) counts as deleted. `before` journals each part before its
+ * delete is sent: a resumed run's snapshot still holds it.
  */
-export async function deleteSurplusParts(client: ChatportClient, parts: readonly SurplusPart[], signal: AbortSignal): Promise<void> {
+export async function deleteSurplusParts(client: ChatportClient, parts: readonly SurplusPart[], signal: AbortSignal, before: (part: SurplusPart) => Promise<void>): Promise<void> {
   for (const part of [...parts].reverse()) {
+    await before(part);
     try {
       await client.messages.delete(part.id, { signal });
     } catch (error) {
       if (!isNotFoundError(error)) throw error;
     }
   }
+}
+
+/**
+ * Why a record whose held copy an earlier attempt of this run deleted (a surplus part then; the source
+ * changed back before the resume) is rejected: the snapshot still holds it, and its key stays used.
+ */
+export function deletedPartReason(id: HeldCopy['id']): Reason {
+  return {
+    field: 'body',
+    expected: `a message the platform holds: message ${id} of this key was deleted by an earlier attempt of this run, as a part beyond the source's count then`,
+    found: 'a part of the source\'s body',
+    message:
+      `body: an earlier attempt of this run deleted message ${id}, the platform's copy of this part, when the source's body took fewer parts; ` +
+      `a deleted message's key stays used, so it is not sent again. Give the record a new key to import its body again`,
+  };
 }
 
 /** Why a record corrected to more parts than the platform holds, with later messages after them, is rejected. */
