@@ -365,6 +365,16 @@ describe('a long body split into parts (longBodies: split), corrected to another
     expect(rejects.map((r) => r.key)).toEqual(['m1#3']);
   });
 
+  it('a source record whose own key is an old part\'s (m1#2), read before m1 corrected to one part: patched, never deleted', async () => {
+    const after = [{ id: 'm1#2', channel: 'c0', text: 'a record of its own', tag: 't9' }, ...rowsWith('short now')];
+    const { dir, state } = await setUpParts('spn', after);
+    const { config } = await writePipeline(dir, splitPipeline('spn', 'upsert'));
+    const rerun = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(await keysHeld('spn')).toContain('m1#2');
+    expect((await platformMessages('spn')).get('m1#2')?.body).toBe('a record of its own');
+    expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 4 });
+  });
+
   it('finds parts left behind a first part already patched to the new count (an older version deleted none)', async () => {
     const { dir, state } = await setUpParts('spo', words(50_000));
     const { config } = await writePipeline(dir, splitPipeline('spo', 'upsert'));

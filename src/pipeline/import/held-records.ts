@@ -15,7 +15,7 @@ import { adoptUnmarkedChannel, ambiguous, collectChannelKeys, findDirectHolder, 
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { openHeldMessages, type HeldCopy } from './held-messages.js';
-import { AddedParts, addedPartsReason, deletedPartReason, deleteSurplusParts, heldPartsOf, type HeldParts, type SurplusPart } from './split-parts.js';
+import { AddedParts, addedPartsReason, claimsPartKey, deletedPartReason, deleteSurplusParts, heldPartsOf, type HeldParts, type SurplusPart } from './split-parts.js';
 
 /** What becomes of an accepted user, channel or message once compared with the platform's copy. */
 export type HeldOutcome =
@@ -85,8 +85,12 @@ interface HeldCopies {
   find(key: string): HeldCopy | undefined;
   /** Messages: the copy of a key not held in its own channel that another held channel holds. */
   elsewhere(key: string): HeldElsewhere | undefined;
-  /** Messages: the parts held of a record whose first part this is (split-parts.ts); `followed` when the channel holds later messages after them. */
-  parts(record: Accepted, key: string): (HeldParts & { followed: boolean }) | undefined;
+  /**
+   * Messages: the parts held of a record whose first part this is (split-parts.ts); `followed` when the
+   * channel holds later messages after them. `claimed`: look-up keys of records read so far whose own key
+   * has a part's shape; they are never taken for parts.
+   */
+  parts(record: Accepted, key: string, claimed: ReadonlySet<string>): (HeldParts & { followed: boolean }) | undefined;
   foreignDirect(key: string): Snapshot['foreignDirect'][string] | undefined;
   close(): void;
 }
@@ -159,6 +163,8 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
   };
 
   const added = new AddedParts();
+  /** Look-up keys of records whose own key reads `<key>#n` (few): the held copy is theirs, not `<key>`'s surplus part. */
+  const claimed = new Set<string>();
   /**
    * A record corrected to more parts than held: upsert rejects it (all its parts) when later messages follow
    * the held parts, since the added ones would land at the channel's end; insert sends none of the added ones.
@@ -189,6 +195,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       const later = added.laterPart(record);
       if (later && later.kind !== 'compare') return later.kind === 'conflict' ? later : listAddedPart(record);
       const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
+      if (key !== undefined && claimsPartKey(record.item, record.sourceKey)) claimed.add(key);
       const copy = key === undefined ? undefined : held.find(key);
       if (!copy) {
         // Sent, it would be taken for a retry of the copy held in the other channel and create nothing.
@@ -198,7 +205,7 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
       if (deleted.keys.has(key!)) return { kind: 'conflict', reasons: [deletedPartReason(copy.id)] };
       const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
       if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
-      const parts = held.parts(record, key!);
+      const parts = held.parts(record, key!, claimed);
       const unplaceable = parts && noteAddedParts(record, parts);
       if (unplaceable) return unplaceable;
       const surplus = parts?.surplus ?? [];
@@ -379,8 +386,8 @@ async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCopies | 
     return id === undefined || id === channelIdOf(key) ? undefined : { copy: found!.copy, channel: { id, key: channels.get(id) } };
   };
   // Parts are keyed `<key>#n` by longBodies: split; an export block's parts share its source id.
-  const parts = (record: Accepted, key: string): (HeldParts & { followed: boolean }) | undefined => {
-    const found = acrossChannels ? heldPartsOf(record.item, record.sourceKey, key, (k) => messages.find(k)) : undefined;
+  const parts = (record: Accepted, key: string, claimed: ReadonlySet<string>): (HeldParts & { followed: boolean }) | undefined => {
+    const found = acrossChannels ? heldPartsOf(record.item, record.sourceKey, key, (k) => (claimed.has(k) ? undefined : messages.find(k))) : undefined;
     if (!found) return undefined;
     const next = found.source > found.held ? messages.nextKey(found.lastKey) : undefined;
     return { ...found, followed: next !== undefined && channelIdOf(next) === channelIdOf(key) };

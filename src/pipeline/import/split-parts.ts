@@ -61,6 +61,14 @@ export function heldPartsOf(item: Record<string, unknown>, sourceKey: string, he
 }
 
 /**
+ * Whether a record's own source key (not a later part's) has the shape of a part's, `<key>#n`: such a held
+ * message is that record's copy (the same key, the same idempotency key), never another record's surplus part.
+ */
+export function claimsPartKey(item: Record<string, unknown>, sourceKey: string): boolean {
+  return partOf(item.properties).index === 1 && /#\d+$/.test(sourceKey);
+}
+
+/**
  * Deletes the parts, last first: a run stopped part way leaves the first ones, which the next run finds
  * from the same index on. One already gone (an earlier attempt's delete, whose answer a kill lost, with a
  * resumed run comparing with the same snapshot) counts as deleted. `before` journals each part before its
@@ -78,16 +86,17 @@ export async function deleteSurplusParts(client: ChatportClient, parts: readonly
 }
 
 /**
- * Why a record whose held copy an earlier attempt of this run deleted (a surplus part then; the source
- * changed back before the resume) is rejected: the snapshot still holds it, and its key stays used.
+ * Why a record whose held copy this run deleted as a surplus part is rejected: the source changed back
+ * before a resume, or the record's own key is `<key>#n` and the record `<key>` came first. The snapshot
+ * still holds it, and its key stays used.
  */
 export function deletedPartReason(id: HeldCopy['id']): Reason {
   return {
     field: 'body',
-    expected: `a message the platform holds: message ${id} of this key was deleted by an earlier attempt of this run, as a part beyond the source's count then`,
-    found: 'a part of the source\'s body',
+    expected: `a message the platform holds: message ${id} of this key was deleted by this run (this attempt or an earlier one), as a part beyond its record's count of parts`,
+    found: 'a record of this key',
     message:
-      `body: an earlier attempt of this run deleted message ${id}, the platform's copy of this part, when the source's body took fewer parts; ` +
+      `body: this run deleted message ${id}, the platform's copy of this key, as a part beyond its record's count of parts (an earlier attempt's source, or an earlier record whose key this one extends with #n); ` +
       `a deleted message's key stays used, so it is not sent again. Give the record a new key to import its body again`,
   };
 }
