@@ -375,6 +375,20 @@ describe('a long body split into parts (longBodies: split), corrected to another
     expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 4 });
   });
 
+  it('a record moved to another channel and corrected to more parts is rejected whole: no added part is sent alone', async () => {
+    const moved = rowsWith(words(150_000)).map((r) => (r.id === 'm1' ? { ...r, channel: 'c1' } : r));
+    const { dir, state } = await setUpParts('spv', moved);
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc0,spv-general,spv-ann\nc1,spv-random,spv-ann\n');
+    const { config } = await writePipeline(dir, splitPipeline('spv', 'upsert'));
+    const from = f.sandbox.requests().length;
+    const rerun = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(rerun.stages.messages).toMatchObject({ read: 6, imported: 2, rejected: 4, jobs: { submitted: 0 } });
+    expect(requestsSince(from).uploads).toBe(0);
+    const rejects = (await readFile(join(rerun.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string }> });
+    expect(rejects.map((r) => [r.key, r.reasons[0]!.field])).toEqual([['m1', 'channel'], ['m1#2', 'channel'], ['m1#3', 'channel'], ['m1#4', 'channel']]);
+    expect(await keysHeld('spv')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
+  });
+
   it('finds parts left behind a first part already patched to the new count (an older version deleted none)', async () => {
     const { dir, state } = await setUpParts('spo', words(50_000));
     const { config } = await writePipeline(dir, splitPipeline('spo', 'upsert'));

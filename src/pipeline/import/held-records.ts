@@ -188,39 +188,50 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     return { kind: 'updated' };
   };
 
+  /** A first part rejected (moved, a fixed field, a refused patch): its later parts follow it, so none is sent alone (an added one would be). */
+  const withItsParts = (record: Accepted, outcome: HeldOutcome): HeldOutcome => {
+    if (outcome.kind === 'conflict' && record.parts !== undefined && record.parts.length > 0) added.note(record.sourceKey, 0, outcome.reasons);
+    return outcome;
+  };
+
+  const settleRecord = (record: Accepted): HeldOutcome | Promise<HeldOutcome> => {
+    const foreign = held.foreignDirect(record.sourceKey);
+    if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
+    const later = added.laterPart(record);
+    if (later && later.kind !== 'compare') return later.kind === 'conflict' ? later : listAddedPart(record);
+    const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
+    if (key !== undefined && claimsPartKey(record.item, record.sourceKey)) claimed.add(key);
+    const copy = key === undefined ? undefined : held.find(key);
+    if (!copy) {
+      // Sent, it would be taken for a retry of the copy held in the other channel and create nothing.
+      const moved = key === undefined ? undefined : held.elsewhere(key);
+      return moved ? { kind: 'conflict', reasons: [movedMessageReason(record, moved)] } : { kind: 'send' };
+    }
+    if (deleted.keys.has(key!)) return { kind: 'conflict', reasons: [deletedPartReason(copy.id)] };
+    const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
+    if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
+    const parts = held.parts(record, key!, claimed);
+    const unplaceable = parts && noteAddedParts(record, parts);
+    if (unplaceable) return unplaceable;
+    const surplus = parts?.surplus ?? [];
+    const now = patched.now.get(key!);
+    const comparison = compareWithPlatform(stage, record.item, now ?? copy.fields);
+    if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
+    if (now) {
+      // Patched to this content by an earlier attempt: an update of this run, listed and counted as one.
+      const original = compareWithPlatform(stage, record.item, copy.fields);
+      if (original.differences.length > 0) return listUpdated(record, copy, original, surplus);
+    }
+    // Surplus parts alone (their first part patched already, by an older version) are a change too.
+    if (surplus.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
+    tally.held++;
+    return { kind: 'held' };
+  };
+
   return {
     settle(record) {
-      const foreign = held.foreignDirect(record.sourceKey);
-      if (foreign) return { kind: 'conflict', reasons: [foreignDirectReason(foreign)] };
-      const later = added.laterPart(record);
-      if (later && later.kind !== 'compare') return later.kind === 'conflict' ? later : listAddedPart(record);
-      const key = stage === 'messages' ? comparedMessageKey(input.stage, record) : record.sourceKey;
-      if (key !== undefined && claimsPartKey(record.item, record.sourceKey)) claimed.add(key);
-      const copy = key === undefined ? undefined : held.find(key);
-      if (!copy) {
-        // Sent, it would be taken for a retry of the copy held in the other channel and create nothing.
-        const moved = key === undefined ? undefined : held.elsewhere(key);
-        return moved ? { kind: 'conflict', reasons: [movedMessageReason(record, moved)] } : { kind: 'send' };
-      }
-      if (deleted.keys.has(key!)) return { kind: 'conflict', reasons: [deletedPartReason(copy.id)] };
-      const fixed = fixedFieldDifferences(stage, record.item, copy.fields);
-      if (fixed.length > 0) return { kind: 'conflict', reasons: fixed.map((d) => fixedFieldReason(stage, copy.id, d)) };
-      const parts = held.parts(record, key!, claimed);
-      const unplaceable = parts && noteAddedParts(record, parts);
-      if (unplaceable) return unplaceable;
-      const surplus = parts?.surplus ?? [];
-      const now = patched.now.get(key!);
-      const comparison = compareWithPlatform(stage, record.item, now ?? copy.fields);
-      if (comparison.differences.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
-      if (now) {
-        // Patched to this content by an earlier attempt: an update of this run, listed and counted as one.
-        const original = compareWithPlatform(stage, record.item, copy.fields);
-        if (original.differences.length > 0) return listUpdated(record, copy, original, surplus);
-      }
-      // Surplus parts alone (their first part patched already, by an older version) are a change too.
-      if (surplus.length > 0) return settleChanged(record, key!, copy, comparison, surplus);
-      tally.held++;
-      return { kind: 'held' };
+      const outcome = settleRecord(record);
+      return outcome instanceof Promise ? outcome.then((o) => withItsParts(record, o)) : withItsParts(record, outcome);
     },
     async settleReply(reply, copy) {
       const comparison = compareWithPlatform(stage, reply.item, copy.fields);
