@@ -389,6 +389,30 @@ describe('a long body split into parts (longBodies: split), corrected to another
     expect(await keysHeld('spv')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
   });
 
+  it('a key seen again with another body in another number of parts: the whole record is rejected (or skipped), no part sent alone', async () => {
+    const importTwice = async (p: string, duplicates: string, earlier: string, later: string) => {
+      const dir = join(f.dir, p);
+      await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
+      await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
+      await writeInput(dir, 'messages.csv', messagesCsv(p, [...rowsWith(earlier), { id: 'm1', channel: 'c0', text: later, tag: 't1' }]));
+      const { config } = await writePipeline(dir, splitPipeline(p, 'upsert').replace('mode: upsert }', `mode: upsert, duplicates: ${duplicates} }`));
+      return runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    };
+    // reject: the later m1 (three parts) is rejected, its third part too, though no earlier record has its key.
+    const rejected = await importTwice('spr', 'reject', words(50_000), `X${words(100_000).slice(1)}`);
+    expect(rejected.stages.messages).toMatchObject({ read: 7, imported: 4, rejected: 3 });
+    expect(rejected.totals.balanced).toBe(true);
+    expect(rejected.verification?.status).toBe('exact');
+    expect(await keysHeld('spr')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
+    // last-wins: the earlier m1 (three parts) is skipped, its third part too, though no later record has its key.
+    const superseded = await importTwice('spw', 'last-wins', words(100_000), `X${words(50_000).slice(1)}`);
+    expect(superseded.stages.messages).toMatchObject({ read: 7, imported: 4, skipped: 3 });
+    expect(superseded.totals.balanced).toBe(true);
+    expect(superseded.verification?.status).toBe('exact');
+    expect(await keysHeld('spw')).toEqual(['m0', 'm1', 'm1#2', 'm2']);
+    expect((await platformMessages('spw')).get('m1')?.body).toMatch(/^X/);
+  });
+
   it('finds parts left behind a first part already patched to the new count (an older version deleted none)', async () => {
     const { dir, state } = await setUpParts('spo', words(50_000));
     const { config } = await writePipeline(dir, splitPipeline('spo', 'upsert'));

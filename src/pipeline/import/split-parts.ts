@@ -1,5 +1,5 @@
 import { isNotFoundError, type ChatportClient } from '../../api/index.js';
-import { PART_PROPERTY, type Accepted, type Reason } from '../../transform/index.js';
+import { PART_PROPERTY, type Accepted, type DuplicateVerdict, type Reason } from '../../transform/index.js';
 import { LIMITS } from '../../wire/imports.js';
 import type { HeldCopy } from './held-messages.js';
 
@@ -140,4 +140,26 @@ export class AddedParts {
     if (first.reasons) return { kind: 'conflict', reasons: first.reasons.map((r) => ({ ...r, message: `part ${index} of source key ${first.sourceKey}, rejected with its first part: ${r.message}` })) };
     return index > first.held ? { kind: 'changed' } : { kind: 'compare' };
   }
+}
+
+/**
+ * The duplicate check settles each part by its own key, yet a record's parts go together: the later parts
+ * of a record whose first part it rejected or skipped get the same verdict, also a part no other record
+ * has the key of (beyond the other record's count of parts), which would otherwise be sent alone.
+ */
+export class DuplicateParts {
+  private first?: { sourceKey: string; keys: ReadonlySet<string>; verdict: DuplicateVerdict };
+
+  /** The verdict for this record: its own, or, for a later part of a record the check did not let through, the first part's. */
+  verdictOf(record: Accepted, own: DuplicateVerdict | undefined): DuplicateVerdict | undefined {
+    const { first } = this;
+    if (first?.keys.has(record.sourceKey)) return own ?? partVerdict(first, record.sourceKey);
+    this.first = own !== undefined && record.parts?.length ? { sourceKey: record.sourceKey, keys: new Set(record.parts.map((p) => p.sourceKey)), verdict: own } : undefined;
+    return own;
+  }
+}
+
+function partVerdict({ sourceKey: firstKey, verdict }: { sourceKey: string; verdict: DuplicateVerdict }, sourceKey: string): DuplicateVerdict {
+  if (verdict.kind === 'conflict') return { kind: 'conflict', reason: { ...verdict.reason, message: `${sourceKey}: a part of source key ${firstKey}, rejected with its first part: ${verdict.reason.message}` } };
+  return { kind: verdict.kind, line: { ...verdict.line, sourceKey } };
 }

@@ -20,6 +20,7 @@ import { openStageDuplicates } from './stage-duplicates.js';
 import { openStageReplies, type ReplyOutcome, type StageReplies } from './replies/index.js';
 import { watchStageFields } from './stage-fields.js';
 import { StageChunks, importedOrphans, type StageTally } from './stage-chunks.js';
+import { DuplicateParts } from './split-parts.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -108,6 +109,8 @@ class StageRun implements StageTally {
   private readonly maxRejects: number | undefined;
   private readonly chunks: StageChunks;
   private duplicates: SourceDuplicates | undefined;
+  /** A record's parts go together through the duplicate check (split-parts.ts). */
+  private readonly duplicateParts = new DuplicateParts();
   private duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
   /** Each accepted item's UTF-8, for its fingerprint and its chunk; records are taken one at a time, so one buffer serves. */
   private readonly encoder = new ItemEncoder();
@@ -217,7 +220,7 @@ class StageRun implements StageTally {
     const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
     if (problems && problems.length > 0) return this.reject('invalid', [stage, 'invalid', processed.position, problems, processed.item, processed.sourceKey]);
     const bytes = this.encoder.encode(stringifyJson(processed.item));
-    const verdict = pass.duplicates.check(ordinal, processed, bytes);
+    const verdict = this.duplicateParts.verdictOf(processed, pass.duplicates.check(ordinal, processed, bytes));
     if (verdict !== undefined) return this.settleDuplicate(verdict, processed);
     if (existing !== undefined) {
       counts.skipped++;

@@ -6,6 +6,7 @@ import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import type { Accepted, ChannelIdLookup, Processed } from '../../transform/index.js';
 import { openStageDuplicates } from '../import/stage-duplicates.js';
+import { DuplicateParts } from '../import/split-parts.js';
 import { readStageBatches } from '../import/read-stage.js';
 import type { StageName } from '../state/events.js';
 import type { ExpectedChannel, ExpectedMembers, ExpectedUser, Sourced } from './compare-records.js';
@@ -73,19 +74,20 @@ export async function* expectedRecords(config: PipelineConfig, stage: StageConfi
 
 /**
  * `duplicates: last-wins`: each key's last record, at its own place, as the import sent it. The import's
- * own check (openStageDuplicates: a first read to find the last records, then the same verdicts), so
- * verification expects exactly what the run sent.
+ * own check (openStageDuplicates: a first read to find the last records, then the same verdicts, a
+ * record's parts together), so verification expects exactly what the run sent.
  */
 async function* lastRecordsOfKeys(stage: StageConfig, read: () => AsyncIterable<Processed[]>, deps: ExpectedReadDeps): AsyncGenerator<Accepted> {
   const spillDir = spillFolderPath(SPILL_PREFIXES.verifyKeys);
   const duplicates = await openStageDuplicates(stage, read, deps.signal ?? new AbortController().signal, createSilentLogger(), spillDir);
   try {
     let ordinal = 0;
+    const parts = new DuplicateParts();
     for await (const batch of read())
       for (const p of batch) {
         ordinal++;
         if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position, p.sourceKey)) continue;
-        if (duplicates.check(ordinal, p, stringifyJson(p.item)) === undefined) yield p;
+        if (parts.verdictOf(p, duplicates.check(ordinal, p, stringifyJson(p.item))) === undefined) yield p;
       }
   } finally {
     duplicates.close();
