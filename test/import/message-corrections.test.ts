@@ -297,6 +297,22 @@ describe('a long body split into parts (longBodies: split), corrected to another
   const deletesSince = (from: number) => f.sandbox.requests().slice(from).filter((r) => r.method === 'DELETE' && r.path.startsWith('/messages/')).length;
   const keysHeld = async (p: string) => [...(await platformMessages(p)).keys()].sort();
 
+  it('an update the platform refuses rejects the record and deletes none of its parts', async () => {
+    const { dir, state } = await setUpParts('spr', words(50_000));
+    const { config } = await writePipeline(dir, splitPipeline('spr', 'upsert'));
+    const from = f.sandbox.requests().length;
+    f.sandbox.setFaults([{ method: 'PATCH', path: '/messages/**', fault: { kind: 'status', status: 400 } }]);
+    try {
+      const rerun = await runImport({ config, stateDir: state }, { client: f.client });
+      expect(rerun.stages.messages).toMatchObject({ read: 4, imported: 2, updated: 0, rejected: 2 });
+      expect(rerun.totals).toMatchObject({ balanced: true });
+    } finally {
+      f.sandbox.setFaults([]);
+    }
+    expect(deletesSince(from)).toBe(0);
+    expect(await keysHeld('spr')).toEqual(['m0', 'm1', 'm1#2', 'm1#3', 'm2']);
+  });
+
   it('upsert deletes the parts beyond the new count, lists them with the record, and verification is exact', async () => {
     const { dir, state } = await setUpParts('spu', words(50_000));
     const { config } = await writePipeline(dir, splitPipeline('spu', 'upsert'));

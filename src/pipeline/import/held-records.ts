@@ -148,8 +148,11 @@ export async function openHeldRecords(input: HeldRecordsInput): Promise<HeldReco
     const { sourceKey } = record;
     await appendFile(changesFile, `${stringifyJson(changeLine(stage, record, copy.id, upsert, comparison, surplus))}\n`);
     if (upsert) {
+      // The update first: one the platform refuses rejects the record, and its old parts stay whole with it.
+      const updated = Object.keys(comparison.patch).length > 0 ? await update(key, copy.id, comparison.patch) : undefined;
+      if (updated?.kind === 'conflict') return updated;
       await deleteSurplusParts(input.client, surplus, input.signal, deleted.note);
-      return Object.keys(comparison.patch).length > 0 ? update(key, copy.id, comparison.patch) : countUpdated();
+      return updated ?? countUpdated();
     }
     if (++tally.changed <= WARN_EACH) input.logger.warn({ stage, sourceKey, fields: comparison.differences.map((d) => d.field), ...surplusNote(surplus) }, 'changed, not applied; set mode: upsert to apply');
     return { kind: 'changed' };
