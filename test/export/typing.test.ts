@@ -340,6 +340,12 @@ describe('pure parts', () => {
     for (const bad of ['0000-01-01T00:00:00Z', '0001-02-29T00:00:00Z', '0050-13-01T00:00:00Z']) expect(parseTimestamp(bad).ok, bad).toBe(false);
   });
 
+  it('names why an ISO 8601 leap second, 24:00 or impossible day is refused, rather than calling it not ISO 8601', () => {
+    for (const text of ['2016-12-31T23:59:60Z', '2026-11-21T24:00:00Z', '2026-02-30T10:00:00Z', '0000-01-01T00:00:00Z'])
+      expect(parseTimestamp(text), text).toEqual({ ok: false, expected: expect.stringMatching(/years 0001–9999.*no leap second 23:59:60, no 24:00/) });
+    expect(parseTimestamp('21/11/2026')).toEqual({ ok: false, expected: 'an ISO 8601 timestamp such as 2026-11-21T10:15:00Z' });
+  });
+
   it('matches snake_case or camelCase headers to the declared columns and names new ones uniquely', () => {
     const plan = planColumns(USERS_SCHEMA, ['ID', 'display_name', 'Is-Guest', 'newThing', 'new_thing', 'name'], 'ms', 'test');
     expect(plan.schema.columns.map((c) => `${c.name}:${c.type}`)).toEqual([

@@ -75,6 +75,9 @@ export function parseText(value: unknown): ParsedCell {
 // is UTC (management-api.md, wire rule 4), so a time without a zone is read as UTC.
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const EXPECTED_TIMESTAMP = 'an ISO 8601 timestamp such as 2026-11-21T10:15:00Z';
+/** ISO 8601's own forms a warehouse timestamp cannot hold, named so the reject does not read "not ISO 8601". */
+const EXPECTED_CIVIL_TIME =
+  'a date and time a warehouse timestamp holds: years 0001–9999, a real day of its month, hours 00–23 and seconds 00–59 (no leap second 23:59:60, no 24:00)';
 
 /**
  * An ISO 8601 text → epoch microseconds (bigint), which the sinks store as TIMESTAMP(MILLIS or MICROS).
@@ -88,7 +91,7 @@ export function parseTimestamp(value: unknown): ParsedCell {
   const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number) as [number, number, number, number, number, number];
   // By calendar arithmetic, not Date.UTC: that rolls impossible dates over (Feb 30 → Mar 2) and reads years
   // 0–99 as 1900–1999, so a real 0001-01-01 (Go's zero time) would have been refused.
-  if (!isCivilDateTime(year, month, day, hour, minute, second)) return bad(EXPECTED_TIMESTAMP);
+  if (!isCivilDateTime(year, month, day, hour, minute, second)) return bad(EXPECTED_CIVIL_TIME);
   const ms = ((daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second) * 1000;
   const fractionMicros = BigInt((m[7] ?? '').padEnd(6, '0').slice(0, 6));
   let offsetMinutes = 0;
