@@ -1,3 +1,4 @@
+import { isPlainObject } from '../shared/plain-object.js';
 import { LIMITS } from '../wire/imports.js';
 
 /**
@@ -7,12 +8,6 @@ import { LIMITS } from '../wire/imports.js';
  * stand. At millions of items this is most of the sandbox's validation time.
  */
 const MESSAGE_KEYS = new Set(['type', 'channelId', 'body', 'user', 'groupTag', 'properties', 'idempotencyKey']);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
-}
 
 function optionalText(v: unknown, max: number): boolean {
   return v === undefined || (typeof v === 'string' && v.length >= 1 && v.length <= max);

@@ -1,4 +1,5 @@
 import { sameJsonValue } from './lossless-json.js';
+import { isPlainObject } from './plain-object.js';
 
 /**
  * A value as a JSON merge patch (RFC 7396) can leave it: an object member holding null is no member, at any
@@ -18,8 +19,4 @@ export function withoutNullMembers(value: unknown): unknown {
  */
 export function samePatchedValue(a: unknown, b: unknown): boolean {
   return sameJsonValue(withoutNullMembers(a), withoutNullMembers(b));
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

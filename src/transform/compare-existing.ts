@@ -1,5 +1,5 @@
 import { sameJsonValue } from '../shared/lossless-json.js';
-import { isPlainObject } from '../shared/merge-patch.js';
+import { isPlainObject } from '../shared/plain-object.js';
 import { IDENTITY_PROPERTIES } from './stages.js';
 
 /** The stages whose records chatport compares with the platform's copy (those the API patches). */

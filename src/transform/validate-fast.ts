@@ -1,3 +1,4 @@
+import { isPlainObject } from '../shared/plain-object.js';
 import { LIMITS } from '../wire/imports.js';
 import { reason } from './types.js';
 import type { Reason, StageKind } from './types.js';
@@ -30,12 +31,6 @@ interface Found extends Array<Reason> {
 
 function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isPlainObject(v: unknown): v is Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
-  const proto = Object.getPrototypeOf(v) as unknown;
-  return proto === Object.prototype || proto === null;
 }
 
 function text(out: Found, item: Obj, key: string, path: string, min: number, max: number, required: boolean): boolean {

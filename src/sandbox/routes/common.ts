@@ -1,3 +1,4 @@
+import { isPlainObject } from '../../shared/plain-object.js';
 import type { z } from 'zod';
 import type { SandboxApp } from '../app.js';
 import { clientError, notFound } from '../errors.js';
@@ -86,7 +87,6 @@ export function mergeProperties(current: Record<string, unknown>, patch: Record<
   return mergePatch(current, patch) as Record<string, unknown>;
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** RFC 7386 §2: an object patch merges into the target, or into `{}` when the target is no object, so a null at any depth removes and is never stored. */
 function mergePatch(target: unknown, patch: unknown): unknown {

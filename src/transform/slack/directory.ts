@@ -1,10 +1,9 @@
-import type { z } from 'zod';
 import { CLEAN_TEXT, recordTextProblem, type TextMarks } from '../../shared/json-checks/export-text.js';
 import { LIMITS } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
 import type { KnownAuthors } from './author-scan.js';
 import { createNameAllocator, makeValidName } from '../names.js';
-import { SlackConversation, SlackUser, parseRecord, type Parsed, type RecordProblem, type SlackMessage } from './records.js';
+import { SlackConversation, parseRecord, parseSlackUser, type Parsed, type RecordProblem, type SlackMessage, type SlackUser } from './records.js';
 
 /** Where a record sits in the export: file and zero-based index in its JSON array. */
 export interface RecordPosition {
@@ -61,9 +60,9 @@ export interface SlackDirectory {
 }
 
 /** parseRecord, after the record's text is found sendable (no unreadable byte, no lone surrogate). */
-function parseText<T>(schema: z.ZodType<T>, raw: unknown, marks: TextMarks): Parsed<T> {
+function parseText<T>(parse: (raw: unknown) => Parsed<T>, raw: unknown, marks: TextMarks): Parsed<T> {
   const unsendable = recordTextProblem(raw, marks);
-  return unsendable ? { ok: false, problem: { field: unsendable.field ?? '', reason: unsendable.reason } } : parseRecord(schema, raw);
+  return unsendable ? { ok: false, problem: { field: unsendable.field ?? '', reason: unsendable.reason } } : parse(raw);
 }
 
 export interface SlackDirectoryOptions {
@@ -124,7 +123,7 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
 
   return {
     addUser(position, raw, marks = CLEAN_TEXT) {
-      const parsed = parseText(SlackUser, raw, marks);
+      const parsed = parseText(parseSlackUser, raw, marks);
       if (!parsed.ok) return void rejected.push({ stage: 'users', position, problem: parsed.problem, raw });
       // Kept for the whole run: a copy, whose strings do not pin users.json's stream chunks (shared/detach-string.ts).
       const user = structuredClone(parsed.value);
@@ -138,7 +137,7 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
     },
 
     addConversation(kind, position, raw, marks = CLEAN_TEXT) {
-      const parsed = parseText(SlackConversation, raw, marks);
+      const parsed = parseText((r) => parseRecord(SlackConversation, r), raw, marks);
       if (!parsed.ok) return void rejected.push({ stage: 'channels', position, problem: parsed.problem, raw });
       if (conversationIds.has(parsed.value.id))
         return void rejected.push({ stage: 'channels', position, problem: { field: 'id', reason: `conversation id ${parsed.value.id} appears twice; the first is kept` }, raw });

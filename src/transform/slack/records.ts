@@ -14,42 +14,33 @@ const optBool = z.boolean().optional();
 export const SLACK_TS = /^\d{1,12}(\.\d{1,9})?$/;
 const ts = z.string().regex(SLACK_TS, "Slack's epoch-seconds form, e.g. \"1700000000.000100\"");
 
-/**
- * An optional field of a users.json record, where Slack writes null for some (`real_name`, `email`,
- * `title` of a profile, a bot's or deleted user's fields): null reads as absent, so it falls back as an
- * absent field does, and a value of another type is still refused.
- */
-const nullAsAbsent = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema.optional());
-const userStr = nullAsAbsent(z.string());
-const userBool = nullAsAbsent(z.boolean());
-
 const textObject = z.looseObject({ value: optStr, creator: optStr, last_set: z.number().optional() });
 
 export const SlackUser = z.looseObject({
   id: str.min(1),
-  team_id: userStr,
-  name: userStr,
-  real_name: userStr,
-  deleted: userBool,
-  is_bot: userBool,
-  is_app_user: userBool,
-  is_admin: userBool,
-  is_owner: userBool,
-  is_primary_owner: userBool,
-  is_restricted: userBool,
-  is_ultra_restricted: userBool,
+  team_id: optStr,
+  name: optStr,
+  real_name: optStr,
+  deleted: optBool,
+  is_bot: optBool,
+  is_app_user: optBool,
+  is_admin: optBool,
+  is_owner: optBool,
+  is_primary_owner: optBool,
+  is_restricted: optBool,
+  is_ultra_restricted: optBool,
   tz: z.string().nullish(),
-  tz_label: userStr,
-  tz_offset: nullAsAbsent(z.number()),
-  profile: nullAsAbsent(
-    z.looseObject({
-      real_name: userStr,
-      display_name: userStr,
-      email: userStr,
-      title: userStr,
-      bot_id: userStr,
-    }),
-  ),
+  tz_label: optStr,
+  tz_offset: z.number().optional(),
+  profile: z
+    .looseObject({
+      real_name: optStr,
+      display_name: optStr,
+      email: optStr,
+      title: optStr,
+      bot_id: optStr,
+    })
+    .optional(),
 });
 export type SlackUser = z.infer<typeof SlackUser>;
 
@@ -102,38 +93,45 @@ export const SlackMessage = z.looseObject({
 });
 export type SlackMessage = z.infer<typeof SlackMessage>;
 
-/** How many null members one message may have taken out before its parse is given up (a bound on retries). */
+/** How many null members one record may have taken out before its parse is given up (a bound on retries). */
 const MAX_NULLS_TAKEN = 16;
 
 /**
- * A day file's message, parsed: a typed optional field holding null (`parent_user_id`, `bot_profile`,
- * `attachments[].fallback`: Slack writes some) reads as absent, as in users.json. Only a failed parse pays:
- * the null at the failing path is taken out of a copy and the copy parsed again, so nulls in fields nobody
- * types stay in `extra`, and a null in a required field (`ts`) still rejects the message.
+ * A Slack record parsed with a typed optional field holding null read as absent: Slack writes null for
+ * some (a user's `real_name`, `email` or `profile`; a message's `parent_user_id`, `bot_profile`,
+ * `attachments[].fallback`). Only a failed parse pays: the null at the failing path is taken out of a copy
+ * and the copy parsed again, so nulls in fields nobody types stay in `extra`, and a null in a `required`
+ * top-level field (a user's `id`, a message's `ts`) still rejects the record.
  */
-export function parseSlackMessage(raw: unknown): Parsed<SlackMessage> {
+function parseNullsAbsent<T>(schema: z.ZodType<T>, raw: unknown, required: ReadonlySet<string>): Parsed<T> {
   let value = raw;
   for (let taken = 0; ; taken++) {
-    const result = SlackMessage.safeParse(value);
+    const result = schema.safeParse(value);
     if (result.success) return { ok: true, value: result.data };
     const issue = result.error.issues[0]!;
-    const problem = { ok: false as const, problem: { field: issue.path.join('.') || '(record)', reason: issue.message } };
-    if (taken === MAX_NULLS_TAKEN || !isOptionalNull(issue, value)) return problem;
+    if (taken === MAX_NULLS_TAKEN || !isOptionalNull(issue, value, required)) return failed(issue);
     if (value === raw) value = structuredClone(raw);
     deleteAt(value, issue.path);
   }
 }
 
+/** A users.json record (parseNullsAbsent: its `id` is required). */
+export const parseSlackUser = (raw: unknown): Parsed<SlackUser> => parseNullsAbsent(SlackUser, raw, USER_REQUIRED);
+/** A day file's message (parseNullsAbsent: its `ts` is required). */
+export const parseSlackMessage = (raw: unknown): Parsed<SlackMessage> => parseNullsAbsent(SlackMessage, raw, MESSAGE_REQUIRED);
+const USER_REQUIRED: ReadonlySet<string> = new Set(['id']);
+const MESSAGE_REQUIRED: ReadonlySet<string> = new Set(['ts']);
+
 /**
- * Whether an issue is a null member of an object, in a field the schema types but does not require: the
- * top-level `ts` is required (a null there is no absence to fall back from); a required nested field
- * (a reaction's `name`) is named by the parse of the copy, as missing.
+ * Whether an issue is a null member of an object, in a field the schema types but does not require (not a
+ * `required` top-level field); a required nested field (a reaction's `name`) is named by the parse of the
+ * copy, as missing.
  */
-function isOptionalNull(issue: z.core.$ZodIssue, value: unknown): boolean {
+function isOptionalNull(issue: z.core.$ZodIssue, value: unknown, required: ReadonlySet<string>): boolean {
   if (issue.code !== 'invalid_type' || issue.path.length === 0 || valueAt(value, issue.path) !== null) return false;
   const parent = valueAt(value, issue.path.slice(0, -1));
   if (parent === null || typeof parent !== 'object' || Array.isArray(parent)) return false;
-  return !(issue.path.length === 1 && issue.path[0] === 'ts');
+  return !(issue.path.length === 1 && required.has(String(issue.path[0])));
 }
 
 function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
@@ -157,8 +155,10 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: RecordPro
 
 export function parseRecord<T>(schema: z.ZodType<T>, value: unknown): Parsed<T> {
   const result = schema.safeParse(value);
-  if (result.success) return { ok: true, value: result.data };
-  const issue = result.error.issues[0]!;
+  return result.success ? { ok: true, value: result.data } : failed(result.error.issues[0]!);
+}
+
+function failed(issue: z.core.$ZodIssue): { ok: false; problem: RecordProblem } {
   return { ok: false, problem: { field: issue.path.join('.') || '(record)', reason: issue.message } };
 }
 
