@@ -48,7 +48,7 @@ async function runOnce(dir: string, limit: Limit, run: number, messages: number)
   const state = join(dir, `state-${run}-${limit.name.split(' ')[0]}`);
   try {
     const measured = await runMeasured(CLI, ['import', join(dir, 'pipeline.yaml'), '--state', state, '--json'], {
-      CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: sandbox.clientId, CHAT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn',
+      CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: sandbox.clientId, CHATPORT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn',
     });
     if (measured.code !== 0) throw new Error(`import exited ${measured.code}: ${measured.stderrTail}`);
     const report = JSON.parse(measured.stdout) as { stages: { messages: StageReport } };

@@ -88,7 +88,7 @@ async function migrate(zip: string, state: string, env: Record<string, string>, 
   try {
     process.stderr.write(`slack bench: migrating${env.SLACK_THREADS ? ` (threads: ${env.SLACK_THREADS})` : ''}…\n`);
     const measured = await runMeasured(CLI, ['migrate', 'slack', zip, '--state', state, '--json'], {
-      CHAT_API_URL: sandbox.url, CHAT_CLIENT_ID: sandbox.clientId, CHAT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn', ...env,
+      CHATPORT_API_URL: sandbox.url, CHATPORT_CLIENT_ID: sandbox.clientId, CHATPORT_CLIENT_SECRET: sandbox.clientSecret, CHATPORT_LOG_LEVEL: 'warn', ...env,
     }, heapMb === undefined ? [] : [`--max-old-space-size=${heapMb}`]);
     if (measured.code !== 0) throw new Error(`migrate exited ${measured.code}: ${measured.stderrTail}`);
     const report = JSON.parse(measured.stdout) as MigrateReport;
