@@ -10,7 +10,7 @@
  * then read once more to index its keys in a SpillingKeyTable (key fingerprint → line number; bounded,
  * spilled to `held/messages-keys/`), the same way for a first attempt and a resumed one; the line read back
  * names its key, so a fingerprint shared by two keys never takes one for the other. With `otherKeyOf`, a
- * second table indexes the same lines by that part of their key (held-records.ts: the message's key without
+ * second table indexes the same lines by that part of their key (held-message-copies.ts: the message's key without
  * its channel, so a message the source moved to another channel is found where the platform holds it);
  * it costs as much again (bounded the same way, spilled to `held/messages-other-keys/`).
  */

@@ -11,7 +11,8 @@ import { findRootThreads } from './roots.js';
 import { sendReplies, type ReplyOutcome } from './send-replies.js';
 import { ReplySpool, sendBodyOf } from './spool.js';
 import { KeyHashSet } from '../../verify/key-set.js';
-import { channelsThatExisted, type HeldRecords } from '../held-records.js';
+import { channelsThatExisted } from '../held-copies.js';
+import type { HeldRecords } from '../held-records.js';
 
 export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf } from './refs.js';
 export { replyThreadIdOf } from './roots.js';
