@@ -7,7 +7,9 @@ import { compileSkipRules, describeSkipRule } from './skip-rules.js';
 import { CHANNEL_KEY_PROPERTY, PART_PROPERTY, USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
 import { describeFound, reason } from './types.js';
 import type { Accepted, Processed, Reason, RecordPosition, StageKind } from './types.js';
-import { FAST_VALIDATORS } from './validate-fast.js';
+import { FAST_VALIDATORS, ITEM_FIELDS, PICTURE_FIELDS } from './validate-fast.js';
+import { isConstRule, isFieldRule, isTemplateRule } from './mapping-spec.js';
+import { closest } from '../shared/closest-name.js';
 import type { Int64 } from '../shared/int64.js';
 import type { UserNameLookup } from './mapping-rules.js';
 import { splitBody } from './split-body.js';
@@ -60,6 +62,28 @@ export type SourceInput =
 export type StageProcessor = (input: SourceInput) => Processed;
 
 /**
+ * A mapping key the import item does not have (`displayNme`, `propertes`) is a mistake in the pipeline file:
+ * caught when it loads, not as a reject of every record.
+ */
+function checkItemFields(stage: StageKind, mapping: NestedMapping): void {
+  const unknownIn = (entries: NestedMapping, allowed: ReadonlySet<string>, prefix: string): void => {
+    const mappable = [...allowed].filter((field) => !DERIVED_FIELDS[stage].includes(field));
+    for (const key of Object.keys(entries)) {
+      if (allowed.has(key)) continue;
+      const guess = closest(key, mappable);
+      throw new MappingError(
+        `mapping.${prefix}${key}: a ${stage} import item has no field ${JSON.stringify(key)}${guess === undefined ? '' : `; did you mean ${JSON.stringify(guess)}?`} (a mapping may set: ${mappable.join(', ')}; put source facts into properties)`,
+        `mapping.${prefix}${key}`,
+      );
+    }
+  };
+  unknownIn(mapping, ITEM_FIELDS[stage], '');
+  const picture = mapping.displayPicture;
+  if (stage === 'users' && typeof picture === 'object' && picture !== null && !isFieldRule(picture) && !isTemplateRule(picture) && !isConstRule(picture))
+    unknownIn(picture as NestedMapping, PICTURE_FIELDS, 'displayPicture.');
+}
+
+/**
  * Compiles a stage once (mapping, skip rules, key) and returns the function that turns each source
  * record into an Accepted item (with its idempotency key and, for members and messages, its channel id),
  * a Rejected record with every reason, or a Skipped one.
@@ -72,6 +96,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   for (const field of DERIVED_FIELDS[stage])
     if (Object.hasOwn(spec.mapping, field))
       throw new MappingError(`mapping.${field}: chatport sets ${field} itself${field === 'channelId' ? ' from the stage\'s "channel" field' : ''}; remove it from the mapping`, `mapping.${field}`);
+  checkItemFields(stage, spec.mapping);
   const mappedProperties = spec.mapping.properties;
   if (IDENTITY_STAGES.includes(stage) && typeof mappedProperties === 'object' && mappedProperties !== null)
     for (const name of IDENTITY_PROPERTIES)

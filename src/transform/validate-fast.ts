@@ -22,6 +22,11 @@ const CHANNEL_KEYS = new Set(['type', 'members', 'name', 'displayName', 'creator
 const MEMBER_KEYS = new Set(['username', 'idempotencyKey']);
 const MESSAGE_KEYS = new Set(['type', 'channelId', 'body', 'user', 'groupTag', 'properties', 'idempotencyKey']);
 
+/** The fields an import item of each kind may have (the strict schemas of src/wire/imports.ts). */
+export const ITEM_FIELDS: Readonly<Record<StageKind, ReadonlySet<string>>> = { users: USER_KEYS, channels: CHANNEL_KEYS, members: MEMBER_KEYS, messages: MESSAGE_KEYS };
+/** The fields of a user's displayPicture. */
+export const PICTURE_FIELDS: ReadonlySet<string> = PICTURE_KEYS;
+
 type Obj = Record<string, unknown>;
 
 /** Reasons found so far, and whether one of them is a wrong type or a missing field (zod would abort). */

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { parseRecordBatches } from '../../formats/index.js';
 import { mappedByChatport, stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { ConfigError } from '../../shared/errors.js';
+import { closest } from '../../shared/closest-name.js';
 import { createInputSource, type InputSourceOptions } from '../../sources/index.js';
 import { FieldPresence, fieldRefName, stageSourceFields, type MappedSourceField } from '../../transform/index.js';
 import type { RunWarning } from '../report.js';
@@ -81,26 +82,4 @@ function absentFromFirstRecords(stage: StageConfig, fields: readonly MappedSourc
       message: `stages.${stage.stage}.${path}: none of the first ${records.length} records of ${file} has the field ${JSON.stringify(name)}${guess ? ` (did you mean ${JSON.stringify(guess)}?)` : ''}`,
     };
   });
-}
-
-/** The name most like `name` (same letters in another case, or at most a third of its letters off), if any. */
-export function closest(name: string, names: readonly string[]): string | undefined {
-  const lower = name.toLowerCase();
-  let best: string | undefined;
-  let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
-  for (const candidate of names) {
-    const d = candidate.toLowerCase() === lower ? 0 : editDistance(lower, candidate.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length]!;
 }
