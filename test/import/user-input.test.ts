@@ -51,3 +51,27 @@ describe('a pipeline file with a mistake in a mapping key', () => {
     expect(await platformUsers()).toEqual([]);
   });
 });
+
+describe('a file with a UTF-8 byte order mark in a stage declared windows-1252', () => {
+  it('is read as UTF-8: its header has the key column and the platform holds "Renée", not "RenÃ©e"', async () => {
+    const dir = join(f.dir, 'bom-cp1252');
+    // An older export in windows-1252 beside a newer one saved as Excel's "CSV UTF-8" (mark, CRLF).
+    await writeInput(dir, 'users-1.csv', Buffer.from('id,username,display\r\nu1,zoe,Zo\xeb\r\n', 'latin1'));
+    await writeInput(dir, 'users-2.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,username,display\r\nu2,renee,Renée\r\n', 'utf8')]));
+    const pipeline = await writeInput(dir, 'pipeline.yaml', [
+      'name: bom-cp1252',
+      'stages:',
+      '  users:',
+      '    source: { path: "users-*.csv", encoding: windows-1252 }',
+      '    key: id',
+      '    mapping: { name: username, displayName: display, isGuest: { const: false } }',
+      '',
+    ].join('\n'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(ExitCode.OK);
+    const held = new Map<string, string>();
+    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'bom-cp1252') held.set(user.name, user.displayName);
+    expect(held).toEqual(new Map([['zoe', 'Zoë'], ['renee', 'Renée']]));
+  });
+});
