@@ -1,4 +1,5 @@
 // A team's own files and pipeline, as a new user writes them, imported through the CLI into the sandbox.
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../../src/shared/exit-codes.js';
@@ -12,6 +13,32 @@ afterAll(async () => {
   await f.close();
 });
 
+/**
+ * A pipeline over users.csv, channels.csv and messages.csv in one folder; `messages` is the messages stage's
+ * mapping block, from line 16 of the file on.
+ */
+function chatPipeline(name: string, users: string, messages: string[]): string {
+  return [
+    `name: ${name}`,
+    'stages:',
+    '  users:',
+    '    source: { path: users.csv }',
+    '    key: id',
+    `    mapping: ${users}`,
+    '  channels:',
+    '    source: { path: channels.csv }',
+    '    key: key',
+    '    mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } }',
+    '  messages:',
+    '    source: { path: messages.csv }',
+    '    key: id',
+    '    channel: channel',
+    '    mapping:',
+    ...messages.map((line) => `      ${line}`),
+    '',
+  ].join('\n');
+}
+
 async function platformUsers(): Promise<string[]> {
   const names: string[] = [];
   for await (const user of f.client.users.list()) names.push(user.name);
@@ -24,27 +51,7 @@ describe('a pipeline file with a mistake in a mapping key', () => {
     await writeInput(dir, 'users.csv', 'id,username,first\nu1,alice,Alice\n');
     await writeInput(dir, 'channels.csv', 'key,name,members\nc1,general,alice\n');
     await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm1,c1,alice,hello\n');
-    const pipeline = await writeInput(dir, 'pipeline.yaml', [
-      'name: mapping-typo',
-      'stages:',
-      '  users:',
-      '    source: { path: users.csv }',
-      '    key: id',
-      '    mapping: { name: username, displayName: first, isGuest: { const: false } }',
-      '  channels:',
-      '    source: { path: channels.csv }',
-      '    key: key',
-      '    mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } }',
-      '  messages:',
-      '    source: { path: messages.csv }',
-      '    key: id',
-      '    channel: channel',
-      '    mapping:',
-      '      type: { const: TEXT }',
-      '      body: text',
-      '      usr: author',
-      '',
-    ].join('\n'));
+    const pipeline = await writeInput(dir, 'pipeline.yaml', chatPipeline('mapping-typo', '{ name: username, displayName: first, isGuest: { const: false } }', ['type: { const: TEXT }', 'body: text', 'usr: author']));
     const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
     expect(run.stderr).toContain(`${pipeline}:18: stages.messages.mapping.usr: a messages import item has no field "usr"; did you mean "user"?`);
     expect(run.code).toBe(ExitCode.CONFIG);
@@ -73,5 +80,24 @@ describe('a file with a UTF-8 byte order mark in a stage declared windows-1252',
     const held = new Map<string, string>();
     for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'bom-cp1252') held.set(user.name, user.displayName);
     expect(held).toEqual(new Map([['zoe', 'Zoë'], ['renee', 'Renée']]));
+  });
+});
+
+describe('a reference to a user written in another letter case or Unicode form', () => {
+  it('is rejected naming the user the platform holds under the name that reads the same, and the mapping option that joins them', async () => {
+    const dir = join(f.dir, 'look-alike');
+    // The users export writes é as one character, the chat export as e and a combining accent; the chat export upper-cases a login.
+    await writeInput(dir, 'users.csv', 'id,username\nu1,jos\u00e9\nu2,bea\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc1,general,bea\n');
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm1,c1,jose\u0301,hola\nm2,c1,BEA,hi\n');
+    const pipeline = await writeInput(dir, 'pipeline.yaml', chatPipeline('look-alike', '{ name: username, displayName: username, isGuest: { const: false } }', ['type: { const: TEXT }', 'body: text', 'user: author']));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+    expect(run.code).toBe(ExitCode.COMPLETED_WITH_REJECTS);
+    const runDir = /^run directory: (.+)$/m.exec(run.stdout)![1]!;
+    const rejects = (await readFile(join(runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { line: number; reasons: { message: string }[] });
+    expect(rejects.map((r) => [r.line, r.reasons.map((x) => x.message)])).toEqual([
+      [2, ["user: no user 'jose\u0301' on the platform (the users stage did not import it, and it was not there before); the platform holds 'jos\u00e9', the same text in another Unicode form (an accent written with its letter or apart): set unicode: NFC on this field and on the users stage's name"]],
+      [3, ["user: no user 'BEA' on the platform (the users stage did not import it, and it was not there before); the platform holds 'bea', which differs in letter case only (names are compared exactly): set case: lower on this field and on the users stage's name"]],
+    ]);
   });
 });

@@ -48,6 +48,9 @@ export class StageChecks {
   /** Names of the users stage's source the platform holds for another user (see above). */
   private othersNames: Set<string> | undefined;
 
+  /** The known names by their folded form (lookAlikeNames), made at the first unknown name of a stage. */
+  private lookAlikes: Map<string, string> | undefined;
+
   /** `sourceUserNames`: the users stage's source key → name (user-names.ts: read once per pipeline config). */
   constructor(
     private readonly config: PipelineConfig,
@@ -61,6 +64,7 @@ export class StageChecks {
   /** The hooks for one stage's run; reads from the platform what the stage's checks need. */
   async forStage(stageConfig: StageConfig): Promise<StageCheckHooks> {
     const stage = stageConfig.stage;
+    this.lookAlikes = undefined;
     if (this.client && stage !== 'users' && this.usersStale) await this.readUsers();
     if (this.client && stage === 'users') {
       await this.readUsers();
@@ -144,6 +148,9 @@ export class StageChecks {
       ? reason(field, 'a username the platform holds (imported by the users stage, or there before)', name)
       : reason(field, 'a username the users stage produces', name);
     r.message = this.client ? `${field}: no user '${name}' on the platform (the users stage did not import it, and it was not there before)` : r.message;
+    this.lookAlikes ??= lookAlikeNames(this.client ? this.users!.keys() : this.produced);
+    const alike = this.lookAlikes.get(foldName(name));
+    if (alike !== undefined) r.message += lookAlikeHint(name, alike, this.client ? 'the platform holds' : 'the users stage produces');
     return r;
   }
 
@@ -241,4 +248,30 @@ function takenName(holders: Holders | undefined, released: ReadonlySet<string>, 
  */
 function heldByRenamedMessage(field: string, what: string, name: string, holderKey: string, renamedTo: string): string {
   return `${field}: ${what} '${name}' is still held on the platform by source key ${holderKey}, which the source renames to '${renamedTo}' but not before this record (it comes later in the source, or its rename was rejected); the platform holds one ${what} per name at every moment. Put that record first, or, for two records swapping names, rename one through a free name in a run of its own`;
+}
+
+/** A name as a reader sees it: one Unicode form, one letter case. */
+function foldName(name: string): string {
+  return name.normalize('NFC').toLowerCase();
+}
+
+/** Folded name → a name that folds so (the first one). */
+function lookAlikeNames(names: Iterable<string>): Map<string, string> {
+  const byFold = new Map<string, string>();
+  for (const name of names) {
+    const fold = foldName(name);
+    if (!byFold.has(fold)) byFold.set(fold, name);
+  }
+  return byFold;
+}
+
+/**
+ * Why a name that reads like a known one is not it: the platform compares names exactly, so 'José' with a
+ * combining accent, or 'BOB', would be rejected as unknown beside 'José' or 'bob' with no visible reason.
+ */
+function lookAlikeHint(name: string, alike: string, who: string): string {
+  const why = name.normalize('NFC') === alike.normalize('NFC')
+    ? 'the same text in another Unicode form (an accent written with its letter or apart): set unicode: NFC on this field and on the users stage\'s name'
+    : 'which differs in letter case only (names are compared exactly): set case: lower on this field and on the users stage\'s name';
+  return `; ${who} '${alike}', ${why}`;
 }
