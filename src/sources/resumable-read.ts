@@ -13,6 +13,12 @@ export interface FetchedBody {
   totalBytes?: number;
   /** Version tag of the object, sent back on resumes so a changed object is not stitched together. */
   etag?: string;
+  /**
+   * The offset of the body's first byte (from Content-Range); default: the offset asked for. HTTP lets a
+   * server answer a range request with the whole object (200, start 0), whose bytes before the asked-for
+   * offset were delivered already.
+   */
+  start?: number;
 }
 
 export interface ResumableReadOptions {
@@ -38,6 +44,12 @@ function isFinal(error: unknown): boolean {
   return error instanceof ChatportError && !error.transient;
 }
 
+/** Bytes at the head of a body starting at `start` that were delivered already (the reader is at `offset`). */
+function bytesBefore(offset: number, start: number): number {
+  if (start > offset) throw new Error(`asked for the bytes from ${offset}, got a body starting at ${start}`);
+  return offset - start;
+}
+
 async function* readFromOffset(
   fetchFrom: (offset: number, etag: string | undefined) => Promise<FetchedBody>,
   options: ResumableReadOptions,
@@ -61,7 +73,11 @@ async function* readFromOffset(
         total = fetched.totalBytes;
         etag = fetched.etag;
       }
-      for await (const chunk of body) {
+      let skip = bytesBefore(offset, fetched.start ?? offset);
+      for await (const whole of body) {
+        const chunk = skip > 0 ? whole.subarray(Math.min(skip, whole.length)) : whole;
+        skip -= whole.length - chunk.length;
+        if (chunk.length === 0) continue;
         offset += chunk.length;
         failures = 0;
         try {

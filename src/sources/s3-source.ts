@@ -57,6 +57,12 @@ function mapS3Error(error: unknown, uri: string): unknown {
   return error;
 }
 
+/** The first byte of a ranged answer (`bytes 100-199/200`); 0 for a whole object (no Content-Range). */
+function rangeStart(contentRange: string | undefined): number {
+  const match = contentRange === undefined ? null : /^bytes (\d+)-/.exec(contentRange);
+  return match ? Number(match[1]) : 0;
+}
+
 function openObject(client: S3Client, bucket: string, key: string, options: S3SourceOptions): Readable {
   const uri = formatS3Url({ bucket, key });
   const fetchFrom = async (offset: number, etag: string | undefined): Promise<FetchedBody> => {
@@ -71,7 +77,7 @@ function openObject(client: S3Client, bucket: string, key: string, options: S3So
         }),
       );
       if (!response.Body) throw new Error(`GetObject ${uri} returned no body`);
-      return { body: response.Body as Readable, totalBytes: response.ContentLength, etag: response.ETag };
+      return { body: response.Body as Readable, totalBytes: response.ContentLength, etag: response.ETag, start: rangeStart(response.ContentRange) };
     } catch (error) {
       throw mapS3Error(error, uri);
     }

@@ -114,6 +114,21 @@ describe('S3 source', () => {
     }
   });
 
+  it('a resume answered with the whole object (a store that ignores Range) continues from the byte it reached, not from 0', async () => {
+    const port = Number(new URL(s3.endpoint).port);
+    const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 1_000_000, cuts: 1, stripRange: true });
+    try {
+      const source = createS3Source(`s3://${BUCKET}/big.bin`, { ...connection(), endpoint: proxy.endpoint, resumeDelayMs: 1 });
+      for await (const input of source.listInputs()) {
+        const read = await readAll(input.open());
+        expect(read.length).toBe(big.length);
+        expect(read.equals(big)).toBe(true);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('gives up with INPUT_READ_FAILED when every attempt breaks', async () => {
     const port = Number(new URL(s3.endpoint).port);
     const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 0, cuts: 1000 });
