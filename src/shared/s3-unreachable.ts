@@ -1,5 +1,18 @@
-/** The store could not be reached, or answered 5xx (after the SDK's retries): S3 sources and sinks alike. */
+/** How an S3 call failed, for S3 sources and sinks alike (each maps the kind to its own error code). */
+
+/** The store could not be reached, or answered 5xx (after the SDK's retries). */
 export function isUnreachable(error: { name?: string; code?: string }, status: number | undefined): boolean {
   if (status !== undefined) return status >= 500;
   return (typeof error.code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(error.code)) || error.name === 'TimeoutError';
+}
+
+/** Error names that mean the credentials themselves (not the request) were refused, or none were found. */
+const CREDENTIALS_REFUSED = new Set([
+  'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'ExpiredToken', 'InvalidToken', 'TokenRefreshRequired', 'AccessDenied',
+  'AllAccessDisabled', 'CredentialsProviderError',
+]);
+
+/** The credentials were refused or lack a permission (401/403), or the SDK's chain found none. */
+export function isCredentialsRefused(error: { name?: string }, status: number | undefined): boolean {
+  return status === 401 || status === 403 || CREDENTIALS_REFUSED.has(error.name ?? '');
 }

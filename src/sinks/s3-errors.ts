@@ -8,19 +8,13 @@
  * and status, never its text, so no key or signature from a response reaches a log.
  */
 import { ChatportError, isChatportError } from '../shared/errors.js';
-import { isUnreachable } from '../shared/s3-unreachable.js';
+import { isCredentialsRefused, isUnreachable } from '../shared/s3-unreachable.js';
 
 interface SdkError {
   name?: string;
   code?: string;
   $metadata?: { httpStatusCode?: number };
 }
-
-/** Error names that mean the credentials themselves (not the request) were refused. */
-const CREDENTIALS_REFUSED = new Set([
-  'InvalidAccessKeyId', 'SignatureDoesNotMatch', 'ExpiredToken', 'InvalidToken', 'TokenRefreshRequired', 'AccessDenied',
-  'AllAccessDisabled', 'CredentialsProviderError',
-]);
 
 function isMissingKey(error: SdkError): boolean {
   return error.name === 'NoSuchKey' || error.name === 'NotFound';
@@ -40,7 +34,7 @@ export function s3Failure(error: unknown, command: string, target: string): unkn
     return new ChatportError(`${what} failed: the store is unreachable or failing (${said}); check AWS_ENDPOINT_URL_S3 or the network`, {
       code: 'OUTPUT_UNAVAILABLE', transient: true, details, cause: error,
     });
-  if (status === 401 || status === 403 || CREDENTIALS_REFUSED.has(sdk.name ?? ''))
+  if (isCredentialsRefused(sdk, status))
     return new ChatportError(`${what} was refused (${said}): the S3 credentials are wrong, expired or lack a permission for this bucket`, {
       code: 'OUTPUT_FORBIDDEN', details, cause: error,
     });

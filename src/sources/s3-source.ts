@@ -12,7 +12,7 @@ import { createGlobMatcher, splitGlob } from './glob-pattern.js';
 import type { InputObject, InputSource } from './input-source.js';
 import { openResumableRead, type FetchedBody } from './resumable-read.js';
 import { createSourceS3Client } from './s3-client.js';
-import { isUnreachable } from '../shared/s3-unreachable.js';
+import { isCredentialsRefused, isUnreachable } from '../shared/s3-unreachable.js';
 
 export interface S3SourceOptions extends S3ConnectionOptions {
   /** A ready client (tests, or callers sharing one); default: built from the connection options. */
@@ -46,7 +46,9 @@ function mapS3Error(error: unknown, uri: string): unknown {
   if (isNotFound(error)) return new InputMissingError(`input not found: ${uri}`, { uri }, error);
   const status = statusOf(error);
   if (status === 412) return new ChatportError(`${uri} changed while it was being read`, { code: 'INPUT_CHANGED', details: { uri }, cause: error });
-  if (status === 401 || status === 403) return new ChatportError(`access to ${uri} was denied`, { code: 'INPUT_FORBIDDEN', details: { uri }, cause: error });
+  // No credentials found by the SDK's chain is the same mistake as refused ones (no status: not a bug either).
+  if (isCredentialsRefused(error as S3ErrorShape, status))
+    return new ChatportError(`access to ${uri} was denied (${(error as Error).name}): the S3 credentials are missing, wrong, expired or lack a permission`, { code: 'INPUT_FORBIDDEN', details: { uri }, cause: error });
   // Transient: a read under way is resumed as before; a listing fails with 69 (retry), not as a bug (1).
   if (isUnreachable(error as { name?: string; code?: string }, status)) {
     const said = (error as { code?: string; name?: string }).code ?? (error as Error).name;

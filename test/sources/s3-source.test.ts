@@ -1,4 +1,4 @@
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:net';
@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInputSource } from '../../src/sources/index.js';
 import { createS3Source } from '../../src/sources/s3-source.js';
 import { InputMissingError } from '../../src/shared/errors.js';
-import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { s3ClientConfig, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startCuttingProxy } from './cutting-proxy.js';
 import { listUris, readAll } from './read-all.js';
 
@@ -89,6 +89,19 @@ describe('S3 source', () => {
     const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint: `http://127.0.0.1:${port}` })).catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: expect.stringMatching(/s3:\/\/chatport-in\/paged\/ cannot be read: the S3 store is unreachable .*ECONNREFUSED/) });
     expect(exitCodeFor(failure)).toBe(69);
+  });
+
+  it('no credentials found by the SDK chain is INPUT_FORBIDDEN (exit 77), not a bug (exit 1)', async () => {
+    // What the SDK's default chain throws when no environment, profile or role gives credentials.
+    const none = () => Promise.reject(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
+    const noCredentials = new S3Client({ ...s3ClientConfig(s3), credentials: none });
+    try {
+      const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { client: noCredentials })).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: 'INPUT_FORBIDDEN', message: expect.stringMatching(/^access to s3:\/\/chatport-in\/paged\/ was denied \(CredentialsProviderError\)/) });
+      expect(exitCodeFor(failure)).toBe(77);
+    } finally {
+      noCredentials.destroy();
+    }
   });
 
   it('continues a read broken midway with a Range request from the byte it reached', async () => {
