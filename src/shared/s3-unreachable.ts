@@ -1,8 +1,11 @@
 /** How an S3 call failed, for S3 sources and sinks alike (each maps the kind to its own error code). */
 
-/** The store could not be reached, or answered 5xx (after the SDK's retries). */
+/**
+ * The store could not be reached, or answered 5xx or 429 (throttling: SlowDown, as some S3-compatible
+ * stores send it) after the SDK's retries. A rerun later may succeed.
+ */
 export function isUnreachable(error: { name?: string; code?: string }, status: number | undefined): boolean {
-  if (status !== undefined) return status >= 500;
+  if (status !== undefined) return status >= 500 || status === 429;
   return (typeof error.code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(error.code)) || error.name === 'TimeoutError';
 }
 

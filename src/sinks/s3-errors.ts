@@ -1,7 +1,7 @@
 /**
  * The sink's S3 failures as errors a scheduler can act on, classified once for every S3 call (a
  * middleware of the sink's client, s3-client.ts):
- * - the store cannot be reached, or keeps failing (5xx after the SDK's retries): OUTPUT_UNAVAILABLE (69);
+ * - the store cannot be reached, or keeps failing or throttling (5xx, 429 after the SDK's retries): OUTPUT_UNAVAILABLE (69);
  * - the credentials are refused or lack a permission: OUTPUT_FORBIDDEN (77);
  * - anything else the store refuses (a missing bucket, a bad request): OUTPUT_WRITE_FAILED (73).
  * A missing key passes through as it is: callers read it as "absent". Messages carry the SDK's error name

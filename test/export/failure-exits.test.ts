@@ -188,6 +188,18 @@ describe('S3 output', () => {
     expect(describeFailure(missing, { debug: false }).json.error.hint).toMatch(/bucket exists/);
   });
 
+  it('a store that keeps throttling (429 SlowDown) exits 69, retry later, not 73', async () => {
+    const throttling = await startOtherOrigin({
+      respond: () => ({ status: 429, headers: { 'content-type': 'application/xml' }, body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>' }),
+    });
+    try {
+      const slowed = await s3Export({ endpoint: throttling.url, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+      expect([exitCodeFor(slowed), (slowed as Error).message]).toEqual([ExitCode.UNAVAILABLE, expect.stringMatching(/unreachable or failing \(SlowDown, 429\)/)]);
+    } finally {
+      await throttling.close();
+    }
+  });
+
   it('creating the sink S3 client prints no SDK warning on stderr (logs are JSON lines)', async () => {
     const probe = await new Promise<string>((resolve, reject) => {
       import('node:child_process').then(({ execFile }) =>

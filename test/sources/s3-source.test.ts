@@ -10,6 +10,7 @@ import { createS3Source } from '../../src/sources/s3-source.js';
 import { InputMissingError } from '../../src/shared/errors.js';
 import { s3ClientConfig, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startCuttingProxy } from './cutting-proxy.js';
+import { startOtherOrigin } from '../helpers/other-origin.js';
 import { listUris, readAll } from './read-all.js';
 
 const BUCKET = 'chatport-in';
@@ -89,6 +90,19 @@ describe('S3 source', () => {
     const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint: `http://127.0.0.1:${port}` })).catch((e: unknown) => e);
     expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: expect.stringMatching(/s3:\/\/chatport-in\/paged\/ cannot be read: the S3 store is unreachable .*ECONNREFUSED/) });
     expect(exitCodeFor(failure)).toBe(69);
+  });
+
+  it('a store that keeps throttling (429 SlowDown) is INPUT_UNAVAILABLE (exit 69, retry), not a bug (exit 1)', async () => {
+    const throttling = await startOtherOrigin({
+      respond: () => ({ status: 429, headers: { 'content-type': 'application/xml' }, body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>' }),
+    });
+    try {
+      const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint: throttling.url })).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: expect.stringMatching(/unreachable or failing \(SlowDown, 429\)/) });
+      expect(exitCodeFor(failure)).toBe(69);
+    } finally {
+      await throttling.close();
+    }
   });
 
   it('no credentials found by the SDK chain is INPUT_FORBIDDEN (exit 77), not a bug (exit 1)', async () => {
