@@ -39,7 +39,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 /** Error code → exit code. The one place where failures become process results. */
 const byCode: ReadonlyArray<[RegExp, ExitCode]> = [
   [/^USAGE$/, ExitCode.USAGE],
-  [/^(CONFIG_|STATE_FOREIGN$)/, ExitCode.CONFIG],
+  [/^(CONFIG_|STATE_FOREIGN$|INPUT_REFUSED$)/, ExitCode.CONFIG],
   [/^(INPUT_MISSING|API_NOT_FOUND|SLACK_EXPORT_NOT_FOUND|SLACK_FILE_MISSING)$/, ExitCode.INPUT_MISSING],
   [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED|IDENTITY_AMBIGUOUS|USERS_EXIST|SINK_ROW_INVALID)$/, ExitCode.DATA_INVALID],
   [/^SLACK_(ZIP_UNREADABLE|ZIP_PATH_ESCAPE|ZIP_BOMB|JSON_INVALID)$/, ExitCode.DATA_INVALID],

@@ -56,6 +56,14 @@ function mapS3Error(error: unknown, uri: string): unknown {
       code: 'INPUT_UNAVAILABLE', transient: true, details: { uri }, cause: error,
     });
   }
+  // Any other answer of the store (301 PermanentRedirect for another region, 400 for a malformed request):
+  // the settings are wrong, and a rerun would meet the same answer.
+  if (status !== undefined) {
+    const said = `${(error as Error).name}, ${status}`;
+    return new ChatportError(`${uri} cannot be read: the S3 store refused the request (${said}); check the bucket, the region (s3.region) and the endpoint`, {
+      code: 'INPUT_REFUSED', details: { uri, status }, cause: error,
+    });
+  }
   return error;
 }
 

@@ -105,6 +105,21 @@ describe('S3 source', () => {
     }
   });
 
+  it('a store refusing the request (301 PermanentRedirect: another region) is INPUT_REFUSED (exit 78, settings), not a bug (exit 1)', async () => {
+    const otherRegion = await startOtherOrigin({
+      respond: () => ({ status: 301, headers: { 'content-type': 'application/xml' }, body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message></Error>' }),
+    });
+    try {
+      for (const location of [`s3://${BUCKET}/paged/`, `s3://${BUCKET}/big.bin`]) {
+        const failure = await listUris(createS3Source(location, { ...connection(), endpoint: otherRegion.url })).catch((e: unknown) => e);
+        expect(failure).toMatchObject({ code: 'INPUT_REFUSED', message: expect.stringMatching(/the S3 store refused the request \(.*, 301\); check the bucket, the region/) });
+        expect(exitCodeFor(failure)).toBe(78);
+      }
+    } finally {
+      await otherRegion.close();
+    }
+  });
+
   it('no credentials found by the SDK chain is INPUT_FORBIDDEN (exit 77), not a bug (exit 1)', async () => {
     // What the SDK's default chain throws when no environment, profile or role gives credentials.
     const none = () => Promise.reject(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
