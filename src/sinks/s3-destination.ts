@@ -26,7 +26,7 @@ import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-
 import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
-import { s3PublishFailure } from './s3-errors.js';
+import { s3Failure, s3PublishFailure } from './s3-errors.js';
 
 export interface S3DestinationOptions extends S3ConnectionOptions {
   /** A ready client; default: built from the connection options. */
@@ -207,12 +207,19 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
   }
 
   async function readManifest(partition: Partition): Promise<string | undefined> {
+    const key = keyOf(manifestPath(validatePartition(partition)));
+    let answer;
     try {
-      const answer = await getClient().send(new GetObjectCommand({ Bucket: bucket, Key: keyOf(manifestPath(validatePartition(partition))) }));
-      return await answer.Body?.transformToString('utf8');
+      answer = await getClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     } catch (error) {
       if (isNotFound(error)) return undefined;
       throw error;
+    }
+    try {
+      return await answer.Body?.transformToString('utf8');
+    } catch (error) {
+      // The body is read after the client's middleware has returned: a connection cut midway is classified here.
+      throw s3Failure(error, 'GetObjectCommand', formatS3Url({ bucket, key }));
     }
   }
 

@@ -17,6 +17,7 @@ import { openResumableRead } from '../../src/sources/resumable-read.js';
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { chatportProcess } from '../helpers/cli-process.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { startCuttingProxy } from '../sources/cutting-proxy.js';
 import { runCli } from './cli.js';
 import { BED_DAY, startExportBed, type ExportBed } from './support.js';
 
@@ -197,6 +198,19 @@ describe('S3 output', () => {
       expect([exitCodeFor(slowed), (slowed as Error).message]).toEqual([ExitCode.UNAVAILABLE, expect.stringMatching(/unreachable or failing \(SlowDown, 429\)/)]);
     } finally {
       await throttling.close();
+    }
+  });
+
+  it('a published manifest whose download breaks midway is a store failing (69, retry), not a damaged manifest (65) nor a bug (1)', async () => {
+    const credentials = { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey };
+    const to = 's3://warehouse/cut-manifest';
+    await runExport(options({ to, s3: { endpoint: s3.endpoint, region: s3.region, credentials } }), { client: bed.client });
+    const proxy = await startCuttingProxy(Number(new URL(s3.endpoint).port), { pathPart: '/manifest.json', bodyBytes: 40, cuts: 1000 });
+    try {
+      const cut = await failureOf(runExport(options({ to, s3: { endpoint: proxy.endpoint, region: s3.region, credentials } }), { client: bed.client }));
+      expect([exitCodeFor(cut), (cut as Error).message]).toEqual([ExitCode.UNAVAILABLE, expect.stringMatching(/manifest\.json.*unreachable or failing/)]);
+    } finally {
+      await proxy.close();
     }
   });
 
