@@ -1,4 +1,5 @@
 /** How an S3 call failed, for S3 sources and sinks alike (each maps the kind to its own error code). */
+import { ChatportError } from './errors.js';
 
 /**
  * The store could not be reached, or answered 5xx or 429 (throttling: SlowDown, as some S3-compatible
@@ -18,4 +19,19 @@ const CREDENTIALS_REFUSED = new Set([
 /** The credentials were refused or lack a permission (401/403), or the SDK's chain found none. */
 export function isCredentialsRefused(error: { name?: string }, status: number | undefined): boolean {
   return status === 401 || status === 403 || CREDENTIALS_REFUSED.has(error.name ?? '');
+}
+
+/**
+ * The continuation token of the next page of the listing `listing` (s3://bucket/prefix). A store that says
+ * a page is truncated but gives no token would end the listing early and silently (objects never read,
+ * stale files never deleted): that is an error with `code`, the side's "store failing" (exit 69).
+ */
+export function nextListToken(
+  page: { IsTruncated?: boolean; NextContinuationToken?: string }, listing: string, code: 'INPUT_UNAVAILABLE' | 'OUTPUT_UNAVAILABLE',
+): string | undefined {
+  if (!page.IsTruncated) return undefined;
+  if (page.NextContinuationToken) return page.NextContinuationToken;
+  throw new ChatportError(`listing ${listing} cannot go on: the S3 store says there are more keys but gives no continuation token`, {
+    code, transient: true, details: { uri: listing },
+  });
 }

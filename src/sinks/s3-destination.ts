@@ -22,6 +22,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../shared/errors.js';
+import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
@@ -43,7 +44,7 @@ async function listKeys(client: S3Client, bucket: string, prefix: string): Promi
   do {
     const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
     for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    token = nextListToken(page, formatS3Url({ bucket, key: prefix }), 'OUTPUT_UNAVAILABLE');
   } while (token);
   return keys;
 }

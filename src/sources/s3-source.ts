@@ -12,7 +12,7 @@ import { createGlobMatcher, splitGlob } from './glob-pattern.js';
 import type { InputObject, InputSource } from './input-source.js';
 import { openResumableRead, type FetchedBody } from './resumable-read.js';
 import { createSourceS3Client } from './s3-client.js';
-import { isCredentialsRefused, isUnreachable } from '../shared/s3-unreachable.js';
+import { isCredentialsRefused, isUnreachable, nextListToken } from '../shared/s3-unreachable.js';
 
 export interface S3SourceOptions extends S3ConnectionOptions {
   /** A ready client (tests, or callers sharing one); default: built from the connection options. */
@@ -109,7 +109,7 @@ async function* listObjects(client: S3Client, bucket: string, prefix: string, pa
       // Zero-byte keys ending in "/" are folder markers made by consoles, not data.
       if (item.Key && !(item.Key.endsWith('/') && (item.Size ?? 0) === 0)) yield { key: item.Key, size: item.Size };
     }
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    token = nextListToken(page, formatS3Url({ bucket, key: prefix }), 'INPUT_UNAVAILABLE');
   } while (token);
 }
 

@@ -7,6 +7,7 @@ import { createDestination, writeExport } from '../../src/sinks/index.js';
 import { createS3Destination } from '../../src/sinks/s3-destination.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startCuttingProxy } from '../sources/cutting-proxy.js';
+import { startOtherOrigin } from '../helpers/other-origin.js';
 import { describeDestinationContract, options, type DestinationUnderTest } from './destination-contract.js';
 import { asyncRows, sampleRows } from './sample-rows.js';
 
@@ -139,4 +140,18 @@ it('S3: refuses a root whose key prefix has empty, "." or ".." segments (stores 
     expect(exitCodeFor(refused)).toBe(ExitCode.USAGE);
   }
   for (const root of [`s3://${BUCKET}`, `s3://${BUCKET}/`, `s3://${BUCKET}/a.b/..c/d//`]) expect(createS3Destination(root, connection()).root).toBe(root);
+});
+
+it('S3: a listing page that says "truncated" without a continuation token stops the publication (69), not a folder half listed', async () => {
+  // Half listed, the stale files after the first page would stay beside the new ones under a new _SUCCESS.
+  const page = `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${BUCKET}</Name><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated><Contents><Key>p/messages/dt=2026-11-21/part-OLD-00000.csv.gz</Key><Size>6</Size></Contents></ListBucketResult>`;
+  const store = await startOtherOrigin({ respond: (request) => ({ status: 200, headers: { 'content-type': 'application/xml' }, body: request.path.includes('list-type=2') ? page : '' }) });
+  try {
+    const destination = createS3Destination(`s3://${BUCKET}/p`, connection(store.url));
+    const failure = await destination.beginPublication({ dataset: 'messages', date: '2026-11-21' }, 'RUNA').catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringContaining('says there are more keys but gives no continuation token') });
+    expect(exitCodeFor(failure)).toBe(ExitCode.UNAVAILABLE);
+  } finally {
+    await store.close();
+  }
 });

@@ -120,6 +120,18 @@ describe('S3 source', () => {
     }
   });
 
+  it('a listing page that says "truncated" without a continuation token stops the run (69) instead of skipping the keys after it', async () => {
+    const page = `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>${BUCKET}</Name><Prefix>paged/</Prefix><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated><Contents><Key>paged/part-000.csv</Key><Size>6</Size></Contents></ListBucketResult>`;
+    const store = await startOtherOrigin({ respond: () => ({ status: 200, headers: { 'content-type': 'application/xml' }, body: page }) });
+    try {
+      const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint: store.url })).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: `listing s3://${BUCKET}/paged/ cannot go on: the S3 store says there are more keys but gives no continuation token` });
+      expect(exitCodeFor(failure)).toBe(69);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('no credentials found by the SDK chain is INPUT_FORBIDDEN (exit 77), not a bug (exit 1)', async () => {
     // What the SDK's default chain throws when no environment, profile or role gives credentials.
     const none = () => Promise.reject(Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' }));
