@@ -41,11 +41,16 @@ function isNotFound(error: unknown): boolean {
   return name === 'NoSuchKey' || name === 'NotFound' || name === 'NoSuchBucket' || statusOf(error) === 404;
 }
 
+function changedWhileRead(uri: string, cause?: unknown): ChatportError {
+  return new ChatportError(`${uri} changed while it was being read`, { code: 'INPUT_CHANGED', details: { uri }, cause });
+}
+
 /** Maps a failed GetObject/HeadObject to the error a user can act on; transient ones get resumed. */
 function mapS3Error(error: unknown, uri: string): unknown {
+  if (error instanceof ChatportError) return error;
   if (isNotFound(error)) return new InputMissingError(`input not found: ${uri}`, { uri }, error);
   const status = statusOf(error);
-  if (status === 412) return new ChatportError(`${uri} changed while it was being read`, { code: 'INPUT_CHANGED', details: { uri }, cause: error });
+  if (status === 412) return changedWhileRead(uri, error);
   // No credentials found by the SDK's chain is the same mistake as refused ones (no status: not a bug either).
   if (isCredentialsRefused(error as S3ErrorShape, status))
     return new ChatportError(`access to ${uri} was denied (${(error as Error).name}): the S3 credentials are missing, wrong, expired or lack a permission`, { code: 'INPUT_FORBIDDEN', details: { uri }, cause: error });
@@ -87,6 +92,11 @@ function openObject(client: S3Client, bucket: string, key: string, options: S3So
         }),
       );
       if (!response.Body) throw new Error(`GetObject ${uri} returned no body`);
+      // Stores that ignore If-Match answer with the new version: its tag tells.
+      if (offset > 0 && etag && response.ETag && response.ETag !== etag) {
+        (response.Body as Readable).destroy();
+        throw changedWhileRead(uri);
+      }
       return { body: response.Body as Readable, totalBytes: response.ContentLength, etag: response.ETag, start: rangeStart(response.ContentRange) };
     } catch (error) {
       throw mapS3Error(error, uri);

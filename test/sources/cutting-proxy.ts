@@ -3,8 +3,8 @@
  * `cuts` GET requests whose path contains `pathPart`, it forwards the response headers and `bodyBytes`
  * bytes of the body, then destroys the connection. Everything else passes through byte for byte.
  * It records each request head so tests can check what the client asked for (e.g. a Range header).
- * With `stripRange`, it drops the Range header of every request, as a store or gateway that ignores
- * ranges would (HTTP lets a server answer a range request with the whole body, 200).
+ * `stripHeaders` (lower case) are dropped from every request, as a store or gateway that ignores them would
+ * (HTTP lets a server answer a range request with the whole body, 200; some stores ignore If-Match).
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
@@ -15,7 +15,7 @@ export interface CuttingProxy {
   close(): Promise<void>;
 }
 
-export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: string; bodyBytes: number; cuts: number; stripRange?: boolean }): Promise<CuttingProxy> {
+export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: string; bodyBytes: number; cuts: number; stripHeaders?: string[] }): Promise<CuttingProxy> {
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   let cutsLeft = rule.cuts;
@@ -35,7 +35,7 @@ export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: 
     let head = Buffer.alloc(0);
 
     client.on('data', (chunk: Buffer) => {
-      if (rule.stripRange) chunk = Buffer.from(chunk.toString('latin1').replace(/\r\nrange: [^\r]*/i, ''), 'latin1');
+      for (const name of rule.stripHeaders ?? []) chunk = Buffer.from(chunk.toString('latin1').replace(new RegExp(`\r\n${name}: [^\r]*`, 'i'), ''), 'latin1');
       const text = chunk.toString('latin1');
       if (/^[A-Z]+ \//.test(text)) {
         const end = text.indexOf('\r\n\r\n');

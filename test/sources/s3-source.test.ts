@@ -170,13 +170,30 @@ describe('S3 source', () => {
 
   it('a resume answered with the whole object (a store that ignores Range) continues from the byte it reached, not from 0', async () => {
     const port = Number(new URL(s3.endpoint).port);
-    const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 1_000_000, cuts: 1, stripRange: true });
+    const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 1_000_000, cuts: 1, stripHeaders: ['range'] });
     try {
       const source = createS3Source(`s3://${BUCKET}/big.bin`, { ...connection(), endpoint: proxy.endpoint, resumeDelayMs: 1 });
       for await (const input of source.listInputs()) {
         const read = await readAll(input.open());
         expect(read.length).toBe(big.length);
         expect(read.equals(big)).toBe(true);
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a resume that meets another version of the object (a store that ignores If-Match) is INPUT_CHANGED, not two versions stitched', async () => {
+    const port = Number(new URL(s3.endpoint).port);
+    const before = randomBytes(2 * 1024 * 1024);
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'replaced.bin', Body: before }));
+    const proxy = await startCuttingProxy(port, { pathPart: '/replaced.bin', bodyBytes: 1_000_000, cuts: 1, stripHeaders: ['if-match'] });
+    try {
+      // The object is replaced while the reader waits to resume.
+      const replace = () => client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'replaced.bin', Body: randomBytes(before.length) })).then(() => undefined);
+      const source = createS3Source(`s3://${BUCKET}/replaced.bin`, { ...connection(), endpoint: proxy.endpoint, sleep: replace });
+      for await (const input of source.listInputs()) {
+        await expect(readAll(input.open())).rejects.toMatchObject({ code: 'INPUT_CHANGED', details: { uri: `s3://${BUCKET}/replaced.bin` } });
       }
     } finally {
       await proxy.close();
