@@ -7,6 +7,7 @@ import { installSignalHandlers } from './signals.js';
 import { describeFailure, jsonText } from './failure.js';
 import { createCliLogging } from './cli-logging.js';
 import { reportOf } from '../pipeline/import/partial-report.js';
+import { registerSecretsOfEnvironment } from '../shared/secrets.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -16,6 +17,7 @@ const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.ur
  * calling `process.exit()`, so logs drain.
  */
 async function main(argv: string[]): Promise<void> {
+  registerSecretsOfEnvironment(process.env);
   const debug = argv.includes('--debug') || process.env.CHATPORT_LOG_LEVEL === 'debug';
   const wantsJson = argv.includes('--json');
   const logging = createCliLogging({ terminal: process.stderr.isTTY === true ? process.stderr : undefined, level: debug ? 'debug' : undefined });

@@ -23,6 +23,15 @@ export function scrubSecrets(text: string): string {
 
 export const SECRET_KEY_PATTERN = /secret|password|passwd|token|authorization|api[-_]?key|credential|signature/i;
 
+/**
+ * Registers every environment variable whose name looks secret (AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+ * CHATPORT_CLIENT_SECRET, …): a library such as the AWS SDK may read one itself, and an error it raises may
+ * quote it, though chatport never read it.
+ */
+export function registerSecretsOfEnvironment(env: NodeJS.ProcessEnv): void {
+  for (const [name, value] of Object.entries(env)) if (SECRET_KEY_PATTERN.test(name)) registerSecret(value);
+}
+
 /** Deep copy of a value with secret-looking keys redacted and registered values scrubbed. */
 export function redactValue(value: unknown, depth = 0): unknown {
   if (depth > 8) return '[…]';
