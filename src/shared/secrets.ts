@@ -24,12 +24,13 @@ export function scrubSecrets(text: string): string {
 export const SECRET_KEY_PATTERN = /secret|password|passwd|token|authorization|api[-_]?key|credential|signature/i;
 
 /**
- * Registers every environment variable whose name looks secret (AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
- * CHATPORT_CLIENT_SECRET, …): a library such as the AWS SDK may read one itself, and an error it raises may
- * quote it, though chatport never read it.
+ * Registers chatport's and the AWS SDK's environment variables whose names look secret (AWS_SECRET_ACCESS_KEY,
+ * AWS_SESSION_TOKEN, CHATPORT_CLIENT_SECRET, …): the SDK reads its own, and an error it raises may quote one
+ * chatport never read. Other programs' variables are left alone: a value such as `enabled` would be scrubbed
+ * from every line.
  */
 export function registerSecretsOfEnvironment(env: NodeJS.ProcessEnv): void {
-  for (const [name, value] of Object.entries(env)) if (SECRET_KEY_PATTERN.test(name)) registerSecret(value);
+  for (const [name, value] of Object.entries(env)) if (/^(AWS|CHATPORT|CHAT)_/.test(name) && SECRET_KEY_PATTERN.test(name)) registerSecret(value);
 }
 
 /** Deep copy of a value with secret-looking keys redacted and registered values scrubbed. */
