@@ -17,12 +17,16 @@ const encoder = new TextEncoder();
  */
 const SHORT_TEXT = 64;
 
-/** Writes `text` at `at` when it is all ASCII (its UTF-8 bytes are its code units); false, and bytes left unspecified, otherwise. */
-function copyAscii(text: string, bytes: Uint8Array, at: number): boolean {
-  for (let i = 0; i < text.length; i++) {
+/**
+ * Writes `text.slice(start, end)` at `at` when it is all ASCII (its UTF-8 bytes are its code units); false,
+ * and bytes left unspecified, otherwise.
+ */
+function copyAscii(text: string, start: number, end: number, bytes: Uint8Array, at: number): boolean {
+  const shift = at - start;
+  for (let i = start; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c >= 0x80) return false;
-    bytes[at + i] = c;
+    bytes[shift + i] = c;
   }
   return true;
 }
@@ -101,15 +105,22 @@ export class ColumnBuffer {
   }
 
   setText(index: number, text: string): void {
+    this.setTextIn(index, text, 0, text.length);
+  }
+
+  /** setText of `text.slice(start, end)`, copied from the text in place (no string made for a short ASCII one). */
+  setTextIn(index: number, text: string, start: number, end: number): void {
     this.validity[index >> 3]! |= 1 << (index & 7);
+    const length = end - start;
     // UTF-8 takes at most 3 bytes per UTF-16 code unit.
-    const worst = this.byteLength + text.length * 3;
+    const worst = this.byteLength + length * 3;
     if (worst > this.bytes.length) {
       const grown = new Uint8Array(Math.max(worst, this.bytes.length * 2));
       grown.set(this.bytes.subarray(0, this.byteLength));
       this.bytes = grown;
     }
-    this.byteLength += text.length <= SHORT_TEXT && copyAscii(text, this.bytes, this.byteLength) ? text.length : encoder.encodeInto(text, this.bytes.subarray(this.byteLength)).written;
+    if (length <= SHORT_TEXT && copyAscii(text, start, end, this.bytes, this.byteLength)) this.byteLength += length;
+    else this.byteLength += encoder.encodeInto(start === 0 && end === text.length ? text : text.slice(start, end), this.bytes.subarray(this.byteLength)).written;
     this.offsets![index + 1] = this.byteLength;
   }
 

@@ -21,6 +21,26 @@ describe('ColumnBuffer.setText', () => {
   });
 });
 
+describe('ColumnBuffer.setTextIn', () => {
+  it('writes the UTF-8 bytes of the slice it is given, copied in place or encoded, and nothing of the text around it', () => {
+    const line = `ab,é😀,${'x'.repeat(64)},${'y'.repeat(63)},\u0080,,mid,z`;
+    const cuts: Array<[number, number]> = [];
+    for (let from = 0, at = line.indexOf(','); ; at = line.indexOf(',', from)) {
+      cuts.push([from, at === -1 ? line.length : at]);
+      if (at === -1) break;
+      from = at + 1;
+    }
+    cuts.push([0, line.length], [3, 5], [4, 5]);
+    const column = new ColumnBuffer({ name: 's', type: 'string' }, cuts.length);
+    column.bytes = new Uint8Array(4);
+    cuts.forEach(([start, end], i) => column.setTextIn(i, line, start, end));
+    cuts.forEach(([start, end], i) => {
+      const bytes = column.bytes.subarray(column.offsets![i]!, column.offsets![i + 1]!);
+      expect(Buffer.from(bytes).toString('hex')).toBe(Buffer.from(line.slice(start, end), 'utf8').toString('hex'));
+    });
+  });
+});
+
 describe('ColumnBuffer.unset', () => {
   /** What a reader of the buffer can see of its first `length` slots. */
   function visible(column: ColumnBuffer, length: number) {

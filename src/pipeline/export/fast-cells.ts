@@ -52,17 +52,6 @@ export function fastBooleanIn(text: string, start: number, end: number): boolean
   return undefined;
 }
 
-/** Two or four digits at `at`, or NaN. */
-function digitsAt(text: string, at: number, count: number): number {
-  let value = 0;
-  for (let i = at; i < at + count; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return NaN;
-    value = value * 10 + d;
-  }
-  return value;
-}
-
 /** Microseconds in one unit of a fraction of n digits (n ≤ 6): a table, not `10 ** (6 - n)`, a Math.pow call per value. */
 const MICROS_PER_FRACTION_UNIT = [1_000_000, 100_000, 10_000, 1_000, 100, 10, 1];
 /** `YYYY-MM-DDTHH:MM:SS` is 19 characters. */
@@ -77,30 +66,72 @@ export function fastTimestampMicros(text: string): number {
   return fastTimestampMicrosIn(text, 0, text.length);
 }
 
-/** fastTimestampMicros of `text.slice(s, end)`, read in place. */
+/** The character at `at` less '0': a digit's value, or outside 0–9 for any other character. */
+function digitAt(text: string, at: number): number {
+  return text.charCodeAt(at) - 48;
+}
+
+/** Negative unless `d` is 0–9: an OR of these over many digits tests them all with one branch. */
+function outsideDigits(d: number): number {
+  return d | (9 - d);
+}
+
+// The last date fastTimestampMicrosIn read and its day number: a column's timestamps mostly share their date,
+// so its check and days_from_civil are done once per date, not per value.
+let lastDateKey = -1;
+let lastDateDays = 0;
+
+/** Day number of a date whose digits were read, or NaN for an impossible date or year 0. */
+function daysOfDate(year: number, month: number, day: number): number {
+  const key = (year * 100 + month) * 100 + day;
+  if (key === lastDateKey) return lastDateDays;
+  if (!isCivilDateTime(year, month, day, 0, 0, 0)) return NaN;
+  lastDateKey = key;
+  lastDateDays = daysFromCivil(year, month, day);
+  return lastDateDays;
+}
+
+/**
+ * fastTimestampMicros of `text.slice(s, end)`, read in place: the 14 digits and 5 separators of
+ * `YYYY-MM-DDTHH:MM:SS` at their fixed places, then the fraction.
+ */
 export function fastTimestampMicrosIn(text: string, s: number, end: number): number {
   const length = end - s;
   if (length < SECONDS_END + 1 || text.charCodeAt(end - 1) !== 90 /* Z */) return NaN;
   if (text.charCodeAt(s + 4) !== 45 || text.charCodeAt(s + 7) !== 45 || text.charCodeAt(s + 10) !== 84 /* T */ || text.charCodeAt(s + 13) !== 58 || text.charCodeAt(s + 16) !== 58) return NaN;
-  const year = digitsAt(text, s, 4);
-  const month = digitsAt(text, s + 5, 2);
-  const day = digitsAt(text, s + 8, 2);
-  const hour = digitsAt(text, s + 11, 2);
-  const minute = digitsAt(text, s + 14, 2);
-  const second = digitsAt(text, s + 17, 2);
-  // NaN fails every comparison, so a non-digit anywhere ends here too.
-  if (!isCivilDateTime(year, month, day, hour, minute, second)) return NaN;
+  const y0 = digitAt(text, s), y1 = digitAt(text, s + 1), y2 = digitAt(text, s + 2), y3 = digitAt(text, s + 3);
+  const mo0 = digitAt(text, s + 5), mo1 = digitAt(text, s + 6), d0 = digitAt(text, s + 8), d1 = digitAt(text, s + 9);
+  const h0 = digitAt(text, s + 11), h1 = digitAt(text, s + 12), mi0 = digitAt(text, s + 14), mi1 = digitAt(text, s + 15);
+  const s0 = digitAt(text, s + 17), s1 = digitAt(text, s + 18);
+  const dateOutside = outsideDigits(y0) | outsideDigits(y1) | outsideDigits(y2) | outsideDigits(y3) | outsideDigits(mo0) | outsideDigits(mo1) | outsideDigits(d0) | outsideDigits(d1);
+  if ((dateOutside | outsideDigits(h0) | outsideDigits(h1) | outsideDigits(mi0) | outsideDigits(mi1) | outsideDigits(s0) | outsideDigits(s1)) < 0) return NaN;
+  const hour = h0 * 10 + h1;
+  const minute = mi0 * 10 + mi1;
+  const second = s0 * 10 + s1;
+  if (hour > 23 || minute > 59 || second > 59) return NaN;
+  // NaN fails the safe-integer test at the end, so an impossible date ends there.
+  const days = daysOfDate(y0 * 1000 + y1 * 100 + y2 * 10 + y3, mo0 * 10 + mo1, d0 * 10 + d1);
   let fraction = 0;
   if (length > SECONDS_END + 1) {
-    const fractionDigits = length - SECONDS_END - 2;
-    if (text.charCodeAt(s + SECONDS_END) !== 46 /* . */ || fractionDigits < 1 || fractionDigits > 9) return NaN;
-    const kept = Math.min(fractionDigits, 6);
-    fraction = digitsAt(text, s + SECONDS_END + 1, kept) * MICROS_PER_FRACTION_UNIT[kept]!;
-    if (fractionDigits > kept && Number.isNaN(digitsAt(text, s + SECONDS_END + 1 + kept, fractionDigits - kept))) return NaN;
+    fraction = fractionMicros(text, s + SECONDS_END, end - 1);
     if (Number.isNaN(fraction)) return NaN;
   }
-  const micros = ((daysFromCivil(year, month, day) * 24 + hour) * 3600 + minute * 60 + second) * 1_000_000 + fraction;
+  const micros = ((days * 24 + hour) * 3600 + minute * 60 + second) * 1_000_000 + fraction;
   return Number.isSafeInteger(micros) ? micros : NaN;
+}
+
+/** `.f…` from `dot` to `end` (1 to 9 digits) → microseconds, those past the sixth dropped; NaN for any other shape. */
+function fractionMicros(text: string, dot: number, end: number): number {
+  const fractionDigits = end - dot - 1;
+  if (text.charCodeAt(dot) !== 46 /* . */ || fractionDigits < 1 || fractionDigits > 9) return NaN;
+  let value = 0;
+  let bad = 0;
+  for (let i = dot + 1; i < end; i++) {
+    const d = digitAt(text, i);
+    bad |= outsideDigits(d);
+    if (i <= dot + 6) value = value * 10 + d;
+  }
+  return bad < 0 ? NaN : value * MICROS_PER_FRACTION_UNIT[Math.min(fractionDigits, 6)]!;
 }
 
 /** Epoch microseconds (a safe integer) → epoch milliseconds, floored as toEpochInUnit does (before 1970 too). */

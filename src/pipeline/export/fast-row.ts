@@ -247,7 +247,7 @@ export class FastRowTyper {
   private writeField(i: number, text: string, start: number, end: number, column: ColumnBuffer, index: number): boolean {
     switch (this.kinds[i]) {
       case TEXT:
-        column.setText(index, start === 0 && end === text.length ? text : text.slice(start, end));
+        column.setTextIn(index, text, start, end);
         return true;
       case INT64: {
         const n = fastIntegerIn(text, start, end);
