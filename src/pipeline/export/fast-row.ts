@@ -175,12 +175,11 @@ export class FastRowTyper {
     if (line.from !== this.lineSource) this.bindLines(line.from);
     if (!this.linesReadable || !this.findFields(line.plainLine, line.from.delimiter)) return NEEDS_EXACT_PATH;
     const index = batch.length;
-    const outcome = this.writeLine(line.plainLine, batch, index) ? this.windowOutcome() : NEEDS_EXACT_PATH;
-    if (outcome === WRITTEN) {
-      // No value was held: nothing to write but the states to clear.
-      this.states.fill(UNTOUCHED);
-      batch.endRow();
-    } else this.undoRow(batch, index);
+    const written = this.writeLine(line.plainLine, batch, index);
+    // No value of a line is held (nor a state kept), so its day is the one a fast reader read, or none.
+    const outcome = written === this.fieldOf.length ? this.dayOutcome() : NEEDS_EXACT_PATH;
+    if (outcome === WRITTEN) batch.endRow();
+    else this.undoColumns(batch, index, written);
     return outcome;
   }
 
@@ -215,9 +214,8 @@ export class FastRowTyper {
     return true;
   }
 
-  /** writeRow for a line's fields: every value fast, or false. */
-  private writeLine(text: string, batch: ColumnBatch, index: number): boolean {
-    const states = this.states;
+  /** writeRow for a line's fields, in the bindings' order: the columns written, all of them unless a value is not fast. */
+  private writeLine(text: string, batch: ColumnBatch, index: number): number {
     const fieldOf = this.fieldOf;
     this.dayUs = NaN;
     for (let i = 0; i < fieldOf.length; i++) {
@@ -225,19 +223,17 @@ export class FastRowTyper {
       const f = fieldOf[i]!;
       if (f === -1) {
         column.setNull(index);
-        states[i] = SET;
         continue;
       }
       const start = this.fieldStarts[f]!;
       const end = this.fieldEnds[f]!;
       if (start === end) {
         // An empty field is a null (isNullValue('')).
-        if (this.required[i] === 1) return false;
+        if (this.required[i] === 1) return i;
         column.setNull(index);
-      } else if (!this.writeField(i, text, start, end, column, index)) return false;
-      states[i] = SET;
+      } else if (!this.writeField(i, text, start, end, column, index)) return i;
     }
-    return true;
+    return fieldOf.length;
   }
 
   /**
@@ -283,15 +279,17 @@ export class FastRowTyper {
   /** WRITTEN, OUTSIDE_WINDOW, or NEEDS_EXACT_PATH when the row has no day the fast path can compare. */
   private windowOutcome(): FastOutcome {
     const i = this.dayIndex;
-    if (i < 0) return this.window ? NEEDS_EXACT_PATH : WRITTEN;
-    let inside: boolean;
-    if (this.states[i] === SET && !Number.isNaN(this.dayUs)) inside = this.dayUs >= this.sinceUs && this.dayUs < this.untilUs;
-    else {
-      const value = this.held[i];
-      if (this.states[i] !== HELD || typeof value !== 'bigint') return NEEDS_EXACT_PATH;
-      inside = value >= this.window!.sinceUs && value < this.window!.untilUs;
-    }
-    return inside ? WRITTEN : OUTSIDE_WINDOW;
+    if (i < 0 || this.states[i] !== HELD) return this.dayOutcome();
+    const value = this.held[i];
+    if (typeof value !== 'bigint') return NEEDS_EXACT_PATH;
+    return value >= this.window!.sinceUs && value < this.window!.untilUs ? WRITTEN : OUTSIDE_WINDOW;
+  }
+
+  /** windowOutcome for a row whose day, if it has one, a fast reader read (dayUs), none held. */
+  private dayOutcome(): FastOutcome {
+    if (this.dayIndex < 0) return this.window ? NEEDS_EXACT_PATH : WRITTEN;
+    if (Number.isNaN(this.dayUs)) return NEEDS_EXACT_PATH;
+    return this.dayUs >= this.sinceUs && this.dayUs < this.untilUs ? WRITTEN : OUTSIDE_WINDOW;
   }
 
   private writeHeld(batch: ColumnBatch, index: number, rowNumber: number): void {
@@ -303,6 +301,11 @@ export class FastRowTyper {
       }
       states[i] = UNTOUCHED;
     }
+  }
+
+  /** Takes the values of the first `count` columns out of slot `index` again (a line's, which keeps no states). */
+  private undoColumns(batch: ColumnBatch, index: number, count: number): void {
+    for (let i = 0; i < count; i++) batch.columns[i]!.unset(index);
   }
 
   /** Takes the row's values out of slot `index` again, so the exact path (or the next row) finds it empty. */
