@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { convertMrkdwn, type MentionLookup } from '../../src/transform/slack/index.js';
+import { rng } from '../helpers/rng.js';
 
 const lookup: MentionLookup = {
   user: (id) => ({ U1: 'ana', U2: 'bo' })[id],
@@ -38,5 +39,23 @@ describe('mrkdwn to readable text', () => {
 
   it('reports what was mentioned, once each', () => {
     expect(convertMrkdwn('<@U1> <@U1|a> <#C1|g> <!here> <!subteam^S1|@x>', lookup).mentions).toEqual({ users: ['U1'], channels: ['C1'], groups: ['S1'], broadcasts: ['here'] });
+  });
+
+  it('converts as the regex pass it replaced: tokens and entities left to right, each token as it converts alone', () => {
+    const TOKEN = /<([^<>]*)>|&(amp|lt|gt|quot|#39|#x27|apos);/g;
+    const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'", apos: "'" };
+    const pieces = ['<', '>', '&', 'amp;', 'lt;', 'gt;', 'quot;', '#39;', '#x27;', 'apos;', '&amp', ';', '@U1', '@U404', '#C1', '!here', '!subteam^S1', '|', '|@x', 'mailto:a@x', 'https://x.invalid/?a=1&amp;b', 'a', ' ', '\n', '👍'];
+    const random = rng(41);
+    for (let i = 0; i < 5_000; i++) {
+      const input = Array.from({ length: 1 + Math.floor(random() * 12) }, () => pieces[Math.floor(random() * pieces.length)]).join('');
+      const mentions: Record<string, string[]> = { users: [], channels: [], groups: [], broadcasts: [] };
+      const expected = input.replace(TOKEN, (_m, token: string | undefined, entity: string | undefined) => {
+        if (entity !== undefined) return ENTITIES[entity]!;
+        const alone = convertMrkdwn(`<${token}>`, lookup);
+        for (const [kind, ids] of Object.entries(alone.mentions)) for (const id of ids) if (!mentions[kind]!.includes(id)) mentions[kind]!.push(id);
+        return alone.text;
+      });
+      expect(convertMrkdwn(input, lookup), input).toEqual({ text: expected, mentions });
+    }
   });
 });

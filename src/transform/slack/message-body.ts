@@ -1,12 +1,15 @@
 import type { SlackFile, SlackMessage } from './records.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from './source-properties.js';
 
-const FILE_CONSUMED = ['id', 'name', 'title', 'mimetype', 'size', 'url_private', 'mode'];
+const FILE_CONSUMED: ReadonlySet<string> = new Set(['id', 'name', 'title', 'mimetype', 'size', 'url_private', 'mode']);
 /**
  * Dropped from file facts: thumbnails repeat the file at smaller sizes, and the download URLs repeat
  * `url_private` with the export's access token attached (a credential must not be copied into the platform).
  */
 const FILE_DROPPED = ['url_private_download', 'permalink_public', 'thumb_64', 'thumb_80', 'thumb_160', 'thumb_360', 'thumb_480', 'thumb_720', 'thumb_800', 'thumb_960', 'thumb_1024', 'thumb_tiny', 'thumb_pdf', 'thumb_video', 'deanimate', 'deanimate_gif'];
+const FILE_DROPPED_SET: ReadonlySet<string> = new Set(FILE_DROPPED);
+/** And `permalink` when it is the file's url (no url_private): it would repeat `url`. */
+const FILE_DROPPED_WITH_PERMALINK: ReadonlySet<string> = new Set([...FILE_DROPPED, 'permalink']);
 
 /**
  * Removes access tokens from a file URL. Slack export links carry `?t=xoxe-…`; the token dies when
@@ -34,7 +37,7 @@ export function fileFactsOf(file: SlackFile): FileFacts {
     sizeBytes: file.size,
     url: url === undefined ? undefined : stripUrlToken(url),
     state,
-    extra: pickExtra(file, FILE_CONSUMED, [...FILE_DROPPED, ...(file.permalink === url ? ['permalink'] : [])]),
+    extra: pickExtra(file, FILE_CONSUMED, file.permalink === url ? FILE_DROPPED_WITH_PERMALINK : FILE_DROPPED_SET),
   });
 }
 

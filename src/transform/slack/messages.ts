@@ -34,13 +34,13 @@ const EVENT_SUBTYPES = new Set(['message_changed', 'message_deleted', 'message_r
  */
 const ALWAYS_IMPORTED = new Set(['tombstone']);
 
-const CONSUMED = ['type', 'subtype', 'ts', 'user', 'bot_id', 'text', 'thread_ts', 'reply_count', 'edited', 'reactions', 'files', 'team'];
+const CONSUMED: ReadonlySet<string> = new Set(['type', 'subtype', 'ts', 'user', 'bot_id', 'text', 'thread_ts', 'reply_count', 'edited', 'reactions', 'files', 'team']);
 /**
  * Dropped as pure repetition: `blocks` is the rich-text form of `text` (the body when `text` is empty); `user_profile` repeats users.json
  * (or names the placeholder user); reply_users / reply_users_count / latest_reply are derivable from the
  * replies themselves.
  */
-const DROPPED = ['blocks', 'user_profile', 'reply_users', 'reply_users_count', 'latest_reply'];
+const DROPPED: ReadonlySet<string> = new Set(['blocks', 'user_profile', 'reply_users', 'reply_users_count', 'latest_reply']);
 
 export interface SlackMessageMapper {
   /**
@@ -270,5 +270,8 @@ function hasMentions(m: ConvertedText['mentions']): boolean {
 }
 
 function nonEmptyLists(m: Record<string, string[]>): Record<string, string[]> {
-  return Object.fromEntries(Object.entries(m).filter(([, list]) => list.length > 0));
+  // A loop, not Object.fromEntries(Object.entries(…).filter(…)): no pair arrays per message.
+  const out: Record<string, string[]> = {};
+  for (const key in m) if (m[key]!.length > 0) out[key] = m[key]!;
+  return out;
 }

@@ -17,18 +17,56 @@ export interface ConvertedText {
   mentions: { users: string[]; channels: string[]; groups: string[]; broadcasts: string[] };
 }
 
-const TOKEN = /<([^<>]*)>|&(amp|lt|gt|quot|#39|#x27|apos);/g;
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", '#x27': "'", apos: "'" };
+/** The entities with their `;`, in the order they are tried. */
+const ENTITY_NAMES = Object.keys(ENTITIES).map((name) => ({ name: `${name};`, char: ENTITIES[name]! }));
+const LESS_THAN = 0x3c;
+const GREATER_THAN = 0x3e;
+const AMPERSAND = 0x26;
 
+/**
+ * Replaces every `<token>` (no `<` or `>` inside) and every entity, left to right, as
+ * text.replace(/<([^<>]*)>|&(amp|lt|gt|quot|#39|#x27|apos);/g, …) would: a scan, not that regex, as it ran
+ * for every message holding a mention, a link or an entity, with a call back per match.
+ */
 export function convertMrkdwn(text: string, lookup: MentionLookup): ConvertedText {
   const mentions: ConvertedText['mentions'] = { users: [], channels: [], groups: [], broadcasts: [] };
-  // Most messages hold neither a token nor an entity: no regex pass for them.
+  // Most messages hold neither a token nor an entity: no scan for them.
   if (text.indexOf('<') === -1 && text.indexOf('&') === -1) return { text, mentions };
-  const converted = text.replace(TOKEN, (_match, token: string | undefined, entity: string | undefined) => {
-    if (entity !== undefined) return ENTITIES[entity]!;
-    return convertToken(token!, lookup, mentions);
-  });
-  return { text: converted, mentions };
+  let converted = '';
+  let copied = 0;
+  for (let at = 0; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c === LESS_THAN) {
+      const end = tokenEnd(text, at + 1);
+      if (end < 0) continue;
+      converted += text.slice(copied, at) + convertToken(text.slice(at + 1, end), lookup, mentions);
+      copied = end + 1;
+      at = end;
+    } else if (c === AMPERSAND) {
+      const entity = entityAt(text, at + 1);
+      if (entity === undefined) continue;
+      converted += text.slice(copied, at) + entity.char;
+      copied = at + 1 + entity.name.length;
+      at = copied - 1;
+    }
+  }
+  return { text: converted + text.slice(copied), mentions };
+}
+
+/** Where the token opened before `from` ends: its `>`, or -1 when a `<` or the end of the text comes first. */
+function tokenEnd(text: string, from: number): number {
+  for (let at = from; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c === GREATER_THAN) return at;
+    if (c === LESS_THAN) return -1;
+  }
+  return -1;
+}
+
+function entityAt(text: string, from: number): { name: string; char: string } | undefined {
+  for (const entity of ENTITY_NAMES) if (text.startsWith(entity.name, from)) return entity;
+  return undefined;
 }
 
 function decodeEntities(text: string): string {
