@@ -124,19 +124,28 @@ function fastArray(element: FastCheck): FastCheck {
 
 function fastLooseObject(shape: Record<string, FastCheck>): FastCheck {
   const keys = Object.keys(shape);
+  if (keys.length > 31) throw new RangeError('fastLooseObject: a shape of at most 31 keys (a bit each)');
   const checks = keys.map((key) => shape[key]!);
-  const typed = new Set(keys);
+  const indexOf = new Map(keys.map((key, i) => [key, i]));
+  // A key whose check refuses undefined must be present.
+  const requiredBits = keys.reduce((bits, _key, i) => (checks[i]!(undefined) === REFUSED ? bits | (1 << i) : bits), 0);
+  // The checked values of the call under way (one per typed key; a shape never holds itself, so no call nests in another).
+  const checked = new Array<unknown>(keys.length);
   return (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return REFUSED;
     const record = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!;
-      const field = checks[i]!(record[key]);
-      if (field === REFUSED) return REFUSED;
-      if (key in record) out[key] = field;
+    // The record's keys once, checking only the typed ones it has (most of a message's typed keys are absent).
+    let present = 0;
+    for (const key in record) {
+      const i = indexOf.get(key);
+      if (i === undefined) continue;
+      if ((checked[i] = checks[i]!(record[key])) === REFUSED) return REFUSED;
+      present |= 1 << i;
     }
-    for (const key in record) if (!typed.has(key) && key !== '__proto__') out[key] = record[key];
+    if ((present & requiredBits) !== requiredBits) return REFUSED;
+    const out: Record<string, unknown> = {};
+    for (let i = 0, bits = present; bits !== 0; i++, bits >>>= 1) if (bits & 1) out[keys[i]!] = checked[i];
+    for (const key in record) if (!indexOf.has(key) && key !== '__proto__') out[key] = record[key];
     return out;
   };
 }
