@@ -101,3 +101,27 @@ describe('a reference to a user written in another letter case or Unicode form',
     ]);
   });
 });
+
+describe('a CSV file with no header row in a stage that expects one', () => {
+  const usersPipeline = (name: string, file: string) =>
+    [`name: ${name}`, 'stages:', '  users:', `    source: { path: ${file} }`, '    key: id', '    mapping: { name: username, displayName: username, isGuest: { const: false } }', ''].join('\n');
+
+  it('stops with exit 65 naming the empty file and how to read a file without a header, before anything is sent', async () => {
+    const dir = join(f.dir, 'empty-csv');
+    // A failed upstream export left the file empty.
+    const file = await writeInput(dir, 'users.csv', '');
+    const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('empty-csv', 'users.csv'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+    expect(run.stderr).toContain(`the users input ${file} cannot be read: it is empty, where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage's source: csv: { header: false, columns: [...] }`);
+    expect(run.code).toBe(ExitCode.DATA_INVALID);
+  });
+
+  it('a file holding only its header row is an empty input: 0 records, exit 0', async () => {
+    const dir = join(f.dir, 'header-only-csv');
+    await writeInput(dir, 'users.csv', 'id,username\n');
+    const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('header-only-csv', 'users.csv'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state'), '--json'], chatportEnv(f));
+    expect(run.code).toBe(ExitCode.OK);
+    expect((JSON.parse(run.stdout) as { totals: { read: number } }).totals.read).toBe(0);
+  });
+});

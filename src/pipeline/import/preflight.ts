@@ -1,6 +1,7 @@
 import type { PipelineConfig, PlatformExportConfig, StageConfig } from '../../config/index.js';
 import { platformExportReader } from '../platform-export/index.js';
-import { isUnparseable, parseRecordBatches, type SourceItem } from '../../formats/index.js';
+import { isUnparseable, parseRecordBatches, type FormatName, type SourceItem } from '../../formats/index.js';
+import type { ChatportError } from '../../shared/errors.js';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { openSlackExport } from '../../sources/slack/index.js';
 import { inputReadFailure, unreadableInput } from './input-errors.js';
@@ -36,11 +37,15 @@ async function listStageInputs(stage: StageConfig, sources: InputSourceOptions):
 
 /** Opens one object and parses its first batch; the first record must be a record. */
 async function checkFirstRecords(stage: StageConfig, input: InputObject): Promise<void> {
-  const batches = parseRecordBatches(input.open(), parseOptionsOf(stage, input.uri));
+  const options = parseOptionsOf(stage, input.uri);
+  let format: FormatName | undefined;
+  let header = false;
+  const batches = parseRecordBatches(input.open(), { ...options, onFormat: (f) => (format = f), csv: { ...options.csv, onColumns: () => (header = true) } });
   let first: SourceItem | undefined;
   try {
     const next = await batches.next();
     first = next.done ? undefined : next.value[0];
+    if (next.done && format === 'csv' && stage.source.csv.header && !header) throw noHeaderRow(stage, input.uri);
   } catch (error) {
     throw inputReadFailure(stage, input.uri, undefined, error);
   } finally {
@@ -50,6 +55,15 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject): Promis
     const hint = whatToDo(first.unparseable);
     throw unreadableInput(stage, input.uri, { at: first.position }, `${first.unparseable.message} (expected ${first.unparseable.expected}); nothing was sent${hint ? ` — ${hint}` : ''}`);
   }
+}
+
+/**
+ * A CSV file read with a header that has no line at all: a header row is always there, even when no record
+ * is, so this is not an empty input but a broken one (an upstream export that failed and left the file
+ * empty), which must not pass a scheduler as 0 records.
+ */
+function noHeaderRow(stage: StageConfig, file: string): ChatportError {
+  return unreadableInput(stage, file, {}, 'it is empty, where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage\'s source: csv: { header: false, columns: [...] }');
 }
 
 /**
