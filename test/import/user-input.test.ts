@@ -125,3 +125,36 @@ describe('a CSV file with no header row in a stage that expects one', () => {
     expect((JSON.parse(run.stdout) as { totals: { read: number } }).totals.read).toBe(0);
   });
 });
+
+describe('a JSON file holding one object that wraps the records', () => {
+  const usersPipeline = (name: string, file: string) =>
+    [`name: ${name}`, 'stages:', '  users:', `    source: { path: ${file} }`, '    key: id', '    mapping: { name: username, displayName: username, isGuest: { const: false } }', ''].join('\n');
+
+  async function pipelineUsers(pipeline: string): Promise<string[]> {
+    const names: string[] = [];
+    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === pipeline) names.push(user.name);
+    return names;
+  }
+
+  it('stops with exit 65 saying the file is one object, where an array of records or one record per line was expected', async () => {
+    const dir = join(f.dir, 'wrapped-json');
+    const file = await writeInput(dir, 'users.json', '{"users":[{"id":"u1","username":"ann"},{"id":"u2","username":"ben"}]}\n');
+    const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('wrapped-json', 'users.json'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+    expect(run.stderr).toContain(
+      `the users input ${file} cannot be read: it holds one JSON object without the key field id, whose field "users" holds 2 objects, where an array of records ([{…}, {…}]) or one record per line (NDJSON) was expected; nothing was sent — if those objects are the records, write them as the file's array or one per line (a source cannot point at records inside an object)`,
+    );
+    expect(run.code).toBe(ExitCode.DATA_INVALID);
+    expect(await pipelineUsers('wrapped-json')).toEqual([]);
+  });
+
+  it('a one-line NDJSON file holding one record (with a list of objects in a field) is imported', async () => {
+    const dir = join(f.dir, 'one-record-ndjson');
+    await writeInput(dir, 'users.ndjson', '{"id":"u1","username":"cat","roles":[{"name":"admin"},{"name":"ops"}]}\n');
+    const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('one-record-ndjson', 'users.ndjson'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(ExitCode.OK);
+    expect(await pipelineUsers('one-record-ndjson')).toEqual(['cat']);
+  });
+});

@@ -46,6 +46,8 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject): Promis
     const next = await batches.next();
     first = next.done ? undefined : next.value[0];
     if (next.done && format === 'csv' && stage.source.csv.header && !header) throw noHeaderRow(stage, input.uri);
+    const wrapped = !next.done && format === 'ndjson' && next.value.length === 1 ? recordsWrappedIn(next.value[0]!, stage) : undefined;
+    if (wrapped && (await batches.next()).done) throw oneWrappingObject(stage, input.uri, wrapped);
   } catch (error) {
     throw inputReadFailure(stage, input.uri, undefined, error);
   } finally {
@@ -64,6 +66,29 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject): Promis
  */
 function noHeaderRow(stage: StageConfig, file: string): ChatportError {
   return unreadableInput(stage, file, {}, 'it is empty, where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage\'s source: csv: { header: false, columns: [...] }');
+}
+
+/**
+ * A record without the stage's key whose field holds a list of objects: likely a JSON document wrapping the
+ * records (`{"users": [{…}, {…}]}`), which, on one line, reads as one NDJSON record. A genuine record keeps
+ * its key, so a one-record NDJSON file whose record carries a list (roles, attachments) is not taken for one.
+ */
+function recordsWrappedIn(item: SourceItem, stage: StageConfig): { field: string; count: number } | undefined {
+  if (isUnparseable(item)) return undefined;
+  const keys = typeof stage.key === 'string' ? [stage.key] : stage.key;
+  if (keys.some((key) => item.record[key] !== undefined)) return undefined;
+  for (const [field, value] of Object.entries(item.record))
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))) return { field, count: value.length };
+  return undefined;
+}
+
+/** A file that is one JSON object wrapping the records: there is no option to point at them, so say what the file must hold. */
+function oneWrappingObject(stage: StageConfig, file: string, wrapped: { field: string; count: number }): ChatportError {
+  const keys = typeof stage.key === 'string' ? stage.key : stage.key.join(', ');
+  return unreadableInput(
+    stage, file, {},
+    `it holds one JSON object without the key field ${keys}, whose field ${JSON.stringify(wrapped.field)} holds ${wrapped.count} objects, where an array of records ([{…}, {…}]) or one record per line (NDJSON) was expected; nothing was sent — if those objects are the records, write them as the file's array or one per line (a source cannot point at records inside an object)`,
+  );
 }
 
 /**
