@@ -42,12 +42,21 @@ export interface CompileMappingOptions {
 }
 
 
-/** Text of a value inside a template. */
+/** Text of a value inside a template (never an object or a list: templateValueProblem rejected those). */
 function templateText(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value === 'string') return value;
-  if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
+}
+
+/**
+ * 1 (and a reason) for a template's value that is an object or a list: its JSON text in a name or a display
+ * name is not what the template meant. 0 otherwise, so the calls for a template's fields add up.
+ */
+function templateValueProblem(value: unknown, reasons: Reason[], field: string, source: string): number {
+  if (typeof value !== 'object' || value === null) return 0;
+  reasons.push(reason(field, 'text or a number (a template writes text)', value, source));
+  return 1;
 }
 
 /**
@@ -105,7 +114,7 @@ function typedDefault(value: unknown, type: ValueType | undefined, split: boolea
   return coerced;
 }
 
-const RUNTIME = { BAD, COERCERS, templateText, splitText, coerceEach, ...RULE_HELPERS };
+const RUNTIME = { BAD, COERCERS, templateText, templateValueProblem, splitText, coerceEach, ...RULE_HELPERS };
 
 /**
  * Compiles a mapping ONCE into a function built with `new Function`: no interpretation of the mapping per
@@ -186,7 +195,8 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     const allMissing = names.length === 0 ? 'false' : names.map(missing).join(' && ');
     let n = 0;
     const concat = parts.map((p) => ('field' in p ? `R.templateText(${names[n++]})` : lit(p.text))).join(' + ') || '""';
-    code += `if (${allMissing}) v = undefined; else v = (${concat}).trim();\n`;
+    const problems = fields.map((f, i) => `R.templateValueProblem(${names[i]}, e, ${lit(path)}, ${lit(f)})`).join(' + ') || '0';
+    code += `if (${problems} > 0) v = B;\nelse if (${allMissing}) v = undefined; else v = (${concat}).trim();\n`;
     const type = rule.type ?? implied[path];
     const fallback = typedDefault(rule.default, type, false, path);
     code += `if (v === "" || v === undefined) v = ${fallback === undefined ? 'undefined' : constant(fallback)};\nelse {\n`;

@@ -28,7 +28,8 @@ export function idempotencyKeysOf(pipelineId: string, stage: StageKind): (source
 
 /**
  * The text of a record's source key: one field's value as text, or for several key fields the JSON array
- * of their texts. Undefined when any part is missing (undefined, null or empty text).
+ * of their texts. Undefined when any part is missing (undefined, null or empty text) or is no key at all
+ * (isKeyless: the record is rejected, saying so).
  */
 export function sourceKeyOf(values: readonly unknown[]): string | undefined {
   if (values.length === 1) return keyText(values[0]);
@@ -42,8 +43,15 @@ export function sourceKeyOf(values: readonly unknown[]): string | undefined {
 }
 
 function keyText(v: unknown): string | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
+  if (v === undefined || v === null || v === '' || isKeyless(v)) return undefined;
   if (typeof v === 'string') return v;
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
-  return JSON.stringify(v);
+  return String(v);
+}
+
+/**
+ * A value that names nothing as a key: an object, a list, true or false (from JSON sources). Its JSON text
+ * would stand in for a key the source does not have, and every record holding `true` would be one item.
+ */
+export function isKeyless(v: unknown): boolean {
+  return (typeof v === 'object' && v !== null) || typeof v === 'boolean';
 }

@@ -1,7 +1,7 @@
 import { resolveChannelId } from './channel-ref.js';
 import type { ChannelIdLookup } from './channel-ref.js';
 import { compileMapping, MappingError } from './compile-mapping.js';
-import { idempotencyKeysOf, sourceKeyOf } from './idempotency.js';
+import { idempotencyKeysOf, isKeyless, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
 import { CHANNEL_KEY_PROPERTY, PART_PROPERTY, USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
@@ -148,7 +148,8 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
 
     const reasons: Reason[] = [];
     const sourceKey = sourceKeyOf(keyFields.length === 1 ? [record[keyFields[0]!]] : keyFields.map((f) => record[f]));
-    if (sourceKey === undefined) reasons.push(reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
+    if (sourceKey === undefined)
+      reasons.push(keylessReason(record, keyFields, 'idempotencyKey', 'the source key') ?? reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
     const item = mapping.map(record, reasons, sourceKey);
 
     if (IDENTITY_STAGES.includes(stage)) {
@@ -159,7 +160,8 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     let channelId: Int64 | undefined;
     if (needsChannel) {
       channelKey = sourceKeyOf([record[channelField]]);
-      const resolved = resolveChannelId(channelKey, lookup!, channelField);
+      const keyless = keylessReason(record, [channelField], 'channelId', 'the key of a channel');
+      const resolved = keyless ? { ok: false as const, reason: keyless } : resolveChannelId(channelKey, lookup!, channelField);
       if (resolved.ok) {
         channelId = resolved.channelId;
         if (stage === 'messages') item.channelId = channelId;
@@ -171,6 +173,8 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     if (marksKeys && sourceKey !== undefined) item.properties = { ...(item.properties as Record<string, unknown> | undefined), [CHANNEL_KEY_PROPERTY]: sourceKey };
     if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
     const parentRef = threadField === undefined ? undefined : sourceKeyOf([record[threadField]]);
+    const keylessParent = threadField === undefined ? undefined : keylessReason(record, [threadField], 'thread', 'the key of the message it replies to');
+    if (keylessParent) reasons.push(keylessParent);
     if (splitLong && sourceKey !== undefined && reasons.length === 0 && typeof item.body === 'string' && item.body.length > LIMITS.bodyLength)
       return acceptParts(splitIntoParts(item, sourceKey, keyFor, marksKeys), position, validate, { channelKey, channelId, parentRef }, record);
 
@@ -188,6 +192,12 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
   };
 }
 
+
+/** The reason for a key field holding no key (an object, a list, true or false), naming the first such field. */
+function keylessReason(record: Record<string, unknown>, fields: readonly string[], itemField: string, what: string): Reason | undefined {
+  const field = fields.find((f) => isKeyless(record[f]));
+  return field === undefined ? undefined : reason(itemField, `text or a number (${what})`, record[field], field);
+}
 
 /** A mapping's message led by its path in the mapping (`properties.x: …`), led by its path in the stage instead. */
 function stagePathMessage(error: MappingError): string {

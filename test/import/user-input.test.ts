@@ -39,6 +39,11 @@ function chatPipeline(name: string, users: string, messages: string[]): string {
   ].join('\n');
 }
 
+/** A pipeline of one users stage over `file`, mapping username to name and display name. */
+function usersPipeline(name: string, file: string): string {
+  return [`name: ${name}`, 'stages:', '  users:', `    source: { path: ${file} }`, '    key: id', '    mapping: { name: username, displayName: username, isGuest: { const: false } }', ''].join('\n');
+}
+
 async function platformUsers(): Promise<string[]> {
   const names: string[] = [];
   for await (const user of f.client.users.list()) names.push(user.name);
@@ -103,9 +108,6 @@ describe('a reference to a user written in another letter case or Unicode form',
 });
 
 describe('a CSV file with no header row in a stage that expects one', () => {
-  const usersPipeline = (name: string, file: string) =>
-    [`name: ${name}`, 'stages:', '  users:', `    source: { path: ${file} }`, '    key: id', '    mapping: { name: username, displayName: username, isGuest: { const: false } }', ''].join('\n');
-
   it('stops with exit 65 naming the empty file and how to read a file without a header, before anything is sent', async () => {
     const dir = join(f.dir, 'empty-csv');
     // A failed upstream export left the file empty.
@@ -127,9 +129,6 @@ describe('a CSV file with no header row in a stage that expects one', () => {
 });
 
 describe('a JSON file holding one object that wraps the records', () => {
-  const usersPipeline = (name: string, file: string) =>
-    [`name: ${name}`, 'stages:', '  users:', `    source: { path: ${file} }`, '    key: id', '    mapping: { name: username, displayName: username, isGuest: { const: false } }', ''].join('\n');
-
   async function pipelineUsers(pipeline: string): Promise<string[]> {
     const names: string[] = [];
     for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === pipeline) names.push(user.name);
@@ -156,5 +155,58 @@ describe('a JSON file holding one object that wraps the records', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(ExitCode.OK);
     expect(await pipelineUsers('one-record-ndjson')).toEqual(['cat']);
+  });
+});
+
+describe('a key or a templated field holding a JSON object, list or boolean', () => {
+  it('rejects the record naming the field, text or a number expected and what was found, instead of writing JSON text as a key or a name', async () => {
+    const dir = join(f.dir, 'json-valued-keys');
+    await writeInput(dir, 'users.ndjson', [
+      '{"id":{"a":1},"username":"obj","first":"O"}',
+      '{"id":true,"username":"bool","first":"B"}',
+      '{"id":"u3","username":"tmpl","first":["A"],"last":{"x":1}}',
+      '{"id":"u4","username":"fine","first":"Fi","last":"Ne"}',
+      '',
+    ].join('\n'));
+    await writeInput(dir, 'channels.ndjson', '{"key":"c1","name":"json-keys","members":"fine"}\n');
+    await writeInput(dir, 'messages.ndjson', [
+      '{"id":"m1","channel":{"key":"c1"},"author":"fine","text":"hi"}',
+      '{"id":"m2","channel":"c1","author":"fine","text":"hello"}',
+      '{"id":"m3","channel":"c1","author":"fine","text":"re","parent":["m2"]}',
+      '',
+    ].join('\n'));
+    const pipeline = await writeInput(dir, 'pipeline.yaml', [
+      'name: json-valued-keys',
+      'stages:',
+      '  users:',
+      '    source: { path: users.ndjson }',
+      '    key: id',
+      '    mapping: { name: username, displayName: { template: "{first} {last}" }, isGuest: { const: false } }',
+      '  channels:',
+      '    source: { path: channels.ndjson }',
+      '    key: key',
+      '    mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } }',
+      '  messages:',
+      '    source: { path: messages.ndjson }',
+      '    key: id',
+      '    channel: channel',
+      '    thread: parent',
+      '    mapping: { type: { const: TEXT }, body: text, user: author }',
+      '',
+    ].join('\n'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+    expect(run.code).toBe(ExitCode.COMPLETED_WITH_REJECTS);
+    const runDir = /^run directory: (.+)$/m.exec(run.stdout)![1]!;
+    const rejects = (await readFile(join(runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { file: string; line: number; reasons: { field: string; expected: string; found: string; message: string }[] });
+    expect(rejects.map((r) => [r.file.split('/').pop(), r.line, r.reasons.map((x) => x.message)])).toEqual([
+      ['users.ndjson', 1, ['idempotencyKey (from source field "id"): expected text or a number (the source key), found an object']],
+      ['users.ndjson', 2, ['idempotencyKey (from source field "id"): expected text or a number (the source key), found boolean true']],
+      ['users.ndjson', 3, ['displayName (from source field "first"): expected text or a number (a template writes text), found an array of 1', 'displayName (from source field "last"): expected text or a number (a template writes text), found an object']],
+      ['messages.ndjson', 1, ['channelId (from source field "channel"): expected text or a number (the key of a channel), found an object']],
+      ['messages.ndjson', 3, ['thread (from source field "parent"): expected text or a number (the key of the message it replies to), found an array of 1']],
+    ]);
+    const held = new Map<string, string>();
+    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'json-valued-keys') held.set(user.name, user.displayName);
+    expect(held).toEqual(new Map([['fine', 'Fi Ne']]));
   });
 });
