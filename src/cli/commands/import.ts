@@ -39,7 +39,7 @@ export interface ImportCommandOptions {
 export function addImportOptions(command: Command): Command {
   return addClientFlags(command)
     .option('--state <dir>', 'state folder (default .chatport/<pipeline name>)')
-    .option('--dry-run', 'read, map, validate and write the chunks and the report; upload nothing')
+    .option('--dry-run', 'read, map, validate and write the chunks and the report; upload nothing (exit 2 when records would be rejected, as the import)')
     .option('--restart', 'abandon an unfinished run and start a new one (imported items are recognised and skipped)')
     .option('--max-rejects <n>', 'stop once a stage has more than n rejected records (default: the pipeline file, else no limit)')
     .option('--json', 'print the report as JSON on stdout instead of a table')
