@@ -55,7 +55,7 @@ async function main(argv: string[]): Promise<void> {
       }
     }
   } finally {
-    signals.dispose();
+    signals.finished(exitCode);
     await logging.close();
   }
   process.exitCode = exitCode;
