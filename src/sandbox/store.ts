@@ -304,7 +304,7 @@ export class Store {
       case '-channel': {
         const old = this.channels.get(op.id);
         if (!old) break;
-        if (old.type === 'DIRECT') this.directByMembers.delete(directKey(this.members.get(op.id)?.keys() ?? []));
+        if (old.type === 'DIRECT') this.unindexDirect(op.id, this.members.get(op.id)?.keys() ?? []);
         this.channels.delete(op.id);
         this.channelsByName.delete(old.name);
         this.members.delete(op.id);
@@ -317,9 +317,9 @@ export class Store {
         const channel = this.channels.get(op.c);
         if (!channel) break;
         const m = this.members.get(op.c)!;
-        if (channel.type === 'DIRECT') this.directByMembers.delete(directKey(m.keys()));
+        if (channel.type === 'DIRECT') this.unindexDirect(op.c, m.keys());
         m.set(op.u, op.at);
-        if (channel.type === 'DIRECT') this.directByMembers.set(directKey(m.keys()), op.c);
+        if (channel.type === 'DIRECT') this.indexDirect(op.c, m.keys());
         break;
       }
       case '-member': {
@@ -508,7 +508,23 @@ export class Store {
   private reindexDirect(channelId: number): void {
     for (const [key, id] of this.directByMembers) if (id === channelId) this.directByMembers.delete(key);
     const m = this.members.get(channelId);
-    if (m && m.size > 0) this.directByMembers.set(directKey(m.keys()), channelId);
+    if (m && m.size > 0) this.indexDirect(channelId, m.keys());
+  }
+
+  /**
+   * A set of members has one DIRECT channel: the one indexed first keeps it. A channel's members are added
+   * one at a time, so while {a, b, c} is being built it passes through {a, b}; that partial set must neither
+   * take over nor, once c joins, drop the entry of an existing {a, b} channel.
+   */
+  private indexDirect(channelId: number, memberIds: Iterable<number>): void {
+    const key = directKey(memberIds);
+    if (!this.directByMembers.has(key)) this.directByMembers.set(key, channelId);
+  }
+
+  /** Drops the channel's entry for this set, only if the entry is the channel's own. */
+  private unindexDirect(channelId: number, memberIds: Iterable<number>): void {
+    const key = directKey(memberIds);
+    if (this.directByMembers.get(key) === channelId) this.directByMembers.delete(key);
   }
 }
 

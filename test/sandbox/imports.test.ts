@@ -128,6 +128,23 @@ describe('idempotency keys', () => {
   });
 });
 
+describe('one DIRECT channel per set of members (decisions.md "Import files")', () => {
+  it('a larger DIRECT channel over the same people does not hide the smaller one', async () => {
+    await importAndWait('/imports/users', [user('dx1'), user('dx2'), user('dx3')]);
+    expect(await importAndWait('/imports/channels', [{ type: 'DIRECT', members: ['dx1', 'dx2'], idempotencyKey: 'dm:12' }])).toMatchObject({ state: 'FINISHED' });
+    // Its members are added one at a time: the partial set {dx1, dx2} must neither take over nor drop dm:12's entry.
+    expect(await importAndWait('/imports/channels', [{ type: 'DIRECT', members: ['dx1', 'dx2', 'dx3'], idempotencyKey: 'dm:123' }])).toMatchObject({ state: 'FINISHED' });
+    const pair = (await t.call('/channels?type=DIRECT&members=dx1&members=dx2')).json._embedded.channels.filter((c: { members: unknown[] }) => c.members.length === 2);
+    expect(pair).toHaveLength(1);
+
+    expect(await importAndWait('/imports/channels', [{ type: 'DIRECT', members: ['dx2', 'dx1'], idempotencyKey: 'dm:21' }])).toMatchObject({ state: 'FINISHED' });
+    const created = await t.call('/channels', { method: 'POST', body: { type: 'DIRECT', members: [{ username: 'dx2' }, { username: 'dx1' }] } });
+    expect(created.json.id).toBe(pair[0].id);
+    const after = (await t.call('/channels?type=DIRECT&members=dx1&members=dx2')).json._embedded.channels;
+    expect(after.map((c: { id: number }) => c.id).sort()).toEqual([pair[0].id, after.find((c: { members: unknown[] }) => c.members.length === 3).id].sort());
+  });
+});
+
 describe('malformed uploads answer 400 ClientError at once', () => {
   const clientError = { error: 'ClientError', message: expect.any(String), timestamp: expect.stringMatching(ISO) };
 
