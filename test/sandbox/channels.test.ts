@@ -115,6 +115,22 @@ describe('channels', () => {
     }
     expect((await t.call('/channels/2')).json).toEqual(before);
   });
+
+  it('a PATCH body must be labelled application/json+merge-patch (decisions.md "Wire"); another JSON type is a 400 and changes nothing', async () => {
+    const sent = await t.call('/channels/2/messages', { method: 'POST', body: { type: 'SYSTEM_TEXT', body: 'to edit' } });
+    for (const path of ['/channels/2', '/users/2', `/messages/${sent.json.id}`]) {
+      const before = (await t.call(path)).json;
+      for (const type of ['application/json', 'application/vnd.chat+json', 'application/merge-patch+json']) {
+        const body = path.startsWith('/messages') ? { body: 'edited' } : { displayName: 'Changed' };
+        const refused = await t.call(path, { method: 'PATCH', body, headers: { 'content-type': type } });
+        expect(refused.status).toBe(400);
+        expect(refused.json).toEqual({ error: 'ClientError', message: expect.stringContaining('application/json+merge-patch'), timestamp: expect.stringMatching(ISO) });
+      }
+      expect((await t.call(path)).json).toEqual(before);
+      const labelled = await t.call(path, { method: 'PATCH', body: { properties: { labelled: true } }, headers: { 'content-type': 'application/json+merge-patch; charset=utf-8' } });
+      expect(labelled.status).toBe(200);
+    }
+  });
 });
 
 describe('channel members and memberships', () => {

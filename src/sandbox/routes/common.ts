@@ -5,6 +5,7 @@ import { clientError, notFound } from '../errors.js';
 import { readJson, type Ctx } from '../http.js';
 import type { UserRec } from '../store.js';
 import { parseInt64, type Int64 } from '../../shared/int64.js';
+import { MEDIA } from '../../wire/media.js';
 
 /**
  * A path id: an int64 (§4), else 400; returned as the store's id (see wire-ids.ts). An int64 this sandbox
@@ -28,6 +29,10 @@ export async function readBody<T extends z.ZodType>(ctx: Ctx, schema: T): Promis
  * while dropping it would tell the caller a change was made that was not.
  */
 export async function readMergePatch<T extends z.ZodObject>(ctx: Ctx, schema: T, resource: string): Promise<z.infer<T>> {
+  // A PATCH body's meaning is its media type (a merge patch, not a JSON Patch or a full resource), and
+  // decisions.md names the one the platform takes: a client labelling it otherwise must fail here too.
+  const type = (ctx.req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== MEDIA.mergePatch) throw clientError(`a PATCH body must be ${MEDIA.mergePatch} (a JSON merge patch), got content-type '${type || 'none'}'`);
   const body = await readJson(ctx);
   const fields = Object.keys(schema.shape);
   const other = typeof body === 'object' && body !== null && !Array.isArray(body) ? Object.keys(body).find((k) => !fields.includes(k)) : undefined;
