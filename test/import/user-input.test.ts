@@ -83,7 +83,7 @@ describe('a file with a UTF-8 byte order mark in a stage declared windows-1252',
     expect(run.stderr).toBe('');
     expect(run.code).toBe(ExitCode.OK);
     const held = new Map<string, string>();
-    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'bom-cp1252') held.set(user.name, user.displayName);
+    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'bom-cp1252') held.set(user.name, user.displayName ?? '');
     expect(held).toEqual(new Map([['zoe', 'Zoë'], ['renee', 'Renée']]));
   });
 });
@@ -206,7 +206,7 @@ describe('a key or a templated field holding a JSON object, list or boolean', ()
       ['messages.ndjson', 3, ['thread (from source field "parent"): expected text or a number (the key of the message it replies to), found an array of 1']],
     ]);
     const held = new Map<string, string>();
-    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'json-valued-keys') held.set(user.name, user.displayName);
+    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'json-valued-keys') held.set(user.name, user.displayName ?? '');
     expect(held).toEqual(new Map([['fine', 'Fi Ne']]));
   });
 });
