@@ -81,6 +81,9 @@ class Feed {
   }
 
   push(id: number, kind: number, note: SendNote): void {
+    // Ids arrive ascending: one not above the newest is an op applied again (a restart between the
+    // snapshot's rename and the journal's truncation replays the journal over a snapshot that holds it).
+    if (this.size > 0 && id <= this.idAt(this.size - 1)) return;
     if (this.size === this.ids.length && this.size < this.bound) this.grow();
     const capacity = this.ids.length;
     if (this.size < capacity) {

@@ -26,6 +26,17 @@ describe('NotificationLog: a bounded feed per user', () => {
     expect(log.idsNewestFirst(99)).toEqual([]);
   });
 
+  it('takes a send applied again once (a journal replayed over the snapshot folded from it)', () => {
+    const log = new NotificationLog(5);
+    log.apply(send(1, 1, [7, 8]));
+    log.apply(send(3, 2, [7]));
+    log.apply(send(1, 1, [7, 8]));
+    log.apply(send(3, 2, [7]));
+    log.apply(send(4, 3, [8]));
+    expect(log.idsNewestFirst(7)).toEqual([3, 1]);
+    expect(log.idsNewestFirst(8)).toEqual([4, 2]);
+  });
+
   it('takes more notifications than a Map can hold (V8 stops at about 16.7 million entries)', () => {
     const log = new NotificationLog();
     const members = Array.from({ length: 200 }, (_, i) => i + 1);
