@@ -68,7 +68,7 @@ describe('chatport api', () => {
   it('a 404 exits 66, a refused body exits 65 with the platform\'s words, a missing scope 77; nothing secret is printed', async () => {
     const missing = await api('GET', '/users/999999');
     expect(missing.code).toBe(66);
-    expect(missing.stderr).toContain('404');
+    expect(missing.stderr).toContain('chatport: GET /users/999999 found nothing (404)');
     const bad = await api('POST', '/users', '--data', '{"name":""}');
     expect(bad.code).toBe(65);
     expect(bad.stderr).toContain('POST /users was refused with 400');

@@ -49,7 +49,9 @@ export function createApiError(site: RequestSite, response: ErrorResponse, requi
   const facts = parseErrorBody(response.bodyText);
   const { status } = response;
   const init = { ...site, ...facts, status };
-  const where = `${site.operation} (${site.method} ${site.path})`;
+  // `chatport api` names its operation by the request itself: said once, not twice.
+  const request = `${site.method} ${site.path}`;
+  const where = site.operation === request ? request : `${site.operation} (${request})`;
   const said = facts.error || facts.description ? `: ${[facts.error, facts.description].filter(Boolean).join(' — ')}` : '';
 
   if (status === 401)
