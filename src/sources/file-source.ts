@@ -1,13 +1,13 @@
 /** Local files: one path, every file below a directory, or a glob (`data/**\/*.csv.gz`). */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PassThrough, type Readable } from 'node:stream';
 import { glob } from 'tinyglobby';
 import { InputMissingError } from '../shared/errors.js';
 import { splitGlob } from './glob-pattern.js';
-import type { InputObject, InputSource } from './input-source.js';
+import { isListedData, type InputObject, type InputSource } from './input-source.js';
 
 export interface FileSourceOptions {
   /** Directory that relative paths and globs are resolved against. Default: `process.cwd()`. */
@@ -50,8 +50,10 @@ export function createFileSource(location: string, options: FileSourceOptions = 
     const { isGlob } = splitGlob(path);
     const literal = isGlob ? await statOrUndefined(full) : undefined;
     let files: string[];
+    let root: string;
     if (isGlob && literal === undefined) {
       files = await glob(path, { cwd, absolute: true, onlyFiles: true, dot: false, expandDirectories: false });
+      root = resolve(cwd, splitGlob(path).base);
     } else {
       const info = literal ?? (await statOrUndefined(full));
       if (!info) throw new InputMissingError(`input not found: ${location}`, { path: full });
@@ -60,7 +62,9 @@ export function createFileSource(location: string, options: FileSourceOptions = 
         return;
       }
       files = await glob('**/*', { cwd: full, absolute: true, onlyFiles: true, dot: false });
+      root = full;
     }
+    files = files.filter((file) => isListedData(relative(root, file).split(sep).join('/')));
     if (files.length === 0) throw new InputMissingError(`no input files match: ${location}`, { path: location, cwd });
     // Sorted so that runs (and resumes) see inputs in the same order.
     files.sort();

@@ -25,3 +25,13 @@ export interface InputSource {
    */
   listInputs(): AsyncIterable<InputObject>;
 }
+
+/**
+ * Whether an object a folder, prefix or glob listed is data, by its path below the location named. Hadoop,
+ * Spark and Hive write markers and bookkeeping beside their output (`_SUCCESS`, `_committed_…`,
+ * `.part-0.crc`) and their readers skip every name starting with `_` or `.`; so does chatport, in each path
+ * segment below the location. An object the location names itself is always read.
+ */
+export function isListedData(relativePath: string): boolean {
+  return !relativePath.split('/').some((segment) => segment.startsWith('_') || segment.startsWith('.'));
+}

@@ -9,7 +9,7 @@ import { ChatportError, InputMissingError } from '../shared/errors.js';
 import type { Sleep } from '../shared/async.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { createGlobMatcher, splitGlob } from './glob-pattern.js';
-import type { InputObject, InputSource } from './input-source.js';
+import { isListedData, type InputObject, type InputSource } from './input-source.js';
 import { openResumableRead, type FetchedBody } from './resumable-read.js';
 import { createSourceS3Client } from './s3-client.js';
 import { isCredentialsRefused, isUnreachable, nextListToken } from '../shared/s3-unreachable.js';
@@ -138,7 +138,7 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
     let found = 0;
     try {
       for await (const item of listObjects(getClient(), bucket, prefix, pageSize)) {
-        if (!accept(item.key)) continue;
+        if (!accept(item.key) || !isListedData(item.key.slice(prefix.length))) continue;
         found++;
         yield toInput(item.key, item.size);
       }

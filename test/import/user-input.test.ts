@@ -118,6 +118,18 @@ describe('a CSV file with no header row in a stage that expects one', () => {
     expect(run.code).toBe(ExitCode.DATA_INVALID);
   });
 
+  it('a Spark output folder is read without its empty _SUCCESS marker: its parts imported, exit 0', async () => {
+    const dir = join(f.dir, 'spark-folder');
+    await writeInput(dir, 'users/part-00000.csv', 'id,username\nsp1,spark-ann\n');
+    await writeInput(dir, 'users/part-00001.csv', 'id,username\nsp2,spark-ben\n');
+    await writeInput(dir, 'users/_SUCCESS', '');
+    const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('spark-folder', 'users/'));
+    const run = await runCli(['import', pipeline, '--state', join(dir, 'state'), '--json'], chatportEnv(f));
+    expect(run.code).toBe(ExitCode.OK);
+    expect((JSON.parse(run.stdout) as { totals: { read: number; imported: number } }).totals).toMatchObject({ read: 2, imported: 2 });
+    expect((await platformUsers()).filter((n) => n.startsWith('spark-')).sort()).toEqual(['spark-ann', 'spark-ben']);
+  });
+
   it('a file holding only its header row is an empty input: 0 records, exit 0', async () => {
     const dir = join(f.dir, 'header-only-csv');
     await writeInput(dir, 'users.csv', 'id,username\n');

@@ -1,12 +1,13 @@
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInputSource } from '../../src/sources/index.js';
 import { InputMissingError } from '../../src/shared/errors.js';
 import { listUris, readAll } from './read-all.js';
+import { describeSourceContract } from './source-contract.js';
 
 let dir: string;
 const gz = gzipSync(Buffer.from('id,name\n1,a\n'));
@@ -74,4 +75,16 @@ describe('file source', () => {
     await rm(path);
     await expect(readAll(inputs[0]!.open())).rejects.toMatchObject({ code: 'INPUT_MISSING', details: { path } });
   });
+});
+
+describeSourceContract('local files', () => {
+  const root = join(dir, 'contract');
+  return {
+    async put(path, bytes) {
+      await mkdir(dirname(join(root, path)), { recursive: true });
+      await writeFile(join(root, path), bytes);
+    },
+    source: (location) => createInputSource(location, { file: { cwd: root } }),
+    uri: (path) => join(root, path),
+  };
 });

@@ -12,6 +12,7 @@ import { s3ClientConfig, startS3Server, type S3Server } from '../helpers/s3-serv
 import { startCuttingProxy } from './cutting-proxy.js';
 import { startOtherOrigin } from '../helpers/other-origin.js';
 import { listUris, readAll } from './read-all.js';
+import { describeSourceContract } from './source-contract.js';
 
 const BUCKET = 'chatport-in';
 let s3: S3Server;
@@ -215,3 +216,11 @@ describe('S3 source', () => {
     }
   });
 });
+
+describeSourceContract('S3', () => ({
+  async put(path, bytes) {
+    await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `contract/${path}`, Body: bytes }));
+  },
+  source: (location) => createInputSource(`s3://${BUCKET}/contract/${location}`, { s3: connection() }),
+  uri: (path) => `s3://${BUCKET}/contract/${path}`,
+}));
