@@ -2,12 +2,19 @@
 import { ChatportError } from './errors.js';
 
 /**
- * The store could not be reached, or answered 5xx or 429 (throttling: SlowDown, as some S3-compatible
- * stores send it) after the SDK's retries. A rerun later may succeed.
+ * Errors the SDK itself retries as transient or throttling whatever their status: S3 answers a request it
+ * gave up waiting on with 400 RequestTimeout, and some stores throttle with a 400 SlowDown.
+ */
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException', 'SlowDown', 'Throttling', 'ThrottlingException', 'RequestThrottled', 'TooManyRequestsException', 'BandwidthLimitExceeded']);
+
+/**
+ * The store could not be reached, or answered 5xx, 408 or 429 (throttling: SlowDown, as some S3-compatible
+ * stores send it), or an error the SDK retries as transient, after the SDK's retries. A rerun later may succeed.
  */
 export function isUnreachable(error: { name?: string; code?: string }, status: number | undefined): boolean {
-  if (status !== undefined) return status >= 500 || status === 429;
-  return (typeof error.code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(error.code)) || error.name === 'TimeoutError';
+  if (TRANSIENT_NAMES.has(error.name ?? '')) return true;
+  if (status !== undefined) return status >= 500 || status === 408 || status === 429;
+  return typeof error.code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(error.code);
 }
 
 /** Error names that mean the credentials themselves (not the request) were refused, or none were found. */

@@ -2,6 +2,7 @@ import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exitCodeFor } from '../../src/shared/exit-codes.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -201,6 +202,21 @@ describe('S3 source', () => {
     }
   });
 
+  it('a resume the store answers with 400 RequestTimeout (transient, as the SDK retries it) is resumed again, not INPUT_REFUSED (78)', async () => {
+    const object = randomBytes(64 * 1024);
+    const store = await startFlakyStore(object, 3);
+    try {
+      const resumes: number[] = [];
+      const source = createS3Source(`s3://${BUCKET}/flaky.bin`, { ...connection(), endpoint: store.url, resumeDelayMs: 1, onResume: ({ offset }) => resumes.push(offset) });
+      for await (const input of source.listInputs()) expect((await readAll(input.open())).equals(object)).toBe(true);
+      // The cut, then the resume that met RequestTimeout (after the SDK's own retries), then the one that read the rest.
+      expect(resumes).toEqual([object.length / 2, object.length / 2]);
+      expect(store.timeouts()).toBe(3);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('gives up with INPUT_READ_FAILED when every attempt breaks', async () => {
     const port = Number(new URL(s3.endpoint).port);
     const proxy = await startCuttingProxy(port, { pathPart: '/big.bin', bodyBytes: 0, cuts: 1000 });
@@ -216,6 +232,36 @@ describe('S3 source', () => {
     }
   });
 });
+
+/**
+ * A one-object S3 store on 127.0.0.1 whose first GET breaks after half the body and whose first
+ * `timeouts` ranged GETs answer 400 RequestTimeout, as S3 does for a request it gave up waiting on.
+ */
+async function startFlakyStore(object: Buffer, timeouts: number): Promise<{ url: string; timeouts(): number; close(): Promise<void> }> {
+  let timedOut = 0;
+  const etag = '"flaky-1"';
+  const server: Server = createHttpServer((req, res) => {
+    const range = /^bytes=(\d+)-$/.exec(req.headers.range ?? '');
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-length': object.length, etag }).end();
+    } else if (!range) {
+      res.writeHead(200, { 'content-length': object.length, etag });
+      res.write(object.subarray(0, object.length / 2), () => res.destroy());
+    } else if (timedOut < timeouts) {
+      timedOut++;
+      res.writeHead(400, { 'content-type': 'application/xml' }).end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>RequestTimeout</Code><Message>Your socket connection to the server was not read from or written to within the timeout period.</Message></Error>');
+    } else {
+      const start = Number(range[1]);
+      res.writeHead(206, { 'content-length': object.length - start, 'content-range': `bytes ${start}-${object.length - 1}/${object.length}`, etag }).end(object.subarray(start));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    timeouts: () => timedOut,
+    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
 
 describeSourceContract('S3', () => ({
   async put(path, bytes) {
