@@ -30,8 +30,15 @@ export const SECRET_KEY_PATTERN = /secret|password|passwd|token|authorization|ap
  * from every line.
  */
 export function registerSecretsOfEnvironment(env: NodeJS.ProcessEnv): void {
-  for (const [name, value] of Object.entries(env)) if (/^(AWS|CHATPORT|CHAT)_/.test(name) && SECRET_KEY_PATTERN.test(name)) registerSecret(value);
+  for (const [name, value] of Object.entries(env)) if (/^(AWS|CHATPORT|CHAT)_/.test(name) && SECRET_KEY_PATTERN.test(name) && !NAMES_A_LOCATION.test(name)) registerSecret(value);
 }
+
+/**
+ * A secret-sounding variable that holds where a secret is, not the secret (CHATPORT_TOKEN_URL,
+ * AWS_WEB_IDENTITY_TOKEN_FILE, AWS_CONTAINER_CREDENTIALS_FULL_URI): scrubbed, every error naming that URL or
+ * file (a token URL that is not http(s), a token file the SDK cannot read) would hide what to fix.
+ */
+const NAMES_A_LOCATION = /_(URL|URI|FILE|PATH)$/;
 
 /** Deep copy of a value with secret-looking keys redacted and registered values scrubbed. */
 export function redactValue(value: unknown, depth = 0): unknown {
