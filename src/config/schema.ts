@@ -108,7 +108,7 @@ const encodings = [...SOURCE_ENCODINGS, ...Object.keys(ENCODING_ALIASES)] as [st
 const encoding = z
   .enum(encodings)
   .describe(
-    'Text encoding of the source files: utf-8 (default; a byte order mark is removed, and a UTF-16 byte order mark switches to UTF-16), latin1 (ISO-8859-1), windows-1252, utf-16le, utf-16be, or utf-16 (byte order from the byte order mark). ' +
+    'Text encoding of the source files: utf-8 (default; a byte order mark is removed, and a UTF-16 byte order mark switches to UTF-16), latin1 (ISO-8859-1) or windows-1252 (a UTF-8 or UTF-16 byte order mark switches to that encoding), utf-16le, utf-16be, or utf-16 (byte order from the byte order mark). ' +
       'Aliases: utf8, ascii (read as utf-8), iso-8859-1, cp1252, utf16le, utf16be, utf16. A record holding bytes the encoding cannot read is rejected, naming the field and the byte.',
   );
 

@@ -46,8 +46,8 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * is walked byte by byte to mark the unreadable bytes. `invalidBytes` counts the marks made so far.
  *
  * Without a declared encoding (UTF-8, the default), a UTF-16 byte order mark switches to UTF-16: such a
- * file cannot be UTF-8 (0xFF and 0xFE never occur in UTF-8), and spreadsheet programs write it. A UTF-8
- * byte order mark under a declared latin1 or windows-1252 switches to UTF-8.
+ * file cannot be UTF-8 (0xFF and 0xFE never occur in UTF-8), and spreadsheet programs write it. Under a
+ * declared latin1 or windows-1252, a byte order mark (UTF-8 or UTF-16) is honoured too.
  */
 export class TextNormalizer extends Transform {
   invalidBytes = 0;
@@ -102,8 +102,9 @@ export class TextNormalizer extends Transform {
     const be = b[0] === 0xfe && b[1] === 0xff;
     // A UTF-8 mark read as latin1 or windows-1252 would be "ï»¿" before the first field, and every accented
     // letter after it two letters ("RenÃ©e"), imported without a reject: the mark settles it (Excel's "CSV
-    // UTF-8" writes it into a folder of older windows-1252 exports).
-    if (utf8Bom && (this.encoding === 'latin1' || this.encoding === 'windows-1252')) this.encoding = 'utf-8';
+    // UTF-8" writes it into a folder of older windows-1252 exports). A UTF-16 mark ("ÿþ", "þÿ": no header
+    // starts so) likewise, or every other character read would be a NUL.
+    if ((utf8Bom || le || be) && (this.encoding === 'latin1' || this.encoding === 'windows-1252')) this.encoding = 'utf-8';
     if (this.encoding === 'utf-8') {
       if (utf8Bom) return b.subarray(3);
       if (le || be) this.encoding = le ? 'utf-16le' : 'utf-16be';

@@ -66,24 +66,11 @@ describe('a pipeline file with a mistake in a mapping key', () => {
 
 describe('a file with a UTF-8 byte order mark in a stage declared windows-1252', () => {
   it('is read as UTF-8: its header has the key column and the platform holds "Renée", not "RenÃ©e"', async () => {
-    const dir = join(f.dir, 'bom-cp1252');
     // An older export in windows-1252 beside a newer one saved as Excel's "CSV UTF-8" (mark, CRLF).
-    await writeInput(dir, 'users-1.csv', Buffer.from('id,username,display\r\nu1,zoe,Zo\xeb\r\n', 'latin1'));
-    await writeInput(dir, 'users-2.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,username,display\r\nu2,renee,Renée\r\n', 'utf8')]));
-    const pipeline = await writeInput(dir, 'pipeline.yaml', [
-      'name: bom-cp1252',
-      'stages:',
-      '  users:',
-      '    source: { path: "users-*.csv", encoding: windows-1252 }',
-      '    key: id',
-      '    mapping: { name: username, displayName: display, isGuest: { const: false } }',
-      '',
-    ].join('\n'));
-    const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(ExitCode.OK);
-    const held = new Map<string, string>();
-    for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === 'bom-cp1252') held.set(user.name, user.displayName ?? '');
+    const held = await importCp1252Users('bom-cp1252', {
+      'users-1.csv': Buffer.from('id,username,display\r\nu1,zoe,Zo\xeb\r\n', 'latin1'),
+      'users-2.csv': Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('id,username,display\r\nu2,renee,Renée\r\n', 'utf8')]),
+    });
     expect(held).toEqual(new Map([['zoe', 'Zoë'], ['renee', 'Renée']]));
   });
 });
@@ -222,3 +209,40 @@ describe('a key or a templated field holding a JSON object, list or boolean', ()
     expect(held).toEqual(new Map([['fine', 'Fi Ne']]));
   });
 });
+
+describe('a file with a UTF-16 byte order mark in a stage declared windows-1252', () => {
+  it('is read as UTF-16: its header has the key column and the platform holds "Renée", not "ÿþi" and NULs', async () => {
+    // An older export in windows-1252 beside newer ones saved as UTF-16 (mark, little and big endian).
+    const utf16be = (text: string) => Buffer.from(text, 'utf16le').swap16();
+    const held = await importCp1252Users('bom16-cp1252', {
+      'users-1.csv': Buffer.from('id,username,display\r\nu1,zoe16,Zo\xeb\r\n', 'latin1'),
+      'users-2.csv': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('id,username,display\r\nu2,renee16,Renée\r\n', 'utf16le')]),
+      'users-3.csv': Buffer.concat([Buffer.from([0xfe, 0xff]), utf16be('id,username,display\r\nu3,jose16,José\r\n')]),
+    });
+    expect(held).toEqual(new Map([['zoe16', 'Zoë'], ['renee16', 'Renée'], ['jose16', 'José']]));
+  });
+});
+
+/**
+ * Imports the files into a users stage declared windows-1252 (pipeline `name`), expecting a clean run; the
+ * platform's users of that pipeline, name → display name.
+ */
+async function importCp1252Users(name: string, files: Record<string, Buffer>): Promise<Map<string, string>> {
+  const dir = join(f.dir, name);
+  for (const [file, bytes] of Object.entries(files)) await writeInput(dir, file, bytes);
+  const pipeline = await writeInput(dir, 'pipeline.yaml', [
+    `name: ${name}`,
+    'stages:',
+    '  users:',
+    '    source: { path: "users-*.csv", encoding: windows-1252 }',
+    '    key: id',
+    '    mapping: { name: username, displayName: display, isGuest: { const: false } }',
+    '',
+  ].join('\n'));
+  const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
+  expect(run.stderr).toBe('');
+  expect(run.code).toBe(ExitCode.OK);
+  const held = new Map<string, string>();
+  for await (const user of f.client.users.list()) if (user.properties?.chatportPipeline === name) held.set(user.name, user.displayName ?? '');
+  return held;
+}
