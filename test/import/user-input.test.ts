@@ -101,14 +101,16 @@ describe('a CSV file with no header row in a stage that expects one', () => {
     const file = await writeInput(dir, 'users.csv', '');
     const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('empty-csv', 'users.csv'));
     const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
-    expect(run.stderr).toContain(`the users input ${file} cannot be read: it is empty, where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage's source: csv: { header: false, columns: [...] }`);
+    expect(run.stderr).toContain(`the users input ${file} cannot be read: it is empty (as is every input of the stage), where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage's source: csv: { header: false, columns: [...] }`);
     expect(run.code).toBe(ExitCode.DATA_INVALID);
   });
 
-  it('a Spark output folder is read without its empty _SUCCESS marker: its parts imported, exit 0', async () => {
+  it('a Spark output folder is read without its empty _SUCCESS marker, an empty part as 0 records: its parts imported, exit 0', async () => {
     const dir = join(f.dir, 'spark-folder');
     await writeInput(dir, 'users/part-00000.csv', 'id,username\nsp1,spark-ann\n');
     await writeInput(dir, 'users/part-00001.csv', 'id,username\nsp2,spark-ben\n');
+    // An empty partition's part: one empty input among others that hold data.
+    await writeInput(dir, 'users/part-00002.csv', '');
     await writeInput(dir, 'users/_SUCCESS', '');
     const pipeline = await writeInput(dir, 'pipeline.yaml', usersPipeline('spark-folder', 'users/'));
     const run = await runCli(['import', pipeline, '--state', join(dir, 'state'), '--json'], chatportEnv(f));

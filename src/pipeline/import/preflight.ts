@@ -22,7 +22,10 @@ export async function preflightInputs(config: PipelineConfig, sources: InputSour
     if (signal?.aborted) return;
     if (stage.slack) slackExports.add(stage.slack.export);
     else if (stage.platformExport) platformExports.set(stage.platformExport.export, stage.platformExport);
-    else for (const input of await listStageInputs(stage, sources)) await checkFirstRecords(stage, input);
+    else {
+      const inputs = await listStageInputs(stage, sources);
+      for (const input of inputs) await checkFirstRecords(stage, input, inputs.some((other) => other !== input && other.size !== 0));
+    }
   }
   for (const path of slackExports) await (await openSlackExport(path)).close();
   for (const source of platformExports.values()) await platformExportReader(source.platform).check(source.export);
@@ -35,8 +38,12 @@ async function listStageInputs(stage: StageConfig, sources: InputSourceOptions):
   return inputs;
 }
 
-/** Opens one object and parses its first batch; the first record must be a record. */
-async function checkFirstRecords(stage: StageConfig, input: InputObject): Promise<void> {
+/**
+ * Opens one object and parses its first batch; the first record must be a record. `othersHoldData`: another
+ * input of the stage is not empty, so an empty CSV is one part of many (Spark writes an empty part for an
+ * empty partition), not an upstream export that failed.
+ */
+async function checkFirstRecords(stage: StageConfig, input: InputObject, othersHoldData: boolean): Promise<void> {
   const options = parseOptionsOf(stage, input.uri);
   let format: FormatName | undefined;
   let header = false;
@@ -45,7 +52,7 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject): Promis
   try {
     const next = await batches.next();
     first = next.done ? undefined : next.value[0];
-    if (next.done && format === 'csv' && stage.source.csv.header && !header) throw noHeaderRow(stage, input.uri);
+    if (next.done && format === 'csv' && stage.source.csv.header && !header && !othersHoldData) throw noHeaderRow(stage, input.uri);
     const wrapped = !next.done && format === 'ndjson' && next.value.length === 1 ? recordsWrappedIn(next.value[0]!, stage) : undefined;
     if (wrapped && (await batches.next()).done) throw oneWrappingObject(stage, input.uri, wrapped);
   } catch (error) {
@@ -60,12 +67,12 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject): Promis
 }
 
 /**
- * A CSV file read with a header that has no line at all: a header row is always there, even when no record
- * is, so this is not an empty input but a broken one (an upstream export that failed and left the file
- * empty), which must not pass a scheduler as 0 records.
+ * The stage's only CSV input (or every one of them) read with a header has no line at all: a header row is
+ * always there, even when no record is, so this is not an empty input but a broken one (an upstream export
+ * that failed and left the file empty), which must not pass a scheduler as 0 records.
  */
 function noHeaderRow(stage: StageConfig, file: string): ChatportError {
-  return unreadableInput(stage, file, {}, 'it is empty, where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage\'s source: csv: { header: false, columns: [...] }');
+  return unreadableInput(stage, file, {}, 'it is empty (as is every input of the stage), where a header row naming the columns was expected; nothing was sent — if the file has no header row, name its columns in the stage\'s source: csv: { header: false, columns: [...] }');
 }
 
 /**
