@@ -2,7 +2,7 @@
  * Up to `capacity` rows held as columns in Arrow's layout (typed arrays, validity bits, UTF-8 bytes with
  * offsets), with no object per value. A row comes in either as a typed Row, checked cell by cell like every
  * writer checks it (cells.ts), or through setters for values the caller has already typed (the export's
- * columnar fast path), then `endRow()`. Arrow itself is not loaded here (encoders/arrow-batch.ts is).
+ * columnar fast path), then `endRow()`. encoders/arrow-batch.ts writes a batch as an Arrow IPC stream.
  */
 import { isNullCell, toBoolean, toEpochInUnit, toInt32, toInt64, toText } from './cells.js';
 import type { CellValue, ColumnSpec, Row, TableSchema } from './schema.js';
@@ -149,7 +149,7 @@ export class ColumnBuffer {
 
 /**
  * The rows of one batch. A producer that hands a batch on may reuse it once the next one is asked for, so
- * a consumer copies what it keeps before asking (arrow-batch.ts copies into Arrow data).
+ * a consumer copies what it keeps before asking (arrow-batch.ts copies it into an Arrow IPC stream).
  */
 export class ColumnBatch {
   readonly columns: ColumnBuffer[];

@@ -15,7 +15,7 @@ export interface EncoderOptions {
 }
 
 /**
- * Async because the Parquet writer (parquet-wasm and apache-arrow, ~20 MB and 200 ms to load) is loaded
+ * Async because the Parquet writer (parquet-wasm, ~20 MB to load) is loaded
  * only when Parquet is written: the import, the sandbox and text exports never pay for it.
  */
 export async function createFileEncoder(format: OutputFormat, schema: TableSchema, options: EncoderOptions = {}): Promise<FileEncoder> {

@@ -1,6 +1,6 @@
 /**
- * Parquet settings that the rest of the export needs without loading the writer (parquet-wasm and arrow
- * are loaded only when Parquet is written): how rows are cut into row groups and Arrow batches.
+ * Parquet settings that the rest of the export needs without loading the writer (parquet-wasm,
+ * loaded only when Parquet is written): how rows are cut into row groups and Arrow batches.
  */
 export type ParquetCompression = 'zstd' | 'snappy' | 'gzip' | 'uncompressed';
 

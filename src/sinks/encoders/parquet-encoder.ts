@@ -1,5 +1,5 @@
 /**
- * Parquet through parquet-wasm (Rust arrow-rs compiled to WebAssembly) fed with Arrow batches built from
+ * Parquet through parquet-wasm (Rust arrow-rs compiled to WebAssembly) fed with Arrow IPC streams written from
  * typed arrays. Chosen by measurement over hyparquet-writer and DuckDB: see docs/parquet.md.
  *
  * Memory: one Arrow batch in JS plus the row group being encoded inside the wasm writer; nothing grows
@@ -8,7 +8,8 @@
 import { Compression, Table as WasmTable, WriterPropertiesBuilder, transformParquetStream, type RecordBatch as WasmRecordBatch, type WriterProperties } from 'parquet-wasm/node';
 import { ColumnBatch } from '../column-batch.js';
 import type { Row, TableSchema } from '../schema.js';
-import { ArrowBatchBuilder, arrowSchemaOf, batchToIpc } from './arrow-batch.js';
+import { ArrowBatchBuilder, batchToIpc } from './arrow-batch.js';
+import { schemaMessage } from './arrow-ipc.js';
 import type { FileEncoder } from './file-encoder.js';
 import { parquetBatching, type ParquetCompression, type ParquetOptions } from './parquet-batching.js';
 
@@ -71,7 +72,7 @@ function ipcFromRows(rows: AsyncIterable<Row>, schema: TableSchema, firstRowNumb
 
 /** Column batches → IPC batches; the producer cuts them so that none straddles a row group. */
 function ipcFromBatches(batches: AsyncIterable<ColumnBatch>, schema: TableSchema): IpcSource {
-  const arrowSchema = arrowSchemaOf(schema);
+  const ipcSchema = schemaMessage(schema);
   const iterator = batches[Symbol.asyncIterator]();
   let sentAny = false;
   let ended = false;
@@ -82,10 +83,10 @@ function ipcFromBatches(batches: AsyncIterable<ColumnBatch>, schema: TableSchema
       if (next.done) {
         ended = true;
         // An empty file still carries the schema, so it is sent one empty batch.
-        return sentAny ? undefined : batchToIpc(new ColumnBatch(schema, 0), arrowSchema);
+        return sentAny ? undefined : batchToIpc(new ColumnBatch(schema, 0), ipcSchema);
       }
       sentAny = true;
-      return batchToIpc(next.value, arrowSchema);
+      return batchToIpc(next.value, ipcSchema);
     },
     async cancel() {
       await iterator.return?.();
