@@ -218,7 +218,11 @@ export class Store {
   readonly usersByName = new Map<string, number>();
   readonly channels = new Map<number, ChannelRec>();
   readonly channelsByName = new Map<string, number>();
+  /** Member set (directKey) → the DIRECT channel an import or POST /channels finds for it. */
   readonly directByMembers = new Map<string, number>();
+  /** Every DIRECT channel's member set, and each set's channels in the order they came to hold it. */
+  private readonly directKeyOf = new Map<number, string>();
+  private readonly directHolders = new Map<string, Set<number>>();
   /** channel id → (user id → membership time), in join order. */
   readonly members = new Map<number, Map<number, number>>();
   /** Compact columns (message-table.ts): get() builds a MessageRec each time, so treat it as a value. */
@@ -304,7 +308,7 @@ export class Store {
       case '-channel': {
         const old = this.channels.get(op.id);
         if (!old) break;
-        if (old.type === 'DIRECT') this.unindexDirect(op.id, this.members.get(op.id)?.keys() ?? []);
+        if (old.type === 'DIRECT') this.unindexDirect(op.id);
         this.channels.delete(op.id);
         this.channelsByName.delete(old.name);
         this.members.delete(op.id);
@@ -316,10 +320,8 @@ export class Store {
       case 'member': {
         const channel = this.channels.get(op.c);
         if (!channel) break;
-        const m = this.members.get(op.c)!;
-        if (channel.type === 'DIRECT') this.unindexDirect(op.c, m.keys());
-        m.set(op.u, op.at);
-        if (channel.type === 'DIRECT') this.indexDirect(op.c, m.keys());
+        this.members.get(op.c)!.set(op.u, op.at);
+        if (channel.type === 'DIRECT') this.reindexDirect(op.c);
         break;
       }
       case '-member': {
@@ -505,26 +507,43 @@ export class Store {
     this.messages.delete(id);
   }
 
+  /** Moves a DIRECT channel's index entries to its current member set (none while it has no members). */
   private reindexDirect(channelId: number): void {
-    for (const [key, id] of this.directByMembers) if (id === channelId) this.directByMembers.delete(key);
     const m = this.members.get(channelId);
-    if (m && m.size > 0) this.indexDirect(channelId, m.keys());
+    const key = m && m.size > 0 ? directKey(m.keys()) : undefined;
+    if (key === this.directKeyOf.get(channelId)) return; // same set (a member's time rewritten): keep its place
+    this.unindexDirect(channelId);
+    if (key !== undefined) this.indexDirect(channelId, key);
   }
 
   /**
-   * A set of members has one DIRECT channel: the one indexed first keeps it. A channel's members are added
-   * one at a time, so while {a, b, c} is being built it passes through {a, b}; that partial set must neither
-   * take over nor, once c joins, drop the entry of an existing {a, b} channel.
+   * A set of members has one DIRECT channel: the first to hold it keeps it. A channel's members are added
+   * one at a time, so while {a, b, c} is being built it passes through {a, b}; that partial set must not
+   * take over from an existing {a, b} channel.
    */
-  private indexDirect(channelId: number, memberIds: Iterable<number>): void {
-    const key = directKey(memberIds);
+  private indexDirect(channelId: number, key: string): void {
+    this.directKeyOf.set(channelId, key);
+    const holders = this.directHolders.get(key);
+    if (holders) holders.add(channelId);
+    else this.directHolders.set(key, new Set([channelId]));
     if (!this.directByMembers.has(key)) this.directByMembers.set(key, channelId);
   }
 
-  /** Drops the channel's entry for this set, only if the entry is the channel's own. */
-  private unindexDirect(channelId: number, memberIds: Iterable<number>): void {
-    const key = directKey(memberIds);
-    if (this.directByMembers.get(key) === channelId) this.directByMembers.delete(key);
+  /**
+   * Drops the channel from its member set. If it was the set's channel, the next channel holding the same
+   * set (say {a, b, c} left with {a, b} when c was deleted) takes its place, so the set stays findable.
+   */
+  private unindexDirect(channelId: number): void {
+    const key = this.directKeyOf.get(channelId);
+    if (key === undefined) return;
+    this.directKeyOf.delete(channelId);
+    const holders = this.directHolders.get(key)!;
+    holders.delete(channelId);
+    if (holders.size === 0) this.directHolders.delete(key);
+    if (this.directByMembers.get(key) !== channelId) return;
+    const next = holders.values().next();
+    if (next.done) this.directByMembers.delete(key);
+    else this.directByMembers.set(key, next.value);
   }
 }
 

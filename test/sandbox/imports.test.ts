@@ -143,6 +143,23 @@ describe('one DIRECT channel per set of members (decisions.md "Import files")', 
     const after = (await t.call('/channels?type=DIRECT&members=dx1&members=dx2')).json._embedded.channels;
     expect(after.map((c: { id: number }) => c.id).sort()).toEqual([pair[0].id, after.find((c: { members: unknown[] }) => c.members.length === 3).id].sort());
   });
+
+  it('a channel left holding a set whose indexed channel is deleted is found by that set', async () => {
+    await importAndWait('/imports/users', [user('dy1'), user('dy2'), user('dy3')]);
+    expect(await importAndWait('/imports/channels', [{ type: 'DIRECT', members: ['dy1', 'dy2', 'dy3'], idempotencyKey: 'dm:y123' }])).toMatchObject({ state: 'FINISHED' });
+    expect(await importAndWait('/imports/channels', [{ type: 'DIRECT', members: ['dy1', 'dy2'], idempotencyKey: 'dm:y12' }])).toMatchObject({ state: 'FINISHED' });
+    const direct = async () => (await t.call('/channels?type=DIRECT&members=dy1&members=dy2')).json._embedded.channels as { id: number; members: unknown[] }[];
+    const [x, y] = [(await direct()).find((c) => c.members.length === 3)!, (await direct()).find((c) => c.members.length === 2)!];
+    const dy3 = (await t.call('/users?name=dy3')).json._embedded.users[0];
+    expect((await t.call(`/users/${dy3.id}`, { method: 'DELETE' })).status).toBe(200);
+    // x now holds {dy1, dy2} too; y keeps the entry until it goes, then x must take it.
+    expect((await t.call(`/channels/${y.id}`, { method: 'DELETE' })).status).toBe(200);
+
+    expect(await importAndWait('/imports/channels', [{ type: 'DIRECT', members: ['dy2', 'dy1'], idempotencyKey: 'dm:y21' }])).toMatchObject({ state: 'FINISHED' });
+    expect((await direct()).map((c) => c.id)).toEqual([x.id]);
+    const created = await t.call('/channels', { method: 'POST', body: { type: 'DIRECT', members: [{ username: 'dy1' }, { username: 'dy2' }] } });
+    expect(created.json.id).toBe(x.id);
+  });
 });
 
 describe('malformed uploads answer 400 ClientError at once', () => {
