@@ -5,7 +5,7 @@ import type { JobWork } from './jobs.js';
 import { KEY_KIND, STORE_IDS, newFileScope, validateItem, type ItemProblem, type ValidItem } from './import-validate.js';
 import type { ScannedMessage, ScannedUpload } from './message-upload-scan.js';
 import { FileKeys } from './file-keys.js';
-import { parseImportFile } from './multipart.js';
+import { parseImportFile, type ParsedImport } from './multipart.js';
 import { directKey, uploadedKey, type MessageRec, type Store } from './store.js';
 import type { WireIds } from './wire-ids.js';
 
@@ -15,7 +15,7 @@ const CHUNK = 5000;
 const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** An import file as the route read it: parsed items, or a scanned messages file (message-upload-scan.ts). */
-export type ImportItems = unknown[] | ScannedUpload;
+export type ImportItems = ParsedImport | ScannedUpload;
 
 /** What a job needs besides its items. */
 interface JobContext {
@@ -47,8 +47,8 @@ export function importWork(
   return (control) =>
     control.exclusive(async () => {
       const run: ApplyRun = { signal: control.signal, flush, clock, logger, jobId: control.jobId, kind };
-      let parsed: unknown[];
-      if (Array.isArray(items)) parsed = items;
+      let parsed: ParsedImport;
+      if ('items' in items) parsed = items;
       else {
         const scanned = await validateScanned(job, items);
         if (scanned) return applyInChunks(run, scanned, (v, now) => applyScanned(store, items.bytes, v, scanned.layout, now));
@@ -56,17 +56,19 @@ export function importWork(
         parsed = parseImportFile(items.bytes);
       }
       const checked = await validateAll(job, parsed);
-      if ('problem' in checked) return fail(logger, control.jobId, kind, parsed.length, checked.problem);
+      if ('problem' in checked) return fail(logger, control.jobId, kind, parsed.items.length, checked.problem);
       return applyInChunks(run, checked, (v, now) => applyItem(store, v, now, channelId));
     });
 }
 
 /** Validates every parsed item, in file order; stops at the first problem. */
-async function validateAll(job: JobContext, items: unknown[]): Promise<{ valid: ValidItem[]; skipped: number } | { problem: ItemProblem }> {
+async function validateAll(job: JobContext, parsed: ParsedImport): Promise<{ valid: ValidItem[]; skipped: number } | { problem: ItemProblem }> {
+  const { items, unheld } = parsed;
   const scope = newFileScope();
   const valid: ValidItem[] = [];
   let skipped = 0;
   for (let i = 0; i < items.length; i++) {
+    if (i === unheld?.index) return { problem: unheld };
     const result = validateItem(job.kind, items[i], i, job.store, scope, job.channelId, job.ids);
     items[i] = undefined; // `valid` holds what is needed from here on
     if (result === 'skip') skipped++;

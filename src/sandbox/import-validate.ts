@@ -3,6 +3,9 @@ import type { ChannelImportItem, MemberImportItem, MessageImportItem, UserImport
 import type { KeyKind, Store } from './store.js';
 import { WireIds } from './wire-ids.js';
 import { surelyValidMessage } from './fast-accept.js';
+import { extremeNumberIn, shownNumber } from '../shared/json-checks/number-range.js';
+import { pathAt } from '../shared/json-checks/json-text.js';
+import { arrivesAs, DOUBLE_RANGE } from '../shared/double-range.js';
 
 /** Ids as the store has them: no id base. */
 export const STORE_IDS = new WireIds();
@@ -33,6 +36,20 @@ export interface FileScope {
 }
 
 export const newFileScope = (): FileScope => ({ keys: new Set(), names: new Set() });
+
+/**
+ * The first item of an import file's text holding a number a double cannot hold: `1e400` parses to
+ * Infinity (stored and read back as null), `1e-400` to 0. Such an item is invalid, as one with a field the
+ * platform would drop is (decisions.md "Import files"): either way the data would change silently.
+ * Integers of any length are not among them: the file is read with their exact digits.
+ */
+export function unheldNumberProblem(text: string): ItemProblem | undefined {
+  const found = extremeNumberIn(text);
+  if (!found) return undefined;
+  const [index, ...field] = pathAt(text, found.at - 1);
+  const reason = `the number ${shownNumber(found.token)} is beyond what a double holds (${DOUBLE_RANGE}): it would be stored as ${arrivesAs(found.becomes)}`;
+  return { index: index as number, field: field.join('.') || '(item)', reason };
+}
 
 /**
  * Checks one item. Returns the parsed item to apply, `'skip'` for an already-applied key, or a problem.

@@ -15,6 +15,7 @@
  */
 import { LIMITS } from '../wire/imports.js';
 import { keyHash } from '../shared/string-key-table.js';
+import { lostInDouble } from '../shared/double-range.js';
 import type { UploadedMessage } from './store.js';
 
 /** One message item: decoded fields, and where its key, body, group tag and properties are in the upload. */
@@ -296,7 +297,8 @@ class UploadScanner {
   /**
    * A number token of JSON's grammar. Stored as written, it reads back as the general path's rewritten
    * JSON does for integers (any length: exact both ways) and for other finite values below 1e15; -0 and
-   * values JSON.stringify would print with 16 or more integer digits are left to the general path.
+   * values JSON.stringify would print with 16 or more integer digits, and non-zero texts a double holds as 0,
+   * are left to the general path.
    */
   private number(): void {
     const b = this.b;
@@ -322,8 +324,10 @@ class UploadScanner {
       if (b[start] === MINUS && b[start + 1] === 0x30) throw NOT_COMMON; // -0
       return;
     }
-    const value = Number(b.toString('latin1', start, i));
-    if (Object.is(value, -0) || !(Math.abs(value) < 1e15)) throw NOT_COMMON;
+    const token = b.toString('latin1', start, i);
+    const value = Number(token);
+    // 1e-400 reads as 0: a number a double cannot hold, which the general path refuses (import-validate.ts).
+    if (Object.is(value, -0) || !(Math.abs(value) < 1e15) || lostInDouble(token, value)) throw NOT_COMMON;
   }
 
   /** One or more digits from `i`; returns the index after them. */

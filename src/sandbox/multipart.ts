@@ -1,7 +1,8 @@
 import busboy from 'busboy';
 import { clientError, statusError } from './errors.js';
 import type { Ctx } from './http.js';
-import { parseJsonExact } from '../shared/lossless-json.js';
+import { parseJsonNoting, type ParsedJson } from '../shared/lossless-json.js';
+import { unheldNumberProblem, type ItemProblem } from './import-validate.js';
 
 /**
  * Largest import file accepted (the description gives no limit, §8): room for chunks of about a million
@@ -58,18 +59,26 @@ export async function readImportBytes(ctx: Ctx, maxBytes = MAX_IMPORT_FILE_BYTES
   return bytes;
 }
 
+/** An import file parsed: its items, and the first item holding a number a double cannot hold (if any). */
+export interface ParsedImport {
+  items: unknown[];
+  unheld: ItemProblem | undefined;
+}
+
 /**
  * An import file's bytes as a JSON array, parsed in one go: JSON.parse is far faster than any streaming
  * parser here (docs: ~8 MB/s streamed vs hundreds in one go).
  */
-export function parseImportFile(bytes: Buffer): unknown[] {
-  let parsed: unknown;
+export function parseImportFile(bytes: Buffer): ParsedImport {
+  const text = bytes.toString('utf8');
+  let parsed: ParsedJson;
   try {
     // Message items' channelId may be an int64 beyond 2^53 (see wire-ids.ts).
-    parsed = parseJsonExact(bytes.toString('utf8'), 'bigint');
+    parsed = parseJsonNoting(text, 'bigint');
   } catch (error) {
     throw clientError(`the part 'file' is not valid JSON (${(error as Error).message})`);
   }
-  if (!Array.isArray(parsed)) throw clientError(`the part 'file' must hold a JSON array, got ${parsed === null ? 'null' : typeof parsed}`);
-  return parsed;
+  const items = parsed.value;
+  if (!Array.isArray(items)) throw clientError(`the part 'file' must hold a JSON array, got ${items === null ? 'null' : typeof items}`);
+  return { items, unheld: parsed.mayHoldExtremeNumber ? unheldNumberProblem(text) : undefined };
 }

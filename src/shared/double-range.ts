@@ -1,7 +1,8 @@
 /**
  * Number texts a double cannot hold: beyond ±1.8e308 they become Infinity (JSON writes it as null), a non-zero
- * text below 5e-324 becomes 0. The JSON formats (src/formats/number-range.ts) and `type: number`
- * (src/transform/coerce.ts) refuse them by the same rule instead of sending a value the source does not hold.
+ * text below 5e-324 becomes 0. The JSON formats (json-checks/number-range.ts) and `type: number`
+ * (src/transform/coerce.ts) refuse them by the same rule instead of sending a value the source does not hold,
+ * and the sandbox fails an import item holding one (src/sandbox/import-validate.ts).
  */
 
 /** A text whose digits are all zero (any exponent): 0 is its exact value. */

@@ -14,7 +14,7 @@ import { startTestSandbox, type TestSandbox } from './helpers.js';
 
 /** JSON texts of values, written by hand so they keep escapes and number spellings JSON.stringify would change. */
 const BODIES = ['"hi"', '"émoji 🎉 مرحبا"', '"line\\nbreak \\"quoted\\" \\\\ \\/"', '"\\u00e9\\ud83d\\ude00"', '"lone \\ud800 surrogate"', '"x"', `"${'a'.repeat(40_000)}"`, `"${'é'.repeat(20_001)}"`, '""', '"\\u0000"'];
-const NUMBERS = ['0', '1', '-1', '-0', '1.5', '-1.5', '1e2', '1E+2', '1e-2', '1e400', '-1e-400', '0.1', '12345678901234567890', '-12345678901234567890', '1234567890123456789.0', '1e15', '9.99e14', '999999999999999.9', '9007199254740993', '2.5e-7'];
+const NUMBERS = ['0', '1', '-1', '-0', '1.5', '-1.5', '1e2', '1E+2', '1e-2', '1e400', '-1e-400', '1e-400', '0.0e-999', '0.1', '12345678901234567890', '-12345678901234567890', '1234567890123456789.0', '1e15', '9.99e14', '999999999999999.9', '9007199254740993', '2.5e-7'];
 const PROPERTIES = [
   '{}', '{"source":{"id":"m1","sentAt":"2024-01-01T00:00:00.000Z"}}', '{"a":[1,2,{"b":null}],"c":true,"d":false}', ' { "spaced" : [ 1 , 2 ] } ',
   '{"a":1,"a":2}', '{"__proto__":{"x":1}}', '{"k\\u00e9y":"v\\n"}', '{"deep":[[[[[[[[[[[[1]]]]]]]]]]]]}',
@@ -102,7 +102,9 @@ function expectSameAsGeneral(bytes: Buffer): boolean {
   const label = bytes.toString('latin1').slice(0, 300);
   let general: unknown[];
   try {
-    general = parseImportFile(bytes);
+    const parsed = parseImportFile(bytes);
+    if (parsed.unheld) throw new Error(parsed.unheld.reason);
+    general = parsed.items;
   } catch (error) {
     throw new Error(`the scan said yes to a file the general path refuses (${(error as Error).message}): ${label}`, { cause: error });
   }

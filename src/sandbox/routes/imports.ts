@@ -14,7 +14,7 @@ async function acceptImport(ctx: Ctx, app: SandboxApp, kind: ImportKind, channel
   const bytes = await readImportBytes(ctx);
   // Messages files of the common shape skip the text decode, JSON.parse and re-encode (message-upload-scan.ts).
   const items = (kind === 'messages' ? scanMessageUpload(bytes) : undefined) ?? parseImportFile(bytes);
-  const count = Array.isArray(items) ? items.length : items.messages.length;
+  const count = 'items' in items ? items.items.length : items.messages.length;
   const job = app.jobs.submit(IMPORT_JOB_TYPE[kind], importWork(kind, items, app.store, app.logger, app.flush, channelId, app.ids, app.jobs.refusesAny ? (key) => app.jobs.refuses(key) : undefined, app.clock), count);
   sendJson(ctx, 202, renderJob(app, job));
 }

@@ -7,7 +7,7 @@
  * value holds unless a key repeats or a string holds an escaped quote before a colon (`\":`). Only then is
  * the text walked, object by object.
  */
-import { stringEnd } from './json-text.js';
+import { isColonAt, isSpace, keyOf, stringEnd } from './json-text.js';
 
 /** The first key an object of the text repeats, with the keys of the objects around it; undefined when none. */
 export function duplicateKeyIn(text: string, keyCount: number): { key: string; path: string[] } | undefined {
@@ -18,8 +18,6 @@ export function duplicateKeyMessage(found: { key: string; path: string[] }): str
   const where = found.path.length === 0 ? 'the record' : `the object ${found.path.map((k) => JSON.stringify(k)).join(' → ')}`;
   return `the key ${JSON.stringify(found.key)} appears twice in ${where}: only one of its values would be kept, silently`;
 }
-
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 
 /** Colons whose previous character other than a space is a quote: at least one per key token. */
 function keyColonsIn(text: string): number {
@@ -59,16 +57,4 @@ function firstRepeatedKey(text: string): { key: string; path: string[] } | undef
     }
   }
   return undefined;
-}
-
-function isColonAt(text: string, from: number): boolean {
-  let i = from;
-  while (isSpace(text.charCodeAt(i))) i++;
-  return text.charCodeAt(i) === 0x3a /* : */;
-}
-
-/** The key a string token names: `"\u0061"` is the key `a`. */
-function keyOf(text: string, start: number, end: number): string {
-  const token = text.slice(start, end + 1);
-  return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
 }

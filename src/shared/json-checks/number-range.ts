@@ -29,8 +29,12 @@ export function extremeNumberIn(text: string): { token: string; at: number; beco
 
 /** The reason a record with such a number is refused. */
 export function extremeNumberMessage(found: { token: string; at: number; becomes: 'Infinity' | '0' }): string {
-  const shown = found.token.length > 40 ? `${found.token.slice(0, 20)}…${found.token.slice(-10)}` : found.token;
-  return `the number ${shown} at character ${found.at} is beyond what a JSON number holds here (a double, ${DOUBLE_RANGE}): it would arrive as ${arrivesAs(found.becomes)}; write it as text (in quotes) to keep it`;
+  return `the number ${shownNumber(found.token)} at character ${found.at} is beyond what a JSON number holds here (a double, ${DOUBLE_RANGE}): it would arrive as ${arrivesAs(found.becomes)}; write it as text (in quotes) to keep it`;
+}
+
+/** A number token as a reason shows it: a long one by its ends. */
+export function shownNumber(token: string): string {
+  return token.length > 40 ? `${token.slice(0, 20)}…${token.slice(-10)}` : token;
 }
 
 function numberEnd(text: string, start: number): number {
