@@ -23,8 +23,13 @@ const CREDENTIALS_REFUSED = new Set([
   'AllAccessDisabled', 'CredentialsProviderError',
 ]);
 
-/** The credentials were refused or lack a permission (401/403), or the SDK's chain found none. */
+/**
+ * The credentials were refused or lack a permission (401/403), or the SDK's chain found none. A 403 whose
+ * code is a throttling one (SlowDown, Throttling) is the store asking to slow down, not a refusal: it is
+ * unreachable's, on either side whichever it checks first.
+ */
 export function isCredentialsRefused(error: { name?: string }, status: number | undefined): boolean {
+  if (TRANSIENT_NAMES.has(error.name ?? '')) return false;
   return status === 401 || status === 403 || CREDENTIALS_REFUSED.has(error.name ?? '');
 }
 

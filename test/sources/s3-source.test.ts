@@ -107,6 +107,21 @@ describe('S3 source', () => {
     }
   });
 
+  it('a store throttling with 403 SlowDown or Throttling is INPUT_UNAVAILABLE (exit 69, retry), not a credentials problem (77)', async () => {
+    for (const code of ['SlowDown', 'Throttling']) {
+      const throttling = await startOtherOrigin({
+        respond: () => ({ status: 403, headers: { 'content-type': 'application/xml' }, body: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>Please reduce your request rate.</Message></Error>` }),
+      });
+      try {
+        const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint: throttling.url })).catch((e: unknown) => e);
+        expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: expect.stringContaining(`unreachable or failing (${code}, 403)`) });
+        expect(exitCodeFor(failure)).toBe(69);
+      } finally {
+        await throttling.close();
+      }
+    }
+  });
+
   it('a store refusing the request (301 PermanentRedirect: another region) is INPUT_REFUSED (exit 78, settings), not a bug (exit 1)', async () => {
     const otherRegion = await startOtherOrigin({
       respond: () => ({ status: 301, headers: { 'content-type': 'application/xml' }, body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>PermanentRedirect</Code><Message>The bucket you are attempting to access must be addressed using the specified endpoint.</Message></Error>' }),
