@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { runValidate } from '../../src/pipeline/import/run-validate.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
 import { all, startImportFixture, runCli, writeInput, writePipeline, type ImportFixture } from './support.js';
 
@@ -54,5 +55,22 @@ describe('mappings checked against the data', () => {
       },
     ]);
     expect(formatReportTable(written)).toContain('warning: stages.users.mapping.properties.dept: none of the 2 records');
+  });
+
+  it('a template none of whose fields any record had is warned of for each of its fields, by validate as by import', async () => {
+    const dir = join(f.dir, 'template');
+    await writeInput(dir, 'users.csv', 'id,username,first,last\n'); // a header, 0 records
+    const { config } = await writePipeline(
+      dir,
+      'name: template\nstages:\n  users:\n    source: { path: users.csv }\n    key: id\n    mapping: { name: username, displayName: { template: "{first} {last}" }, isGuest: { const: false } }\n',
+    );
+    const displayName = (field: string) => ({
+      stage: 'users', path: 'stages.users.mapping.displayName', field,
+      message: `stages.users.mapping.displayName: none of the 0 records of the users stage had the field "${field}"; what it maps to stayed empty`,
+    });
+    const validated = await runValidate(config, { outDir: join(dir, 'validate') });
+    expect(validated.warnings.filter((w) => w.path === 'stages.users.mapping.displayName')).toEqual([displayName('first'), displayName('last')]);
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.warnings?.filter((w) => w.path === 'stages.users.mapping.displayName')).toEqual([displayName('first'), displayName('last')]);
   });
 });

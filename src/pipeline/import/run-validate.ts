@@ -54,8 +54,9 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     stages[stage] = await runStage({
       config, stage: stageConfig, runId, paths, state: state.stages[stage], journal, mode: 'validate', sources, signal,
       logger: createSilentLogger(), now: realNow, onProgress: () => undefined, crossCheck,
-      // The whole stage's word on a field replaces the first records' one.
-      onWarning: (w) => warnings.splice(0, warnings.length, ...warnings.filter((e) => e.path !== w.path), w),
+      // The whole stage's word on a field replaces the first records' one. A template names several fields at
+      // one path, so a warning is the same one only for the same path and field.
+      onWarning: (w) => warnings.splice(0, warnings.length, ...warnings.filter((e) => e.path !== w.path || e.field !== w.field), w),
       // Any channel the channels stage accepted resolves to a placeholder id; others are rejected. Without a
       // channels stage the channels exist on the platform already and cannot be checked offline.
       channelIds: (key: string) => (!hasChannels || channelKeys.has(key) ? 1 : undefined),
