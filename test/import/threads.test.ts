@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { compareInt64 } from '../../src/shared/int64.js';
+import type { ChatportClient } from '../../src/api/index.js';
 import type { Message } from '../../src/wire/resources.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
@@ -53,6 +54,35 @@ async function threadBodies(root: Message): Promise<string[]> {
 }
 
 const sorted = (messages: Message[]) => messages.sort((a, b) => compareInt64(a.id, b.id));
+
+/** The source's text of a message changed, as an export re-made after an edit. */
+async function editText(dir: string, from: string, to: string): Promise<void> {
+  const path = join(dir, 'messages.csv');
+  await writeFile(path, (await readFile(path, 'utf8')).replace(`,${from},`, `,${to},`));
+}
+
+/**
+ * The client and a signal, one call of the group made to stop the run right after the platform answered it,
+ * as a kill -9 then would: the signal aborted, the call failing.
+ */
+function killedAfter<K extends 'messages' | 'threads'>(group: K, call: keyof ChatportClient[K]): { client: ChatportClient; signal: AbortSignal } {
+  const stop = new AbortController();
+  const real = f.client[group] as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const wrapped = { ...real, [call]: async (...args: unknown[]) => {
+    await real[call as string]!(...args);
+    stop.abort(new Error('killed'));
+    throw new Error('killed');
+  } };
+  return { client: new Proxy(f.client, { get: (target, name) => (name === group ? wrapped : Reflect.get(target, name)) }), signal: stop.signal };
+}
+
+const changedLines = async (runDir: string) =>
+  (await readFile(join(runDir, 'changed', 'messages.ndjson'), 'utf8')).trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+/** What the report's accounting must say of every run: each record read is counted once. */
+function expectBalanced(counts: { read: number; imported: number; duplicates?: number; rejected: number; skipped: number }): void {
+  expect(counts.imported + (counts.duplicates ?? 0) + counts.rejected + counts.skipped).toBe(counts.read);
+}
 
 describe('reply threads (thread: parent)', () => {
   it('a first run reads a channel it created only as far as its roots: it can hold no earlier run\'s copy of a reply', async () => {
@@ -283,6 +313,40 @@ describe('reply threads (thread: parent)', () => {
     expect({ code: again.code, stderr: again.stderr }).toMatchObject({ code: ExitCode.OK });
     expect(await threadBodies(one)).toEqual(['reply 1 to one', 'reply 2 to one', 'reply 3 to one']);
   }, 90_000);
+});
+
+describe('replies patched in their thread (mode: upsert)', () => {
+  it('a reply patched just before a kill is counted updated once by the resumed run, and listed as applied', async () => {
+    const dir = join(f.dir, 'patch-kill');
+    await writeThreaded(dir, 'pk');
+    const { config } = await writePipeline(dir, pipeline('threads-patch-kill', ', mode: upsert'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    await editText(dir, 'reply 2 to one', 'reply 2 to one (edited)');
+    // The PATCH reached the platform; the run dies before its journal line.
+    await expect(runImport({ config, stateDir: state }, killedAfter('messages', 'update'))).rejects.toThrow('killed');
+
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed.attempt).toBe(2);
+    expect(resumed.stages.messages).toMatchObject({ read: 8, imported: 8, updated: 1, skipped: 0, rejected: 0, replies: 4, repliesHeld: 4, orphans: 1, pending: 0 });
+    expectBalanced(resumed.stages.messages!);
+    expect(resumed.verification?.status).toBe('exact');
+    const listed = await changedLines(resumed.runDir);
+    expect(listed.map((l) => [l.sourceKey, l.applied])).toEqual([['m6', true]]);
+    expect(listed[0]!.differences).toEqual([expect.objectContaining({ field: 'body', platform: 'reply 2 to one', source: 'reply 2 to one (edited)' })]);
+
+    // Resumed again after the replies were settled: the journal still says updated, and the line is listed again.
+    const journal = join(state, 'journal.ndjson');
+    const cut = (await readFile(journal, 'utf8')).trim().split('\n').filter((line) => {
+      const e = JSON.parse(line) as { t: string; stage?: string };
+      return !(e.t === 'run-ended' || (e.stage === 'messages' && (e.t === 'stage-done' || e.t === 'stage-input-read')));
+    });
+    await writeFile(journal, `${cut.join('\n')}\n`);
+    const again = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(again.attempt).toBe(3);
+    expect(again.stages.messages).toMatchObject({ read: 8, imported: 8, updated: 1, replies: 4, repliesHeld: 4, orphans: 1, pending: 0 });
+    expect((await changedLines(again.runDir)).map((l) => [l.sourceKey, l.applied])).toEqual([['m6', true]]);
+  });
 });
 
 describe('orphans on later runs', () => {

@@ -40,13 +40,14 @@ export async function readPatched(input: HeldRecordsInput, stage: ComparedStage,
 }
 
 /**
- * Sends one merge patch. `key`: the look-up key a resumed stage reads again (held records only; a reply is
- * found in its thread again), journaled first. A 4xx is this record's problem (a new name already taken,
- * the record deleted meanwhile), returned as its reason; anything else stops the run.
+ * Sends one merge patch, once `journal` has written what a resumed stage needs to know it may have been
+ * applied (a held record's look-up key, read again by readPatched; a reply's update, in the run journal).
+ * A 4xx is this record's problem (a new name already taken, the record deleted meanwhile), returned as its
+ * reason; anything else stops the run.
  */
-export async function patchHeld(input: HeldRecordsInput, stage: ComparedStage, patched: PatchedRecords, key: string | undefined, id: Int64, patch: Record<string, unknown>): Promise<Reason | undefined> {
+export async function patchHeld(input: HeldRecordsInput, stage: ComparedStage, journal: () => Promise<void>, id: Int64, patch: Record<string, unknown>): Promise<Reason | undefined> {
   try {
-    if (key !== undefined) await journalKey(patched.file, key);
+    await journal();
     await input.client[stage].update(id, patch, { signal: input.signal });
     return undefined;
   } catch (error) {
@@ -54,3 +55,6 @@ export async function patchHeld(input: HeldRecordsInput, stage: ComparedStage, p
     return refusedUpdateReason(stage, id, patch, error);
   }
 }
+
+/** A held record's patch journaled by its look-up key (`held/<stage>.patched.ndjson`). */
+export const journalPatchedKey = (patched: PatchedRecords, key: string) => () => journalKey(patched.file, key);

@@ -1,8 +1,9 @@
 import type { ChatportClient } from '../../api/index.js';
+import type { Int64 } from '../../shared/int64.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
 import type { InputSourceOptions } from '../../sources/index.js';
-import type { Accepted, Reason } from '../../transform/index.js';
+import type { Accepted, FieldDifference, Reason } from '../../transform/index.js';
 import type { StageCounts } from '../report.js';
 import type { UnsentCounts } from '../state/events.js';
 import type { RunPaths } from '../state/run-paths.js';
@@ -36,11 +37,23 @@ export interface HeldRecords {
    * a held message is: `held`, `changed` (counted and listed here) or, with `mode: upsert`, patched
    * (`updated`: listed here, counted from the journal's reply marks) or `conflict`.
    */
-  settleReply(reply: HeldSource, copy: HeldCopy): Promise<HeldOutcome>;
+  settleReply(reply: HeldSource, copy: HeldCopy, updates: ReplyUpdates): Promise<HeldOutcome>;
+  /** Lists, as applied, a reply's update an earlier attempt of the run journaled (`reply-updating`). */
+  listReplyUpdate(reply: HeldSource, id: Int64, differences: readonly FieldDifference[]): Promise<void>;
   /** Logs how many changes were not applied, when there were more than the warnings named; closes the held messages' files. */
   close(): void;
   /** What settle decided so far, for the journal (a finished stage's counts come from it on resume). */
   unsent(): Required<Pick<UnsentCounts, 'held' | 'updated' | 'changed'>>;
+}
+
+/**
+ * What the run journal says of a reply's update: `earlier`, what its copy held before an earlier attempt
+ * patched it (a copy found equal to its source is then that attempt's update, not "already there");
+ * `journal`, called before a patch is sent.
+ */
+export interface ReplyUpdates {
+  earlier: { id: Int64; differences: readonly FieldDifference[] } | undefined;
+  journal(id: Int64, differences: readonly FieldDifference[]): Promise<void>;
 }
 
 export interface HeldRecordsInput {

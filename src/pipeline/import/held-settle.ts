@@ -1,11 +1,12 @@
-import { compareWithPlatform, fixedFieldDifferences, type Accepted, type ComparedStage, type Comparison } from '../../transform/index.js';
+import type { Int64 } from '../../shared/int64.js';
+import { compareWithPlatform, fixedFieldDifferences, type Accepted, type ComparedStage, type Comparison, type FieldDifference } from '../../transform/index.js';
 import type { HeldChanges } from './held-changes.js';
 import type { HeldCopies } from './held-copies.js';
 import { comparedMessageKey } from './held-message-copies.js';
 import type { HeldCopy } from './held-messages.js';
-import { patchHeld, type PatchedRecords } from './held-patches.js';
+import { journalPatchedKey, patchHeld, type PatchedRecords } from './held-patches.js';
 import { fixedFieldReason, foreignDirectReason, movedMessageReason } from './held-reasons.js';
-import type { HeldOutcome, HeldRecords, HeldRecordsInput, HeldSource } from './held-records.js';
+import type { HeldOutcome, HeldRecords, HeldRecordsInput, HeldSource, ReplyUpdates } from './held-records.js';
 import type { HeldSplitParts } from './held-split-parts.js';
 import { deletedPartReason, type SurplusPart } from './split-parts.js';
 
@@ -49,9 +50,17 @@ export class HeldSettle implements HeldRecords {
     return outcome instanceof Promise ? outcome.then((o) => this.parts.withItsParts(record, o)) : this.parts.withItsParts(record, outcome);
   }
 
-  async settleReply(reply: HeldSource, copy: HeldCopy): Promise<HeldOutcome> {
+  async settleReply(reply: HeldSource, copy: HeldCopy, updates: ReplyUpdates): Promise<HeldOutcome> {
     const comparison = compareWithPlatform(this.stage, reply.item, copy.fields);
-    return comparison.differences.length > 0 ? this.settleChanged(reply, undefined, copy, comparison) : { kind: 'held' };
+    if (comparison.differences.length > 0) return this.settleChanged(reply, () => updates.journal(copy.id, comparison.differences), copy, comparison);
+    if (!updates.earlier) return { kind: 'held' };
+    // Patched to this content by an earlier attempt (killed before the reply's journal line): this run's update.
+    await this.listReplyUpdate(reply, updates.earlier.id, updates.earlier.differences);
+    return { kind: 'updated' };
+  }
+
+  listReplyUpdate(reply: HeldSource, id: Int64, differences: readonly FieldDifference[]): Promise<void> {
+    return this.changes.list(reply, id, true, { differences: [...differences], patch: {} }, []);
   }
 
   close(): void {
@@ -115,8 +124,11 @@ export class HeldSettle implements HeldRecords {
     return this.changes.held();
   }
 
-  /** Listed; with `mode: upsert` patched and its surplus parts deleted, else counted changed, not applied. `key`: undefined for a reply. */
-  private async settleChanged(record: HeldSource, key: string | undefined, copy: HeldCopy, comparison: Comparison, surplus: readonly SurplusPart[] = []): Promise<HeldOutcome> {
+  /**
+   * Listed; with `mode: upsert` patched and its surplus parts deleted, else counted changed, not applied.
+   * `key`: a held record's look-up key, or (a reply) what journals its patch first.
+   */
+  private async settleChanged(record: HeldSource, key: string | (() => Promise<void>), copy: HeldCopy, comparison: Comparison, surplus: readonly SurplusPart[] = []): Promise<HeldOutcome> {
     const { changes } = this;
     await changes.list(record, copy.id, this.upsert, comparison, surplus);
     if (!this.upsert) return changes.changed(record, comparison, surplus);
@@ -128,10 +140,11 @@ export class HeldSettle implements HeldRecords {
   }
 
   /** A patch sent; counted updated for a held record (a reply's update is counted from the journal's reply marks). */
-  private async update(key: string | undefined, copy: HeldCopy, patch: Record<string, unknown>): Promise<HeldOutcome> {
-    const refused = await patchHeld(this.input, this.stage, this.patched, key, copy.id, patch);
+  private async update(key: string | (() => Promise<void>), copy: HeldCopy, patch: Record<string, unknown>): Promise<HeldOutcome> {
+    const reply = typeof key !== 'string';
+    const refused = await patchHeld(this.input, this.stage, reply ? key : journalPatchedKey(this.patched, key), copy.id, patch);
     if (refused) return { kind: 'conflict', reasons: [refused] };
-    return key === undefined ? { kind: 'updated' } : this.changes.updated();
+    return reply ? { kind: 'updated' } : this.changes.updated();
   }
 
   /** Brought to the source's content by an earlier attempt; its surplus parts are deleted again (gone already, or left by a kill). */

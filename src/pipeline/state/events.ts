@@ -38,12 +38,15 @@ export type JournalEvent =
    * `updated`: held with other content and patched, `mode: upsert`);
    * `reply-refused` for a 4xx answer;
    * `reply-moved` once an earlier run's copy of the reply in its channel (`from`) was deleted, the reply
-   * being in its thread (docs/threads.md "Moved orphans").
+   * being in its thread (docs/threads.md "Moved orphans");
+   * `reply-updating` before a reply's copy found with other content (`id`, what it held: `differences`) is
+   * patched (`mode: upsert`), so a resumed run that finds the patch applied counts and lists it as updated.
    */
   | { t: 'reply-sending'; stage: StageName; key: string }
   | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean; updated?: boolean }
   | { t: 'reply-refused'; stage: StageName; key: string; message: string }
   | { t: 'reply-moved'; stage: StageName; key: string; from: Int64 }
+  | { t: 'reply-updating'; stage: StageName; key: string; id: Int64; differences: ReplyDifference[] }
   /**
    * The stage's upload concurrency changed or the client met 429s since the last upload (`rateLimited`: the
    * client's running count of 429 answers in this attempt). Only for report.html's charts; the fold ignores it.
@@ -51,6 +54,13 @@ export type JournalEvent =
   | { t: 'upload-pacing'; stage: StageName; concurrency: number; rateLimited: number; at: string }
   /** `abandoned`: an unfinished run given up with `--restart`. */
   | { t: 'run-ended'; runId: string; status: 'succeeded' | 'completed-with-rejects' | 'failed' | 'abandoned'; at: string };
+
+/** One field of a reply's update, as its change line lists it (transform's FieldDifference). */
+export interface ReplyDifference {
+  field: string;
+  platform: unknown;
+  source: unknown;
+}
 
 /** Counts of records a stage settled without sending them (see stage-input-read). */
 export interface UnsentCounts {

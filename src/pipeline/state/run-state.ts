@@ -1,5 +1,5 @@
 import type { TrialSpec } from '../../config/index.js';
-import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
+import { unsentOf, type JournalEvent, type ReplyDifference, type PartPath, type StageName, type UnsentCounts } from './events.js';
 import type { Int64 } from '../../shared/int64.js';
 import { SentReplies } from './sent-replies.js';
 
@@ -29,6 +29,8 @@ export interface RepliesState {
   refused: Map<string, string>;
   /** Replies whose channel copy an earlier run left was deleted once they were in their thread (few). */
   moved: Set<string>;
+  /** Replies whose copy with other content was (being) patched: the copy's id and what it held (few). */
+  updating: Map<string, { id: Int64; differences: ReplyDifference[] }>;
 }
 
 export interface StageState {
@@ -49,7 +51,7 @@ export interface RunState {
 }
 
 export function emptyRunState(): RunState {
-  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set() }, done: false });
+  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set(), updating: new Map() }, done: false });
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
@@ -130,6 +132,9 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
       break;
     case 'reply-moved':
       stage.replies.moved.add(e.key);
+      break;
+    case 'reply-updating':
+      stage.replies.updating.set(e.key, { id: e.id, differences: e.differences });
       break;
   }
 }

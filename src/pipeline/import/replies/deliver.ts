@@ -9,7 +9,7 @@ import { mayBeReply, replyKeyOf } from './refs.js';
 import { detachString } from '../../../shared/detach-string.js';
 import { comparedFieldsOf } from '../../../transform/index.js';
 import type { HeldCopy } from '../held-messages.js';
-import type { HeldRecords } from '../held-records.js';
+import type { HeldRecords, HeldSource, ReplyUpdates } from '../held-records.js';
 import type { SpooledReply } from './spool.js';
 
 /**
@@ -39,7 +39,7 @@ export interface DeliverDeps {
   journal: Journal<JournalEvent>;
   signal: AbortSignal;
   /** Compares a reply found already there with its source (held-records.ts); absent: found is held, as is. */
-  held?: Pick<HeldRecords, 'settleReply'>;
+  held?: Pick<HeldRecords, 'settleReply' | 'listReplyUpdate'>;
 }
 
 /** Sends whose outcome stays unknown after this many tries stop the run (the journal keeps the reply "sending"). */
@@ -52,7 +52,7 @@ const MAX_UNKNOWN_OUTCOMES = 3;
 export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, present: () => Promise<PresentReplies>): Promise<Delivery> {
   const { key, body } = reply;
   const known = deps.state.sent.get(key);
-  if (known) return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}), ...(known.updated ? { updated: true } : {}) };
+  if (known) return knownDelivery(deps, reply, known);
   const refused = deps.state.refused.get(key);
   if (refused !== undefined) return { kind: 'refused', message: refused };
   const there = (await present()).get(key);
@@ -75,19 +75,44 @@ export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, targe
   }
 }
 
+/**
+ * A reply the journal has as settled. The changed list is written anew by every read of the input, so an
+ * update an earlier attempt journaled is listed again, as the uninterrupted run listed it.
+ */
+async function knownDelivery(deps: DeliverDeps, reply: SpooledReply, known: { id: Int64; held?: true; updated?: true }): Promise<Delivery> {
+  const update = known.updated ? deps.state.updating.get(reply.key) : undefined;
+  if (update) await deps.held?.listReplyUpdate(heldSourceOf(reply), update.id, update.differences);
+  return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}), ...(known.updated ? { updated: true } : {}) };
+}
+
 /** A reply the target already holds: compared with its source like any held message (docs/identity.md "Updates"). */
 async function settleFound(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, there: HeldCopy): Promise<Delivery> {
-  const outcome = (await deps.held?.settleReply({ sourceKey: reply.sourceKey ?? reply.key, position: reply.position, item: reply.item }, there)) ?? { kind: 'held' };
+  const outcome = (await deps.held?.settleReply(heldSourceOf(reply), there, replyUpdates(deps, reply.key))) ?? { kind: 'held' };
+  const held = { held: true as const };
   switch (outcome.kind) {
     case 'changed':
       return { kind: 'changed', id: there.id };
     case 'conflict':
       return settle(deps, reply.key, target, { kind: 'refused', message: outcome.reasons.map((r) => r.message).join('; ') });
     case 'updated':
-      return settle(deps, reply.key, target, { kind: 'sent', id: there.id, held: true, updated: true });
+      return settle(deps, reply.key, target, { kind: 'sent', id: there.id, ...held, updated: true });
     default:
-      return settle(deps, reply.key, target, { kind: 'sent', id: there.id, held: true });
+      return settle(deps, reply.key, target, { kind: 'sent', id: there.id, ...held });
   }
+}
+
+/** What a change line and a warning name of a reply. */
+export const heldSourceOf = (reply: SpooledReply): HeldSource => ({ sourceKey: reply.sourceKey ?? reply.key, position: reply.position, item: reply.item });
+
+/** A reply's update as the run journal has it, and the journaling of a new one (before its patch is sent). */
+export function replyUpdates(deps: Pick<DeliverDeps, 'journal' | 'state'>, key: string): ReplyUpdates {
+  return {
+    earlier: deps.state.updating.get(key),
+    async journal(id, differences) {
+      await deps.journal.append({ t: 'reply-updating', stage: 'messages', key, id, differences: [...differences] });
+      deps.state.updating.set(key, { id, differences: [...differences] });
+    },
+  };
 }
 
 function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Promise<Message> {
