@@ -390,15 +390,28 @@ describe('orphans on later runs', () => {
     expect(f.sandbox.requests().filter((r) => r.method === 'DELETE' || (r.method === 'POST' && /^\/(threads|channels)\/\d+\/messages$/.test(r.path)))).toEqual([]);
   });
 
-  it('a channel message with the reply\'s key but other content is not taken for its copy: it stays, and the reply goes into its thread', async () => {
-    // What sits in the channel under m7's key now says something else (edited by hand, or another
-    // pipeline's message of the same source key in a shared DIRECT channel).
+  it('a channel message with the reply\'s key edited on the platform is that reply\'s copy with other content: insert leaves it there, changed, and sends nothing', async () => {
+    // Only this pipeline's channels are searched, so what sits there under m7's key, by m7's author, is m7's
+    // record: compared with its source as any held message (an upsert run patches and moves it).
     const second = await lateRootAfter('oc', (orphan) => f.client.records.updateMessage(orphan.id, { body: 'edited since' }));
-    expect(second.stages.messages).toMatchObject({ replies: 5, pending: 0 });
+    expect(second.stages.messages).toMatchObject({ read: 9, imported: 8, skipped: 1, changed: 1, replies: 4, pending: 0 });
     expect(second.stages.messages!.moved).toBeUndefined();
     const one = await bodiesIn('ocone');
-    expect(one.map((m) => m.body)).toContain('edited since');
-    expect(await threadBodies(one.find((m) => m.body === 'late root')!)).toEqual(['reply to nothing']);
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'edited since', 'late root']);
+    expect(await threadBodies(one[3]!)).toEqual([]);
+  });
+
+  it('a channel message with the reply\'s key by another author is not taken for its copy: it stays, and the reply goes into its thread', async () => {
+    const second = await lateRootAfter('ob', async (orphan) => {
+      await f.client.messages.delete(orphan.id);
+      const channel = await channelNamed('obone');
+      await f.client.channels.sendMessage(channel.id, { type: orphan.type, body: orphan.body!, properties: orphan.properties as Record<string, unknown>, user: { username: 'oba' } });
+    });
+    expect(second.stages.messages).toMatchObject({ replies: 5, pending: 0 });
+    expect(second.stages.messages!.moved).toBeUndefined();
+    const one = await bodiesIn('obone');
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing', 'late root']);
+    expect(await threadBodies(one[3]!)).toEqual(['reply to nothing']);
   });
 
   it('a chain of replies whose missing root appears on a later run moves whole into that root\'s thread', async () => {
@@ -479,6 +492,64 @@ stages:
     const one = await bodiesIn('lkone');
     expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'late root']);
     expect(await threadBodies(one[2]!)).toEqual(['reply to nothing']);
+  });
+
+  /** Run 1 of the threaded source (m7 an orphan), then m7's text edited in the source and its root m99 added. */
+  const editedLateRoot = async (prefix: string, mode: 'insert' | 'upsert') => {
+    const dir = join(f.dir, `late-root-edited-${prefix}`);
+    await writeThreaded(dir, prefix);
+    const { config } = await writePipeline(dir, pipeline(`threads-late-root-edited-${prefix}`, `, mode: ${mode}`));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    await editText(dir, 'reply to nothing', 'reply to nothing (edited)');
+    await appendMessages(dir, [`m99,c1,${prefix}a,late root,`]);
+    return { config, state };
+  };
+  const upsertMoved = { read: 9, imported: 9, skipped: 0, rejected: 0, updated: 1, replies: 5, repliesHeld: 4, moved: 1, pending: 0 };
+  /** The reply once, in its thread, with the source's content; listed once as an applied change of its old copy. */
+  const expectMovedWithEdit = async (prefix: string, runDir: string) => {
+    const one = await bodiesIn(`${prefix}one`);
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'late root']);
+    expect(await threadBodies(one[2]!)).toEqual(['reply to nothing (edited)']);
+    const listed = await changedLines(runDir);
+    expect(listed.map((l) => [l.sourceKey, l.applied])).toEqual([['m7', true]]);
+    expect(listed[0]!.differences).toEqual([expect.objectContaining({ field: 'body', platform: 'reply to nothing', source: 'reply to nothing (edited)' })]);
+  };
+
+  it('upsert: an orphan edited in the source whose root appears later is moved with the source\'s content, counted updated and moved once', async () => {
+    const { config, state } = await editedLateRoot('em', 'upsert');
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.messages).toMatchObject(upsertMoved);
+    expect(second.stages.messages!.orphans).toBeUndefined();
+    expectBalanced(second.stages.messages!);
+    expect(second.verification?.status).toBe('exact');
+    await expectMovedWithEdit('em', second.runDir);
+  });
+
+  it('upsert, killed right after the edited orphan went into its thread: the resumed run counts and lists what the uninterrupted one does', async () => {
+    const { config, state } = await editedLateRoot('ek', 'upsert');
+    await expect(runImport({ config, stateDir: state }, killedAfter('threads', 'send'))).rejects.toThrow('killed');
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed.attempt).toBe(2);
+    expect(resumed.stages.messages).toMatchObject(upsertMoved);
+    expectBalanced(resumed.stages.messages!);
+    expect(resumed.verification?.status).toBe('exact');
+    await expectMovedWithEdit('ek', resumed.runDir);
+  });
+
+  it('insert: an orphan edited in the source whose root appears later is listed changed, not applied, and left once, in its channel', async () => {
+    const { config, state } = await editedLateRoot('ei', 'insert');
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.messages).toMatchObject({ read: 9, imported: 8, skipped: 1, changed: 1, replies: 4, repliesHeld: 4, pending: 0 });
+    expect(second.stages.messages!.moved).toBeUndefined();
+    expectBalanced(second.stages.messages!);
+    const one = await bodiesIn('eione');
+    expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'reply to nothing', 'late root']);
+    expect(await threadBodies(one[3]!)).toEqual([]);
+    const listed = await changedLines(second.runDir);
+    expect(listed.map((l) => [l.sourceKey, l.applied])).toEqual([['m7', false]]);
+    // Verification names the change not applied: the reply missing from its thread, its old copy extra in the channel.
+    expect(second.verification).toMatchObject({ status: 'differences', counts: { missing: 1, extra: 1, misplaced: 0, 'out-of-order': 0, changed: 0 } });
   });
 
   it('an orphan sent by an earlier run, before messages a later export appends: verification is exact', async () => {

@@ -9,7 +9,7 @@ import { mayBeReply, replyKeyOf } from './refs.js';
 import { detachString } from '../../../shared/detach-string.js';
 import { comparedFieldsOf } from '../../../transform/index.js';
 import type { HeldCopy } from '../held-messages.js';
-import type { HeldRecords, HeldSource, ReplyUpdates } from '../held-records.js';
+import type { HeldOutcome, HeldRecords, HeldSource, ReplyUpdates } from '../held-records.js';
 import type { SpooledReply } from './spool.js';
 
 /**
@@ -47,26 +47,27 @@ const MAX_UNKNOWN_OUTCOMES = 3;
 
 /**
  * `present`: what the target already holds, by reply key (read once per thread by the caller): a run after
- * a finished one (a new journal) finds its replies there and does not send them again.
+ * a finished one (a new journal) finds its replies there and does not send them again. `updated`: the
+ * caller brought the reply's channel copy to the source's content (move.ts): its delivery is that update.
  */
-export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, present: () => Promise<PresentReplies>): Promise<Delivery> {
+export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, present: () => Promise<PresentReplies>, updated = false): Promise<Delivery> {
   const { key, body } = reply;
   const known = deps.state.sent.get(key);
   if (known) return knownDelivery(deps, reply, known);
   const refused = deps.state.refused.get(key);
   if (refused !== undefined) return { kind: 'refused', message: refused };
   const there = (await present()).get(key);
-  if (there !== undefined) return settleFound(deps, reply, target, there);
+  if (there !== undefined) return settleFound(deps, reply, target, there, updated);
   for (let attempt = 1; ; attempt++) {
     if (deps.state.sending.has(key)) {
       const found = await lookUp(deps, key, target);
-      if (found !== undefined) return settle(deps, key, target, { kind: 'sent', id: found });
+      if (found !== undefined) return settle(deps, key, target, { kind: 'sent', id: found, ...(updated ? { updated: true as const } : {}) });
     }
     await deps.journal.append({ t: 'reply-sending', stage: 'messages', key });
     deps.state.sending.add(key);
     try {
       const message = await send(deps, body, target);
-      return await settle(deps, key, target, { kind: 'sent', id: message.id });
+      return await settle(deps, key, target, { kind: 'sent', id: message.id, ...(updated ? { updated: true as const } : {}) });
     } catch (error) {
       if (isClientRequestError(error)) return settle(deps, key, target, { kind: 'refused', message: `refused by the platform: ${error.message}` });
       // Anything else leaves the outcome unknown: look before sending again.
@@ -85,10 +86,14 @@ async function knownDelivery(deps: DeliverDeps, reply: SpooledReply, known: { id
   return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}), ...(known.updated ? { updated: true } : {}) };
 }
 
-/** A reply the target already holds: compared with its source like any held message (docs/identity.md "Updates"). */
-async function settleFound(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, there: HeldCopy): Promise<Delivery> {
-  const outcome = (await deps.held?.settleReply(heldSourceOf(reply), there, replyUpdates(deps, reply.key))) ?? { kind: 'held' };
-  const held = { held: true as const };
+/**
+ * A reply the target already holds: compared with its source like any held message (docs/identity.md
+ * "Updates"), unless the caller updated it already (`updated`). One an earlier attempt was sending is this
+ * run's send, not "already there".
+ */
+async function settleFound(deps: DeliverDeps, reply: SpooledReply, target: ReplyTarget, there: HeldCopy, updated: boolean): Promise<Delivery> {
+  const outcome: HeldOutcome = updated ? { kind: 'updated' } : ((await deps.held?.settleReply(heldSourceOf(reply), there, replyUpdates(deps, reply.key))) ?? { kind: 'held' });
+  const held = deps.state.sending.has(reply.key) ? {} : { held: true as const };
   switch (outcome.kind) {
     case 'changed':
       return { kind: 'changed', id: there.id };
@@ -120,7 +125,7 @@ function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Pr
   return target.kind === 'thread' ? deps.client.threads.send(target.threadId, body, options) : deps.client.channels.sendMessage(target.channelId, body, options);
 }
 
-async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, delivery: Delivery): Promise<Delivery> {
+export async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, delivery: Delivery): Promise<Delivery> {
   if (delivery.kind === 'sent') {
     const marks = { ...(target.kind === 'channel' ? { orphan: true } : {}), ...(delivery.held ? { held: true as const } : {}), ...(delivery.updated ? { updated: true as const } : {}) };
     await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...marks });

@@ -1,7 +1,7 @@
 import { isNotFoundError } from '../../../api/index.js';
 import type { Int64 } from '../../../shared/int64.js';
 import type { Message } from '../../../wire/resources.js';
-import { deliverReply, heldCopyOf, type DeliverDeps, type Delivery, type PresentReplies } from './deliver.js';
+import { deliverReply, heldCopyOf, heldSourceOf, replyUpdates, settle, type DeliverDeps, type Delivery, type PresentReplies } from './deliver.js';
 import { replyKeyOf } from './refs.js';
 import type { SpooledReply } from './spool.js';
 
@@ -10,7 +10,10 @@ import type { SpooledReply } from './spool.js';
  * orphan (its root was rejected, or not yet in the export) or imported it there (Slack `rootMissing`). It
  * is moved (docs/threads.md "Moved orphans"): sent into its thread exactly once (deliver.ts), then its
  * channel copy deleted and the move journaled. A run killed between the two steps finds the reply in its
- * thread and the copy still in the channel, and deletes it then.
+ * thread and the copy still in the channel, and deletes it then. A copy whose content differs from its
+ * source (the reply edited in the source since) is a held message with other content: with `mode: upsert`
+ * it is patched first (journaled as a reply's patch, deliver.ts), then moved, the move counted as that
+ * update; otherwise it stays where it is, changed, not applied (moving it would send the source's content).
  */
 
 /** What a target holds, by reply key (read once per target by the caller). */
@@ -30,16 +33,43 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
     const delivery = await deliverReply(deps, reply, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, heldCopyOf(copy)]])));
     return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
   }
-  const delivery = await deliverReply(deps, reply, { kind: 'thread', threadId }, inThread);
+  const settled = copy === undefined ? undefined : await settleCopy(deps, reply, copy);
+  if (settled !== undefined && settled.kind !== 'updated') return { delivery: settled, orphan: settled.kind === 'changed' };
+  const delivery = await deliverReply(deps, reply, { kind: 'thread', threadId }, inThread, settled !== undefined);
   if (delivery.kind === 'sent' && copy !== undefined && copy.id !== delivery.id) await deleteCopy(deps, reply.key, copy.id);
   return { delivery, orphan: false };
 }
 
 /**
+ * The copy compared with its source, as a reply found in place is (deliver.ts), unless the journal has the
+ * reply settled already: undefined when it holds the source's content, `updated` once patched to it, else
+ * `changed` (left, listed) or `refused` (the patch refused). Its properties are not compared: a copy's
+ * placement facts (Slack's `rootMissing`) differ from its reply's by nature, and the reply sent into its
+ * thread carries the source's.
+ */
+async function settleCopy(deps: DeliverDeps, reply: SpooledReply, copy: Message): Promise<Delivery | { kind: 'updated' } | undefined> {
+  if (deps.held === undefined || deps.state.sent.get(reply.key) !== undefined || deps.state.refused.has(reply.key)) return undefined;
+  const held = heldCopyOf(copy);
+  const fields = { ...held.fields, properties: reply.item.properties };
+  const outcome = await deps.held.settleReply(heldSourceOf(reply), { id: held.id, fields }, replyUpdates(deps, reply.key));
+  switch (outcome.kind) {
+    case 'changed':
+      return { kind: 'changed', id: copy.id };
+    case 'conflict':
+      return settle(deps, reply.key, { kind: 'channel', channelId: reply.channelId }, { kind: 'refused', message: outcome.reasons.map((r) => r.message).join('; ') });
+    case 'updated':
+      return outcome;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The reply's copy in its channel, read again just before acting on it: it must still be there, carry this
- * very reply key, be a channel message, and say what the reply says, by the same author. Keys are the
- * source's, not the pipeline's, and a DIRECT channel made outside chatport may hold another pipeline's
- * messages: a message that is not plainly this reply is never deleted (verification shows it, if extra).
+ * very reply key, be a channel message, and be by the reply's author, of its type. Keys are the source's,
+ * not the pipeline's, but only this pipeline's channels are searched (a DIRECT channel made outside
+ * chatport never is): such a message is this pipeline's record, compared with its source like any held
+ * message. Without that comparison (no held records) only one saying what the reply says is taken.
  */
 async function channelCopyOf(deps: DeliverDeps, reply: SpooledReply, inChannel: Present): Promise<Message | undefined> {
   const key = reply.key;
@@ -53,7 +83,7 @@ async function channelCopyOf(deps: DeliverDeps, reply: SpooledReply, inChannel: 
     throw error;
   }
   const author = reply.body.user && 'username' in reply.body.user ? reply.body.user.username : undefined;
-  const same = message.body === reply.body.body && message.user?.name === author;
+  const same = message.user?.name === author && message.type === reply.body.type && (deps.held !== undefined || message.body === reply.body.body);
   return replyKeyOf(deps.stage, message.properties) === key && (message.nestedLevel ?? 0) === 0 && same ? message : undefined;
 }
 
