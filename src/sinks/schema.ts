@@ -23,6 +23,11 @@ export interface ColumnSpec {
 
 export interface TableSchema {
   readonly columns: readonly ColumnSpec[];
+  /**
+   * Columns whose values are (nearly) all different from row to row, such as ids and instants: the Parquet
+   * writer gives them no dictionary, which it would fill only to drop it for plain values (docs/parquet.md).
+   */
+  readonly distinctColumns?: readonly string[];
 }
 
 export type CellValue = string | number | bigint | boolean | Date | null | undefined;

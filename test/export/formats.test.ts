@@ -98,3 +98,19 @@ it('Parquet columns carry warehouse types: INT64, INT32, BOOLEAN, UTF8 and UTC T
   const first = bed.messages[0]!;
   expect(rows.find((r) => r.id === BigInt(first.id))!.created_time).toBe(BigInt(Date.parse(first.createdTime!)) * 1000n);
 });
+
+it('Parquet: ids and times are written without a dictionary, other columns with one, every column with min/max for pruning', async () => {
+  const root = bed.tempDir();
+  await runExport({ datasets: ['messages', 'users'], to: root, format: 'parquet', date: DATE, runId: 'enc', job: { pollIntervalMs: 5 } }, { client: bed.client });
+  const chunksOf = async (dataset: string) => (await readParquetFile(readFileSync(join(root, dataset, `dt=${DATE}`, 'part-enc-00000.parquet')))).chunks[0]!;
+  const messages = await chunksOf('messages');
+  for (const name of ['id', 'created_time', 'last_edited_time']) expect(messages[name], name).toMatchObject({ dictionaryPage: false, pageIndex: true });
+  for (const name of ['type', 'channel_id', 'channel_name', 'user_id', 'username']) expect(messages[name]!.dictionaryPage, name).toBe(true);
+  const ids = bed.messages.map((m) => BigInt(m.id));
+  expect(messages.id).toMatchObject({ min: ids.reduce((a, b) => (b < a ? b : a)), max: ids.reduce((a, b) => (b > a ? b : a)) });
+  const times = bed.messages.map((m) => Date.parse(m.createdTime!));
+  expect(messages.created_time).toMatchObject({ min: new Date(Math.min(...times)), max: new Date(Math.max(...times)) });
+  const users = await chunksOf('users');
+  for (const name of ['id', 'created_time', 'last_message_time']) expect(users[name]!.dictionaryPage, name).toBe(false);
+  expect(users.name!.dictionaryPage).toBe(true);
+});

@@ -1,13 +1,13 @@
 import { parse } from 'csv-parse/sync';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createFileEncoder, type OutputFormat, type Row } from '../../src/sinks/index.js';
+import { createFileEncoder, type OutputFormat, type Row, type TableSchema } from '../../src/sinks/index.js';
 import { readParquet } from './parquet-reader.js';
 import { asyncRows, expectedRow, sampleRows, sampleSchema } from './sample-rows.js';
 
-async function encode(format: OutputFormat, rows: Row[], options = {}): Promise<Buffer> {
+async function encode(format: OutputFormat, rows: Row[], options = {}, schema: TableSchema = sampleSchema): Promise<Buffer> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of (await createFileEncoder(format, sampleSchema, options)).encode(asyncRows(rows), 1)) chunks.push(chunk);
+  for await (const chunk of (await createFileEncoder(format, schema, options)).encode(asyncRows(rows), 1)) chunks.push(chunk);
   return Buffer.concat(chunks);
 }
 
@@ -36,6 +36,20 @@ describe('Parquet encoder (read back with hyparquet, not the writer)', () => {
     const empty = await readParquet(await encode('parquet', []));
     expect(empty.rows).toEqual([]);
     expect(empty.schema.slice(1).map((e) => e.name)).toEqual(sampleSchema.columns.map((c) => c.name));
+  });
+
+  it('writes distinct columns without a dictionary, keeps one for the rest, and min/max with a page index everywhere', async () => {
+    const schema: TableSchema = { ...sampleSchema, distinctColumns: ['id', 'createdTime'] };
+    const { rows, chunks } = await readParquet(await encode('parquet', sampleRows(50), {}, schema));
+    rows.forEach((row, i) => expect(row).toEqual(expectedRow(i)));
+    const [group] = chunks;
+    for (const name of ['id', 'createdTime']) {
+      expect(group![name]!.dictionaryPage, name).toBe(false);
+      expect(group![name]!.encodings, name).not.toContain('RLE_DICTIONARY');
+    }
+    for (const name of ['channelId', 'name', 'editedTime']) expect(group![name]!.dictionaryPage, name).toBe(true);
+    expect(group!.id).toMatchObject({ min: 9_007_199_254_740_993n, max: 9_007_199_254_740_993n + 49n, pageIndex: true });
+    expect(group!.createdTime).toMatchObject({ min: new Date(Date.UTC(2026, 10, 21, 10, 30, 0, 123)), max: new Date(Date.UTC(2026, 10, 21, 10, 30, 48, 123)), pageIndex: true });
   });
 });
 

@@ -5,7 +5,17 @@
 import { parquetMetadata, parquetReadObjects, type SchemaElement } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 
-export async function readParquet(bytes: Uint8Array): Promise<{ rows: Record<string, unknown>[]; schema: SchemaElement[]; rowGroups: number[] }> {
+/** One column chunk as a warehouse planner sees it: how it is encoded and the min/max it prunes by. */
+export interface ColumnChunkFacts {
+  encodings: string[];
+  dictionaryPage: boolean;
+  min: unknown;
+  max: unknown;
+  /** Whether the chunk has a page index (per-page min/max). */
+  pageIndex: boolean;
+}
+
+export async function readParquet(bytes: Uint8Array): Promise<{ rows: Record<string, unknown>[]; schema: SchemaElement[]; rowGroups: number[]; chunks: Array<Record<string, ColumnChunkFacts>> }> {
   const file = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
   const metadata = parquetMetadata(file);
   const rows = await parquetReadObjects({
@@ -19,5 +29,14 @@ export async function readParquet(bytes: Uint8Array): Promise<{ rows: Record<str
       },
     },
   });
-  return { rows, schema: metadata.schema, rowGroups: metadata.row_groups.map((g) => Number(g.num_rows)) };
+  const chunks = metadata.row_groups.map((g) =>
+    Object.fromEntries(
+      g.columns.map((c) => {
+        const m = c.meta_data!;
+        const facts: ColumnChunkFacts = { encodings: m.encodings, dictionaryPage: m.dictionary_page_offset !== undefined, min: m.statistics?.min_value, max: m.statistics?.max_value, pageIndex: c.column_index_offset !== undefined };
+        return [m.path_in_schema.join('.'), facts];
+      }),
+    ),
+  );
+  return { rows, schema: metadata.schema, rowGroups: metadata.row_groups.map((g) => Number(g.num_rows)), chunks };
 }

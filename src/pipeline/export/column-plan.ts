@@ -107,7 +107,8 @@ export function planColumns(declared: DatasetSchema, recordKeys: readonly string
     unknownColumns.push({ source: key, name });
     bindings.push({ key, column: { name, type: 'string', nullable: true }, parse: parseText });
   }
-  return { schema: { columns: bindings.map((b) => b.column) }, unknownColumns, missingColumns, bindings, lateColumns, knownKeys: new Set(recordKeys) };
+  const distinctColumns = declared.columns.filter((c) => c.distinct).map((c) => c.name);
+  return { schema: { columns: bindings.map((b) => b.column), distinctColumns }, unknownColumns, missingColumns, bindings, lateColumns, knownKeys: new Set(recordKeys) };
 }
 
 /** Types one record: every value parsed by its column, every problem listed (not only the first). */

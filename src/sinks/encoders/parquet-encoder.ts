@@ -94,15 +94,21 @@ function ipcFromBatches(batches: AsyncIterable<ColumnBatch>, schema: TableSchema
   };
 }
 
+/**
+ * arrow-rs's defaults (page statistics, 1 MiB data and dictionary pages, zstd level 1) except that distinct
+ * columns get no dictionary: arrow-rs would hash every value into one until the page limit, then drop it
+ * and write plain values anyway. Measured in docs/parquet.md "Settings".
+ */
+function writerProperties(schema: TableSchema, compression: ParquetCompression, rowGroupRows: number): WriterProperties {
+  let builder = new WriterPropertiesBuilder().setCompression(CODECS[compression]).setMaxRowGroupSize(rowGroupRows).setCreatedBy('chatport (parquet-wasm)');
+  for (const name of schema.distinctColumns ?? []) builder = builder.setColumnDictionaryEnabled(name, false);
+  return builder.build();
+}
+
 export function createParquetEncoder(schema: TableSchema, options: ParquetOptions = {}): FileEncoder {
   const compression = options.compression ?? 'zstd';
   const { rowGroupRows, batchRows } = parquetBatching(options);
-  const properties = () =>
-    new WriterPropertiesBuilder()
-      .setCompression(CODECS[compression])
-      .setMaxRowGroupSize(rowGroupRows)
-      .setCreatedBy('chatport (parquet-wasm)')
-      .build();
+  const properties = () => writerProperties(schema, compression, rowGroupRows);
 
   return {
     extension: 'parquet',
