@@ -4,6 +4,7 @@ import type { Message } from '../../../wire/resources.js';
 import { deliverReply, heldCopyOf, heldSourceOf, replyUpdates, settle, type DeliverDeps, type Delivery, type PresentReplies } from './deliver.js';
 import { replyKeyOf } from './refs.js';
 import type { SpooledReply } from './spool.js';
+import type { HeldCopy } from '../held-messages.js';
 
 /**
  * A reply whose root is on the platform may also sit in its channel: an earlier run sent it there as an
@@ -30,7 +31,7 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
   // A copy with replies of its own (an earlier version put replies to replies there, or someone replied by
   // hand) stays: a delete would take them along. This run sends nothing into a reply's thread (chains.ts).
   if (copy !== undefined && (copy.repliesCount ?? 0) > 0) {
-    const delivery = await deliverReply(deps, reply, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, heldCopyOf(copy)]])));
+    const delivery = await deliverReply(deps, reply, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, comparedCopyOf(reply, copy)]])));
     return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
   }
   const settled = copy === undefined ? undefined : await settleCopy(deps, reply, copy);
@@ -49,9 +50,7 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
  */
 async function settleCopy(deps: DeliverDeps, reply: SpooledReply, copy: Message): Promise<Delivery | { kind: 'updated' } | undefined> {
   if (deps.held === undefined || deps.state.sent.get(reply.key) !== undefined || deps.state.refused.has(reply.key)) return undefined;
-  const held = heldCopyOf(copy);
-  const fields = { ...held.fields, properties: reply.item.properties };
-  const outcome = await deps.held.settleReply(heldSourceOf(reply), { id: held.id, fields }, replyUpdates(deps, reply.key));
+  const outcome = await deps.held.settleReply(heldSourceOf(reply), comparedCopyOf(reply, copy), replyUpdates(deps, reply.key));
   switch (outcome.kind) {
     case 'changed':
       return { kind: 'changed', id: copy.id };
@@ -62,6 +61,15 @@ async function settleCopy(deps: DeliverDeps, reply: SpooledReply, copy: Message)
     default:
       return undefined;
   }
+}
+
+/**
+ * A channel copy as it is compared with its reply: its properties are not (a copy's placement facts, such as
+ * Slack's `rootMissing`, differ from its reply's by nature, whether it is moved or stays for its replies).
+ */
+function comparedCopyOf(reply: SpooledReply, copy: Message): HeldCopy {
+  const held = heldCopyOf(copy);
+  return { id: held.id, fields: { ...held.fields, properties: reply.item.properties } };
 }
 
 /**
