@@ -48,11 +48,11 @@ export interface HeldRecords {
 
 /**
  * What the run journal says of a reply's update: `earlier`, what its copy held before an earlier attempt
- * patched it (a copy found equal to its source is then that attempt's update, not "already there");
- * `journal`, called before a patch is sent.
+ * patched it (a copy found equal to its source is then that attempt's update, not "already there"), read
+ * back from the journal; `journal`, called before a patch is sent.
  */
 export interface ReplyUpdates {
-  earlier: { id: Int64; differences: readonly FieldDifference[] } | undefined;
+  earlier(): Promise<{ id: Int64; differences: readonly FieldDifference[] } | undefined>;
   journal(id: Int64, differences: readonly FieldDifference[]): Promise<void>;
 }
 

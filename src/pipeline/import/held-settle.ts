@@ -53,9 +53,10 @@ export class HeldSettle implements HeldRecords {
   async settleReply(reply: HeldSource, copy: HeldCopy, updates: ReplyUpdates): Promise<HeldOutcome> {
     const comparison = compareWithPlatform(this.stage, reply.item, copy.fields);
     if (comparison.differences.length > 0) return this.settleChanged(reply, () => updates.journal(copy.id, comparison.differences), copy, comparison);
-    if (!updates.earlier) return { kind: 'held' };
+    const earlier = await updates.earlier();
+    if (!earlier) return { kind: 'held' };
     // Patched to this content by an earlier attempt (killed before the reply's journal line): this run's update.
-    await this.listReplyUpdate(reply, updates.earlier.id, updates.earlier.differences);
+    await this.listReplyUpdate(reply, earlier.id, earlier.differences);
     return { kind: 'updated' };
   }
 

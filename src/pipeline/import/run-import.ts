@@ -12,7 +12,7 @@ import type { ChannelIdLookup } from '../../transform/index.js';
 import { reportedError, sumTotals, type RunReport, type RunStatus, type RunWarning, type StageCounts } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { JournalEvent, StageName } from '../state/events.js';
-import { openJournal, readJournalEvents, type Journal } from '../state/journal.js';
+import { discardingJournal, openJournal, readJournalEvents, type Journal } from '../state/journal.js';
 import { acquireLock } from '../state/lock.js';
 import { RunPaths } from '../state/run-paths.js';
 import { RunStateFold, foldRunState, type RunState } from '../state/run-state.js';
@@ -104,7 +104,7 @@ interface OpenedRun {
   runId: string;
   attempt: number;
   state: RunState;
-  journal: Pick<Journal<JournalEvent>, 'append' | 'close'>;
+  journal: Journal<JournalEvent>;
   startedAt: number;
   logger: Logger;
 }
@@ -132,8 +132,8 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   // Folded as it is read: a migration's journal holds millions of events.
   const fold = new RunStateFold();
   let lastRunPipeline: string | undefined;
-  const { validBytes } = await readJournalEvents<JournalEvent>(paths.journal, (e) => {
-    fold.add(e);
+  const { validBytes } = await readJournalEvents<JournalEvent>(paths.journal, (e, line) => {
+    fold.add(e, line);
     if (e.t === 'run-started') lastRunPipeline = e.pipeline;
   });
   await claimStateFolder(paths.stateDir, config, lastRunPipeline).catch(async (error: unknown) => {
@@ -150,7 +150,7 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const runId = resuming ? state.runId! : ulid();
   const attempt = resuming ? state.attempt + 1 : 1;
   // A dry run leaves the import's run state alone: its events go nowhere.
-  const journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : { append: async () => undefined, close: async () => undefined };
+  const journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : discardingJournal<JournalEvent>();
   if (unfinished && !resuming) await journal.append({ t: 'run-ended', runId: state.runId!, status: 'abandoned', at: iso(now()) });
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });

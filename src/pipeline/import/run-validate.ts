@@ -6,7 +6,8 @@ import { realNow } from '../../shared/async.js';
 import { interruptionSignal } from '../../shared/errors.js';
 import { createSilentLogger } from '../../shared/logger.js';
 import { sumTotals, type RunWarning, type StageCounts } from '../report.js';
-import type { StageName } from '../state/events.js';
+import type { JournalEvent, StageName } from '../state/events.js';
+import { discardingJournal } from '../state/journal.js';
 import { RunPaths } from '../state/run-paths.js';
 import { foldRunState } from '../state/run-state.js';
 import { checkMappedFields } from './check-mapped-fields.js';
@@ -43,7 +44,7 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const channelKeys = new Set<string>();
   const stages: ValidationResult['stages'] = {};
   const rejectsFiles: ValidationResult['rejectsFiles'] = {};
-  const journal = { append: async () => undefined, close: async () => undefined };
+  const journal = discardingJournal<JournalEvent>();
   await preflightInputs(config, sources, signal);
   // A mapping naming a column the input does not have is refused here (ConfigError, exit 78).
   const warnings = await checkMappedFields(config, sources, signal);

@@ -40,7 +40,8 @@ export type JournalEvent =
    * `reply-moved` once an earlier run's copy of the reply in its channel (`from`) was deleted, the reply
    * being in its thread (docs/threads.md "Moved orphans");
    * `reply-updating` before a reply's copy found with other content (`id`, what it held: `differences`) is
-   * patched (`mode: upsert`), so a resumed run that finds the patch applied counts and lists it as updated.
+   * patched (`mode: upsert`), so a resumed run that finds the patch applied counts and lists it as updated
+   * (`differences` is read back from the line, never kept: reply-updates.ts).
    */
   | { t: 'reply-sending'; stage: StageName; key: string }
   | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean; updated?: boolean }

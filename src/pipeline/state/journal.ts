@@ -14,7 +14,23 @@ import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
  */
 export interface Journal<E> {
   append(event: E): Promise<void>;
+  /** append, telling where the line went: readLine reads it back (what is too large to keep in memory). */
+  appendLocated(event: E): Promise<JournalLine>;
+  /** The event of a line this journal holds (told by appendLocated, or by readJournalEvents). */
+  readLine(line: JournalLine): Promise<E>;
   close(): Promise<void>;
+}
+
+/** Where one event's line is in the journal file: its byte offset and length (without the line feed). */
+export interface JournalLine {
+  offset: number;
+  length: number;
+}
+
+/** The journal of a run that journals nothing (a dry run, a validation): it sends nothing to read back. */
+export function discardingJournal<E>(): Journal<E> {
+  const nothing = () => Promise.reject(new Error('a run that journals nothing has no journal lines'));
+  return { append: async () => undefined, appendLocated: nothing, readLine: nothing, close: async () => undefined };
 }
 
 /** What one read takes of the file: lines are cut from these pieces, never from the whole file as one string. */
@@ -25,7 +41,7 @@ const READ_BYTES = 1 << 20;
  * last line is not counted). Read in 1 MiB pieces: a migration's journal (two events a reply) can pass
  * the longest string V8 makes (about 512 MB), and folding events as they come keeps none of them.
  */
-export async function readJournalEvents<E>(path: string, visit: (event: E) => void): Promise<{ validBytes: number }> {
+export async function readJournalEvents<E>(path: string, visit: (event: E, line: JournalLine) => void): Promise<{ validBytes: number }> {
   let file: FileHandle;
   try {
     file = await open(path, 'r');
@@ -60,7 +76,7 @@ export async function readJournalEvents<E>(path: string, visit: (event: E) => vo
  * Visits the whole lines of `bytes` (which start at file offset `startOffset`); returns how many bytes
  * they took, or -1 at a damaged last line (the read ends there).
  */
-function visitLines<E>(bytes: Buffer, startOffset: number, lines: { path: string; size: number; lineNo: number; validBytes: number }, visit: (event: E) => void): number {
+function visitLines<E>(bytes: Buffer, startOffset: number, lines: { path: string; size: number; lineNo: number; validBytes: number }, visit: (event: E, line: JournalLine) => void): number {
   let offset = 0;
   for (;;) {
     const end = bytes.indexOf(10, offset);
@@ -78,7 +94,7 @@ function visitLines<E>(bytes: Buffer, startOffset: number, lines: { path: string
         cause,
       });
     }
-    visit(event);
+    visit(event, { offset: startOffset + offset, length: end - offset });
     offset = end + 1;
     lines.validBytes = startOffset + offset;
   }
@@ -112,6 +128,9 @@ export async function openJournal<E>(path: string, validBytes: number, options: 
   if (size > validBytes) await truncate(path, validBytes);
   const file = await open(path, 'a');
   const fd = file.fd;
+  // Where the next line goes: the file is only appended to, by this process (its lock held).
+  let end = Math.min(size, validBytes);
+  let reader: Promise<FileHandle> | undefined;
   let dirty = false;
   let failure: unknown;
   // The sync under way, if any: close waits for it, so the descriptor is never closed under it.
@@ -124,22 +143,34 @@ export async function openJournal<E>(path: string, validBytes: number, options: 
   };
   const timer = setInterval(() => void sync(), options.syncEveryMs ?? 250);
   timer.unref();
+  const appendLocated = (event: E): Promise<JournalLine> => {
+    if (failure !== undefined) return Promise.reject(failure);
+    const bytes = Buffer.from(`${stringifyJson(event)}\n`);
+    const line = { offset: end, length: bytes.length - 1 };
+    try {
+      writeWhole(fd, bytes);
+    } catch (error) {
+      failure = error;
+      return Promise.reject(error);
+    }
+    end += bytes.length;
+    dirty = true;
+    return Promise.resolve(line);
+  };
   return {
-    append(event: E) {
-      if (failure !== undefined) return Promise.reject(failure);
-      try {
-        writeWhole(fd, Buffer.from(`${stringifyJson(event)}\n`));
-      } catch (error) {
-        failure = error;
-        return Promise.reject(error);
-      }
-      dirty = true;
-      return Promise.resolve();
+    append: (event) => appendLocated(event).then(() => undefined),
+    appendLocated,
+    async readLine(line) {
+      const handle = await (reader ??= open(path, 'r'));
+      const bytes = Buffer.alloc(line.length);
+      const { bytesRead } = await handle.read(bytes, 0, line.length, line.offset);
+      return parseJsonExact(bytes.toString('utf8', 0, bytesRead), 'bigint') as E;
     },
     async close() {
       clearInterval(timer);
       await sync();
       await file.close();
+      if (reader) await (await reader).close();
     },
   };
 }

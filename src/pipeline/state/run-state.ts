@@ -1,5 +1,7 @@
 import type { TrialSpec } from '../../config/index.js';
-import { unsentOf, type JournalEvent, type ReplyDifference, type PartPath, type StageName, type UnsentCounts } from './events.js';
+import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
+import type { JournalLine } from './journal.js';
+import { ReplyUpdateTable } from './reply-updates.js';
 import type { Int64 } from '../../shared/int64.js';
 import { SentReplies } from './sent-replies.js';
 
@@ -29,8 +31,8 @@ export interface RepliesState {
   refused: Map<string, string>;
   /** Replies whose channel copy an earlier run left was deleted once they were in their thread (few). */
   moved: Set<string>;
-  /** Replies whose copy with other content was (being) patched: the copy's id and what it held (few). */
-  updating: Map<string, { id: Int64; differences: ReplyDifference[] }>;
+  /** Replies whose copy with other content was (being) patched: the copy's id and the journal line saying what it held. */
+  updating: ReplyUpdateTable;
 }
 
 export interface StageState {
@@ -51,7 +53,7 @@ export interface RunState {
 }
 
 export function emptyRunState(): RunState {
-  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set(), updating: new Map() }, done: false });
+  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set(), updating: new ReplyUpdateTable() }, done: false });
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
@@ -59,7 +61,8 @@ export function emptyRunState(): RunState {
 export class RunStateFold {
   state = emptyRunState();
 
-  add(e: JournalEvent): void {
+  /** `line`: where the event is in the journal (a reply's update is read back from it). */
+  add(e: JournalEvent, line?: JournalLine): void {
     let state = this.state;
     if (e.t === 'run-started') {
       // A new run id means the previous run ended; the same id again is a resumed attempt.
@@ -75,7 +78,7 @@ export class RunStateFold {
       state.ended = true;
       return;
     }
-    applyStageEvent(state.stages[e.stage], e);
+    applyStageEvent(state.stages[e.stage], e, line);
   }
 }
 
@@ -86,7 +89,7 @@ export function foldRunState(events: Iterable<JournalEvent>): RunState {
   return fold.state;
 }
 
-function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-started' | 'upload-pacing' | 'run-ended' }>): void {
+function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-started' | 'upload-pacing' | 'run-ended' }>, line: JournalLine | undefined): void {
   switch (e.t) {
     case 'chunk-written':
       stage.chunks.set(e.seq, {
@@ -134,7 +137,8 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
       stage.replies.moved.add(e.key);
       break;
     case 'reply-updating':
-      stage.replies.updating.set(e.key, { id: e.id, differences: e.differences });
+      // Events folded without their file (foldRunState) cannot be read back: nothing of them is kept.
+      if (line) stage.replies.updating.set(e.key, { id: e.id, line });
       break;
   }
 }

@@ -2,7 +2,7 @@ import { isClientRequestError, type ChatportClient, type SendMessageBody } from 
 import type { StageConfig } from '../../../config/index.js';
 import type { Int64 } from '../../../shared/int64.js';
 import type { Message } from '../../../wire/resources.js';
-import type { JournalEvent } from '../../state/events.js';
+import type { JournalEvent, ReplyDifference } from '../../state/events.js';
 import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
 import { mayBeReply, replyKeyOf } from './refs.js';
@@ -81,7 +81,7 @@ export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, targe
  * update an earlier attempt journaled is listed again, as the uninterrupted run listed it.
  */
 async function knownDelivery(deps: DeliverDeps, reply: SpooledReply, known: { id: Int64; held?: true; updated?: true }): Promise<Delivery> {
-  const update = known.updated ? deps.state.updating.get(reply.key) : undefined;
+  const update = known.updated && deps.held ? await journaledUpdate(deps, reply.key) : undefined;
   if (update) await deps.held?.listReplyUpdate(heldSourceOf(reply), update.id, update.differences);
   return { kind: 'sent', id: known.id, ...(known.held ? { held: true } : {}), ...(known.updated ? { updated: true } : {}) };
 }
@@ -112,12 +112,21 @@ export const heldSourceOf = (reply: SpooledReply): HeldSource => ({ sourceKey: r
 /** A reply's update as the run journal has it, and the journaling of a new one (before its patch is sent). */
 export function replyUpdates(deps: Pick<DeliverDeps, 'journal' | 'state'>, key: string): ReplyUpdates {
   return {
-    earlier: deps.state.updating.get(key),
+    earlier: () => journaledUpdate(deps, key),
     async journal(id, differences) {
-      await deps.journal.append({ t: 'reply-updating', stage: 'messages', key, id, differences: [...differences] });
-      deps.state.updating.set(key, { id, differences: [...differences] });
+      const line = await deps.journal.appendLocated({ t: 'reply-updating', stage: 'messages', key, id, differences: [...differences] });
+      deps.state.updating.set(key, { id, line });
     },
   };
+}
+
+/** A reply's update the run journal has, read back from its line (the run keeps only where it is). */
+async function journaledUpdate(deps: Pick<DeliverDeps, 'journal' | 'state'>, key: string): Promise<{ id: Int64; differences: ReplyDifference[] } | undefined> {
+  const update = deps.state.updating.get(key);
+  if (!update) return undefined;
+  const event = await deps.journal.readLine(update.line);
+  if (event.t !== 'reply-updating' || event.key !== key) throw new Error(`the journal line at byte ${update.line.offset} is not the update of reply ${JSON.stringify(key)}`);
+  return { id: update.id, differences: event.differences };
 }
 
 function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Promise<Message> {
