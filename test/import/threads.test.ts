@@ -8,6 +8,7 @@ import type { ChatportClient } from '../../src/api/index.js';
 import type { Message } from '../../src/wire/resources.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
+import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../src/transform/index.js';
 import { all, runCli, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -550,6 +551,27 @@ stages:
     expect(listed.map((l) => [l.sourceKey, l.applied])).toEqual([['m7', false]]);
     // Verification names the change not applied: the reply missing from its thread, its old copy extra in the channel.
     expect(second.verification).toMatchObject({ status: 'differences', counts: { missing: 1, extra: 1, misplaced: 0, 'out-of-order': 0, changed: 0 } });
+  });
+
+  it('an edited reply already in its thread, its old copy left in the channel (by a version before copies were compared): the copy is deleted, insert or upsert', async () => {
+    for (const mode of ['insert', 'upsert'] as const) {
+      const prefix = `lt${mode[0]!}`;
+      const { config, state } = await editedLateRoot(prefix, mode);
+      // What that version left: the root, and the edited reply sent into its thread, the old copy kept.
+      const channel = await channelNamed(`${prefix}one`);
+      const copy = (await bodiesIn(`${prefix}one`)).find((m) => m.body === 'reply to nothing')!;
+      const root = await f.client.channels.sendMessage(channel.id, { type: 'TEXT', body: 'late root', user: { username: `${prefix}a` }, properties: { [CHANNEL_KEY_PROPERTY]: 'm99', [PIPELINE_PROPERTY]: `threads-late-root-edited-${prefix}` } });
+      await f.client.threads.send(replyThreadIdOf(root)!, { type: 'TEXT', body: 'reply to nothing (edited)', user: { username: `${prefix}b` }, properties: copy.properties as Record<string, unknown> });
+      f.sandbox.clearRequests();
+      const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+      expect({ mode, counts: second.stages.messages }).toMatchObject({ mode, counts: { read: 9, imported: 9, skipped: 0, changed: 0, updated: 0, replies: 5, repliesHeld: 5, moved: 1, pending: 0 } });
+      expectBalanced(second.stages.messages!);
+      expect(second.verification?.status).toBe('exact');
+      expect(f.sandbox.requests().filter((r) => r.method === 'PATCH')).toEqual([]);
+      const one = await bodiesIn(`${prefix}one`);
+      expect(one.map((m) => m.body)).toEqual(['root one', 'plain', 'late root']);
+      expect(await threadBodies(one[2]!)).toEqual(['reply to nothing (edited)']);
+    }
   });
 
   it('an orphan sent by an earlier run, before messages a later export appends: verification is exact', async () => {

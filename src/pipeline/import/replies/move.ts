@@ -34,7 +34,9 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
     const delivery = await deliverReply(deps, reply, { kind: 'channel', channelId: reply.channelId }, () => Promise.resolve(new Map([[reply.key, comparedCopyOf(reply, copy)]])));
     return { delivery, orphan: deps.state.sent.get(reply.key)?.orphan === true };
   }
-  const settled = copy === undefined ? undefined : await settleCopy(deps, reply, copy);
+  // A copy whose reply its thread holds already (a run killed after the send, or a version that sent an
+  // edited reply there and kept its copy) is only a leftover: the thread's is compared, the copy deleted.
+  const settled = copy === undefined || (await inThread()).has(reply.key) ? undefined : await settleCopy(deps, reply, copy);
   if (settled !== undefined && settled.kind !== 'updated') return { delivery: settled, orphan: settled.kind === 'changed' };
   const delivery = await deliverReply(deps, reply, { kind: 'thread', threadId }, inThread, settled !== undefined);
   if (delivery.kind === 'sent' && copy !== undefined && copy.id !== delivery.id) await deleteCopy(deps, reply.key, copy.id);
