@@ -538,6 +538,44 @@ stages:
     await expectMovedWithEdit('ek', resumed.runDir);
   });
 
+  it('killed right after the channel copy\'s delete, before the move was journaled: the resumed run counts the reply moved once', async () => {
+    // insert, the copy unchanged: a reply moved.
+    const dir = join(f.dir, 'late-root-kill-delete');
+    await writeThreaded(dir, 'kd');
+    const { config } = await writePipeline(dir, pipeline('threads-late-root-kill-delete'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    await appendMessages(dir, ['m99,c1,kda,late root,']);
+    await expect(runImport({ config, stateDir: state }, killedAfter('messages', 'delete'))).rejects.toThrow('killed');
+    const resumed = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(resumed.attempt).toBe(2);
+    expect(resumed.stages.messages).toMatchObject({ read: 9, imported: 9, replies: 5, moved: 1, pending: 0 });
+    expect(resumed.verification?.status).toBe('exact');
+
+    // upsert, the copy edited in the source: updated and moved once, listed once.
+    const edited = await editedLateRoot('ed', 'upsert');
+    await expect(runImport({ config: edited.config, stateDir: edited.state }, killedAfter('messages', 'delete'))).rejects.toThrow('killed');
+    const again = await runImport({ config: edited.config, stateDir: edited.state, verify: {} }, { client: f.client });
+    expect(again.attempt).toBe(2);
+    expect(again.stages.messages).toMatchObject(upsertMoved);
+    expectBalanced(again.stages.messages!);
+    expect(again.verification?.status).toBe('exact');
+    await expectMovedWithEdit('ed', again.runDir);
+
+    // A journal an older version wrote (no reply-moving line) still resumes: the reply counted, not moved.
+    const older = await editedLateRoot('eo', 'upsert');
+    await expect(runImport({ config: older.config, stateDir: older.state }, killedAfter('messages', 'delete'))).rejects.toThrow('killed');
+    const journal = join(older.state, 'journal.ndjson');
+    const lines = (await readFile(journal, 'utf8')).trim().split('\n');
+    await writeFile(journal, `${lines.filter((line) => (JSON.parse(line) as { t: string }).t !== 'reply-moving').join('\n')}\n`);
+    const resumedOlder = await runImport({ config: older.config, stateDir: older.state, verify: {} }, { client: f.client });
+    const { moved: _notCounted, ...counted } = upsertMoved;
+    expect(resumedOlder.stages.messages).toMatchObject(counted);
+    expect(resumedOlder.stages.messages!.moved).toBeUndefined();
+    expect(resumedOlder.verification?.status).toBe('exact');
+    await expectMovedWithEdit('eo', resumedOlder.runDir);
+  });
+
   it('insert: an orphan edited in the source whose root appears later is listed changed, not applied, and left once, in its channel', async () => {
     const { config, state } = await editedLateRoot('ei', 'insert');
     const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });

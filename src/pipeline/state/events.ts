@@ -37,8 +37,9 @@ export type JournalEvent =
    * already and this run did not send it, so a resumed run reports it as the uninterrupted one would;
    * `updated`: held with other content and patched, `mode: upsert`);
    * `reply-refused` for a 4xx answer;
-   * `reply-moved` once an earlier run's copy of the reply in its channel (`from`) was deleted, the reply
-   * being in its thread (docs/threads.md "Moved orphans");
+   * `reply-moving` just before that copy (`from`) is deleted, the reply being in its thread, and
+   * `reply-moved` once it was (docs/threads.md "Moved orphans"): a resumed run that finds the copy gone
+   * after `reply-moving` alone counts the move (older versions ignore the line and count it a reply);
    * `reply-updating` before a reply's copy found with other content (`id`, what it held: `differences`) is
    * patched (`mode: upsert`), so a resumed run that finds the patch applied counts and lists it as updated
    * (`differences` is read back from the line, never kept: reply-updates.ts).
@@ -46,6 +47,7 @@ export type JournalEvent =
   | { t: 'reply-sending'; stage: StageName; key: string }
   | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean; updated?: boolean }
   | { t: 'reply-refused'; stage: StageName; key: string; message: string }
+  | { t: 'reply-moving'; stage: StageName; key: string; from: Int64 }
   | { t: 'reply-moved'; stage: StageName; key: string; from: Int64 }
   | { t: 'reply-updating'; stage: StageName; key: string; id: Int64; differences: ReplyDifference[] }
   /**

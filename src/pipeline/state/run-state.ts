@@ -31,6 +31,8 @@ export interface RepliesState {
   refused: Map<string, string>;
   /** Replies whose channel copy an earlier run left was deleted once they were in their thread (few). */
   moved: Set<string>;
+  /** Replies whose copy's delete was about to be sent (`reply-moving`): the copy's id, until `reply-moved` (few). */
+  moving: Map<string, Int64>;
   /** Replies whose copy with other content was (being) patched: the copy's id and the journal line saying what it held. */
   updating: ReplyUpdateTable;
 }
@@ -53,7 +55,7 @@ export interface RunState {
 }
 
 export function emptyRunState(): RunState {
-  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set(), updating: new ReplyUpdateTable() }, done: false });
+  const stage = (): StageState => ({ chunks: new Map(), replies: { sending: new Set(), sent: new SentReplies(), refused: new Map(), moved: new Set(), moving: new Map(), updating: new ReplyUpdateTable() }, done: false });
   return { attempt: 0, ended: false, stages: { users: stage(), channels: stage(), members: stage(), messages: stage() } };
 }
 
@@ -133,7 +135,11 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
       stage.replies.sending.delete(e.key);
       stage.replies.refused.set(e.key, e.message);
       break;
+    case 'reply-moving':
+      stage.replies.moving.set(e.key, e.from);
+      break;
     case 'reply-moved':
+      stage.replies.moving.delete(e.key);
       stage.replies.moved.add(e.key);
       break;
     case 'reply-updating':

@@ -40,6 +40,7 @@ export async function deliverIntoThread(deps: DeliverDeps, reply: SpooledReply, 
   if (settled !== undefined && settled.kind !== 'updated') return { delivery: settled, orphan: settled.kind === 'changed' };
   const delivery = await deliverReply(deps, reply, { kind: 'thread', threadId }, inThread, settled !== undefined);
   if (delivery.kind === 'sent' && copy !== undefined && copy.id !== delivery.id) await deleteCopy(deps, reply.key, copy.id);
+  else if (delivery.kind === 'sent' && copy === undefined) await endInterruptedMove(deps, reply.key);
   return { delivery, orphan: false };
 }
 
@@ -97,13 +98,30 @@ async function channelCopyOf(deps: DeliverDeps, reply: SpooledReply, inChannel: 
   return replyKeyOf(deps.stage, message.properties) === key && (message.nestedLevel ?? 0) === 0 && same ? message : undefined;
 }
 
+/** The delete journaled first (`reply-moving`), so a run killed before `reply-moved` still counts the move. */
 async function deleteCopy(deps: DeliverDeps, key: string, id: Int64): Promise<void> {
+  await deps.journal.append({ t: 'reply-moving', stage: 'messages', key, from: id });
+  deps.state.moving.set(key, id);
   try {
     await deps.client.messages.delete(id, { signal: deps.signal });
   } catch (error) {
     // Gone already: a repeated delete whose first answer was lost.
     if (!isNotFoundError(error)) throw error;
   }
-  await deps.journal.append({ t: 'reply-moved', stage: 'messages', key, from: id });
+  await journalMoved(deps, key, id);
+}
+
+/**
+ * A copy an earlier attempt was deleting (`reply-moving`, no `reply-moved`) and that is gone now: that
+ * delete reached the platform before the kill, so the move is this run's, counted once.
+ */
+async function endInterruptedMove(deps: DeliverDeps, key: string): Promise<void> {
+  const from = deps.state.moving.get(key);
+  if (from !== undefined && !deps.state.moved.has(key)) await journalMoved(deps, key, from);
+}
+
+async function journalMoved(deps: DeliverDeps, key: string, from: Int64): Promise<void> {
+  await deps.journal.append({ t: 'reply-moved', stage: 'messages', key, from });
+  deps.state.moving.delete(key);
   deps.state.moved.add(key);
 }
