@@ -4,6 +4,7 @@ import { MEDIA, HEADER } from '../wire/media.js';
 import type { HttpError} from './errors.js';
 import { clientError, statusError } from './errors.js';
 import { parseJsonExact, stringifyJson } from '../shared/lossless-json.js';
+import { extremeNumberIn, extremeNumberMessage } from '../shared/json-checks/number-range.js';
 import type { WireIds } from './wire-ids.js';
 
 /** One request as the routes see it. */
@@ -106,11 +107,16 @@ export async function readJson(ctx: Ctx, limitBytes = 1 << 20): Promise<unknown>
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw clientError('the request body is empty; a JSON object was expected');
+  let value: unknown;
   try {
-    return parseJsonExact(text, 'bigint');
+    value = parseJsonExact(text, 'bigint');
   } catch (error) {
     throw clientError(`the request body is not valid JSON (${(error as Error).message})`);
   }
+  // JSON.parse turns 1e400 into Infinity (stored as null) and 1e-400 into 0: refused, not kept changed.
+  const extreme = extremeNumberIn(text);
+  if (extreme) throw clientError(`the request body is refused: ${extremeNumberMessage(extreme)}`);
+  return value;
 }
 
 /** Drains the request body so keep-alive connections stay usable after an early answer. */

@@ -133,6 +133,26 @@ describe('channels', () => {
   });
 });
 
+describe('a JSON body holding a number a double cannot hold', () => {
+  it('is a 400 naming the number, and changes nothing: a channel made, a patch, a message sent', async () => {
+    const before = (await t.call('/channels/2')).json;
+    const cases: Array<[string, string, string, string?]> = [
+      ['/channels', 'POST', '{"type":"PUBLIC","name":"huge-number","properties":{"n":1e400}}'],
+      ['/channels/2', 'PATCH', '{"properties":{"tiny":-1e-400}}', 'application/json+merge-patch'],
+      ['/channels/2/messages', 'POST', '{"type":"SYSTEM_TEXT","body":"n","properties":{"n":2.5E+999}}'],
+    ];
+    for (const [path, method, body, type] of cases) {
+      const refused = await t.call(path, { method, body, ...(type ? { headers: { 'content-type': type } } : {}) });
+      expect(refused.status).toBe(400);
+      expect(refused.json.message).toMatch(/the number (1e400|-1e-400|2\.5E\+999) at character \d+ is beyond what a JSON number holds/);
+    }
+    expect((await t.call('/channels/2')).json).toEqual(before);
+    expect(names(await t.call('/channels?size=100'))).not.toContain('huge-number');
+    const messages = await t.call('/channels/2/messages?size=100');
+    expect(messages.json._embedded.messages.map((m: { body: string }) => m.body)).not.toContain('n');
+  });
+});
+
 describe('channel members and memberships', () => {
   it('adds, lists and removes members of a group channel', async () => {
     const added = await t.call('/channels/2/members', { method: 'POST', body: { username: 'alice' } });
