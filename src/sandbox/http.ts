@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MEDIA, HEADER } from '../wire/media.js';
 import type { HttpError} from './errors.js';
 import { clientError, statusError } from './errors.js';
-import { parseJsonExact, stringifyJson } from '../shared/lossless-json.js';
+import { parseJsonNoting, stringifyJson, type ParsedJson } from '../shared/lossless-json.js';
 import { extremeNumberIn, extremeNumberMessage } from '../shared/json-checks/number-range.js';
 import type { WireIds } from './wire-ids.js';
 
@@ -107,16 +107,17 @@ export async function readJson(ctx: Ctx, limitBytes = 1 << 20): Promise<unknown>
   }
   const text = Buffer.concat(chunks).toString('utf8');
   if (text.trim() === '') throw clientError('the request body is empty; a JSON object was expected');
-  let value: unknown;
+  let parsed: ParsedJson;
   try {
-    value = parseJsonExact(text, 'bigint');
+    parsed = parseJsonNoting(text, 'bigint');
   } catch (error) {
     throw clientError(`the request body is not valid JSON (${(error as Error).message})`);
   }
   // JSON.parse turns 1e400 into Infinity (stored as null) and 1e-400 into 0: refused, not kept changed.
-  const extreme = extremeNumberIn(text);
+  // The parse already noted whether any number may be such; only then is the text looked through.
+  const extreme = parsed.mayHoldExtremeNumber ? extremeNumberIn(text) : undefined;
   if (extreme) throw clientError(`the request body is refused: ${extremeNumberMessage(extreme)}`);
-  return value;
+  return parsed.value;
 }
 
 /** Drains the request body so keep-alive connections stay usable after an early answer. */

@@ -7,7 +7,7 @@ import {
 } from '../../pipeline/export/index.js';
 import { ConfigError, UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
-import { registerSecret } from '../../shared/secrets.js';
+import { registerSecretsOfEnvironment } from '../../shared/secrets.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
@@ -40,8 +40,8 @@ function exportOptionsOf(dataset: string | undefined, flags: Record<string, unkn
   const env = ctx.env;
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
-  registerSecret(secretAccessKey);
-  registerSecret(env.AWS_SESSION_TOKEN);
+  // The command may run with an environment of its own (a library caller's): its secrets too.
+  registerSecretsOfEnvironment(env);
   const endpoint = (flags.s3Endpoint as string | undefined) ?? file?.s3?.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
   const region = (flags.s3Region as string | undefined) ?? file?.s3?.region;
   const maxFileMb = flags.maxFileMb as number | undefined;
