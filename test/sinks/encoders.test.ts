@@ -18,6 +18,13 @@ describe('Parquet encoder (read back with hyparquet, not the writer)', () => {
     rows.forEach((row, i) => expect(row).toEqual(expectedRow(i)));
   });
 
+  it('keeps every text exactly: a leading U+FEFF, NUL, CR LF, surrogate pairs, texts past the short-copy length', async () => {
+    const schema: TableSchema = { columns: [{ name: 'text', type: 'string' }] };
+    const texts = ['\uFEFF', '\uFEFFbom', 'a\uFEFF', 'nul\u0000byte', 'cr\r\nlf', '🎉x🎉', 'é'.repeat(64), 'x'.repeat(65), '日本'.repeat(40_000), '\u2028\u2029'];
+    const { rows } = await readParquet(await encode('parquet', texts.map((text) => ({ text })), {}, schema));
+    expect(rows.map((r) => r.text)).toEqual(texts);
+  });
+
   it('declares the physical and logical types, UTC-adjusted ms/µs timestamps and nullability', async () => {
     const { schema } = await readParquet(await encode('parquet', sampleRows(3)));
     const byName = Object.fromEntries(schema.slice(1).map((e) => [e.name, e]));

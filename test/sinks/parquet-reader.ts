@@ -5,6 +5,13 @@
 import { parquetMetadata, parquetReadObjects, type SchemaElement } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 
+/**
+ * hyparquet's own decoder is `new TextDecoder()`, which drops a text's leading U+FEFF (and would turn bytes
+ * that are not UTF-8 into U+FFFD): it would hide a writer that lost or mangled them. This one keeps the
+ * U+FEFF and throws on bytes that are not UTF-8.
+ */
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true, fatal: true });
+
 /** One column chunk as a warehouse planner sees it: how it is encoded and the min/max it prunes by. */
 export interface ColumnChunkFacts {
   encodings: string[];
@@ -27,6 +34,7 @@ export async function readParquet(bytes: Uint8Array): Promise<{ rows: Record<str
       timestampFromNanoseconds: () => {
         throw new Error('nanosecond timestamps must never be written');
       },
+      stringFromBytes: (bytes: Uint8Array | undefined) => bytes && utf8.decode(bytes),
     },
   });
   const chunks = metadata.row_groups.map((g) =>
