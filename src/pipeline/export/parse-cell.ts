@@ -64,9 +64,14 @@ export function parseBoolean(value: unknown): ParsedCell {
   return bad('a boolean (true or false)');
 }
 
-/** Any value as text: numbers and booleans as written, objects and arrays as JSON. */
+/**
+ * Any value as text: numbers and booleans as written, objects and arrays as JSON. A record's own decimals
+ * arrive as their source text (lossless-json.ts), integers as numbers: the one integer String() does not
+ * write back as it came is JSON's `-0` (as "0"), and +0 only ever comes from `0`.
+ */
 export function parseText(value: unknown): ParsedCell {
   if (typeof value === 'string') return ok(value);
+  if (Object.is(value, -0)) return ok('-0');
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return ok(String(value));
   return ok(JSON.stringify(value));
 }
