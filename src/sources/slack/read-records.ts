@@ -40,20 +40,30 @@ const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.json$/;
 const NOT_BLANK = /\S/;
 
 /**
- * Conversation folders and their day files, in date order (the names sort as dates). Only
- * `<folder>/YYYY-MM-DD.json` counts as a day file; anything else is listed by `listUnrecognizedFiles`.
+ * Conversation folders and their day files, in date order. Only `<folder>/YYYY-MM-DD.json` counts as a day
+ * file; anything else is listed by `listUnrecognizedFiles`. Folders are keyed by their name in composed
+ * Unicode form (NFC): an export unpacked and packed again on macOS names `café/` decomposed, while
+ * channels.json keeps Slack's composed name, and both stand for the same conversation.
  */
 export function listConversationFolders(exp: SlackExport): Map<string, string[]> {
   const folders = new Map<string, string[]>();
   for (const path of exp.files) {
     const parts = path.split('/');
     if (parts.length !== 2 || !DAY_FILE.test(parts[1]!)) continue;
-    const days = folders.get(parts[0]!) ?? [];
+    const folder = parts[0]!.normalize('NFC');
+    const days = folders.get(folder) ?? [];
     days.push(path);
-    folders.set(parts[0]!, days);
+    folders.set(folder, days);
   }
-  for (const days of folders.values()) days.sort();
+  // By day file name: one folder key may gather two spellings of the folder, whose paths sort apart.
+  for (const days of folders.values()) days.sort(byDayThenPath);
   return folders;
+}
+
+function byDayThenPath(a: string, b: string): number {
+  const dayA = a.slice(a.lastIndexOf('/') + 1);
+  const dayB = b.slice(b.lastIndexOf('/') + 1);
+  return dayA !== dayB ? (dayA < dayB ? -1 : 1) : a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Files that are neither a known top-level file nor a day file: reported, not read. */
@@ -70,8 +80,11 @@ export function listUnrecognizedFiles(exp: SlackExport): string[] {
  * DMs' folders by name and DMs' folders by id; some tools use the id everywhere, so both are tried.
  */
 export function findConversationFolder(folders: ReadonlyMap<string, unknown>, conversation: { id: string; name?: string | undefined }): string | undefined {
-  if (conversation.name !== undefined && folders.has(conversation.name)) return conversation.name;
-  if (folders.has(conversation.id)) return conversation.id;
+  // listConversationFolders keys folders by their NFC name.
+  const name = conversation.name?.normalize('NFC');
+  if (name !== undefined && folders.has(name)) return name;
+  const id = conversation.id.normalize('NFC');
+  if (folders.has(id)) return id;
   return undefined;
 }
 
