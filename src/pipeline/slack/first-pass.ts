@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import type { SlackSourceConfig } from '../../config/index.js';
 import {
+  assertNoGridWorkspaces,
   listConversationFolders,
   openSlackExport,
   readConversationDays,
@@ -26,6 +27,7 @@ export interface SlackFirstPass {
  * channels, never with messages.
  */
 export async function readSlackFirstPass(exp: SlackExport, slack: SlackSourceConfig, signal?: AbortSignal): Promise<SlackFirstPass> {
+  assertNoGridWorkspaces(exp);
   const builder = createSlackDirectoryBuilder(slack.teamId === undefined ? {} : { teamId: slack.teamId });
   for await (const user of readSlackUsers(exp)) builder.addUser({ file: user.file, index: user.index }, user.value, user.marks);
   for await (const conv of readSlackConversations(exp)) builder.addConversation(conv.kind, { file: conv.file, index: conv.index }, conv.value, conv.marks);

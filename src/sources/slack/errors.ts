@@ -12,6 +12,8 @@ export const SLACK_EXPORT_ERROR = {
   zipBomb: 'SLACK_ZIP_BOMB',
   /** A JSON file is not valid JSON, or not the array/object the format requires. */
   jsonInvalid: 'SLACK_JSON_INVALID',
+  /** An Enterprise Grid export: workspaces under `teams/<name>/`, whose conversations chatport does not map. */
+  gridUnsupported: 'SLACK_GRID_UNSUPPORTED',
   /** A file asked for is not in the export. */
   fileMissing: 'SLACK_FILE_MISSING',
 } as const;

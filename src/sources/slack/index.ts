@@ -9,6 +9,7 @@ export { openZipSlackExport } from './zip-export.js';
 export { readJsonArray, readWholeFile, readWholeText, type PositionedValue } from './read-json.js';
 export {
   CONVERSATION_FILES,
+  assertNoGridWorkspaces,
   assertSlackExportShape,
   findConversationFolder,
   listConversationFolders,

@@ -129,3 +129,24 @@ export function assertSlackExportShape(exp: SlackExport): void {
   if (!exp.has('users.json') && !exp.has('org_users.json'))
     throw new SlackExportError(`${exp.origin}: users.json is missing`, SLACK_EXPORT_ERROR.notAnExport, { file: exp.origin, entry: 'users.json' });
 }
+
+/**
+ * Throws when the export keeps workspaces under `teams/<name>/` (Enterprise Grid): their conversation lists
+ * and day files are not read (only `<folder>/<day>.json` is), so migrating the rest would drop every message
+ * in them while the run balanced and verified exact.
+ */
+export function assertNoGridWorkspaces(exp: SlackExport): void {
+  const workspaces = new Set<string>();
+  for (const path of exp.files) {
+    const parts = path.split('/');
+    const base = parts[parts.length - 1]!;
+    if (parts[0] === 'teams' && parts.length >= 3 && (base in CONVERSATION_FILES || DAY_FILE.test(base))) workspaces.add(`teams/${parts[1]}/`);
+  }
+  if (workspaces.size === 0) return;
+  const names = [...workspaces];
+  throw new SlackExportError(
+    `${exp.origin}: an Enterprise Grid export; chatport does not map its workspaces (${names.slice(0, 3).join(', ')}${names.length > 3 ? `, and ${names.length - 3} more` : ''}); migrate each workspace folder as its own export, with the org's org_users.json beside its channels.json`,
+    SLACK_EXPORT_ERROR.gridUnsupported,
+    { file: exp.origin, entry: names[0] },
+  );
+}
