@@ -184,7 +184,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
       for (const p of problems) if (!reasons.some((r) => r.field === p.field || r.field.startsWith(`${p.field}.`))) reasons.push(p);
     }
     if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: record };
-    const accepted: Processed = { kind: 'accepted', item, position, sourceKey: sourceKey! };
+    const accepted: Processed = { kind: 'accepted', item, position, sourceKey: sourceKey!, raw: record };
     if (channelKey !== undefined) accepted.channelKey = channelKey;
     if (channelId !== undefined) accepted.channelId = channelId;
     if (parentRef !== undefined) accepted.parentRef = parentRef;
@@ -236,7 +236,7 @@ function acceptParts(
   const reasons = parts.flatMap((p) => validate(p.item) ?? []);
   if (reasons.length > 0) return { kind: 'rejected', position, reasons, raw: record };
   const defined = Object.fromEntries(Object.entries(refs).filter(([, v]) => v !== undefined)) as Partial<Accepted>;
-  const accepted = parts.map((p): Accepted => ({ kind: 'accepted', item: p.item, position, sourceKey: p.sourceKey, ...defined }));
+  const accepted = parts.map((p): Accepted => ({ kind: 'accepted', item: p.item, position, sourceKey: p.sourceKey, raw: record, ...defined }));
   const [first, ...rest] = accepted;
   first!.parts = rest;
   return first!;

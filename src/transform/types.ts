@@ -30,6 +30,8 @@ export interface Accepted<T = Record<string, unknown>> {
   position: RecordPosition;
   /** The record's source key (from the stage's `key` fields), as text. */
   sourceKey: string;
+  /** The source record as read: what rejects.ndjson lists if a later check rejects it (re-fed input stays input). */
+  raw?: unknown;
   /** Members and messages: the source key of the channel the record names. */
   channelKey?: string;
   /** Members and messages after resolution: the platform's numeric channel id. */

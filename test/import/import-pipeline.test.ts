@@ -138,9 +138,9 @@ stages:
     const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
     expect(report.status).toBe('completed-with-rejects');
     expect(report.stages.users).toMatchObject({ read: 40, imported: 39, rejected: 1, refused: 0, jobs: { failed: 0 } });
-    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number; record: { name: string } });
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { kind: string; line: number; record: { username: string } });
     expect(rejects).toHaveLength(1);
-    expect(rejects[0]).toMatchObject({ kind: 'invalid', line: 15, record: { name: 'taken13' }, reasons: [{ field: 'name' }] });
+    expect(rejects[0]).toMatchObject({ kind: 'invalid', line: 15, record: { id: 'u13', username: 'taken13' }, reasons: [{ field: 'name' }] });
     const names = new Set((await all(f.client.users.list({ pageSize: 100 }))).map((u) => u.name));
     for (let i = 0; i < 40; i++) if (i !== 13) expect(names.has(`iso${i}`)).toBe(true);
   });

@@ -163,8 +163,8 @@ describe('records validate or one look at the platform can tell are bad are reje
     expect(report.attempt).toBe(2);
     expect(report.stages.users).toMatchObject({ read: 3, imported: 2, rejected: 1 });
     expect(report.stages.messages).toMatchObject({ read: 9, imported: 6, rejected: 3 });
-    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; record: { user?: string; name?: string }; reasons: Array<{ field: string; message: string }> });
-    expect(rejects.map((r) => [r.stage, r.record.name ?? r.record.user])).toEqual([['users', user(1)], ['messages', user(1)], ['messages', user(1)], ['messages', user(1)]]);
+    const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { stage: string; record: { author?: string; username?: string }; reasons: Array<{ field: string; message: string }> });
+    expect(rejects.map((r) => [r.stage, r.record.username ?? r.record.author])).toEqual([['users', user(1)], ['messages', user(1)], ['messages', user(1)], ['messages', user(1)]]);
     expect(rejects[1]!.reasons[0]).toMatchObject({ field: 'user', message: expect.stringContaining(`the platform's user '${user(1)}' was not created by pipeline ${name}`) });
     // The other user holds no message of this pipeline's channel.
     const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${name}-chan`)!;

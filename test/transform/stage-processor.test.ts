@@ -44,7 +44,8 @@ describe('createStageProcessor', () => {
   const process = createStageProcessor(users);
 
   it('accepts a good record with its idempotency key and source key', () => {
-    const result = process({ record: { id: 'u1', login: 'ann', first: 'Ann', last: 'Lee', guest: 'no', joined: '2024-01-02' }, position: at(2) });
+    const record = { id: 'u1', login: 'ann', first: 'Ann', last: 'Lee', guest: 'no', joined: '2024-01-02' };
+    const result = process({ record, position: at(2) });
     expect(result).toEqual({
       kind: 'accepted',
       item: {
@@ -54,6 +55,7 @@ describe('createStageProcessor', () => {
       },
       position: at(2),
       sourceKey: 'u1',
+      raw: record,
     });
   });
 

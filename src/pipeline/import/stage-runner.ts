@@ -161,6 +161,11 @@ class StageRun implements StageTally {
       });
   }
 
+  /** A record the reader accepted and a later check rejects: listed as read (its mapped item when the reader kept no source record). */
+  private rejectAccepted(processed: Accepted, reasons: Reason[]): Promise<void> {
+    return this.reject('invalid', [this.stage, 'invalid', processed.position, reasons, processed.raw ?? processed.item, processed.sourceKey]);
+  }
+
   /** The whole input, record by record, then the last chunks, the replies and the stage's end in the journal. */
   private async readInput(): Promise<void> {
     const pass = await this.openInputPass();
@@ -214,11 +219,11 @@ class StageRun implements StageTally {
 
   /** An accepted record: checked against the rest of the run and the platform, then sent unless it need not be. */
   private takeAccepted(processed: Accepted, ordinal: number, pass: InputPass): Promise<void> | undefined {
-    const { ctx, counts, stage } = this;
+    const { ctx, counts } = this;
     // A user the platform already has is not sent, so what would stop it being sent does not apply.
     const existing = existingOutcome(ctx.config, ctx.stage, processed.sourceKey);
     const problems = existing === undefined ? ctx.crossCheck?.(processed.item) : undefined;
-    if (problems && problems.length > 0) return this.reject('invalid', [stage, 'invalid', processed.position, problems, processed.item, processed.sourceKey]);
+    if (problems && problems.length > 0) return this.rejectAccepted(processed, problems);
     const bytes = this.encoder.encode(stringifyJson(processed.item));
     const verdict = this.duplicateParts.verdictOf(processed, pass.duplicates.check(ordinal, processed, bytes));
     if (verdict !== undefined) return this.settleDuplicate(verdict, processed);
@@ -237,7 +242,7 @@ class StageRun implements StageTally {
   /** A record to send, unless what the platform holds settles it: into a chunk, or queued as a reply. */
   private send(processed: Accepted, bytes: Uint8Array, ordinal: number, held: HeldOutcome | undefined, replies: StageReplies | undefined): Promise<void> | undefined {
     const { stage } = this;
-    if (held?.kind === 'conflict') return this.reject('invalid', [stage, 'invalid', processed.position, held.reasons, processed.item, processed.sourceKey]);
+    if (held?.kind === 'conflict') return this.rejectAccepted(processed, held.reasons);
     if (held && held.kind !== 'send') {
       countHeld(this.counts, held.kind);
       // A patched record holds its name now: a later record of the stage naming it is checked as against one sent.
@@ -250,7 +255,7 @@ class StageRun implements StageTally {
     if (replies?.isPlacedOrphan(processed)) this.chunks.noteOrphan(ordinal);
     const added = this.chunks.add(bytes, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
     if (added === undefined || added instanceof Promise) return added;
-    return this.reject('invalid', [stage, 'invalid', processed.position, [added.reason], processed.item, processed.sourceKey]);
+    return this.rejectAccepted(processed, [added.reason]);
   }
 
   /** Sent into its root's thread once the imports have finished: pending until then. */
@@ -261,7 +266,7 @@ class StageRun implements StageTally {
 
   /** A key seen again: a duplicate or superseded record is counted and listed, a conflicting one rejected. */
   private async settleDuplicate(verdict: DuplicateVerdict, processed: Accepted): Promise<void> {
-    if (verdict.kind === 'conflict') return this.reject('invalid', [this.stage, 'invalid', processed.position, [verdict.reason], processed.item, processed.sourceKey]);
+    if (verdict.kind === 'conflict') return this.rejectAccepted(processed, [verdict.reason]);
     this.counts[verdict.kind === 'duplicate' ? 'duplicates' : 'skipped']++;
     this.duplicateLog ??= await RejectsWriter.open<DuplicateLine & { stage: StageName }>(this.ctx.paths.stageDuplicates(this.ctx.runId, this.stage));
     await this.duplicateLog.write({ stage: this.stage, ...verdict.line });
