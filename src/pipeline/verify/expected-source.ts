@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { spillFolderPath, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import { createSilentLogger } from '../../shared/logger.js';
-import { stringifyJson } from '../../shared/lossless-json.js';
+import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import type { Accepted, ChannelIdLookup, Processed } from '../../transform/index.js';
@@ -18,11 +18,14 @@ import { ExpectedReplies } from './expected-replies.js';
 /**
  * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
  * known by stage and position from the run's rejects.ndjson, and by source key where the line names one:
- * records of one place (a Mattermost post line and its replies) may fare differently.
+ * records of one place (a Mattermost post line and its replies) may fare differently. A record is left out
+ * only while the source still holds the record the line lists there: one fixed in the source since (an
+ * author corrected, a body filled in) is expected again, else verify would call a platform without it exact.
  */
 export class RunRejects {
-  private readonly positions = new Set<string>();
-  private readonly keyed = new Set<string>();
+  /** Where a rejected record was (and its key, when the line names one): the fingerprints of the records listed there. */
+  private readonly listed = new Map<string, string[]>();
+  private keyed = false;
 
   /** Reads rejects files (NDJSON lines with stage, file, index); a file that does not exist holds none. */
   static async read(files: readonly string[]): Promise<RunRejects> {
@@ -31,18 +34,52 @@ export class RunRejects {
       const text = await readFile(file, 'utf8').catch(() => '');
       for (const line of text.split('\n')) {
         if (line.trim() === '') continue;
-        const r = JSON.parse(line) as { stage: StageName; file: string; index: number; key?: string };
-        if (r.key === undefined) rejects.positions.add(positionKey(r.stage, r.file, r.index));
-        else rejects.keyed.add(`${positionKey(r.stage, r.file, r.index)}\u0000${r.key}`);
+        const r = parseJsonExact(line, 'bigint') as { stage: StageName; file: string; index: number; key?: string; record?: unknown };
+        if (r.key !== undefined) rejects.keyed = true;
+        const at = placeKey(r.stage, r.file, r.index, r.key);
+        const listed = rejects.listed.get(at) ?? [];
+        if (r.record === undefined) listed.push(ANY_RECORD);
+        else listed.push(asRead(r.record), asMapped(r.record));
+        rejects.listed.set(at, listed);
       }
     }
     return rejects;
   }
 
-  has(stage: StageName, position: { file: string; index: number }, key: string): boolean {
-    const at = positionKey(stage, position.file, position.index);
-    return (this.positions.size > 0 && this.positions.has(at)) || (this.keyed.size > 0 && this.keyed.has(`${at}\u0000${key}`));
+  has(stage: StageName, record: Accepted): boolean {
+    if (this.listed.size === 0) return false;
+    const { file, index } = record.position;
+    const atPlace = this.listed.get(placeKey(stage, file, index, undefined));
+    if (atPlace !== undefined && stillListed(atPlace, record)) return true;
+    const ofKey = this.keyed ? this.listed.get(placeKey(stage, file, index, record.sourceKey)) : undefined;
+    return ofKey !== undefined && stillListed(ofKey, record);
   }
+}
+
+/** A line without its record (none written so far lacks one): its place alone decides. */
+const ANY_RECORD = '';
+
+/**
+ * Whether the source record is one a line lists: as read (the source record), or as mapped (a refused item
+ * as sent, and lines written before rejects listed source records).
+ */
+function stillListed(listed: readonly string[], record: Accepted): boolean {
+  if (listed.includes(ANY_RECORD)) return true;
+  return (record.raw !== undefined && listed.includes(asRead(record.raw))) || listed.includes(asMapped(record.item));
+}
+
+function asRead(record: unknown): string {
+  return `r${hash64(stringifyJson(record)).join(':')}`;
+}
+
+/** An item without its channel id: the platform's id the import sent, which verification resolves otherwise. */
+function asMapped(item: unknown): string {
+  const rest = item !== null && typeof item === 'object' && !Array.isArray(item) ? { ...(item as Record<string, unknown>), channelId: undefined } : item;
+  return `i${hash64(stringifyJson(rest)).join(':')}`;
+}
+
+function placeKey(stage: string, file: string, index: number, key: string | undefined): string {
+  return key === undefined ? positionKey(stage, file, index) : `${positionKey(stage, file, index)}\u0000${key}`;
 }
 
 function positionKey(stage: string, file: string, index: number): string {
@@ -67,7 +104,7 @@ export async function* expectedRecords(config: PipelineConfig, stage: StageConfi
   const seen = new KeyHashSet();
   for await (const batch of read())
     for (const p of batch) {
-      if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position, p.sourceKey) || !seen.add(p.sourceKey)) continue;
+      if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p) || !seen.add(p.sourceKey)) continue;
       yield p;
     }
 }
@@ -86,7 +123,7 @@ async function* lastRecordsOfKeys(stage: StageConfig, read: () => AsyncIterable<
     for await (const batch of read())
       for (const p of batch) {
         ordinal++;
-        if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p.position, p.sourceKey)) continue;
+        if (p.kind !== 'accepted' || deps.rejects.has(stage.stage, p)) continue;
         if (parts.verdictOf(p, duplicates.check(ordinal, p, stringifyJson(p.item))) === undefined) yield p;
       }
   } finally {
