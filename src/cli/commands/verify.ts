@@ -9,7 +9,7 @@ import { createPipelineClient } from '../pipeline-client.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 import { readExistingUsers } from '../../pipeline/import/existing-users.js';
 import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
-import { findRunsToVerify } from '../../pipeline/shards/shard-runs.js';
+import { findRunsToVerify, type RunsToVerify } from '../../pipeline/shards/shard-runs.js';
 
 /** `--sample n` (or import's `--verify-sample n`): a whole number of messages; absent, `auto` (run-verify.ts: AUTO_CONTENT_SAMPLE). */
 export function parseSampleFlag(value: string | undefined, flag = '--sample'): number | 'auto' {
@@ -19,11 +19,12 @@ export function parseSampleFlag(value: string | undefined, flag = '--sample'): n
   return n;
 }
 
-/** Differences a shard still to resume explains: said before them, so they are not taken for a loss. */
-function unfinishedNote(shards: number[] | undefined): string {
-  if (shards === undefined) return '';
-  const which = `shard${shards.length === 1 ? '' : 's'} ${shards.join(', ')}`;
-  return `note: the latest run of ${which} has not ended (failed or stopped): what it has not sent yet shows as missing; run the same import again to resume it (status --shards says where it stands)\n`;
+/** Differences a run (or shard) still to resume explains: said before them, so they are not taken for a loss. */
+export function unfinishedNote(run: Pick<RunsToVerify, 'unfinished' | 'unfinishedRun'> | undefined): string {
+  const which = run?.unfinished ? `the latest run of shard${run.unfinished.length === 1 ? '' : 's'} ${run.unfinished.join(', ')} has` : run?.unfinishedRun ? `the latest run (${run.unfinishedRun}) has` : undefined;
+  if (which === undefined) return '';
+  const where = run?.unfinished ? 'status --shards says where it stands' : 'status says where it stands';
+  return `note: ${which} not ended (killed, failed or stopped): what it has not sent yet shows as missing; run the same import again to resume it (${where})\n`;
 }
 
 /** `chatport verify`: what the platform holds against the source; exit 0 when exact, 65 when anything differs. */
@@ -54,8 +55,8 @@ export function registerVerify(program: Command, ctx: CliContext): void {
           { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
-        if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...result.summary, differences: result.differences }, null, 2)}\n`);
-        else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${unfinishedNote(run?.unfinished)}${formatVerification(result.summary, result.differences)}`);
+        if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...(run?.unfinishedRun ? { unfinishedRun: run.unfinishedRun } : {}), ...result.summary, differences: result.differences }, null, 2)}\n`);
+        else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${unfinishedNote(run)}${formatVerification(result.summary, result.differences)}`);
         if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
       } finally {
         await client.close();

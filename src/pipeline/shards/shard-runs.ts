@@ -14,6 +14,8 @@ export interface RunsToVerify {
   trial?: TrialSpec;
   /** With shards: those whose latest run has not ended (failed, or stopped): what they did not send yet is missing. */
   unfinished?: number[];
+  /** Without shards: the latest run, when it has not ended (killed, failed or stopped): what it did not send yet is missing. */
+  unfinishedRun?: string;
 }
 
 /** The runs `chatport verify` compares against: the state folder's latest run, or with `shards` every shard's. */
@@ -22,7 +24,7 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
   const run = await findLatestRun(stateDir);
   if (run === undefined) return undefined;
   const label = run.wholeInputRun ? `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input` : `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`;
-  return { label, runDir: run.runDir, usersRunDir: run.runDir, ...verificationScope(run) };
+  return { label, runDir: run.runDir, usersRunDir: run.runDir, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
 }
 
 /**
