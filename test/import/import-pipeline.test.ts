@@ -174,4 +174,30 @@ describe('an unfinished run whose input changed', () => {
     for (const channel of (await all(f.client.channels.list())).filter((c) => c.name.startsWith('chg-'))) total += (await all(f.client.channels.messages(channel.id))).length;
     expect(total).toBe(200);
   });
+
+  it('stops with INPUT_CHANGED when a stage it finished reading (and will not read again) lists other input on resume', async () => {
+    const dir = join(f.dir, 'changed-finished');
+    const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'chf-');
+    await writeCsvs(dir, csv);
+    const { config } = await writePipeline(dir, generatedPipeline('changed-finished', 'chunkRecords: 20\n  concurrency: 1'));
+    const state = join(dir, 'state');
+    const stop = new AbortController();
+    const interrupted = await runImport({ config, stateDir: state }, {
+      client: f.client, signal: stop.signal,
+      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
+    }).catch((e: unknown) => e);
+    expect(interrupted).toBeInstanceOf(Error);
+
+    // A user appended to users.csv, a stage the interrupted run finished: a resume would never read it.
+    await writeInput(dir, 'users.csv', `${csv.users}late,chf-late,Late User\n`);
+    const changed = await runImport({ config, stateDir: state }, { client: f.client }).catch((e: unknown) => e);
+    expect(changed).toMatchObject({ code: 'INPUT_CHANGED', details: { stage: 'users', then: { files: 1 }, now: { files: 1 } } });
+    expect((changed as Error).message).toMatch(/^the users input changed since the interrupted run read it/);
+    expect(exitCodeFor(changed)).toBe(ExitCode.DATA_INVALID);
+
+    // The original input back: the run resumes (the refused attempt left no trace) and ends as an uninterrupted one would.
+    await writeInput(dir, 'users.csv', csv.users);
+    const resumed = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(resumed).toMatchObject({ status: 'succeeded', attempt: 2, stages: { users: { read: 3, imported: 3 }, messages: { read: 200, imported: 200 } } });
+  });
 });

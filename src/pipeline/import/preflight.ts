@@ -5,6 +5,8 @@ import type { ChatportError } from '../../shared/errors.js';
 import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
 import { openSlackExport } from '../../sources/slack/index.js';
 import { inputReadFailure, unreadableInput } from './input-errors.js';
+import { listingOf, type InputListing } from './input-listing.js';
+import type { StageName } from '../state/events.js';
 import { parseOptionsOf } from './read-stage.js';
 
 /**
@@ -14,21 +16,25 @@ import { parseOptionsOf } from './read-stage.js';
  * 66, naming the pattern), then open every object and parse its first batch (a bad gzip header, a file the
  * format cannot read, or a first record that does not parse is DATA_INVALID, exit 65, naming file and
  * line). Only the first batch of each object is read: the rest is found when the stage reads it.
+ * Returns what each file stage's locations listed (input-listing.ts), for the journal and a resume's check.
  */
-export async function preflightInputs(config: PipelineConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<void> {
+export async function preflightInputs(config: PipelineConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<Map<StageName, InputListing>> {
+  const listings = new Map<StageName, InputListing>();
   const slackExports = new Set<string>();
   const platformExports = new Map<string, PlatformExportConfig>();
   for (const stage of config.stages) {
-    if (signal?.aborted) return;
+    if (signal?.aborted) return listings;
     if (stage.slack) slackExports.add(stage.slack.export);
     else if (stage.platformExport) platformExports.set(stage.platformExport.export, stage.platformExport);
     else {
       const inputs = await listStageInputs(stage, sources);
       for (const input of inputs) await checkFirstRecords(stage, input, inputs.some((other) => other !== input && other.size !== 0));
+      listings.set(stage.stage, listingOf(inputs));
     }
   }
   for (const path of slackExports) await (await openSlackExport(path)).close();
   for (const source of platformExports.values()) await platformExportReader(source.platform).check(source.export);
+  return listings;
 }
 
 /** Every object the stage's locations name; each location must name at least one (the sources throw INPUT_MISSING). */

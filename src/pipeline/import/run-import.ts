@@ -22,6 +22,7 @@ import { checkMappedFields } from './check-mapped-fields.js';
 import { createClientUploader, type UploaderOptions } from './client-uploader.js';
 import { addFailedStageCounts, attachReport } from './partial-report.js';
 import { preflightInputs } from './preflight.js';
+import { checkFinishedStageInputs, journaledListings, type InputListing } from './input-listing.js';
 import { openHeldRecords } from './held-records.js';
 import { readStageRecords, sourceOptionsOf } from './read-stage.js';
 import { resolveExistingUsers } from './existing-users.js';
@@ -107,6 +108,8 @@ interface OpenedRun {
   journal: Journal<JournalEvent>;
   startedAt: number;
   logger: Logger;
+  /** What each file stage's locations list in this attempt (pre-flight), journaled with the stage's end. */
+  inputListings: ReadonlyMap<StageName, InputListing>;
 }
 
 /** What the stages came to: their counts, warnings, the run's status and the failure that stopped it. */
@@ -123,7 +126,7 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const { mode, logger, now, signal } = env;
   // Refused before anything is sent: a missing or unreadable input (exit 66 / 65), then a mapping that
   // names a column the input does not have (exit 78).
-  await preflightInputs(config, sourceOptionsOf(config), signal);
+  const inputListings = await preflightInputs(config, sourceOptionsOf(config), signal);
   for (const warning of await checkMappedFields(config, sourceOptionsOf(config), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
   const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
@@ -147,6 +150,15 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
     await lock.release();
     throw trialMismatch(state.trial, config.trial);
   }
+  if (resuming) {
+    // A stage whose input was read to its end is not read again: input changed since would go unseen.
+    try {
+      checkFinishedStageInputs(journaledListings(state), inputListings);
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
   const runId = resuming ? state.runId! : ulid();
   const attempt = resuming ? state.attempt + 1 : 1;
   // A dry run leaves the import's run state alone: its events go nowhere.
@@ -157,7 +169,7 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   deps.onRunStarted?.(paths.runDir(runId));
   if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt, ...(config.trial ? { trial: config.trial } : {}) });
   runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
-  return { paths, lock, runId, attempt, state: resuming ? state : foldRunState([]), journal, startedAt, logger: runLogger };
+  return { paths, lock, runId, attempt, state: resuming ? state : foldRunState([]), journal, startedAt, logger: runLogger, inputListings };
 }
 
 /** Every stage in order; a failure or a signal stops the run and is kept for the report, never thrown here. */
@@ -193,6 +205,7 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
         stages[stage] = await runStage({
           config, stage: stageConfig, runId, paths, state: run.state.stages[stage], journal: run.journal, mode, sources, signal, now: env.now,
           logger,
+          inputListing: run.inputListings.get(stage),
           ...hooks,
           ...(uploader ? { uploader, client: deps.client! } : {}),
           ...(channelIds ? { channelIds } : {}),

@@ -6,7 +6,7 @@ import { ItemEncoder, type Accepted, type ChannelIdLookup, type DuplicateLine, t
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
-import type { JournalEvent, StageName } from '../state/events.js';
+import type { InputListing, JournalEvent, StageName } from '../state/events.js';
 import type { Journal } from '../state/journal.js';
 import type { RunPaths } from '../state/run-paths.js';
 import type { StageState } from '../state/run-state.js';
@@ -67,6 +67,8 @@ export interface StageRunContext {
   onWarning?(warning: RunWarning): void;
   /** Users and channels: what the platform already holds of this pipeline (held-records.ts). */
   held?: HeldRecords;
+  /** What the stage's locations listed when this attempt started (a file stage), journaled with its end. */
+  inputListing?: InputListing | undefined;
 }
 
 /**
@@ -277,7 +279,7 @@ class StageRun implements StageTally {
     const { ctx, counts, stage } = this;
     if (replies && ctx.mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, (kind, line) => this.reject(kind, line)));
     if (ctx.mode !== 'import') return;
-    await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}) });
+    await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}), ...(ctx.inputListing ? { inputs: ctx.inputListing } : {}) });
     await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
     ctx.state.done = true;
   }

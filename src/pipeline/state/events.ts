@@ -27,8 +27,9 @@ export type JournalEvent =
   /**
    * The input was read to its end. `held`: imported without being sent (the platform held them identically),
    * `updated` (patched), `changed` (of skipped), `duplicates`; absent in journals of older versions.
+   * `inputs`: what the stage's locations listed when the attempt started (a file stage; older journals lack it).
    */
-  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts
+  | { t: 'stage-input-read'; stage: StageName; chunks: number; read: number; rejected: number; skipped: number; inputs?: InputListing } & UnsentCounts
   | { t: 'stage-done'; stage: StageName; at: string }
   /**
    * Reply threads (pipeline/import/replies): a reply is journaled before it is sent (`reply-sending`), so a
@@ -63,6 +64,16 @@ export interface ReplyDifference {
   field: string;
   platform: unknown;
   source: unknown;
+}
+
+/**
+ * What a stage's locations listed: how many objects, their bytes, and a sha256 of each one's name (without
+ * its folders) and size in listing order (pipeline/import/input-listing.ts).
+ */
+export interface InputListing {
+  files: number;
+  bytes: number;
+  sha256: string;
 }
 
 /** Counts of records a stage settled without sending them (see stage-input-read). */

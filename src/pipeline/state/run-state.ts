@@ -1,5 +1,5 @@
 import type { TrialSpec } from '../../config/index.js';
-import { unsentOf, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
+import { unsentOf, type InputListing, type JournalEvent, type PartPath, type StageName, type UnsentCounts } from './events.js';
 import type { JournalLine } from './journal.js';
 import { ReplyUpdateTable } from './reply-updates.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -40,7 +40,7 @@ export interface RepliesState {
 export interface StageState {
   chunks: Map<number, ChunkState>;
   replies: RepliesState;
-  input?: { chunks: number; read: number; rejected: number; skipped: number } & UnsentCounts;
+  input?: { chunks: number; read: number; rejected: number; skipped: number; inputs?: InputListing } & UnsentCounts;
   done: boolean;
 }
 
@@ -119,7 +119,7 @@ function applyStageEvent(stage: StageState, e: Exclude<JournalEvent, { t: 'run-s
       chunkOf(stage, e.seq).done = true;
       break;
     case 'stage-input-read':
-      stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, ...unsentOf(e) };
+      stage.input = { chunks: e.chunks, read: e.read, rejected: e.rejected, skipped: e.skipped, ...unsentOf(e), ...(e.inputs ? { inputs: e.inputs } : {}) };
       break;
     case 'stage-done':
       stage.done = true;
