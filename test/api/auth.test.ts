@@ -72,6 +72,24 @@ describe('client credentials', () => {
 });
 
 describe('token endpoint failures', () => {
+  // RFC 6749 §5.2: a token endpoint refuses credentials with 400 and an OAuth error code (Cognito, Entra
+  // ID do so for a wrong secret). That is the operator's credentials (77), not a chatport bug (1).
+  it('a 400 with an OAuth error code (invalid_client) is refused credentials: exit 77, no secret', async () => {
+    bed = await startApiTestBed();
+    const wrongSecret = 'another-wrong-secret-42';
+    tokenProxy = await startOtherOrigin({
+      respond: () => ({ status: 400, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ error: 'invalid_client', error_description: 'Client authentication failed' }) }),
+    });
+    const client = bed.newClient({ auth: { kind: 'client-credentials', tokenUrl: `${tokenProxy.url}/oauth/token`, clientId: 'someone', clientSecret: wrongSecret } });
+    const error = await client.application.get().catch((e: unknown) => e);
+    expect(isUnauthorizedError(error)).toBe(true);
+    expect(exitCodeFor(error)).toBe(ExitCode.AUTH);
+    expect((error as Error).message).toContain('invalid_client');
+    expect((error as Error).message).toContain('CHATPORT_CLIENT_SECRET');
+    expect(tokenProxy.received).toHaveLength(1);
+    bed.logs.expectNoSecrets([...bed.secrets(), wrongSecret]);
+  });
+
   it('are retried by the token request alone, not again by the call that needed the token', async () => {
     bed = await startApiTestBed();
     bed.sandbox.setFaults([{ method: 'POST', path: '/oauth/token', fault: { kind: 'status', status: 503 } }]);

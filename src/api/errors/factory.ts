@@ -41,6 +41,17 @@ export function parseErrorBody(bodyText: string): ErrorBodyFacts {
   };
 }
 
+/** RFC 6749 §5.2 error codes by which a token endpoint refuses a client's credentials or grant. */
+const OAUTH_REFUSALS = new Set(['invalid_client', 'invalid_grant', 'unauthorized_client', 'invalid_scope', 'unsupported_grant_type']);
+
+/**
+ * A token endpoint answers refused credentials with 400 and an OAuth error code (RFC 6749 §5.2; Cognito
+ * and Entra ID do so for a wrong secret): the operator's credentials, not a chatport bug.
+ */
+function isOAuthRefusal(status: number, facts: ErrorBodyFacts): boolean {
+  return status === 400 && facts.error !== undefined && OAUTH_REFUSALS.has(facts.error);
+}
+
 /**
  * The one factory from an HTTP status to an error class (openai-node's `APIError.generate`).
  * `requiredScopes` are the scopes of the operation (management-api.md §4), named in a 403's message.
@@ -54,9 +65,9 @@ export function createApiError(site: RequestSite, response: ErrorResponse, requi
   const where = site.operation === request ? request : `${site.operation} (${request})`;
   const said = facts.error || facts.description ? `: ${[facts.error, facts.description].filter(Boolean).join(' — ')}` : '';
 
-  if (status === 401)
+  if (status === 401 || isOAuthRefusal(status, facts))
     return new UnauthorizedError(
-      `${where} was refused with 401${said}. The credentials are missing, wrong or expired: check CHATPORT_CLIENT_ID and CHATPORT_CLIENT_SECRET (or CHATPORT_ACCESS_TOKEN) and the token URL`,
+      `${where} was refused with ${status}${said}. The credentials are missing, wrong or expired: check CHATPORT_CLIENT_ID and CHATPORT_CLIENT_SECRET (or CHATPORT_ACCESS_TOKEN) and the token URL`,
       init,
     );
   if (status === 403) {
