@@ -47,7 +47,17 @@ export interface S3ConnectionOptions {
   checksums?: 'WHEN_REQUIRED' | 'WHEN_SUPPORTED';
   /** Static credentials; default: the SDK's default credential chain. */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** A connection silent this long (nothing sent or received) fails the attempt. Default 60 s. */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * The SDK sets no timeout of its own: a store that accepts the connection and never answers would hang a
+ * scheduled job forever. The API client's bounds (src/api/http/dispatcher.ts) apply to S3 too; a read
+ * broken by the idle limit resumes where it stopped (resumable-read.ts).
+ */
+const S3_CONNECT_TIMEOUT_MS = 10_000;
+const S3_IDLE_TIMEOUT_MS = 60_000;
 
 /**
  * The S3Client configuration both stages use, from the shared connection settings; registers the secret
@@ -67,6 +77,7 @@ export function s3ClientConfig(options: S3ConnectionOptions = {}) {
     credentials: resolved.credentials,
     requestChecksumCalculation: resolved.checksums,
     responseChecksumValidation: resolved.checksums,
+    requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? S3_IDLE_TIMEOUT_MS },
   };
 }
 

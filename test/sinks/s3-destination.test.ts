@@ -1,4 +1,5 @@
 import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
@@ -141,6 +142,19 @@ it('S3: refuses a root whose key prefix has empty, "." or ".." segments (stores 
   }
   for (const root of [`s3://${BUCKET}`, `s3://${BUCKET}/`, `s3://${BUCKET}/a.b/..c/d//`]) expect(createS3Destination(root, connection()).root).toBe(root);
 });
+
+it('S3: a store that accepts the connection and never answers stops the publication (69), not a job hung forever', async () => {
+  const silent = createServer(() => undefined);
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const destination = createS3Destination(`s3://${BUCKET}/p`, { ...connection(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`), idleTimeoutMs: 300 });
+    const failure = await destination.beginPublication({ dataset: 'messages', date: '2026-11-21' }, 'RUNA').catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'OUTPUT_UNAVAILABLE' });
+    expect(exitCodeFor(failure)).toBe(ExitCode.UNAVAILABLE);
+  } finally {
+    silent.close();
+  }
+}, 30_000);
 
 it('S3: a listing page that says "truncated" without a continuation token stops the publication (69), not a folder half listed', async () => {
   // Half listed, the stale files after the first page would stay beside the new ones under a new _SUCCESS.

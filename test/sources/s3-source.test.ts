@@ -94,6 +94,19 @@ describe('S3 source', () => {
     expect(exitCodeFor(failure)).toBe(69);
   });
 
+  it('a store that accepts the connection and never answers is INPUT_UNAVAILABLE (exit 69), not a job hung forever', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const endpoint = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { ...connection(), endpoint, idleTimeoutMs: 300 })).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: 'INPUT_UNAVAILABLE', message: expect.stringMatching(/unreachable or failing \(TimeoutError/) });
+      expect(exitCodeFor(failure)).toBe(69);
+    } finally {
+      silent.close();
+    }
+  }, 30_000);
+
   it('a store that keeps throttling (429 SlowDown) is INPUT_UNAVAILABLE (exit 69, retry), not a bug (exit 1)', async () => {
     const throttling = await startOtherOrigin({
       respond: () => ({ status: 429, headers: { 'content-type': 'application/xml' }, body: '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>' }),
