@@ -2,6 +2,7 @@
  * S3 addresses and connection settings shared by the S3 source and the S3 sink. No SDK here: each of those
  * two stages builds its own client from these plain values (one SDK, one place per stage).
  */
+import { homedir } from 'node:os';
 import { UsageError } from './errors.js';
 import { registerSecret } from './secrets.js';
 
@@ -67,6 +68,7 @@ export function s3ClientConfig(options: S3ConnectionOptions = {}) {
   // The SDK's documented switch for its multi-line NodeVersionSupportWarning, which it prints as plain text
   // on stderr among chatport's JSON log lines; the supported Node versions are the project's concern (README).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  homeForSdk(process.env);
   const resolved = resolveS3Connection(options);
   registerSecret(resolved.credentials?.secretAccessKey);
   registerSecret(resolved.credentials?.sessionToken);
@@ -79,6 +81,21 @@ export function s3ClientConfig(options: S3ConnectionOptions = {}) {
     responseChecksumValidation: resolved.checksums,
     requestHandler: { connectionTimeout: S3_CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? S3_IDLE_TIMEOUT_MS },
   };
+}
+
+/**
+ * The SDK looks for its profile files under HOME and, without one, asks the OS, which throws for a user
+ * with no passwd entry (a container run as an arbitrary UID, a scheduler task whose environment was
+ * replaced): uncaught inside the SDK, the job died with exit 1. Such a user has no profile files: a home
+ * that does not exist lets the SDK find none and go on down its credential chain.
+ */
+export function homeForSdk(env: Record<string, string | undefined>, osHome: () => string = homedir): void {
+  if (env.HOME) return;
+  try {
+    osHome();
+  } catch {
+    env.HOME = '/nonexistent';
+  }
 }
 
 /** The normalized connection settings. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseS3Url, resolveS3Connection } from '../../src/shared/s3-location.js';
+import { homeForSdk, parseS3Url, resolveS3Connection } from '../../src/shared/s3-location.js';
 
 describe('S3 connection settings', () => {
   it('uses WHEN_REQUIRED checksums, path style and a fallback region for custom endpoints', () => {
@@ -18,5 +18,22 @@ describe('S3 connection settings', () => {
     expect(parseS3Url('s3://bucket/a/b.csv')).toEqual({ bucket: 'bucket', key: 'a/b.csv' });
     expect(parseS3Url('s3://bucket')).toEqual({ bucket: 'bucket', key: '' });
     expect(() => parseS3Url('s3:///key')).toThrow('not an S3 URL: "s3:///key"');
+  });
+
+  // A container run as an arbitrary UID (no passwd entry) with no HOME: the SDK's profile lookup asks the
+  // OS for a home folder, which throws, uncaught, and the job died with exit 1 and Node's raw stack.
+  it('gives the SDK a home folder where the OS has none, and leaves one that exists alone', () => {
+    const noPasswdEntry = () => {
+      throw new Error('A system error occurred: uv_os_homedir returned ENOENT (no such file or directory)');
+    };
+    const env: Record<string, string | undefined> = {};
+    homeForSdk(env, noPasswdEntry);
+    expect(env.HOME).toBe('/nonexistent');
+    const withHome: Record<string, string | undefined> = { HOME: '/home/app' };
+    homeForSdk(withHome, noPasswdEntry);
+    expect(withHome.HOME).toBe('/home/app');
+    const withPasswd: Record<string, string | undefined> = {};
+    homeForSdk(withPasswd, () => '/root');
+    expect(withPasswd.HOME).toBeUndefined();
   });
 });
