@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { UsageError } from '../shared/errors.js';
 import type { CliContext } from './context.js';
-import { adoptOldConnectionNames, oldNamesWarning } from './connection-env.js';
+import { adoptOldConnectionNames, misspeltVariables, misspeltWarning, oldNamesWarning } from './connection-env.js';
 import { addHelpExamples } from './help-examples.js';
 
 /** What each file under ./commands exports: adds its command (or commands) to the program. */
@@ -24,6 +24,8 @@ export function buildProgram(ctx: CliContext, commands: readonly RegisterCommand
   program.hook('preAction', () => {
     const adopted = adoptOldConnectionNames(ctx.env);
     if (adopted.length > 0) ctx.logger.warn({ renamed: adopted }, oldNamesWarning(adopted));
+    const misspelt = misspeltVariables(ctx.env);
+    if (misspelt.length > 0) ctx.logger.warn({ misspelt }, misspeltWarning(misspelt));
   });
   for (const register of commands) register(program, ctx);
   addHelpExamples(program);

@@ -42,6 +42,19 @@ describe('connection settings: CHATPORT_* names, the CHAT_* names of wave 1, --a
     expect(warnings[0]).not.toContain(f.sandbox.credentials.clientSecret);
   });
 
+  // A container configured by environment alone: a typo in a variable's name must not pass unnoticed.
+  it('a misspelt CHATPORT_* name is reported with the name meant; variables pipeline files interpolate are not', async () => {
+    const env = { ...cleared, CHATPORT_API_ULR: f.sandbox.url, ...credentials(), CHATPORT_TERMINATON_LOG: '/tmp/x', CHATPORT_CHUNK_RECORDS: '50' };
+    const result = await runCli(['ping'], env);
+    expect(result.code, result.stderr).toBe(78);
+    const warnings = result.stderr.split('\n').filter((line) => line.includes('not a variable chatport reads'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('CHATPORT_API_ULR (did you mean CHATPORT_API_URL?)');
+    expect(warnings[0]).toContain('CHATPORT_TERMINATON_LOG (did you mean CHATPORT_TERMINATION_LOG?)');
+    expect(warnings[0]).not.toContain('CHATPORT_CHUNK_RECORDS');
+    expect(result.stderr).not.toContain(f.sandbox.credentials.clientSecret);
+  });
+
   it('the new names win over the old ones, without a warning', async () => {
     const env = { ...cleared, CHATPORT_API_URL: f.sandbox.url, ...credentials(), CHAT_API_URL: deadUrl, CHAT_CLIENT_SECRET: 'not-the-secret' };
     const result = await runCli(['ping'], env);
