@@ -31,6 +31,8 @@ export interface ResumableReadOptions {
   sleep?: Sleep;
   /** Called before each resume, for logs. */
   onResume?: (info: { uri: string; offset: number; attempt: number; cause: unknown }) => void;
+  /** Once aborted, a break is not resumed: the signal's reason is thrown. */
+  signal?: AbortSignal;
 }
 
 export class InputReadError extends ChatportError {
@@ -91,6 +93,7 @@ async function* readFromOffset(
       throw new Error(`the stream ended after ${offset} of ${total} bytes`);
     } catch (error) {
       if (consumerGone || isFinal(error)) throw error;
+      if (options.signal?.aborted) throw options.signal.reason;
       failures++;
       if (failures > maxResumes) {
         throw new InputReadError(`reading ${options.uri} failed at byte ${offset} after ${maxResumes} resumes`, { uri: options.uri, offset, total }, error);

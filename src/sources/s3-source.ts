@@ -25,6 +25,22 @@ export interface S3SourceOptions extends S3ConnectionOptions {
   resumeDelayMs?: number;
   sleep?: Sleep;
   onResume?: (info: { uri: string; offset: number; attempt: number; cause: unknown }) => void;
+  /**
+   * Stops every request under way at once (SIGTERM), with the signal's reason: a listing or a read
+   * waiting on a store that does not answer must not outlast the pod's grace period.
+   */
+  signal?: AbortSignal;
+}
+
+/** The per-request options that carry the run's signal to the SDK. */
+function sendOptions(options: S3SourceOptions): { abortSignal?: AbortSignal } {
+  return options.signal ? { abortSignal: options.signal } : {};
+}
+
+/** The reason of an abort, or else the S3 failure classified. */
+function failureOf(error: unknown, uri: string, options: S3SourceOptions): unknown {
+  if (options.signal?.aborted) return options.signal.reason;
+  return mapS3Error(error, uri);
 }
 
 interface S3ErrorShape {
@@ -90,6 +106,7 @@ function openObject(client: S3Client, bucket: string, key: string, options: S3So
           // A resume must read the same version of the object, or the bytes would be stitched from two.
           ...(offset > 0 && etag ? { IfMatch: etag } : {}),
         }),
+        sendOptions(options),
       );
       if (!response.Body) throw new Error(`GetObject ${uri} returned no body`);
       // Stores that ignore If-Match answer with the new version: its tag tells.
@@ -99,10 +116,11 @@ function openObject(client: S3Client, bucket: string, key: string, options: S3So
       }
       return { body: response.Body as Readable, totalBytes: response.ContentLength, etag: response.ETag, start: rangeStart(response.ContentRange) };
     } catch (error) {
-      throw mapS3Error(error, uri);
+      throw failureOf(error, uri, options);
     }
   };
   return openResumableRead(fetchFrom, {
+    signal: options.signal,
     uri,
     maxResumes: options.maxResumes,
     baseDelayMs: options.resumeDelayMs,
@@ -111,10 +129,10 @@ function openObject(client: S3Client, bucket: string, key: string, options: S3So
   });
 }
 
-async function* listObjects(client: S3Client, bucket: string, prefix: string, pageSize: number) {
+async function* listObjects(client: S3Client, bucket: string, prefix: string, options: S3SourceOptions) {
   let token: string | undefined;
   do {
-    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: pageSize, ContinuationToken: token }));
+    const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: options.pageSize ?? 1000, ContinuationToken: token }), sendOptions(options));
     for (const item of page.Contents ?? []) {
       // Zero-byte keys ending in "/" are folder markers made by consoles, not data.
       if (item.Key && !(item.Key.endsWith('/') && (item.Size ?? 0) === 0)) yield { key: item.Key, size: item.Size };
@@ -125,7 +143,6 @@ async function* listObjects(client: S3Client, bucket: string, prefix: string, pa
 
 export function createS3Source(location: string, options: S3SourceOptions = {}): InputSource {
   const { bucket, key } = parseS3Url(location);
-  const pageSize = options.pageSize ?? 1000;
   let client = options.client;
   const getClient = () => (client ??= createSourceS3Client(options));
   const toInput = (objectKey: string, size: number | undefined): InputObject => ({
@@ -137,13 +154,13 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
   async function* listUnder(prefix: string, accept: (key: string) => boolean): AsyncGenerator<InputObject> {
     let found = 0;
     try {
-      for await (const item of listObjects(getClient(), bucket, prefix, pageSize)) {
+      for await (const item of listObjects(getClient(), bucket, prefix, options)) {
         if (!accept(item.key) || !isListedData(item.key.slice(prefix.length))) continue;
         found++;
         yield toInput(item.key, item.size);
       }
     } catch (error) {
-      throw mapS3Error(error, location);
+      throw failureOf(error, location, options);
     }
     if (found === 0) throw new InputMissingError(`no input objects at ${location}`, { uri: location });
   }
@@ -151,10 +168,10 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
   /** The object at `key` itself, or undefined when there is none. */
   async function headOf(objectKey: string): Promise<InputObject | undefined> {
     try {
-      const head = await getClient().send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey }));
+      const head = await getClient().send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey }), sendOptions(options));
       return toInput(objectKey, head.ContentLength);
     } catch (error) {
-      if (!isNotFound(error)) throw mapS3Error(error, location);
+      if (!isNotFound(error)) throw failureOf(error, location, options);
       return undefined;
     }
   }

@@ -6,9 +6,9 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exitCodeFor } from '../../src/shared/exit-codes.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createInputSource } from '../../src/sources/index.js';
+import { createInputSource, type InputObject } from '../../src/sources/index.js';
 import { createS3Source } from '../../src/sources/s3-source.js';
-import { InputMissingError } from '../../src/shared/errors.js';
+import { InputMissingError, InterruptedError } from '../../src/shared/errors.js';
 import { s3ClientConfig, startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startCuttingProxy } from './cutting-proxy.js';
 import { startOtherOrigin } from '../helpers/other-origin.js';
@@ -106,6 +106,51 @@ describe('S3 source', () => {
       silent.close();
     }
   }, 30_000);
+
+  // SIGTERM while a listing or a read waits on a store that does not answer: the run must stop within the
+  // grace period (143, state saved), not wait out the idle limit and its retries until SIGKILL.
+  it('an abort stops a listing and a read that wait on a silent store at once, with the abort reason', async () => {
+    const seen: string[] = [];
+    const stalling = createHttpServer((request, response) => {
+      seen.push(request.method ?? '');
+      if (request.method === 'HEAD') {
+        response.writeHead(200, { 'content-length': '100', etag: '"e1"' }).end();
+        return;
+      }
+      // GET: a listing gets nothing at all; the object's body stops after 10 of its 100 bytes.
+      if (request.url?.includes('list-type=2')) return;
+      response.writeHead(200, { 'content-length': '100', etag: '"e1"' });
+      response.write('id\n1\n2\n3\n4');
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+    const abortWhen = (method: string, controller: AbortController) => {
+      const timer = setInterval(() => {
+        if (seen.includes(method)) {
+          clearInterval(timer);
+          controller.abort(new InterruptedError('SIGTERM'));
+        }
+      }, 5);
+    };
+    try {
+      const listing = new AbortController();
+      abortWhen('GET', listing);
+      const listed = await listUris(createS3Source(`s3://${BUCKET}/some/prefix/`, { ...connection(), endpoint, signal: listing.signal })).catch((e: unknown) => e);
+      expect(listed).toBeInstanceOf(InterruptedError);
+      seen.length = 0;
+      const reading = new AbortController();
+      const source = createS3Source(`s3://${BUCKET}/one.csv`, { ...connection(), endpoint, signal: reading.signal });
+      let object: InputObject | undefined;
+      for await (const input of source.listInputs()) object ??= input;
+      abortWhen('GET', reading);
+      const read = await readAll(object!.open()).catch((e: unknown) => e);
+      expect(read).toBeInstanceOf(InterruptedError);
+      expect(exitCodeFor(read)).toBe(143);
+    } finally {
+      stalling.closeAllConnections();
+      stalling.close();
+    }
+  }, 20_000);
 
   it('a store that keeps throttling (429 SlowDown) is INPUT_UNAVAILABLE (exit 69, retry), not a bug (exit 1)', async () => {
     const throttling = await startOtherOrigin({

@@ -216,12 +216,14 @@ function countBytes(source: Readable, onBytes: (n: number) => void): Readable {
 }
 
 /** The S3 settings of a pipeline file, as the sources take them. */
-export function sourceOptionsOf(config: PipelineConfig): InputSourceOptions {
-  if (!config.s3) return {};
+export function sourceOptionsOf(config: PipelineConfig, signal?: AbortSignal): InputSourceOptions {
+  // The signal stops S3 requests under way (SIGTERM); local reads end between records anyway.
+  if (!config.s3) return signal ? { s3: { signal } } : {};
   const { region, endpoint, forcePathStyle, checksums } = config.s3;
   return {
     s3: {
       forcePathStyle,
+      ...(signal ? { signal } : {}),
       ...(region ? { region } : {}),
       ...(endpoint ? { endpoint } : {}),
       ...(checksums ? { checksums } : {}),

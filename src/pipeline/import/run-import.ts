@@ -126,8 +126,8 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const { mode, logger, now, signal } = env;
   // Refused before anything is sent: a missing or unreadable input (exit 66 / 65), then a mapping that
   // names a column the input does not have (exit 78).
-  const inputListings = await preflightInputs(config, sourceOptionsOf(config), signal);
-  for (const warning of await checkMappedFields(config, sourceOptionsOf(config), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
+  const inputListings = await preflightInputs(config, sourceOptionsOf(config, signal), signal);
+  for (const warning of await checkMappedFields(config, sourceOptionsOf(config, signal), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
   const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
   refuseFolderOnPseudoFs(paths.stateDir, 'the state folder');
@@ -185,7 +185,7 @@ async function runStages(run: OpenedRun, options: ImportRunOptions, deps: Import
 
   const outcome: StagesOutcome = { stages: {}, warnings: [], status: mode === 'dry-run' ? 'dry-run' : 'succeeded', failure: undefined };
   const { stages, warnings } = outcome;
-  const sources = sourceOptionsOf(config);
+  const sources = sourceOptionsOf(config, signal);
   let channelIds: ChannelIdLookup | undefined;
   const latest: Partial<Record<StageName, StageCounts>> = {};
   const checks = new StageChecks(config, mode === 'import' ? deps.client : undefined, signal, () => sourceUserNamesOf(config, (users) => readStageRecords(config, users, { sources, signal })));

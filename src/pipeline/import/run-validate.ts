@@ -37,8 +37,8 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
   const paths = new RunPaths(outDir);
   const runId = 'validate';
   const state = foldRunState([]);
-  const sources = sourceOptionsOf(config);
   const signal = interruptionSignal(options.signal);
+  const sources = sourceOptionsOf(config, signal);
   const hasChannels = config.stages.some((s) => s.stage === 'channels');
   const checks = new StageChecks(config, undefined);
   const channelKeys = new Set<string>();

@@ -109,7 +109,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   // `ref: user` names each key by the user the platform holds for it, as the import did (user-names.ts).
   config.platformUserNames ??= pipelineUserNamesOf(users, config.id);
-  const read = { sources: sourceOptionsOf(config), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
+  const read = { sources: sourceOptionsOf(config, deps.signal), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';
   const sample = options.sample === 'auto' ? AUTO_CONTENT_SAMPLE : (options.sample ?? 0);
