@@ -77,6 +77,9 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     },
     { dispatcher, pacing: pacingOf(options, { now, sleep }), sleep, now, random: deps.random ?? Math.random, logger },
   );
+  // The token fetch is shared by every waiting call, so no call's signal may stop it; closing the client
+  // does, or a fetch every caller gave up on (SIGTERM) would hold the process until its timeouts and retries.
+  const closing = new AbortController();
   const auth =
     options.auth.kind === 'static'
       ? createStaticTokenProvider(options.auth.accessToken)
@@ -94,6 +97,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
                 authenticate: false,
                 // Asking for a token twice only mints two tokens.
                 retry: 'idempotent',
+                signal: closing.signal,
               },
               TokenResponse,
             ),
@@ -123,6 +127,10 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
       describe: () => auth.describe(),
     },
     send: (spec) => transport.send(spec),
-    close: () => dispatcher.close(),
+    close: () => {
+      if (closing.signal.aborted) return Promise.resolve();
+      closing.abort(new Error('the API client was closed'));
+      return dispatcher.close();
+    },
   };
 }

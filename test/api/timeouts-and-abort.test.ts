@@ -53,6 +53,22 @@ describe('timeouts and cancellation', () => {
     expect(bed.sandbox.requests()).toHaveLength(1);
   });
 
+  // SIGTERM while the token request hangs: the run ended at once, but closing the client waited for the
+  // shared token fetch (the headers timeout, 60 s, then its retries), past a pod's grace period.
+  it('closing the client ends a token request that an aborted call left behind, at once', async () => {
+    bed.sandbox.setFaults([{ method: 'POST', path: '/oauth/token', fault: { kind: 'delay', ms: 60_000 } }]);
+    const client = bed.newClient();
+    const controller = new AbortController();
+    const reason = new Error('stopped by the caller');
+    const call = client.application.get({ signal: controller.signal });
+    await until(() => bed.sandbox.requests().some((r) => r.path === '/oauth/token'));
+    controller.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    await client.close();
+    expect(bed.sandbox.requests().filter((r) => r.path === '/oauth/token')).toHaveLength(1);
+    expect(bed.logs.lines.filter((l) => l.includes('request failed: retrying'))).toEqual([]);
+  }, 20_000);
+
   it('an abort also ends the wait behind a rate-limit pause', async () => {
     await bed.client.auth.check();
     bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'status', status: 429, retryAfter: { seconds: 10 } }, times: 1 }]);
