@@ -8,6 +8,8 @@ import { describeFailure, jsonText } from './failure.js';
 import { createCliLogging } from './cli-logging.js';
 import { reportOf } from '../pipeline/import/partial-report.js';
 import { registerSecretsOfEnvironment } from '../shared/secrets.js';
+import { writeTerminationLog } from './termination-log.js';
+import type { CliLogging } from './cli-logging.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -22,6 +24,7 @@ async function main(argv: string[]): Promise<void> {
   const wantsJson = argv.includes('--json');
   const logging = createCliLogging({ terminal: process.stderr.isTTY === true ? process.stderr : undefined, level: debug ? 'debug' : undefined });
   const { logger } = logging;
+  catchStrayFailures(logging, debug);
   const signals = installSignalHandlers(logger);
   let exitCode: number = ExitCode.OK;
   try {
@@ -59,6 +62,25 @@ async function main(argv: string[]): Promise<void> {
     await logging.close();
   }
   process.exitCode = exitCode;
+}
+
+/**
+ * The last resort for an error thrown where no await can catch it (inside a dependency's callback): said as
+ * every failure is (one line on stderr, secrets scrubbed, the JSON log line, the termination log) instead
+ * of Node's raw stack, and the process ends with its exit code (1 for a bug; a full disk is still 74).
+ */
+function catchStrayFailures(logging: CliLogging, debug: boolean): void {
+  const fail = (error: unknown) => {
+    const failure = describeFailure(error, { debug });
+    process.stderr.write(failure.text);
+    logging.recordFailure(failure.json.error);
+    // Nothing may run on after this: state is unknown. The logs and the summary get a moment, no more.
+    const end = () => process.exit(failure.exitCode);
+    setTimeout(end, 2000).unref();
+    void Promise.allSettled([logging.close(), writeTerminationLog(process.env, { status: 'failed', exitCode: failure.exitCode, error: failure.json.error })]).then(end);
+  };
+  process.on('uncaughtException', fail);
+  process.on('unhandledRejection', fail);
 }
 
 /**
