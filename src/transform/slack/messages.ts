@@ -60,6 +60,8 @@ export interface SlackMessageMapper {
 interface ChannelState {
   lastTs: string | undefined;
   sameTsCount: number;
+  /** Each distinct message of the latest ts, in occurrence order (index 0 is occurrence 1). */
+  sameTsMessages: SlackMessage[];
   threads: ThreadTracker;
   /**
    * Roots that share their ts with an earlier message of the conversation (broken exports): ts → the root's
@@ -94,7 +96,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
     let state = states.get(channelKey);
     if (state === undefined) {
       state = {
-        lastTs: undefined, sameTsCount: 0, threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map(),
+        lastTs: undefined, sameTsCount: 0, sameTsMessages: [], threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map(),
         tsGroup: { ts: undefined, skippedRoot: false, imported: false, importedRoot: false }, shadowedRoots: new Set(), laterDayFrom: undefined,
       };
       states.set(channelKey, state);
@@ -131,6 +133,20 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
   };
 }
 
+/**
+ * A message with the ts of the one before: the occurrence of an identical earlier one (the same record
+ * twice, as in exports merged from overlapping ones), so it gets that one's key and item and the stage's
+ * duplicate check counts it a duplicate instead of importing it again; else the next occurrence (two
+ * messages that share a ts, each imported). Only messages of one ts are compared, so this is rare.
+ */
+function occurrenceOfRepeat(state: ChannelState, message: SlackMessage): number {
+  const text = JSON.stringify(message);
+  const same = state.sameTsMessages.findIndex((earlier) => JSON.stringify(earlier) === text);
+  if (same >= 0) return same + 1;
+  state.sameTsMessages.push(message);
+  return ++state.sameTsCount;
+}
+
 function mapMessage(message: SlackMessage, position: RecordPosition, channelKey: string, state: ChannelState, context: SlackMappingContext): Outcome<PendingMessage> {
   const { directory } = context;
   // A root is in the export even when it is skipped below; its replies must not be marked rootMissing.
@@ -147,12 +163,13 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   let outOfOrder = false;
   if (state.lastTs !== undefined) {
     const order = compareTs(message.ts, state.lastTs);
-    if (order === 0) occurrence = ++state.sameTsCount;
+    if (order === 0) occurrence = occurrenceOfRepeat(state, message);
     else if (order < 0) outOfOrder = true;
   }
   if (state.lastTs === undefined || compareTs(message.ts, state.lastTs) > 0) {
     state.lastTs = message.ts;
     state.sameTsCount = 1;
+    state.sameTsMessages = [message];
   }
 
   const author = findAuthor(message);
