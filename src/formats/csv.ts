@@ -116,6 +116,7 @@ class CsvRecords implements PlainCsvLineSource {
         }
       }
       const fields = typeof row === 'string' ? row.split(this.delimiter) : row;
+      if (line === 1 && isExcelSeparatorLine(fields, this.delimiter, this.file)) continue;
       if (isBlankRow(fields)) continue;
       if (this.names === undefined || this.build === undefined) {
         this.names = this.options.columns ?? (this.header ? fields : fields.map((_, i) => String(i + 1)));
@@ -155,6 +156,22 @@ class CsvRecords implements PlainCsvLineSource {
   broken(error: CsvSyntaxError): FormatError {
     return new FormatError(`${this.file}: CSV cannot be read from line ${this.nextLine} on (${error.code}): ${error.message}`, { file: this.file, line: this.nextLine, csvCode: error.code }, error);
   }
+}
+
+/**
+ * Excel writes (and reads) a first line `sep=;` naming the file's delimiter. It is no header and no record:
+ * it is skipped when it names the delimiter the stage reads with, and when it names another one the file
+ * stops (FormatError) saying so, since every row would otherwise be one field or the wrong fields.
+ */
+function isExcelSeparatorLine(fields: readonly string[], delimiter: string, file: string): boolean {
+  const text = fields.join(delimiter);
+  const named = /^sep=([^\r\n])$/.exec(text)?.[1];
+  if (named === undefined) return false;
+  if (named === delimiter) return true;
+  throw new FormatError(
+    `${file}: line 1 is ${JSON.stringify(text)}, Excel's note that the file's delimiter is ${JSON.stringify(named)}, but the stage reads it with ${JSON.stringify(delimiter)}; set the stage's source csv: { delimiter: ${JSON.stringify(named)} }`,
+    { file, line: 1, expected: `delimiter ${JSON.stringify(delimiter)}`, found: text },
+  );
 }
 
 function assertUniqueColumns(columns: readonly string[], file: string, line: number): void {

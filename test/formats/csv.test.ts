@@ -84,6 +84,21 @@ describe('CSV', () => {
     await expect(run()).rejects.toBeInstanceOf(FormatError);
   });
 
+  it("skips Excel's first line sep=; when it names the stage's delimiter, counting it as line 1", async () => {
+    for (const size of [1, 3, 1000]) {
+      const items = await parseAll(pieces('sep=;\r\nid;name\r\n1;ann\r\n', size), { format: 'csv', csv: { delimiter: ';' } });
+      expect(items).toEqual([{ record: { id: '1', name: 'ann' }, position: { file: 'input', line: 3, index: 0 } }]);
+    }
+    const tabs = await parseAll(['sep=\t\nid\tname\n1\tann\n'], { format: 'csv', csv: { delimiter: '\t' } });
+    expect(tabs).toMatchObject([{ record: { id: '1', name: 'ann' }, position: { line: 3 } }]);
+  });
+
+  it('stops at a sep= line naming another delimiter than the stage reads with, saying which to set', async () => {
+    const run = parseAll(['sep=;\nid;name\n1;ann\n'], { format: 'csv', file: 'f.csv' });
+    await expect(run).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'f.csv', line: 1, found: 'sep=;' } });
+    await expect(parseAll(['sep=;\nid;name\n'], { format: 'csv', file: 'f.csv' })).rejects.toThrow('set the stage\'s source csv: { delimiter: ";" }');
+  });
+
   it('refuses a header that names a column twice', async () => {
     await expect(parseAll(['a,a\n1,2\n'], { format: 'csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { line: 1, column: 'a' } });
   });
