@@ -6,7 +6,8 @@ import { parseJsonArrayBatches } from './json-array.js';
 import { parseNdjsonBatches } from './ndjson.js';
 import { TextNormalizer } from './decode-text.js';
 import { peekBytes } from './peek.js';
-import { isGzip, sniffFormat, SNIFF_BYTES } from './sniff.js';
+import { binaryFileKind, isGzip, markupFileKind, sniffFormat, SNIFF_BYTES, type NonTextKind } from './sniff.js';
+import { FormatError } from './errors.js';
 import { sourceItemOf, type FormatName, type LineItem, type ParseRecordsOptions, type SourceItem } from './types.js';
 import { rejectUnreadableText } from './unreadable-text.js';
 
@@ -71,26 +72,35 @@ function closingSourceOnReturn<T>(inner: AsyncGenerator<T>, bytes: Readable | As
 }
 
 async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: ParseRecordsOptions, plainLines: boolean): Promise<AsyncGenerator<LineItem[]>> {
-  const first = await peekBytes(bytes, 2);
+  const first = await peekBytes(bytes, 8);
   let stream: Readable = first.stream;
   const gzip = options.gzip ?? 'auto';
   if (gzip === true || (gzip === 'auto' && isGzip(first.head)))
     stream = pipeline(stream, createGunzip(), () => {
       // Errors surface through the iterator of the last stream.
     });
+  else refuseNonText(binaryFileKind(first.head), options.file, options.format);
   // Bytes become UTF-8 here, before sniffing and parsing; bytes the encoding cannot read are marked.
   const text = new TextNormalizer(options.encoding ?? 'utf-8', options.file);
   stream = pipeline(stream, text, () => {
     // Errors surface through the iterator of the last stream.
   });
   let format = options.format;
-  if (format === undefined) {
+  if (format === undefined || format === 'csv') {
     const sniffed = await peekBytes(stream, SNIFF_BYTES);
-    format = sniffFormat(sniffed.head);
+    format ??= sniffFormat(sniffed.head);
     stream = sniffed.stream;
+    if (format === 'csv') refuseNonText(markupFileKind(sniffed.head), options.file, format);
   }
   options.onFormat?.(format);
   return rejectingUnreadable(parserFor(format, stream, options, plainLines), text);
+}
+
+/** A file that is no records of any format chatport reads stops as a whole, saying what it is. */
+function refuseNonText(kind: NonTextKind | undefined, file: string, format: FormatName | undefined): void {
+  if (kind === undefined) return;
+  const expected = format === undefined ? 'CSV, NDJSON or JSON' : format === 'json' ? 'JSON' : format.toUpperCase();
+  throw new FormatError(`${file}: is ${kind.what}, not ${expected} text; ${kind.todo}`, { file, line: 1, expected: `${expected} text`, found: kind.what });
 }
 
 function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOptions, plainLines: boolean): AsyncGenerator<LineItem[]> {

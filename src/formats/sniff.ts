@@ -27,3 +27,38 @@ export function sniffFormat(head: Uint8Array): FormatName {
   }
   return 'csv';
 }
+
+/** What a file that holds no records is, and what to do about it. */
+export interface NonTextKind {
+  what: string;
+  todo: string;
+}
+
+const SAVE_AS_CSV = 'save the sheet as CSV (in Excel: Save As, "CSV UTF-8")';
+const FETCH_AGAIN = 'likely an error page saved in place of the data: fetch the file again';
+
+/** Files that are no text records, by their first bytes. */
+const BINARY_SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; kind: NonTextKind }> = [
+  { bytes: [0x50, 0x4b, 0x03, 0x04], kind: { what: 'a ZIP archive (an Excel .xlsx or LibreOffice .ods workbook is one)', todo: SAVE_AS_CSV } },
+  { bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], kind: { what: 'an Excel 97-2003 .xls workbook', todo: SAVE_AS_CSV } },
+  { bytes: [0x25, 0x50, 0x44, 0x46, 0x2d], kind: { what: 'a PDF document', todo: 'export the data itself as CSV, NDJSON or JSON' } },
+  { bytes: [0x50, 0x41, 0x52, 0x31], kind: { what: 'a Parquet file', todo: 'export the data as CSV, NDJSON or JSON' } },
+];
+
+/** What raw (undecoded, decompressed) first bytes show the file to be when it holds no text at all. */
+export function binaryFileKind(head: Uint8Array): NonTextKind | undefined {
+  return BINARY_SIGNATURES.find(({ bytes }) => head.length >= bytes.length && bytes.every((b, i) => head[i] === b))?.kind;
+}
+
+const MARKUP_START = /^\uFEFF?\s*(<!doctype html|<html[\s>]|<\?xml[\s?])/i;
+
+/**
+ * An HTML or XML page where CSV was expected: a web server's or S3's error page saved in place of the
+ * export. Read as CSV its first line would be the header, and every mapped column "missing".
+ */
+export function markupFileKind(head: Uint8Array): NonTextKind | undefined {
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.byteLength, SNIFF_BYTES)).toString('utf8');
+  const found = MARKUP_START.exec(text)?.[1];
+  if (found === undefined) return undefined;
+  return { what: found.startsWith('<?') ? 'an XML document' : 'an HTML page', todo: FETCH_AGAIN };
+}

@@ -21,6 +21,28 @@ describe('sniffing', () => {
   it('sniffs when the first read is a single byte', async () => {
     expect(await parseAll(pieces('  [{"a":1}]', 1))).toHaveLength(1);
   });
+
+  it('stops, saying what the file is, at a workbook, PDF or Parquet file, whatever the format named', async () => {
+    const xlsx = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.from('[Content_Types].xml')]);
+    for (const format of [undefined, 'csv', 'ndjson'] as const)
+      await expect(parseAll(pieces(xlsx, 3), { file: 'users.csv', ...(format ? { format } : {}) })).rejects.toMatchObject({
+        code: 'DATA_INVALID',
+        message: expect.stringContaining('users.csv: is a ZIP archive (an Excel .xlsx or LibreOffice .ods workbook is one)') as string,
+        details: { file: 'users.csv', line: 1 },
+      });
+    const xls = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0]);
+    await expect(parseAll([xls], { format: 'csv' })).rejects.toThrow('is an Excel 97-2003 .xls workbook, not CSV text; save the sheet as CSV');
+    await expect(parseAll(['%PDF-1.7\n'])).rejects.toThrow('is a PDF document');
+  });
+
+  it('stops at an HTML or XML page read as CSV (an error page saved in place of the data), not at its missing columns', async () => {
+    const pages = ['\n<!DOCTYPE html>\n<html><title>502 Bad Gateway</title></html>\n', '<HTML>\n<body>Not Found</body></HTML>', '<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>'];
+    for (const page of pages)
+      await expect(parseAll(pieces(page, 4), { file: 'users.csv', format: 'csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'users.csv', line: 1 } });
+    await expect(parseAll([pages[0]!], { file: 'users.csv' })).rejects.toThrow('users.csv: is an HTML page, not CSV text; likely an error page saved in place of the data');
+    // A CSV whose text merely holds markup is CSV.
+    expect(await parseAll(['body\n<html> is a tag\n'], { format: 'csv' })).toEqual([{ record: { body: '<html> is a tag' }, position: { file: 'input', line: 2, index: 0 } }]);
+  });
 });
 
 describe('gzip', () => {
