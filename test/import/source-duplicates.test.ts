@@ -101,3 +101,20 @@ describe('a source key seen twice in a stage', () => {
     expect(chunk.equals(Buffer.from(`[${items.map((i) => JSON.stringify(i)).join(',')}]`, 'utf8'))).toBe(true);
   });
 });
+
+describe('one file named by two locations of a stage', () => {
+  it('is read once: its records are not counted again as duplicates of themselves; another file with the same rows still is read', async () => {
+    const dir = join(f.dir, 'listed-twice');
+    const users = await writeInput(dir, 'users.csv', ['id,username,display', 'u1,lt-alice,Alice', 'u2,lt-bob,Bob', ''].join('\n'));
+    await writeInput(dir, 'copy/users.csv', await readFile(users));
+    const { config } = await writePipeline(
+      dir,
+      'name: listed-twice\nstages:\n  users:\n    source: { path: [users.csv, "*.csv", ./users.csv, "copy/*.csv"] }\n    key: id\n    mapping: { name: username, displayName: display, isGuest: { const: false } }\n',
+    );
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+    expect(report.stages.users).toMatchObject({ read: 4, imported: 2, duplicates: 2, rejected: 0, skipped: 0 });
+    expect(report.totals.balanced).toBe(true);
+    expect((await readLines(join(report.runDir, 'duplicates', 'users.ndjson'))).map((d) => d.file)).toEqual([join(dir, 'copy/users.csv'), join(dir, 'copy/users.csv')]);
+    expect(await displayNames('lt-')).toEqual({ 'lt-alice': 'Alice', 'lt-bob': 'Bob' });
+  });
+});

@@ -3,7 +3,8 @@ import { parseRecordBatches } from '../../formats/index.js';
 import { mappedByChatport, stageProcessorSpec, type PipelineConfig, type StageConfig } from '../../config/index.js';
 import { ConfigError } from '../../shared/errors.js';
 import { closest } from '../../shared/closest-name.js';
-import { createInputSource, type InputSourceOptions } from '../../sources/index.js';
+import type { InputSourceOptions } from '../../sources/index.js';
+import { listStageInputs } from './stage-inputs.js';
 import { FieldPresence, fieldRefName, stageSourceFields, type MappedSourceField } from '../../transform/index.js';
 import type { RunWarning } from '../report.js';
 
@@ -22,15 +23,14 @@ export async function checkMappedFields(config: PipelineConfig, sources: InputSo
     if (mappedByChatport(stage) || signal.aborted) continue;
     const fields = stageSourceFields(stageProcessorSpec(config, stage));
     let firstRecordsChecked = false;
-    for (const location of stage.source.paths)
-      for await (const input of createInputSource(location, sources).listInputs()) {
-        const head = await readHead(stage, input.uri, input.open());
-        if (head.columns) errors.push(...missingColumns(stage, fields, input.uri, head.columns));
-        else if (!firstRecordsChecked && head.records.length > 0) {
-          firstRecordsChecked = true;
-          warnings.push(...absentFromFirstRecords(stage, fields, input.uri, head.records));
-        }
+    for (const input of await listStageInputs(stage, sources)) {
+      const head = await readHead(stage, input.uri, input.open());
+      if (head.columns) errors.push(...missingColumns(stage, fields, input.uri, head.columns));
+      else if (!firstRecordsChecked && head.records.length > 0) {
+        firstRecordsChecked = true;
+        warnings.push(...absentFromFirstRecords(stage, fields, input.uri, head.records));
       }
+    }
   }
   if (errors.length > 0)
     throw new ConfigError(`the pipeline names source fields its input does not have:\n${errors.map((e) => `  ${e}`).join('\n')}`, { problems: errors });

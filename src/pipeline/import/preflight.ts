@@ -2,7 +2,8 @@ import type { PipelineConfig, PlatformExportConfig, StageConfig } from '../../co
 import { platformExportReader } from '../platform-export/index.js';
 import { isUnparseable, parseRecordBatches, type FormatName, type SourceItem } from '../../formats/index.js';
 import type { ChatportError } from '../../shared/errors.js';
-import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
+import type { InputObject, InputSourceOptions } from '../../sources/index.js';
+import { listStageInputs } from './stage-inputs.js';
 import { openSlackExport } from '../../sources/slack/index.js';
 import { inputReadFailure, unreadableInput } from './input-errors.js';
 import { listingOf, type InputListing } from './input-listing.js';
@@ -35,13 +36,6 @@ export async function preflightInputs(config: PipelineConfig, sources: InputSour
   for (const path of slackExports) await (await openSlackExport(path)).close();
   for (const source of platformExports.values()) await platformExportReader(source.platform).check(source.export);
   return listings;
-}
-
-/** Every object the stage's locations name; each location must name at least one (the sources throw INPUT_MISSING). */
-async function listStageInputs(stage: StageConfig, sources: InputSourceOptions): Promise<InputObject[]> {
-  const inputs: InputObject[] = [];
-  for (const location of stage.source.paths) for await (const input of createInputSource(location, sources).listInputs()) inputs.push(input);
-  return inputs;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { parseRecordBatches, type ParseRecordsOptions, type RecordPosition, type SourceItem } from '../../formats/index.js';
 import { Transform, type Readable } from 'node:stream';
-import { createInputSource, type InputObject, type InputSourceOptions } from '../../sources/index.js';
+import type { InputObject, InputSourceOptions } from '../../sources/index.js';
+import { listStageInputs } from './stage-inputs.js';
 import { createStageProcessor, type Accepted, type ChannelIdLookup, type Processed, type UserNameLookup } from '../../transform/index.js';
 import { stageUsesUserRefs, userNamesOf } from './user-names.js';
 import { processedChannelKey, rawChannelKey, sampledChannelKeys, trialCut, trialSkip, type TrialCut } from './trial.js';
@@ -89,10 +90,8 @@ async function* readSourceBatches(
 ): AsyncGenerator<Processed[]> {
   const userNames = deps.userNames ?? (stageUsesUserRefs(stage) ? await userNamesOf(config, (users) => readStageRecords(config, users, readOnlyDeps(deps))) : undefined);
   const process = createStageProcessor(stageProcessorSpec(config, stage), { ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(userNames ? { userNames } : {}) });
-  const { source } = stage;
   // Listing first (files and keys are few next to records) gives the total size for progress.
-  const inputs: InputObject[] = [];
-  for (const location of source.paths) for await (const input of createInputSource(location, deps.sources ?? {}).listInputs()) inputs.push(input);
+  const inputs = await listStageInputs(stage, deps.sources ?? {});
   const total = inputs.every((i) => i.size !== undefined) ? inputs.reduce((n, i) => n + (i.size ?? 0), 0) : undefined;
   let read = 0;
   let ordinal = 0;
