@@ -1,10 +1,14 @@
-/** The name most like `name` (same letters in another case, or at most a third of its letters off), if any. */
+/**
+ * The name most like `name` (same letters in another case or between spaces, as a spreadsheet's header
+ * " id " has them, or at most a third of its letters off), if any.
+ */
 export function closest(name: string, names: readonly string[]): string | undefined {
   const lower = name.toLowerCase();
   let best: string | undefined;
   let bestDistance = Math.max(1, Math.floor(name.length / 3)) + 1;
   for (const candidate of names) {
-    const d = candidate.toLowerCase() === lower ? 0 : editDistance(lower, candidate.toLowerCase());
+    const other = candidate.trim().toLowerCase();
+    const d = other === lower ? 0 : editDistance(lower, other);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
   return best;

@@ -38,6 +38,22 @@ describe('mappings checked against the data', () => {
     expect(await all(f.client.users.list())).toEqual([]);
   });
 
+  it('a header split at the wrong delimiter says which delimiter to set; a header name between spaces is the one meant', async () => {
+    const dir = join(f.dir, 'spreadsheet-headers');
+    const tabs = await writeInput(dir, 'tabs.csv', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('id\tusername\r\nu1\tsh-alice\r\n', 'utf16le')]));
+    const spaced = await writeInput(dir, 'spaced.csv', ' id , username \nu2,sh-bob\n');
+    for (const file of [tabs, spaced]) {
+      const { path } = await writePipeline(dir, `name: sheet\n${API}stages:\n  users:\n    source: { path: ${JSON.stringify(file)} }\n    key: id\n    mapping: { name: username, displayName: username, isGuest: { const: false } }\n`, f.env);
+      const result = await cli(['validate', path]);
+      expect(result.code, result.stderr).toBe(78);
+      if (file === tabs) expect(result.stderr).toContain(`${tabs}: its header is one column holding "\\t" between names; the file's delimiter is likely "\\t": set the stage's source csv: { delimiter: "\\t" }`);
+      else {
+        expect(result.stderr).toContain(`stages.users.key: names the column "id", which ${spaced} does not have (its columns:  id ,  username ); did you mean " id "?`);
+        expect(result.stderr).not.toContain('delimiter is likely');
+      }
+    }
+  });
+
   it('NDJSON: a mapped field no record has is a warning, and the report names it at the stage\'s end', async () => {
     const dir = join(f.dir, 'ndjson');
     await writeInput(dir, 'users.ndjson', '{"id":"u1","username":"nd-alice","display":"Alice"}\n{"id":"u2","username":"nd-bob","display":"Bob","team":"x"}\n');

@@ -25,7 +25,11 @@ export async function checkMappedFields(config: PipelineConfig, sources: InputSo
     let firstRecordsChecked = false;
     for (const input of await listStageInputs(stage, sources)) {
       const head = await readHead(stage, input.uri, input.open());
-      if (head.columns) errors.push(...missingColumns(stage, fields, input.uri, head.columns));
+      if (head.columns) {
+        const missing = missingColumns(stage, fields, input.uri, head.columns);
+        const hint = missing.length > 0 ? otherDelimiterHint(stage, input.uri, head.columns) : undefined;
+        errors.push(...missing, ...(hint ? [hint] : []));
+      }
       else if (!firstRecordsChecked && head.records.length > 0) {
         firstRecordsChecked = true;
         warnings.push(...absentFromFirstRecords(stage, fields, input.uri, head.records));
@@ -68,6 +72,20 @@ function missingColumns(stage: StageConfig, fields: readonly MappedSourceField[]
     problems.push(`${where}: names the column ${JSON.stringify(name)}, which ${file} does not have (its columns: ${columns.join(', ')})${guess ? `; did you mean ${JSON.stringify(guess)}?` : ''}`);
   }
   return problems;
+}
+
+const LIKELY_DELIMITERS = [',', ';', '\t', '|'];
+
+/**
+ * A header read as one column that holds another common delimiter between names (a semicolon file from a
+ * European Excel, a tab-separated "Unicode text" save) was split at the wrong character: says which to set.
+ */
+function otherDelimiterHint(stage: StageConfig, file: string, columns: readonly string[]): string | undefined {
+  if (columns.length !== 1) return undefined;
+  const [header] = columns;
+  const delimiter = LIKELY_DELIMITERS.find((d) => d !== stage.source.csv.delimiter && header!.includes(d));
+  if (delimiter === undefined) return undefined;
+  return `${file}: its header is one column holding ${JSON.stringify(delimiter)} between names; the file's delimiter is likely ${JSON.stringify(delimiter)}: set the stage's source csv: { delimiter: ${JSON.stringify(delimiter)} }`;
 }
 
 function absentFromFirstRecords(stage: StageConfig, fields: readonly MappedSourceField[], file: string, records: Record<string, unknown>[]): RunWarning[] {
