@@ -119,7 +119,7 @@ class CsvRecords implements PlainCsvLineSource {
       if (line === 1 && isExcelSeparatorLine(fields, this.delimiter, this.file)) continue;
       if (isBlankRow(fields)) continue;
       if (this.names === undefined || this.build === undefined) {
-        this.names = this.options.columns ?? (this.header ? fields : fields.map((_, i) => String(i + 1)));
+        this.names = this.options.columns ?? (this.header ? fields.map(blankNamedByPosition) : fields.map((_, i) => String(i + 1)));
         assertUniqueColumns(this.names, this.file, line);
         this.build = compileRowBuilder(this.names);
         this.options.onColumns?.(this.names);
@@ -172,6 +172,15 @@ function isExcelSeparatorLine(fields: readonly string[], delimiter: string, file
     `${file}: line 1 is ${JSON.stringify(text)}, Excel's note that the file's delimiter is ${JSON.stringify(named)}, but the stage reads it with ${JSON.stringify(delimiter)}; set the stage's source csv: { delimiter: ${JSON.stringify(named)} }`,
     { file, line: 1, expected: `delimiter ${JSON.stringify(delimiter)}`, found: text },
   );
+}
+
+/**
+ * A header cell left empty (a spreadsheet's trailing empty columns: `id;name;;`) names its column by its
+ * position, `column4`, as DuckDB does: a mapping cannot name "" anyway, and two of them would otherwise be one
+ * name twice, stopping the file, or one value kept of two.
+ */
+function blankNamedByPosition(name: string, i: number): string {
+  return name === '' ? `column${i + 1}` : name;
 }
 
 function assertUniqueColumns(columns: readonly string[], file: string, line: number): void {

@@ -99,6 +99,11 @@ describe('CSV', () => {
     await expect(parseAll(['sep=;\nid;name\n'], { format: 'csv', file: 'f.csv' })).rejects.toThrow('set the stage\'s source csv: { delimiter: ";" }');
   });
 
+  it('names empty header cells by their position (a spreadsheet\'s trailing empty columns), keeping every value', async () => {
+    const items = await parseAll(['id;name;;;\r\n1;ann;;x;\r\n'], { format: 'csv', csv: { delimiter: ';' } });
+    expect(items).toEqual([{ record: { id: '1', name: 'ann', column3: '', column4: 'x', column5: '' }, position: { file: 'input', line: 2, index: 0 } }]);
+  });
+
   it('refuses a header that names a column twice', async () => {
     await expect(parseAll(['a,a\n1,2\n'], { format: 'csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { line: 1, column: 'a' } });
   });
