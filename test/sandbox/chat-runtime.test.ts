@@ -143,6 +143,40 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     expect((await t.call('/application')).status).toBe(200);
   });
 
+  it('a handler may name its own top-level call, context and process; they do not clash with the runtime\'s', async () => {
+    const id = await deploy(
+      'user.sent.message',
+      'own-names',
+      `const call = (n: number) => n + 1;
+       let context = 'mine';
+       function process() { return 'shadowed'; }
+       async function handleEvent(event: unknown, ctx: any) {
+         return { call: call(1), context, process: process(), exists: (await ctx.getUserApi().getUserExists('alice')).data };
+       }`,
+    );
+    await sendAsAlice('names');
+    expect((await ended(id)).result).toEqual({ payload: { call: 2, context: 'mine', process: 'shadowed', exists: true } });
+    await post(`/functions/${id}/versions`, { handlerScript: 'async function handleEvent() { return "off"; }' });
+  });
+
+  it('the host reference behind context is out of the handler\'s reach (calling it with any name would reach the host)', async () => {
+    const id = await deploy(
+      'user.sent.message',
+      'reach',
+      `async function handleEvent() {
+         const seen = [typeof $0, typeof $1, typeof $2];
+         if (typeof $1 === 'object') await $1.apply(undefined, ['hasOwnProperty', '[]'], { arguments: { copy: true }, result: { promise: true, copy: true } }).catch(() => {});
+         Error.prepareStackTrace = (e, frames) => frames.map((f) => typeof f.getFunction()).join(',');
+         return { seen, frames: new Error().stack };
+       }`,
+    );
+    await sendAsAlice('reach');
+    // The runtime's own frame (below the handler's) is strict: no function, so no arguments to read.
+    expect((await ended(id)).result).toEqual({ payload: { seen: ['undefined', 'undefined', 'undefined'], frames: 'function,undefined' } });
+    expect((await t.call('/application')).status).toBe(200);
+    await post(`/functions/${id}/versions`, { handlerScript: 'async function handleEvent() { return "off"; }' });
+  });
+
   it('a start-session function that throws refuses the session (403); one that returns lets it start', async () => {
     const id = await deploy('user.attempted.start_session', 'gate', 'async function handleEvent(e) { if (e.username === "carol") throw new Error("carol is on leave"); return { ok: e.username }; }');
     const refused = await post('/_sandbox/user-sessions', { username: 'carol' });

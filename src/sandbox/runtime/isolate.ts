@@ -42,12 +42,18 @@ export interface HandlerRun {
 export type HandlerOutcome = { ok: true; payload: unknown } | { ok: false; error: string };
 
 /**
- * Inside the isolate: `process.env`, then `context` (the Management API of the application, decisions.md)
- * built on the bridge's references, then the initialization script and the handler in one scope.
+ * Inside the isolate, three steps. `process` (env only) is set on the global, as Node has it; the
+ * initialization script and the handler then run as one global script, so their top-level names are theirs
+ * (a handler may declare its own `call` or `context`); last, a strict closure builds `context` on the
+ * bridge's reference and calls `handleEvent`. Strict so that the handler cannot pull the reference out of
+ * its caller (`arguments`, `caller`, stack frames): with it, it could call the host with any name.
  */
-const PRELUDE = `
-const process = Object.freeze({ env: Object.freeze(JSON.parse($0)) });
-const call = (name, args) => $1.apply(undefined, [name, JSON.stringify(args)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then((text) => JSON.parse(text));
+const SET_PROCESS = `'use strict';
+Object.defineProperty(globalThis, 'process', { value: Object.freeze({ env: Object.freeze(JSON.parse($0)) }), writable: true, configurable: true });`;
+
+const INVOKE = `'use strict';
+const bridge = $1;
+const call = (name, args) => bridge.apply(undefined, [name, JSON.stringify(args)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then((text) => JSON.parse(text));
 const context = Object.freeze({
   getUserApi: () => ({
     getUserExists: (name) => call('getUserExists', [name]),
@@ -58,7 +64,22 @@ const context = Object.freeze({
     sendChannelMessage: (channelId, body) => call('sendChannelMessage', [channelId, body]),
   }),
 });
-`;
+if (typeof handleEvent !== 'function') throw new Error('the handler script defines no function handleEvent(event, context)');
+return Promise.resolve(handleEvent(JSON.parse($0), context)).then((payload) => JSON.stringify(payload === undefined ? null : payload));`;
+
+/**
+ * The host side of `context`. Settles a turn later, never at once: isolated-vm leaves a promise that is
+ * already rejected when a Reference's function returns it unhandled in the host, which ends the process.
+ */
+function bridgeReference(ivm: Ivm, bridge: Bridge): IsolatedVm.Reference {
+  return new ivm.Reference((name: string, argsJson: string) =>
+    Promise.resolve().then(async () => {
+      const fn = Object.hasOwn(bridge, name) ? bridge[name] : undefined;
+      if (!fn) throw new Error(`context has no ${name}`);
+      return JSON.stringify(await fn(...(JSON.parse(argsJson) as unknown[])));
+    }),
+  );
+}
 
 export async function runHandler(run: HandlerRun): Promise<HandlerOutcome> {
   let ivm: Ivm;
@@ -75,13 +96,9 @@ export async function runHandler(run: HandlerRun): Promise<HandlerOutcome> {
   }, run.limits.timeoutMs);
   try {
     const context = await isolate.createContext();
-    const dispatch = new ivm.Reference(async (name: string, argsJson: string) => {
-      const fn = run.bridge[name];
-      if (!fn) throw new Error(`context has no ${name}`);
-      return JSON.stringify(await fn(...(JSON.parse(argsJson) as unknown[])));
-    });
-    const body = `${PRELUDE}\n${run.initializationScript}\n${run.script}\n;if (typeof handleEvent !== 'function') throw new Error('the handler script defines no function handleEvent(event, context)');\nreturn Promise.resolve(handleEvent(JSON.parse($2), context)).then((payload) => JSON.stringify(payload === undefined ? null : payload));`;
-    const text = (await context.evalClosure(body, [JSON.stringify(run.env), dispatch, JSON.stringify(run.event)], { result: { promise: true, copy: true } })) as string;
+    await context.evalClosure(SET_PROCESS, [JSON.stringify(run.env)]);
+    await context.eval(`${run.initializationScript}\n${run.script}`);
+    const text = (await context.evalClosure(INVOKE, [JSON.stringify(run.event), bridgeReference(ivm, run.bridge)], { result: { promise: true, copy: true } })) as string;
     return { ok: true, payload: JSON.parse(text) };
   } catch (error) {
     if (timedOut) return { ok: false, error: `the handler ran longer than its time limit (${run.limits.timeoutMs} ms) and was stopped` };
