@@ -177,6 +177,16 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     await post(`/functions/${id}/versions`, { handlerScript: 'async function handleEvent() { return "off"; }' });
   });
 
+  it('a handler returning a value JSON has no text for (a function, a symbol) SUCCEEDS with payload null, as undefined does', async () => {
+    const handlers = { fn: 'async function handleEvent() { return () => 1; }', symbol: 'async function handleEvent() { return Symbol("s"); }', none: 'async function handleEvent() {}' };
+    const ids = Object.fromEntries(await Promise.all(Object.entries(handlers).map(async ([name, script]) => [name, await deploy('user.sent.message', `returns-${name}`, script)] as const)));
+    await sendAsAlice('values');
+    for (const id of Object.values(ids)) {
+      expect(await ended(id)).toMatchObject({ status: 'SUCCEEDED', result: { payload: null } });
+      await post(`/functions/${id}/versions`, { handlerScript: 'async function handleEvent() { return "off"; }' });
+    }
+  });
+
   it('a start-session function that throws refuses the session (403); one that returns lets it start', async () => {
     const id = await deploy('user.attempted.start_session', 'gate', 'async function handleEvent(e) { if (e.username === "carol") throw new Error("carol is on leave"); return { ok: e.username }; }');
     const refused = await post('/_sandbox/user-sessions', { username: 'carol' });

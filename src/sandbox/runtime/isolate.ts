@@ -65,7 +65,8 @@ const context = Object.freeze({
   }),
 });
 if (typeof handleEvent !== 'function') throw new Error('the handler script defines no function handleEvent(event, context)');
-return Promise.resolve(handleEvent(JSON.parse($0), context)).then((payload) => JSON.stringify(payload === undefined ? null : payload));`;
+// A value JSON has no text for (undefined, a function, a symbol) is null, as inside arrays.
+return Promise.resolve(handleEvent(JSON.parse($0), context)).then((payload) => JSON.stringify(payload) ?? 'null');`;
 
 /**
  * The host side of `context`. Settles a turn later, never at once: isolated-vm leaves a promise that is
