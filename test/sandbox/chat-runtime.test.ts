@@ -86,6 +86,11 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     expect((await t.call(`/functions/${fn.json.id}/versions`)).json._embedded.versions.map((v: Body) => v.versionNumber)).toEqual([1, 2]);
     expect((await post('/runtimes/nodejs/functions', { type: 'user.did.something', name: 'x', initializeAsynchronously: false })).status).toBe(400);
     expect((await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'function (' })).status).toBe(400);
+    // Stripping types leaves a decorator, which JavaScript lacks: refused now, not FAILED at each run.
+    const decorated = await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'function log(t: unknown) {}\nclass A { @log m() { return 1; } }\nasync function handleEvent() { return new A().m(); }' });
+    expect(decorated.json).toMatchObject({ error: 'ClientError', message: expect.stringContaining("field 'handlerScript': the script does not parse") });
+    expect((await put('/runtimes/nodejs/initialization-script', { script: 'class B { @log n() {} }' })).status).toBe(400);
+    expect((await t.call(`/functions/${fn.json.id}`)).json.currentVersionNumber).toBe(2);
     expect((await t.call('/functions/999999')).status).toBe(404);
   });
 

@@ -1,3 +1,4 @@
+import { Script } from 'node:vm';
 import { z } from 'zod';
 import type { Route } from '../router.js';
 import { clientError, notFound } from '../errors.js';
@@ -38,10 +39,14 @@ function versionsOf(app: SandboxApp, functionId: number): FunctionVersionRec[] {
   return [...app.store.functionVersions.values()].filter((v) => v.functionId === functionId).sort((a, b) => a.versionNumber - b.versionNumber);
 }
 
-/** A script that does not parse as TypeScript/JavaScript is refused when deployed, not when it first runs. */
+/**
+ * A script that does not parse is refused when deployed, not when it first runs. Both steps are checked:
+ * stripping can leave what JavaScript lacks (a decorator), so its output is compiled as the global script the
+ * runtime runs (compiled only, never run here).
+ */
 function checkScript(script: string, field: string): void {
   try {
-    stripTypes(script);
+    new Script(stripTypes(script), { filename: field });
   } catch (error) {
     throw clientError(`field '${field}': the script does not parse: ${(error as Error).message}`);
   }
