@@ -96,7 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock,
     chatEvents: NO_CHAT_EVENTS,
   };
-  app.chatEvents = createChatRuntime(app, options.functionLimits ?? DEFAULT_HANDLER_LIMITS);
+  app.chatEvents = createChatRuntime(app, { ...DEFAULT_HANDLER_LIMITS, ...options.functionLimits });
   const router = new Router().add(...SANDBOX_ROUTES);
   const faults = new FaultEngine(options.faults ?? [], random);
   const recorded: RecordedRequest[] = [];

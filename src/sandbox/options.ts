@@ -73,8 +73,8 @@ export interface SandboxCapacity {
 }
 
 export interface SandboxOptions {
-  /** Chat functions: each run's time limit and memory bound (default 5 s, 64 MB; tests use shorter). */
-  functionLimits?: { timeoutMs: number; memoryMb: number };
+  /** Chat functions: each run's time limit and memory bound (default 5 s, 64 MB; tests use shorter), and how many run at once (default 4). */
+  functionLimits?: { timeoutMs: number; memoryMb: number; concurrent?: number };
   /** Port to listen on; 0 (default for tests) picks a free one. CLI default 8787. */
   port?: number;
   /** Default 127.0.0.1. */
