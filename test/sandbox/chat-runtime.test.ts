@@ -90,7 +90,9 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     const decorated = await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'function log(t: unknown) {}\nclass A { @log m() { return 1; } }\nasync function handleEvent() { return new A().m(); }' });
     expect(decorated.json).toMatchObject({ error: 'ClientError', message: expect.stringContaining("field 'handlerScript': the script does not parse") });
     expect((await put('/runtimes/nodejs/initialization-script', { script: 'class B { @log n() {} }' })).status).toBe(400);
-    expect((await t.call(`/functions/${fn.json.id}`)).json.currentVersionNumber).toBe(2);
+    // Module syntax is taken at deploy (the platform installs dependencies); here it cannot run.
+    expect((await post(`/functions/${fn.json.id}/versions`, { handlerScript: 'import pad from "left-pad";\nexport async function handleEvent(): Promise<string> { return pad("x", 2); }' })).status).toBe(200);
+    expect((await t.call(`/functions/${fn.json.id}`)).json.currentVersionNumber).toBe(3);
     expect((await t.call('/functions/999999')).status).toBe(404);
   });
 

@@ -1,4 +1,3 @@
-import { Script } from 'node:vm';
 import { z } from 'zod';
 import type { Route } from '../router.js';
 import { clientError, notFound } from '../errors.js';
@@ -8,7 +7,7 @@ import type { SandboxApp } from '../app.js';
 import type { FunctionRec, FunctionVersionRec, RuntimeRec } from '../store.js';
 import { DEFAULT_DEPENDENCIES, runtimeOf } from '../runtime/defaults.js';
 import { renderFunction, renderInvocation, renderRuntime, renderVersion } from '../runtime/render-runtime.js';
-import { stripTypes } from '../runtime/strip-types.js';
+import { checkCompiles } from '../runtime/strip-types.js';
 import { pathId, readBody } from './common.js';
 
 /** The chat runtime (management-api.md §4 "Functions, versions, runtime"; decisions.md for methods, paths, scopes). */
@@ -39,14 +38,10 @@ function versionsOf(app: SandboxApp, functionId: number): FunctionVersionRec[] {
   return [...app.store.functionVersions.values()].filter((v) => v.functionId === functionId).sort((a, b) => a.versionNumber - b.versionNumber);
 }
 
-/**
- * A script that does not parse is refused when deployed, not when it first runs. Both steps are checked:
- * stripping can leave what JavaScript lacks (a decorator), so its output is compiled as the global script the
- * runtime runs (compiled only, never run here).
- */
+/** A script that does not parse, before or after its types are stripped, is refused when deployed, not when it first runs. */
 function checkScript(script: string, field: string): void {
   try {
-    new Script(stripTypes(script), { filename: field });
+    checkCompiles(script);
   } catch (error) {
     throw clientError(`field '${field}': the script does not parse: ${(error as Error).message}`);
   }

@@ -1,3 +1,4 @@
+import { Script } from 'node:vm';
 import { transform } from 'sucrase';
 
 /**
@@ -6,4 +7,13 @@ import { transform } from 'sucrase';
  */
 export function stripTypes(source: string): string {
   return transform(source, { transforms: ['typescript'], disableESTransforms: true }).code;
+}
+
+/**
+ * Throws when a script cannot run: stripping can leave what JavaScript lacks (a decorator), so the result is
+ * compiled (never run). Module syntax is turned into require/exports for this check only: a deploy with an
+ * `import` is taken, as the platform, which installs dependencies, may take it.
+ */
+export function checkCompiles(source: string): void {
+  new Script(transform(source, { transforms: ['typescript', 'imports'], disableESTransforms: true }).code);
 }
