@@ -178,10 +178,24 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
        }`,
     );
     await sendAsAlice('reach');
-    // The runtime's own frame (below the handler's) is strict: no function, so no arguments to read.
-    expect((await ended(id)).result).toEqual({ payload: { seen: ['undefined', 'undefined', 'undefined'], frames: 'function,undefined' } });
+    // The runtime's own frames (below the handler's) are strict: no function, so no arguments to read.
+    expect((await ended(id)).result).toEqual({ payload: { seen: ['undefined', 'undefined', 'undefined'], frames: expect.stringMatching(/^function(,undefined)+$/) } });
     expect((await t.call('/application')).status).toBe(200);
     await post(`/functions/${id}/versions`, { handlerScript: 'async function handleEvent() { return "off"; }' });
+  });
+
+  it('a handler throwing a value that loops when read is stopped by the time limit, and what it throws is read as text', async () => {
+    const handlers = {
+      getter: 'async function handleEvent() { const e = new Error("x"); Object.defineProperty(e, "message", { get() { for (;;) {} } }); throw e; }',
+      proxy: 'throw new Proxy({}, { get() { for (;;) {} } });\nasync function handleEvent() {}',
+      object: 'async function handleEvent() { throw { code: 42 }; }',
+    };
+    const ids = Object.fromEntries(await Promise.all(Object.entries(handlers).map(async ([name, script]) => [name, await deploy('user.sent.message', `throws-${name}`, script)] as const)));
+    await sendAsAlice('poison');
+    expect((await ended(ids.getter!)).result).toEqual({ error: 'the handler ran longer than its time limit (1500 ms) and was stopped' });
+    expect((await ended(ids.proxy!)).result).toEqual({ error: 'the handler ran longer than its time limit (1500 ms) and was stopped' });
+    expect((await ended(ids.object!)).result).toEqual({ error: '[object Object]' });
+    for (const id of Object.values(ids)) await post(`/functions/${id}/versions`, { handlerScript: 'async function handleEvent() { return "off"; }' });
   });
 
   it('a handler returning a value JSON has no text for (a function, a symbol) SUCCEEDS with payload null, as undefined does', async () => {

@@ -42,19 +42,24 @@ export interface HandlerRun {
 export type HandlerOutcome = { ok: true; payload: unknown } | { ok: false; error: string };
 
 /**
- * Inside the isolate, three steps. `process` (env only) is set on the global, as Node has it; the
- * initialization script and the handler then run as one global script, so their top-level names are theirs
- * (a handler may declare its own `call` or `context`); last, a strict closure builds `context` on the
- * bridge's reference and calls `handleEvent`. Strict so that the handler cannot pull the reference out of
- * its caller (`arguments`, `caller`, stack frames): with it, it could call the host with any name.
+ * Inside the isolate: `process` (env only) is set on the global, as Node has it; then a strict closure builds
+ * `context` on the bridge's reference and runs the initialization script and the handler as the body of one
+ * `new Function` (their top-level names are theirs: a handler may declare its own `call` or `context`), and
+ * calls `handleEvent`. Strict so that the handler cannot pull the reference out of its caller (`arguments`,
+ * `caller`, stack frames): with it, it could call the host with any name. The closure answers one string,
+ * `P` + the payload's JSON or `E` + the reason, and never throws: a thrown value that loops when read (a
+ * getter, a Proxy) is read here, where the time limit stops it; isolated-vm reads it where nothing can.
+ * What it uses is taken before the handler's code runs, which may replace any global.
  */
 const SET_PROCESS = `'use strict';
 Object.defineProperty(globalThis, 'process', { value: Object.freeze({ env: Object.freeze(JSON.parse($0)) }), writable: true, configurable: true });`;
 
 const INVOKE = `'use strict';
-const bridge = $1;
-const call = (name, args) => bridge.apply(undefined, [name, JSON.stringify(args)], { arguments: { copy: true }, result: { promise: true, copy: true } }).then((text) => JSON.parse(text));
-const context = Object.freeze({
+const [bridge, userCode, eventJson] = [$1, $2, $0];
+const { stringify, parse } = JSON;
+const [freeze, makeFunction, toString, ErrorClass, PromiseClass, then] = [Object.freeze, Function, String, Error, Promise, Promise.prototype.then];
+const call = (name, args) => then.call(bridge.apply(undefined, [name, stringify(args)], { arguments: { copy: true }, result: { promise: true, copy: true } }), (text) => parse(text));
+const context = freeze({
   getUserApi: () => ({
     getUserExists: (name) => call('getUserExists', [name]),
     createUser: (body) => call('createUser', [body]),
@@ -64,9 +69,26 @@ const context = Object.freeze({
     sendChannelMessage: (channelId, body) => call('sendChannelMessage', [channelId, body]),
   }),
 });
-if (typeof handleEvent !== 'function') throw new Error('the handler script defines no function handleEvent(event, context)');
+const reason = (thrown) => {
+  try {
+    const said = thrown instanceof ErrorClass ? thrown.message : thrown;
+    return typeof said === 'string' ? said : toString(said);
+  } catch {
+    return 'the handler threw a value that cannot be read';
+  }
+};
 // A value JSON has no text for (undefined, a function, a symbol) is null, as inside arrays.
-return Promise.resolve(handleEvent(JSON.parse($0), context)).then((payload) => JSON.stringify(payload) ?? 'null');`;
+const asText = (payload) => {
+  const text = stringify(payload);
+  return typeof text === 'string' ? text : 'null';
+};
+const run = () => {
+  const handleEvent = makeFunction(userCode + "\\n;return typeof handleEvent === 'function' ? handleEvent : undefined;")();
+  if (typeof handleEvent !== 'function') throw new ErrorClass('the handler script defines no function handleEvent(event, context)');
+  return handleEvent(parse(eventJson), context);
+};
+const answer = (text) => (typeof text === 'string' ? text : 'Ethe answer of the handler cannot be read');
+return then.call(then.call(new PromiseClass((resolve) => resolve(run())), (payload) => 'P' + asText(payload)), answer, (thrown) => 'E' + reason(thrown));`;
 
 /**
  * The host side of `context`. Settles a turn later, never at once: isolated-vm leaves a promise that is
@@ -98,9 +120,9 @@ export async function runHandler(run: HandlerRun): Promise<HandlerOutcome> {
   try {
     const context = await isolate.createContext();
     await context.evalClosure(SET_PROCESS, [JSON.stringify(run.env)]);
-    await context.eval(`${run.initializationScript}\n${run.script}`);
-    const text = (await context.evalClosure(INVOKE, [JSON.stringify(run.event), bridgeReference(ivm, run.bridge)], { result: { promise: true, copy: true } })) as string;
-    return { ok: true, payload: JSON.parse(text) };
+    const args = [JSON.stringify(run.event), bridgeReference(ivm, run.bridge), `${run.initializationScript}\n${run.script}`];
+    const text = (await context.evalClosure(INVOKE, args, { result: { promise: true, copy: true } })) as string;
+    return text.startsWith('P') ? { ok: true, payload: JSON.parse(text.slice(1)) } : { ok: false, error: text.slice(1) };
   } catch (error) {
     if (timedOut) return { ok: false, error: `the handler ran longer than its time limit (${run.limits.timeoutMs} ms) and was stopped` };
     const message = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,4 @@
-import { Script } from 'node:vm';
+import { compileFunction } from 'node:vm';
 import { transform } from 'sucrase';
 
 /**
@@ -11,9 +11,10 @@ export function stripTypes(source: string): string {
 
 /**
  * Throws when a script cannot run: stripping can leave what JavaScript lacks (a decorator), so the result is
- * compiled (never run). Module syntax is turned into require/exports for this check only: a deploy with an
- * `import` is taken, as the platform, which installs dependencies, may take it.
+ * compiled (never run) as the function body the runtime runs it as. Module syntax is turned into
+ * require/exports for this check only: a deploy with an `import` is taken, as the platform, which installs
+ * dependencies, may take it.
  */
 export function checkCompiles(source: string): void {
-  new Script(transform(source, { transforms: ['typescript', 'imports'], disableESTransforms: true }).code);
+  compileFunction(transform(source, { transforms: ['typescript', 'imports'], disableESTransforms: true }).code);
 }
