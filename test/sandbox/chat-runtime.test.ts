@@ -123,6 +123,9 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     expect(reply.json.body).toBe('bot: init:ping');
     // What the function sent ran no function again: one invocation only.
     expect((await t.call(`/functions/${id}/invocations`)).json._embedded.invocations).toHaveLength(1);
+    // A client sending the runtime's header does not keep functions from running: its message is answered.
+    await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'pong', user: { username: 'alice' } }, headers: { 'x-chatport-function': '1' } });
+    expect((await ended(id, 2)).args.message.body).toBe('pong');
     await t.call(`/functions/${id}/versions`, { method: 'POST', body: { handlerScript: 'async function handleEvent() { return "off"; }' } });
   });
 

@@ -10,7 +10,7 @@ import { mergeProperties, pathId, readBody, readMergePatch } from './common.js';
 import { UserRef, bodyUserId, channelOr404 } from './channels.js';
 import { threadOf } from '../threads.js';
 import { commitSend, notificationsOf } from '../notify.js';
-import { FUNCTION_HEADER } from '../runtime/context-bridge.js';
+import { sentByFunction } from '../runtime/context-bridge.js';
 
 /** decisions.md "Enumerations": the message types; a user's message is TEXT or FILE, the application's SYSTEM_*. */
 const MESSAGE_TYPES = ['TEXT', 'FILE', 'SYSTEM_TEXT', 'SYSTEM_FILE'] as const;
@@ -98,7 +98,7 @@ export async function sendMessage(ctx: Ctx, app: SandboxApp, channelId: number, 
     ...(parentId !== undefined ? { parentId } : {}),
     createdTime: Date.now(),
   };
-  commitSend(app, message, notificationsOf(app, message), ctx.req.headers[FUNCTION_HEADER] !== undefined);
+  commitSend(app, message, notificationsOf(app, message), sentByFunction(ctx.req.headers));
   return message;
 }
 

@@ -32,7 +32,7 @@ async function invoke(app: SandboxApp, fn: FunctionRec, event: Record<string, un
   let outcome;
   try {
     if (!version) throw new Error(`version ${fn.currentVersionNumber} of function ${fn.id} is missing`);
-    const run = { script: stripTypes(version.handlerScript), initializationScript: stripTypes(runtime.initializationScript), env: runtime.environmentVariables, event, bridge: createContextBridge(app, fn.id), limits };
+    const run = { script: stripTypes(version.handlerScript), initializationScript: stripTypes(runtime.initializationScript), env: runtime.environmentVariables, event, bridge: createContextBridge(app), limits };
     outcome = await slots(() => runHandler(run));
   } catch (error) {
     outcome = { ok: false as const, error: error instanceof Error ? error.message : String(error) };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { SandboxApp } from '../app.js';
 import type { Bridge } from './isolate.js';
 
@@ -5,17 +6,22 @@ import type { Bridge } from './isolate.js';
  * The Management API of the function's own application (decisions.md: `context`), as the host side of the
  * isolate's `context`: each call is an HTTP request to this sandbox with a token of the application, so it
  * meets the same routes, scopes and errors as any client. Requests carry FUNCTION_HEADER: what a function
- * sends does not run functions again (a handler answering every message would otherwise feed itself).
+ * sends does not run functions again (a handler answering every message would otherwise feed itself). Its
+ * value is this process's secret, so a client cannot send the header to keep functions from running.
  */
 export const FUNCTION_HEADER = 'x-chatport-function';
+const FUNCTION_MARK = randomBytes(16).toString('hex');
 
-export function createContextBridge(app: SandboxApp, functionId: number): Bridge {
+/** True when the request was sent by a chat function through `context`. */
+export const sentByFunction = (headers: Record<string, string | string[] | undefined>): boolean => headers[FUNCTION_HEADER] === FUNCTION_MARK;
+
+export function createContextBridge(app: SandboxApp): Bridge {
   const call = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
     const response = await fetch(`${app.baseUrl()}${path}`, {
       method,
       headers: {
         authorization: `Bearer ${app.tokens.issue()}`,
-        [FUNCTION_HEADER]: String(functionId),
+        [FUNCTION_HEADER]: FUNCTION_MARK,
         ...(body === undefined ? {} : { 'content-type': 'application/vnd.chat+json' }),
       },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
