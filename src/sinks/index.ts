@@ -1,5 +1,5 @@
 /** The sinks stage: where export output goes, and the writers that produce it. */
-export { writeExport, type WriteExportOptions, type ExportResult } from './write-export.js';
+export { writeExport, noteCleanupFailure, type WriteExportOptions, type ExportResult } from './write-export.js';
 export { createLocalDestination } from './local-destination.js';
 export type { S3DestinationOptions } from './s3-destination.js';
 export type { Destination, Publication, PublishedUrls } from './destination.js';

@@ -10,6 +10,8 @@
  *   5. `_SUCCESS` is written last.
  * `abort` deletes what this attempt uploaded and, unless the manifest was already replaced, puts the old
  * `_SUCCESS` back, so a failed run leaves the previous night's output published as it was.
+ * The run's signal (SIGTERM) stops every request but the cleanup's at once; the cleanup gets a short grace
+ * after it (s3-stop.ts) and, when the store does not answer in time, says what it left.
  * Two runs of one date at once (a retry while a stalled attempt still runs) would otherwise each delete the
  * other's files as stale and both succeed, leaving a manifest that names deleted files. A run that finds
  * files in the folder it neither wrote nor saw at its start, or misses one of its own, stops instead
@@ -21,6 +23,7 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import type { Sleep } from '../shared/async.js';
 import { UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
@@ -28,6 +31,7 @@ import { concurrentWriteError, type Destination, type Publication, type Publishe
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3Failure, s3PublishFailure } from './s3-errors.js';
+import { cleanupDeadline, cleanupFailure, sendingWith, uploadClient } from './s3-stop.js';
 
 export interface S3DestinationOptions extends S3ConnectionOptions {
   /** A ready client; default: built from the connection options. */
@@ -36,6 +40,12 @@ export interface S3DestinationOptions extends S3ConnectionOptions {
   partSizeBytes?: number;
   /** Parts uploaded at once per file. Default 2; memory is about partSizeBytes × (queueSize + 1). */
   queueSize?: number;
+  /** The run's signal: stops uploads and checks at once, and starts the cleanup's grace. */
+  signal?: AbortSignal;
+  /** How long a cleanup may go on after the signal. Default CLEANUP_GRACE_MS (s3-stop.ts). */
+  cleanupGraceMs?: number;
+  /** Waits out the cleanup's grace (tests inject one). */
+  sleep?: Sleep;
 }
 
 async function listKeys(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
@@ -114,7 +124,10 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
   const prefix = rootPrefix(rootUrl, rawPrefix);
   const keyOf = (relative: string) => (prefix ? `${prefix}/${relative}` : relative);
   let client = options.client;
-  const getClient = () => (client ??= createSinkS3Client(options));
+  const { signal } = options;
+  const baseClient = () => (client ??= createSinkS3Client(options));
+  // Every request but the cleanup's stops on the run's signal.
+  const getClient = () => sendingWith(baseClient(), signal);
 
   async function beginPublication(partitionIn: Partition, runIdIn: string): Promise<Publication> {
     const partition = validatePartition(partitionIn);
@@ -124,8 +137,9 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     const markerKey = `${folderKey}${SUCCESS_MARKER}`;
     const manifestKey = keyOf(manifestPath(partition));
     const urls = { manifestUrl: formatS3Url({ bucket, key: manifestKey }), successUrl: formatS3Url({ bucket, key: markerKey }) };
+    // Once stopped, whatever a cut request broke ends as the stop itself (143).
     const wrap = (step: string, error: unknown) =>
-      s3PublishFailure(formatS3Url({ bucket, key: folderKey }), step, error, { root: rootUrl, dataset: partition.dataset, date: partition.date });
+      signal?.aborted ? signal.reason : s3PublishFailure(formatS3Url({ bucket, key: folderKey }), step, error, { root: rootUrl, dataset: partition.dataset, date: partition.date });
 
     let previousKeys: Set<string>;
     let hadMarker: boolean;
@@ -138,6 +152,9 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     }
     const attempt = newAttemptTag(runId, folderKey, previousKeys);
     const uploaded: string[] = [];
+    // The cleanup's requests (lib-storage's AbortMultipartUpload, then `abort`) share one grace after the signal.
+    const deadline = cleanupDeadline(signal, options.cleanupGraceMs, options.sleep);
+    const cleanup = sendingWith(baseClient(), deadline.signal);
     let state: 'open' | 'committed' | 'aborted' = 'open';
     let manifestReplaced = false;
     // Another writer's files may be in the folder: the old `_SUCCESS` must not come back to mark them.
@@ -161,7 +178,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         body.once('error', (error) => (bodyError ??= { error }));
         try {
           await new Upload({
-            client: s3,
+            client: uploadClient(s3, cleanup),
             params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
             partSize: options.partSizeBytes ?? 16 * 1024 * 1024,
             queueSize: options.queueSize ?? 2,
@@ -194,15 +211,26 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         } catch (error) {
           throw wrap(step, error);
         }
+        deadline.end();
         return urls;
       },
 
       async abort(): Promise<void> {
-        if (state !== 'open') return;
+        if (state !== 'open') return deadline.end();
         state = 'aborted';
-        // The attempt's keys are new (its tag), so deleting them leaves the previous output whole.
-        await deleteKeys(s3, bucket, uploaded);
-        if (hadMarker && !manifestReplaced && !otherWriter) await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
+        const restoreMarker = hadMarker && !manifestReplaced && !otherWriter;
+        let filesLeft = uploaded.length;
+        try {
+          // The attempt's keys are new (its tag), so deleting them leaves the previous output whole.
+          await deleteKeys(cleanup, bucket, uploaded);
+          filesLeft = 0;
+          if (restoreMarker) await cleanup.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
+        } catch (error) {
+          const left = { folderUrl: formatS3Url({ bucket, key: folderKey }), filesLeft, successDown: restoreMarker, manifestReplaced };
+          throw cleanupFailure(left, deadline.signal.aborted ? deadline.signal.reason : error);
+        } finally {
+          deadline.end();
+        }
       },
     };
   }
@@ -213,12 +241,14 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     try {
       answer = await getClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }));
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       if (isNotFound(error)) return undefined;
       throw error;
     }
     try {
       return await answer.Body?.transformToString('utf8');
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       // The body is read after the client's middleware has returned: a connection cut midway is classified here.
       throw s3Failure(error, 'GetObjectCommand', formatS3Url({ bucket, key }));
     }

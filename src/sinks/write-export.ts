@@ -7,6 +7,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from '../shared/logger.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { realNow, type Now } from '../shared/async.js';
+import { isChatportError } from '../shared/errors.js';
 import type { Destination, PublishedUrls } from './destination.js';
 import { createFileEncoder, type EncoderOptions, type OutputFormat } from './encoders/index.js';
 import { validatePartition, validateRunId } from './layout.js';
@@ -43,6 +44,14 @@ export interface WriteExportOptions extends EncoderOptions {
 
 export interface ExportResult extends PublishedUrls {
   manifest: ExportManifest;
+}
+
+/**
+ * The run's own failure stays the one reported; what its cleanup left (`details.cleanup`) goes with it, so
+ * the termination log says in what state the output is.
+ */
+export function noteCleanupFailure(error: unknown, cleanupError: unknown): void {
+  if (isChatportError(error)) error.details.cleanup = cleanupError instanceof Error ? cleanupError.message : String(cleanupError);
 }
 
 /** `rows` one by one, or in column batches (Parquet only: the export's fast path). */
@@ -96,6 +105,7 @@ export async function writeExport(rows: AsyncIterable<Row> | ColumnBatches, opti
       await publication.abort();
     } catch (abortError) {
       logger.warn({ err: abortError, dataset: partition.dataset, date: partition.date }, 'cleaning up after a failed export failed');
+      noteCleanupFailure(error, abortError);
     }
     throw error;
   }

@@ -12,6 +12,8 @@ import { runExport } from '../../src/pipeline/export/index.js';
 import { createSilentLogger } from '../../src/shared/logger.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { captureLogs } from '../api/support.js';
+import { failureSummary } from '../../src/cli/commands/export-termination-log.js';
+import { once, startStallingStore } from '../helpers/stalling-s3.js';
 import { runCli, startPassThroughProxy } from './cli.js';
 import { listFiles, readDataset } from './read-output.js';
 import { expectedMessageRows, pick, startExportBed, type ExportBed } from './support.js';
@@ -268,6 +270,31 @@ it('SIGTERM in the middle of writing: the publication is aborted, the previous o
   expect(stagedWhenStopped.length).toBeGreaterThan(0);
   expect(listFiles(root)).toEqual(before);
 });
+
+// The pod's SIGTERM while an upload to S3 waits on a store that does not answer: the run ends as
+// interrupted at once, its cleanup is cut short after its grace (an injected clock here), and the
+// termination log says what the output was left as.
+it('SIGTERM while an upload waits on a silent S3 store: 143 within the cleanup grace, and the summary says what was left', async () => {
+  const { InterruptedError } = await import('../../src/shared/errors.js');
+  const store = await startStallingStore('bkt', false);
+  const controller = new AbortController();
+  void once(store.uploading).then(() => controller.abort(new InterruptedError('SIGTERM')));
+  try {
+    const s3 = { endpoint: store.endpoint, credentials: { accessKeyId: 'k', secretAccessKey: 's' }, sleep: (_ms: number, signal?: AbortSignal) => once(store.cleanupAsked, signal) };
+    const error = await runExport(
+      { datasets: ['users'], to: 's3://bkt/p', format: 'ndjson', date: DATE, runId: 'stopped', job: { pollIntervalMs: 5 }, s3, signal: controller.signal },
+      { client: bed.client },
+    ).catch((e: unknown) => e);
+    expect(error).toBe(controller.signal.reason);
+    expect(failureSummary(error, { runId: 'stopped', date: DATE }, [])).toMatchObject({
+      status: 'interrupted',
+      exitCode: ExitCode.SIGTERM,
+      cleanup: expect.stringMatching(/^cleaning up s3:\/\/bkt\/p\/users\/dt=2026-11-21\/ .*_SUCCESS stays down.*The next export of this date removes this attempt's files/),
+    });
+  } finally {
+    store.close();
+  }
+}, 20_000);
 
 it('a successful CLI run prints the report as JSON and a summary to the termination log', async () => {
   const root = bed.tempDir();

@@ -2,11 +2,14 @@ import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/
 import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { InterruptedError } from '../../src/shared/errors.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import type { Publication } from '../../src/sinks/destination.js';
 import { createDestination, writeExport } from '../../src/sinks/index.js';
 import { createS3Destination } from '../../src/sinks/s3-destination.js';
+import { CLEANUP_GRACE_MS } from '../../src/sinks/s3-stop.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { once, startStallingStore } from '../helpers/stalling-s3.js';
 import { startCuttingProxy } from '../sources/cutting-proxy.js';
 import { startOtherOrigin } from '../helpers/other-origin.js';
 import { describeDestinationContract, options, type DestinationUnderTest } from './destination-contract.js';
@@ -155,6 +158,64 @@ it('S3: a store that accepts the connection and never answers stops the publicat
     silent.close();
   }
 }, 30_000);
+
+// SIGTERM while an upload waits on a store that does not answer: the upload must stop at once (143), and
+// the cleanup still reach the store (the old _SUCCESS back), but only for a short grace after the stop,
+// so the process ends within the pod's grace period instead of after the idle limit and its retries.
+for (const answerCleanup of [true, false]) {
+  it(`S3: a stop ends an upload to a store that does not answer at once; the cleanup ${answerCleanup ? 'puts the old _SUCCESS back' : 'that gets no answer gives up after its grace, saying what it left'}`, async () => {
+    const store = await startStallingStore(BUCKET, answerCleanup);
+    const stop = new AbortController();
+    const graces: number[] = [];
+    // The grace "passes" once the cleanup's request is under way and unanswered: an injected clock.
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      graces.push(ms);
+      return once(() => !answerCleanup && store.cleanupAsked(), signal);
+    };
+    void once(store.uploading).then(() => stop.abort(new InterruptedError('SIGTERM')));
+    try {
+      const destination = createS3Destination(`s3://${BUCKET}/p`, { ...connection(store.endpoint), signal: stop.signal, sleep });
+      const target = { destination, listFiles: () => Promise.resolve([]), readFile: () => Promise.resolve(Buffer.alloc(0)) };
+      const failure = await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson')).catch((e: unknown) => e);
+      expect(failure).toBe(stop.signal.reason);
+      expect(exitCodeFor(failure)).toBe(ExitCode.SIGTERM);
+      expect(graces).toEqual([CLEANUP_GRACE_MS]);
+      const afterStop = store.seen.slice(store.seen.findIndex((r) => r.includes('/part-')) + 1);
+      expect(afterStop[0]).toMatch(/^POST \/chatport-out\/?\?delete/);
+      if (answerCleanup) {
+        expect(afterStop).toContain('PUT /chatport-out/p/messages/dt=2026-11-21/_SUCCESS');
+        expect((failure as InterruptedError).details.cleanup).toBeUndefined();
+      } else {
+        expect(afterStop.some((r) => r.endsWith('/_SUCCESS'))).toBe(false);
+        expect((failure as InterruptedError).details.cleanup).toEqual(expect.stringMatching(
+          /^cleaning up s3:\/\/chatport-out\/p\/messages\/dt=2026-11-21\/ did not finish \(the store did not answer within 5000 ms of the stop\): 1 data file\(s\) of this attempt may remain there, named by no manifest; the date's _SUCCESS stays down, so readers treat it as incomplete .*The next export of this date removes this attempt's files and publishes the date whole/,
+        ));
+      }
+    } finally {
+      store.close();
+    }
+  }, 20_000);
+}
+
+it('S3: a stop during a multipart upload still aborts it on the store (its parts are not left stored), and the cleanup follows', async () => {
+  const store = await startStallingStore(BUCKET, true);
+  const stop = new AbortController();
+  void once(store.uploading).then(() => stop.abort(new InterruptedError('SIGTERM')));
+  try {
+    // The grace never passes here: the store answers the cleanup.
+    const sleep = (_ms: number, signal?: AbortSignal) => once(() => false, signal);
+    const destination = createS3Destination(`s3://${BUCKET}/p`, { ...connection(store.endpoint), signal: stop.signal, sleep, partSizeBytes: 5 * 1024 * 1024 });
+    const publication = await destination.beginPublication({ dataset: 'messages', date: '2026-11-21' }, 'RUNA');
+    const name = publication.dataFileName(0, 'csv.gz');
+    const failure = await publication.writeDataFile(name, Readable.from([Buffer.alloc(6 * 1024 * 1024)]), 'text/csv').catch((e: unknown) => e);
+    expect(failure).toBe(stop.signal.reason);
+    expect(store.seen.filter((r) => r.startsWith('DELETE ') && r.includes('uploadId=u1'))).toHaveLength(1);
+    await publication.abort();
+    expect(store.seen.at(-1)).toBe('PUT /chatport-out/p/messages/dt=2026-11-21/_SUCCESS');
+  } finally {
+    store.close();
+  }
+}, 20_000);
 
 it('S3: a listing page that says "truncated" without a continuation token stops the publication (69), not a folder half listed', async () => {
   // Half listed, the stale files after the first page would stay beside the new ones under a new _SUCCESS.

@@ -23,6 +23,8 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
     exitCode,
     ...context,
     error: { code, message: error instanceof Error ? error.message : String(error) },
+    // A cleanup that could not reach the store says what it left and what the next run does.
+    ...(isChatportError(error) && error.details.cleanup !== undefined ? { cleanup: error.details.cleanup } : {}),
     // Datasets published before the failure stay published (each is complete on its own).
     published: published.map((d) => d.dataset),
   };

@@ -14,8 +14,8 @@
  */
 import { JobFailedError, type Job } from '../../api/index.js';
 import { parseLineBatches, type FormatName, type LineItem } from '../../formats/index.js';
-import { ChatportError, InputMissingError, interruptionSignal } from '../../shared/errors.js';
-import { columnBatchRows, createDestination, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
+import { ChatportError, InputMissingError, interruptionSignal, isChatportError } from '../../shared/errors.js';
+import { columnBatchRows, createDestination, noteCleanupFailure, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
 import { partitionByDay } from './day-partitions.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
@@ -47,7 +47,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
   try {
     signal.throwIfAborted();
     await removeSpillsOfKilledRuns(logger);
-    const destination = deps.destination ?? createDestination(opts.to, options.s3);
+    const destination = deps.destination ?? createDestination(opts.to, { ...options.s3, signal });
     await refuseOtherFormat(destination, partitionsOf(opts), opts.format);
     const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
     const datasets: DatasetReport[] = [];
@@ -76,10 +76,17 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     logger.info({ status: report.status, totals, durationMs: report.durationMs }, 'export run finished');
     return report;
   } catch (error) {
-    // Whatever a stop broke on the way (a cut download, a failed upload), the run ends as interrupted.
-    if (signal.aborted) throw signal.reason;
+    // Whatever a stop broke on the way (a cut download, a failed upload), the run ends as interrupted,
+    // saying what a cleanup that did not finish left.
+    if (signal.aborted) throw withCleanupOf(error, signal.reason);
     throw error;
   }
+}
+
+/** `stop` (the signal's reason) with the cleanup note `error` carries (write-export.ts), if any. */
+function withCleanupOf(error: unknown, stop: unknown): unknown {
+  if (isChatportError(error) && error.details.cleanup !== undefined && error !== stop) noteCleanupFailure(stop, error.details.cleanup);
+  return stop;
 }
 
 /** Starts every export, then waits for all; the first failure stops the other waits. */
