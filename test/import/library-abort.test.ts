@@ -5,7 +5,7 @@ import { reportOf, runImport } from '../../src/index.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { isChatportError } from '../../src/shared/errors.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
-import { generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { setUpGeneratedRun, startImportFixture, type ImportFixture } from './support.js';
 
 /** A library caller stops a run with its own AbortController, the way any Node API is stopped: `abort()`. */
 let f: ImportFixture;
@@ -14,11 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-async function setUp(name: string) {
-  const dir = join(f.dir, name);
-  for (const [file, text] of Object.entries(generateCsvs({ users: 4, channels: 2, messages: 60 }, `${name}-`))) await writeInput(dir, `${file}.csv`, text);
-  const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 2'));
-  return { config, state: join(dir, 'state') };
+function setUp(name: string) {
+  return setUpGeneratedRun(f, name, { users: 4, channels: 2, messages: 60 });
 }
 
 describe('runImport stopped by a plain AbortController', () => {

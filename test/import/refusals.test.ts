@@ -6,7 +6,7 @@ import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { PipelineConfig } from '../../src/config/index.js';
 import { InterruptedError } from '../../src/shared/errors.js';
 import { exitCodeFor } from '../../src/shared/exit-codes.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, generateCsvs, generatedPipeline, setUpGeneratedRun, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -14,11 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-async function setUp(name: string, counts = { users: 4, channels: 2, messages: 120 }) {
-  const dir = join(f.dir, name);
-  for (const [file, text] of Object.entries(generateCsvs(counts, `${name}-`))) await writeInput(dir, `${file}.csv`, text);
-  const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 2'));
-  return { dir, config, state: join(dir, 'state') };
+function setUp(name: string, counts = { users: 4, channels: 2, messages: 120 }) {
+  return setUpGeneratedRun(f, name, counts);
 }
 
 /** The idempotency key chatport gives a message, read from a dry run's chunk files. */

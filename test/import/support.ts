@@ -78,6 +78,17 @@ export function generatedPipeline(name: string, options = 'chunkRecords: 50\n  c
   return generatedPipelineYaml({ name, options });
 }
 
+/**
+ * A folder `f.dir/<name>` with generated CSVs (names prefixed by `name`) and a pipeline of small chunks
+ * over them, and the state folder the run is to use.
+ */
+export async function setUpGeneratedRun(f: ImportFixture, name: string, counts: { users: number; channels: number; messages: number }) {
+  const dir = join(f.dir, name);
+  for (const [file, text] of Object.entries(generateCsvs(counts, `${name}-`))) await writeInput(dir, `${file}.csv`, text);
+  const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 2'));
+  return { dir, config, state: join(dir, 'state') };
+}
+
 const CLI_ENTRY = join(import.meta.dirname, '../../src/cli/main.ts');
 
 /**

@@ -246,11 +246,17 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
   const { mode, signal } = env;
   const { paths, runId, journal, logger } = run;
   const { status, failure } = outcome;
-  const report = await writeRunOutputs({ config, paths, runId, attempt: run.attempt, status, stages: outcome.stages, warnings: outcome.warnings, startedAt: run.startedAt, endedAt: env.now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
-  if (mode === 'import' && (status === 'succeeded' || status === 'completed-with-rejects'))
-    await journal.append({ t: 'run-ended', runId, status, at: report.endedAt });
-  await journal.close();
-  await run.lock.release();
+  let report: RunReport;
+  try {
+    report = await writeRunOutputs({ config, paths, runId, attempt: run.attempt, status, stages: outcome.stages, warnings: outcome.warnings, startedAt: run.startedAt, endedAt: env.now(), failure, apiVersion: deps.client?.serverInfo.apiVersion });
+    if (mode === 'import' && (status === 'succeeded' || status === 'completed-with-rejects'))
+      await journal.append({ t: 'run-ended', runId, status, at: report.endedAt });
+  } catch (error) {
+    // Unended in the journal, the run resumes next time; its folder must not stay locked meanwhile.
+    await releaseRun(run).catch((releaseError: unknown) => logger.error({ err: releaseError }, 'releasing the state folder failed'));
+    throw primaryFailure(failure, error, logger);
+  }
+  await releaseRun(run);
   logger.info({ status, totals: report.totals }, 'run ended');
   let stop = failure;
   try {
@@ -264,6 +270,25 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
     throw attachReport(stop, report);
   }
   return report;
+}
+
+/** The journal closed and the state folder's lock released, the lock also when closing fails: another host must not wait for its staleness. */
+async function releaseRun(run: OpenedRun): Promise<void> {
+  try {
+    await run.journal.close();
+  } finally {
+    await run.lock.release();
+  }
+}
+
+/**
+ * The failure to report when ending the run failed too (writing the report: a full disk): the run's own
+ * failure, which decides the exit code, with the other logged beside it; the other alone otherwise.
+ */
+function primaryFailure(failure: unknown, endingError: unknown, logger: Logger): unknown {
+  if (failure === undefined) return endingError;
+  logger.error({ err: endingError }, 'writing the run\'s report failed; the run\'s own failure follows');
+  return failure;
 }
 
 /**
