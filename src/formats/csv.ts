@@ -119,7 +119,7 @@ class CsvRecords implements PlainCsvLineSource {
       if (line === 1 && isExcelSeparatorLine(fields, this.delimiter, this.file)) continue;
       if (isBlankRow(fields)) continue;
       if (this.names === undefined || this.build === undefined) {
-        this.names = this.options.columns ?? (this.header ? fields.map(blankNamedByPosition) : fields.map((_, i) => String(i + 1)));
+        this.names = this.options.columns ?? (this.header ? namedByPosition(fields) : fields.map((_, i) => String(i + 1)));
         assertUniqueColumns(this.names, this.file, line);
         this.build = compileRowBuilder(this.names);
         this.options.onColumns?.(this.names);
@@ -177,10 +177,18 @@ function isExcelSeparatorLine(fields: readonly string[], delimiter: string, file
 /**
  * A header cell left empty (a spreadsheet's trailing empty columns: `id;name;;`) names its column by its
  * position, `column4`, as DuckDB does: a mapping cannot name "" anyway, and two of them would otherwise be one
- * name twice, stopping the file, or one value kept of two.
+ * name twice, stopping the file, or one value kept of two. A name the header itself holds gets a suffix
+ * (`column3_2`): the empty cell beside a real `column3` stopped the file, which read before the naming.
  */
-function blankNamedByPosition(name: string, i: number): string {
-  return name === '' ? `column${i + 1}` : name;
+function namedByPosition(fields: readonly string[]): string[] {
+  const taken = new Set(fields);
+  return fields.map((name, i) => {
+    if (name !== '') return name;
+    let named = `column${i + 1}`;
+    for (let n = 2; taken.has(named); n++) named = `column${i + 1}_${n}`;
+    taken.add(named);
+    return named;
+  });
 }
 
 function assertUniqueColumns(columns: readonly string[], file: string, line: number): void {

@@ -104,6 +104,11 @@ describe('CSV', () => {
     expect(items).toEqual([{ record: { id: '1', name: 'ann', column3: '', column4: 'x', column5: '' }, position: { file: 'input', line: 2, index: 0 } }]);
   });
 
+  it('names an empty header cell beside a real column of its position name apart from it, as the file read before', async () => {
+    const items = await parseAll(['id,,column2\n1,x,y\n'], { format: 'csv' });
+    expect(items).toEqual([{ record: { id: '1', column2_2: 'x', column2: 'y' }, position: { file: 'input', line: 2, index: 0 } }]);
+  });
+
   it('refuses a header that names a column twice', async () => {
     await expect(parseAll(['a,a\n1,2\n'], { format: 'csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { line: 1, column: 'a' } });
   });
