@@ -37,17 +37,25 @@ export interface NonTextKind {
 const SAVE_AS_CSV = 'save the sheet as CSV (in Excel: Save As, "CSV UTF-8")';
 const FETCH_AGAIN = 'likely an error page saved in place of the data: fetch the file again';
 
-/** Files that are no text records, by their first bytes. */
-const BINARY_SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; kind: NonTextKind }> = [
+/**
+ * Files that are no text records, by their first bytes. `binaryNext`: the magic is text a CSV may begin
+ * with (a column PAR1), so the byte after it must be binary too (a Parquet page header's is 0x15).
+ */
+const BINARY_SIGNATURES: ReadonlyArray<{ bytes: readonly number[]; kind: NonTextKind; binaryNext?: boolean }> = [
   { bytes: [0x50, 0x4b, 0x03, 0x04], kind: { what: 'a ZIP archive (an Excel .xlsx or LibreOffice .ods workbook is one)', todo: SAVE_AS_CSV } },
   { bytes: [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], kind: { what: 'an Excel 97-2003 .xls workbook', todo: SAVE_AS_CSV } },
   { bytes: [0x25, 0x50, 0x44, 0x46, 0x2d], kind: { what: 'a PDF document', todo: 'export the data itself as CSV, NDJSON or JSON' } },
-  { bytes: [0x50, 0x41, 0x52, 0x31], kind: { what: 'a Parquet file', todo: 'export the data as CSV, NDJSON or JSON' } },
+  { bytes: [0x50, 0x41, 0x52, 0x31], kind: { what: 'a Parquet file', todo: 'export the data as CSV, NDJSON or JSON' }, binaryNext: true },
 ];
 
 /** What raw (undecoded, decompressed) first bytes show the file to be when it holds no text at all. */
 export function binaryFileKind(head: Uint8Array): NonTextKind | undefined {
-  return BINARY_SIGNATURES.find(({ bytes }) => head.length >= bytes.length && bytes.every((b, i) => head[i] === b))?.kind;
+  return BINARY_SIGNATURES.find(({ bytes, binaryNext }) => head.length >= bytes.length && bytes.every((b, i) => head[i] === b) && (!binaryNext || isControlByte(head[bytes.length])))?.kind;
+}
+
+/** A byte no text holds: a control character other than tab and line breaks. */
+function isControlByte(byte: number | undefined): boolean {
+  return byte !== undefined && byte < 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d;
 }
 
 const MARKUP_START = /^\uFEFF?\s*(<!doctype html|<html[\s>]|<\?xml[\s?])/i;

@@ -35,6 +35,13 @@ describe('sniffing', () => {
     await expect(parseAll(['%PDF-1.7\n'])).rejects.toThrow('is a PDF document');
   });
 
+  it('stops at a Parquet file, yet reads a CSV that begins with the text PAR1 (a column of that name)', async () => {
+    const parquet = Buffer.concat([Buffer.from('PAR1'), Buffer.from([0x15, 0x00, 0x15, 0x1c, 0x15, 0x1c, 0x2c])]);
+    await expect(parseAll([parquet], { file: 'm.csv' })).rejects.toThrow('m.csv: is a Parquet file');
+    for (const format of [undefined, 'csv'] as const)
+      expect(await parseAll(['PAR1,PAR2\n1,2\n'], format ? { format } : {})).toEqual([{ record: { PAR1: '1', PAR2: '2' }, position: { file: 'input', line: 2, index: 0 } }]);
+  });
+
   it('stops at an HTML or XML page read as CSV (an error page saved in place of the data), not at its missing columns', async () => {
     const pages = ['\n<!DOCTYPE html>\n<html><title>502 Bad Gateway</title></html>\n', '<HTML>\n<body>Not Found</body></HTML>', '<?xml version="1.0"?><Error><Code>AccessDenied</Code></Error>'];
     for (const page of pages)
