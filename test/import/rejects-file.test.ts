@@ -71,5 +71,10 @@ describe('rejects.ndjson', () => {
     // The source as the run read it: its rejects are not expected, as before.
     await writeFile(messages, `${asRejected.join('\n')}\n`);
     expect((await verify()).summary.status).toBe('exact');
+
+    // The same records with their keys in another order (a file re-saved by another tool): still the rejected ones.
+    const reordered = (text: string) => JSON.stringify(Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, unknown>).reverse()));
+    await writeFile(messages, `${asRejected.map(reordered).join('\n')}\n`);
+    expect((await verify()).summary.status).toBe('exact');
   });
 });

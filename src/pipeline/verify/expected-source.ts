@@ -69,7 +69,19 @@ function stillListed(listed: readonly string[], record: Accepted): boolean {
 }
 
 function asRead(record: unknown): string {
-  return `r${hash64(stringifyJson(record)).join(':')}`;
+  return `r${hash64(stringifyJson(withSortedKeys(record))).join(':')}`;
+}
+
+/**
+ * The value with every object's keys in sorted order: the same record with its columns (or NDJSON keys)
+ * reordered since the run is still the record the line lists.
+ */
+function withSortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withSortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) Object.defineProperty(sorted, key, { value: withSortedKeys((value as Record<string, unknown>)[key]), enumerable: true, writable: true, configurable: true });
+  return sorted;
 }
 
 /** An item without its channel id: the platform's id the import sent, which verification resolves otherwise. */
