@@ -70,7 +70,11 @@ async function main(argv: string[]): Promise<void> {
  * of Node's raw stack, and the process ends with its exit code (1 for a bug; a full disk is still 74).
  */
 function catchStrayFailures(logging: CliLogging, debug: boolean): void {
+  let failing = false;
   const fail = (error: unknown) => {
+    // A second stray error while the first is being said (a rejection the first set off) adds nothing.
+    if (failing) return;
+    failing = true;
     const failure = describeFailure(error, { debug });
     process.stderr.write(failure.text);
     logging.recordFailure(failure.json.error);

@@ -38,6 +38,13 @@ describe('an error thrown where no await catches it (inside a dependency)', () =
     expect(summary).toMatchObject({ status: 'failed', exitCode: 1, error: { code: 'INTERNAL', message: 'boom while holding [REDACTED]' } });
   });
 
+  it('is said once when a second stray error follows the first', async () => {
+    const run = await runWithStrayError({ THROW_MESSAGE: 'first stray error', THROW_TWICE: '1' });
+    expect(run.code).toBe(1);
+    expect(run.stderr.match(/chatport: internal error:/g)).toHaveLength(1);
+    expect(run.stderr.match(/"msg":"run failed"/g)).toHaveLength(1);
+  });
+
   it('keeps the exit code of what it is: a full disk is 74, not a bug', async () => {
     const run = await runWithStrayError({ THROW_MESSAGE: 'no space left on device, write', THROW_CODE: 'ENOSPC' });
     expect(run.code).toBe(74);
