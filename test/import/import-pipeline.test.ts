@@ -146,20 +146,25 @@ stages:
   });
 });
 
+/** 3 users, 2 channels and 200 messages, imported until midway through the messages, then stopped as by a signal. */
+async function interruptedInMessages(name: string, prefix: string) {
+  const dir = join(f.dir, name);
+  const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, prefix);
+  await writeCsvs(dir, csv);
+  const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 1'));
+  const state = join(dir, 'state');
+  const stop = new AbortController();
+  const interrupted = await runImport({ config, stateDir: state }, {
+    client: f.client, signal: stop.signal,
+    onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
+  }).catch((e: unknown) => e);
+  expect(interrupted).toBeInstanceOf(Error);
+  return { dir, csv, config, state };
+}
+
 describe('an unfinished run whose input changed', () => {
   it('stops with INPUT_CHANGED (exit 65) instead of mixing two inputs, and --restart starts a new run', async () => {
-    const dir = join(f.dir, 'changed');
-    const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'chg-');
-    await writeCsvs(dir, csv);
-    const { config } = await writePipeline(dir, generatedPipeline('changed', 'chunkRecords: 20\n  concurrency: 1'));
-    const state = join(dir, 'state');
-    // Interrupted midway through the messages, as by a signal.
-    const stop = new AbortController();
-    const interrupted = await runImport({ config, stateDir: state }, {
-      client: f.client, signal: stop.signal,
-      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
-    }).catch((e: unknown) => e);
-    expect(interrupted).toBeInstanceOf(Error);
+    const { dir, csv, config, state } = await interruptedInMessages('changed', 'chg-');
 
     // The same message ids with other text: the chunks the journal knows no longer match.
     await writeInput(dir, 'messages.csv', csv.messages.replaceAll('message number', 'edited message'));
@@ -176,17 +181,7 @@ describe('an unfinished run whose input changed', () => {
   });
 
   it('stops with INPUT_CHANGED when a stage it finished reading (and will not read again) lists other input on resume', async () => {
-    const dir = join(f.dir, 'changed-finished');
-    const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'chf-');
-    await writeCsvs(dir, csv);
-    const { config } = await writePipeline(dir, generatedPipeline('changed-finished', 'chunkRecords: 20\n  concurrency: 1'));
-    const state = join(dir, 'state');
-    const stop = new AbortController();
-    const interrupted = await runImport({ config, stateDir: state }, {
-      client: f.client, signal: stop.signal,
-      onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
-    }).catch((e: unknown) => e);
-    expect(interrupted).toBeInstanceOf(Error);
+    const { dir, csv, config, state } = await interruptedInMessages('changed-finished', 'chf-');
 
     // A user appended to users.csv, a stage the interrupted run finished: a resume would never read it.
     await writeInput(dir, 'users.csv', `${csv.users}late,chf-late,Late User\n`);
