@@ -1,5 +1,5 @@
 import { recordTextProblem } from '../../shared/json-checks/export-text.js';
-import { readDiscordHeader, type DiscordFileError } from '../../sources/discord/channel-file.js';
+import { readDiscordHeader, type DiscordDateRange, type DiscordFileError } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import { DiscordChannel, DiscordGuild, THREAD_TYPES } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
@@ -13,6 +13,8 @@ export interface DiscordFile {
   channelId: string;
   /** For a thread file: the thread's id (its root message's). */
   threadId?: string;
+  /** The file's `dateRange` header: two exports of one channel are read by it (`byDateRange`). */
+  dateRange?: DiscordDateRange;
 }
 
 /** The export's files grouped by platform channel, in the order their messages are read. */
@@ -32,7 +34,7 @@ export interface DiscordPlan {
  * becomes a channel of its own.
  */
 export async function planDiscordExport(exp: SlackExport, files: readonly string[]): Promise<DiscordPlan> {
-  const headers: Array<{ file: string; guild: DiscordGuild; channel: DiscordChannel }> = [];
+  const headers: Array<{ file: string; guild: DiscordGuild; channel: DiscordChannel; dateRange?: DiscordDateRange }> = [];
   const unreadable: DiscordPlan['unreadable'] = [];
   for (const file of [...files].sort(byPartition)) {
     let header;
@@ -49,7 +51,7 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
     else if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
     else if (!channel.ok) unreadable.push({ file, field: `channel.${channel.problem.field}`, problem: channel.problem.reason });
     // Kept for the whole run: copies, so that they do not pin the parser's input chunks (detach-string.ts).
-    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value }));
+    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value, dateRange: header.dateRange }));
   }
   const own = new Set(headers.filter((h) => !THREAD_TYPES.has(h.channel.type)).map((h) => h.channel.id));
   const channels = new Map<string, DiscordFile[]>();
@@ -66,7 +68,8 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
       list.push({ ...h, channelId: h.channel.id });
     }
   }
-  threads.sort((a, b) => compareSnowflakes(a.threadId!, b.threadId!) || byPartition(a.file, b.file));
+  for (const list of channels.values()) list.sort(byExport);
+  threads.sort((a, b) => compareSnowflakes(a.threadId!, b.threadId!) || byExport(a, b));
   for (const t of threads) channels.get(t.channelId)!.push(t);
   const workspace = headers.find((h) => h.guild.id !== '0')?.guild.id ?? 'direct-messages';
   return { channels, threadIds, unreadable, workspace };
@@ -75,6 +78,23 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
 /** Snowflakes as numbers without losing digits: by length, then digit by digit. */
 export function compareSnowflakes(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * Files of one channel or thread: by the start of their date range, then by path (partitions in part
+ * order). Two exports of one channel (`gen [600] (before 2023-03-01).json` and `gen [600] (2023-02-01 to
+ * 2023-04-01).json`) are read earliest range first whatever their names, so the channel is in time
+ * order; where the ranges overlap, the later file's messages are duplicates of the earlier's.
+ */
+function byExport(a: DiscordFile, b: DiscordFile): number {
+  return rangeStart(a) - rangeStart(b) || byPartition(a.file, b.file);
+}
+
+/** `dateRange.after` in ms; no start (a whole history, or only --before) is the earliest. */
+function rangeStart(f: DiscordFile): number {
+  const after = f.dateRange?.after;
+  const ms = typeof after === 'string' ? Date.parse(after) : NaN;
+  return Number.isNaN(ms) ? -Infinity : ms;
 }
 
 /** Paths in code point order, except that `name [part 10].json` follows `name [part 9].json` (--partition). */

@@ -30,20 +30,40 @@ export class DiscordFileError extends ChatportError {
   }
 }
 
+/** A file's `dateRange` (DiscordChatExporter's --after and --before, null when not given). */
+export interface DiscordDateRange {
+  after?: unknown;
+  before?: unknown;
+}
+
+/** The header values read, by the top-level key they stand at; `messages.0` ends the header. */
+const HEADER_KEYS = new Set(['guild', 'channel', 'dateRange']);
+
 /**
- * The `guild` and `channel` objects at the top of a file: read until both are seen, the rest left unread;
- * `marks`: what their text showed (a name holding an unreadable byte or a lone surrogate is not taken).
+ * The `guild`, `channel` and `dateRange` objects at the top of a file: read until the first message (or
+ * the messages array's end), the rest left unread; `marks`: what their text showed (a name holding an
+ * unreadable byte or a lone surrogate is not taken).
  */
-export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; marks: TextMarks }> {
+export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; dateRange?: DiscordDateRange; marks: TextMarks }> {
   const utf8 = new Utf8MarkingStream();
   const scan = new SurrogateEscapeScan();
-  const values = pipeline(await exp.openFile(file), utf8, scan, pick.withParserAsStream({ filter: /^(guild|channel)$/ }), streamValues.asStream(), () => undefined);
+  // The filter is called at each value's start, in file order, so the keys it takes name the values
+  // streamValues then emits. The first message is taken only to stop there: a file may be gigabytes.
+  const keys: string[] = [];
+  const filter = (stack: unknown[]): boolean => {
+    const top = stack.length === 1 && typeof stack[0] === 'string' && HEADER_KEYS.has(stack[0]);
+    const first = stack.length === 2 && stack[0] === 'messages' && stack[1] === 0;
+    if (top || first) keys.push(first ? 'messages' : (stack[0] as string));
+    return top || first;
+  };
+  const values = pipeline(await exp.openFile(file), utf8, scan, pick.withParserAsStream({ filter }), streamValues.asStream(), () => undefined);
   const found: Record<string, unknown> = {};
   try {
     for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
-      // pick emits them in file order; DiscordChatExporter writes guild, then channel.
-      found[found.guild === undefined ? 'guild' : 'channel'] = value;
-      if (found.channel !== undefined) break;
+      const key = keys.shift();
+      if (key === 'messages') break;
+      if (key !== undefined && found[key] === undefined) found[key] = value;
+      if (found.dateRange !== undefined) break;
     }
   } catch (error) {
     throw new DiscordFileError(`${exp.origin}: ${file} is not a readable JSON file (${(error as Error).message})`, { file: exp.origin, entry: file }, error);
@@ -52,7 +72,8 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
   }
   if (found.guild === undefined || found.channel === undefined)
     throw new DiscordFileError(`${exp.origin}: ${file} has no guild and channel objects; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
-  return { guild: found.guild, channel: found.channel, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
+  const dateRange = typeof found.dateRange === 'object' && found.dateRange !== null ? (found.dateRange as DiscordDateRange) : undefined;
+  return { guild: found.guild, channel: found.channel, dateRange, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
 }
 
 /**
