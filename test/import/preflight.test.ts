@@ -89,6 +89,15 @@ describe('pre-flight: every input exists and parses before anything is sent', ()
     expect(oneDocument.message).toMatch(/at line 1 cannot be read: not valid JSON.*; nothing was sent — NDJSON holds one whole JSON object per line; a JSON file holds an array of records/);
   });
 
+  it('a CSV whose first row has another number of fields than its header says what was expected once', async () => {
+    const files = { 'users.csv': 'id,username,display\nu0,pfcount-user0,User 0,extra\n', 'messages.ndjson': messagesNdjson('pfcount-', 2) };
+    const { dir, config } = await setUp('pfcount', 'messages.ndjson', files);
+    const error = await failureOf(runImport({ config, stateDir: join(dir, 'state') }, { client: f.client }));
+    expect(exitCodeFor(error)).toBe(65);
+    expect(error.message).toMatch(/users\.csv at line 2 cannot be read: expected 3 fields \(as the header has\), found 4; nothing was sent/);
+    expect(error.message.match(/expected 3 fields/g)).toHaveLength(1);
+  });
+
   it('a bad gzip header stops the run with exit 65 naming the file, before anything is sent', async () => {
     const bad = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0xff]), Buffer.from('not a gzip stream at all, only its magic bytes')]);
     const { dir, config } = await setUp('pfgzip', 'messages.ndjson.gz', { 'messages.ndjson.gz': bad });

@@ -62,7 +62,10 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject, othersH
   }
   if (first && isUnparseable(first)) {
     const hint = whatToDo(first.unparseable);
-    throw unreadableInput(stage, input.uri, { at: first.position }, `${first.unparseable.message} (expected ${first.unparseable.expected}); nothing was sent${hint ? ` — ${hint}` : ''}`);
+    // A message that names what it expected already ("expected 3 fields …, found 4") does not say it twice.
+    const { message, expected } = first.unparseable;
+    const said = message.includes(`expected ${expected}`) ? message : `${message} (expected ${expected})`;
+    throw unreadableInput(stage, input.uri, { at: first.position }, `${said}; nothing was sent${hint ? ` — ${hint}` : ''}`);
   }
 }
 
