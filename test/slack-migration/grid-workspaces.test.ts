@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import { all, startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { writeExportFolder } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -19,11 +19,11 @@ afterAll(() => f.close());
  */
 describe('a Slack Enterprise Grid export with workspaces under teams/<name>/', () => {
   it('is refused (exit 65, naming the workspace folder) before any user is imported', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'chatport-slack-grid-'));
-    await writeFile(join(root, 'org_users.json'), JSON.stringify([{ id: 'U1', team_id: 'TG', name: 'grid-ana' }]));
-    await mkdir(join(root, 'teams', 'acme', 'general'), { recursive: true });
-    await writeFile(join(root, 'teams', 'acme', 'channels.json'), JSON.stringify([{ id: 'C1', name: 'general', members: ['U1'] }]));
-    await writeFile(join(root, 'teams', 'acme', 'general', '2020-09-14.json'), JSON.stringify([{ type: 'message', ts: '1600100000.000100', user: 'U1', text: 'hello grid' }]));
+    const root = await writeExportFolder('chatport-slack-grid-', {
+      'org_users.json': [{ id: 'U1', team_id: 'TG', name: 'grid-ana' }],
+      'teams/acme/channels.json': [{ id: 'C1', name: 'general', members: ['U1'] }],
+      'teams/acme/general/2020-09-14.json': [{ type: 'message', ts: '1600100000.000100', user: 'U1', text: 'hello grid' }],
+    });
     await mkdir(join(f.dir, 'grid'));
     const { config } = await writePipeline(join(f.dir, 'grid'), `name: slack-grid\nslack:\n  export: ${root}\n`);
     const error = await runImport({ config, stateDir: join(f.dir, 'grid', 'state'), verify: {} }, { client: f.client }).then(

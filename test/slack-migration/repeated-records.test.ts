@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { all, startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { writeExportFolder } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -17,14 +17,14 @@ afterAll(() => f.close());
  */
 describe('a Slack message repeated with the same ts and the same content', () => {
   it('is imported once and counted a duplicate; another message of that ts is imported beside it', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'chatport-slack-repeat-'));
-    await writeFile(join(root, 'users.json'), JSON.stringify([{ id: 'U1', team_id: 'TR', name: 'rep-ana' }]));
-    await writeFile(join(root, 'channels.json'), JSON.stringify([{ id: 'C1', name: 'rep-general', members: ['U1'] }]));
-    await mkdir(join(root, 'rep-general'));
     const first = { type: 'message', ts: '1600100000.000100', user: 'U1', text: 'said once' };
     const other = { type: 'message', ts: '1600100000.000100', user: 'U1', text: 'said at the same time' };
     const later = { type: 'message', ts: '1600100005.000100', user: 'U1', text: 'later' };
-    await writeFile(join(root, 'rep-general', '2020-09-14.json'), JSON.stringify([first, other, { ...first }, later, { ...other }]));
+    const root = await writeExportFolder('chatport-slack-repeat-', {
+      'users.json': [{ id: 'U1', team_id: 'TR', name: 'rep-ana' }],
+      'channels.json': [{ id: 'C1', name: 'rep-general', members: ['U1'] }],
+      'rep-general/2020-09-14.json': [first, other, { ...first }, later, { ...other }],
+    });
     const dir = join(f.dir, 'repeat');
     await mkdir(dir);
     const { config } = await writePipeline(dir, `name: slack-repeat\nslack:\n  export: ${root}\n`);

@@ -1,6 +1,7 @@
 import { compareInt64 } from '../../src/shared/int64.js';
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { ChatportClient } from '../../src/api/index.js';
 import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
 import type { Message } from '../../src/wire/resources.js';
@@ -108,4 +109,14 @@ export async function readPlatform(client: ChatportClient): Promise<PlatformStat
   }
   channels.sort((a, b) => (a.slackId < b.slackId ? -1 : 1));
   return { users, channels };
+}
+
+/** A hand-made export folder in a new temporary folder: each path (`users.json`, `general/2020-09-14.json`) holds its value as JSON. */
+export async function writeExportFolder(prefix: string, files: Record<string, unknown>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  for (const [path, value] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), JSON.stringify(value));
+  }
+  return root;
 }

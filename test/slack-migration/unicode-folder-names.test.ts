@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { all, startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { writeExportFolder } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -17,12 +17,12 @@ afterAll(() => f.close());
  */
 describe('a Slack conversation folder whose name is the channel name in another Unicode normal form', () => {
   it('is read as that channel\'s folder, not skipped as a folder no list names', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'chatport-slack-nfd-'));
     const name = 'café-☕';
-    await writeFile(join(root, 'users.json'), JSON.stringify([{ id: 'U1', team_id: 'TN', name: 'nfd-ana' }]));
-    await writeFile(join(root, 'channels.json'), JSON.stringify([{ id: 'C1', name: name.normalize('NFC'), members: ['U1'] }]));
-    await mkdir(join(root, name.normalize('NFD')));
-    await writeFile(join(root, name.normalize('NFD'), '2020-09-14.json'), JSON.stringify([{ type: 'message', ts: '1600100000.000100', user: 'U1', text: 'coffee talk' }]));
+    const root = await writeExportFolder('chatport-slack-nfd-', {
+      'users.json': [{ id: 'U1', team_id: 'TN', name: 'nfd-ana' }],
+      'channels.json': [{ id: 'C1', name: name.normalize('NFC'), members: ['U1'] }],
+      [`${name.normalize('NFD')}/2020-09-14.json`]: [{ type: 'message', ts: '1600100000.000100', user: 'U1', text: 'coffee talk' }],
+    });
     await mkdir(join(f.dir, 'nfd'));
     const { config } = await writePipeline(join(f.dir, 'nfd'), `name: slack-nfd\nslack:\n  export: ${root}\n`);
     const report = await runImport({ config, stateDir: join(f.dir, 'nfd', 'state'), verify: {} }, { client: f.client });

@@ -126,8 +126,9 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const { mode, logger, now, signal } = env;
   // Refused before anything is sent: a missing or unreadable input (exit 66 / 65), then a mapping that
   // names a column the input does not have (exit 78).
-  const inputListings = await preflightInputs(config, sourceOptionsOf(config, signal), signal);
-  for (const warning of await checkMappedFields(config, sourceOptionsOf(config, signal), signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
+  const sources = sourceOptionsOf(config, signal);
+  const inputListings = await preflightInputs(config, sources, signal);
+  for (const warning of await checkMappedFields(config, sources, signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
   const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
   refuseFolderOnPseudoFs(paths.stateDir, 'the state folder');
