@@ -9,6 +9,7 @@ import type { StageKind } from '../transform/types.js';
 import { interpolate } from './interpolate.js';
 import { issuesFromZod } from './issues.js';
 import type { ConfigIssue } from './issues.js';
+import { isLiteralCodePosition, keepLiteralCodesAsWritten } from './literal-codes.js';
 import { locate } from './locate.js';
 import { DEFAULT_STAGE_OPTIONS, pipelineFileSchema } from './schema.js';
 import { exportStages, resolvePlatformExport, resolveSlackSource } from './export-stages.js';
@@ -55,7 +56,10 @@ function pathOf(node: Node, ancestors: readonly unknown[]): string {
 
 const RETYPED = /^(?:-?\d+(?:\.\d+)?|true|false)$/;
 
-/** Interpolates every scalar value in place. Plain (unquoted) scalars that become a number or boolean are typed so. */
+/**
+ * Interpolates every scalar value in place. Plain (unquoted) scalars that become a number or boolean are typed
+ * so, except value-map keys and condition values, which stay text (literal-codes.ts).
+ */
 function interpolateDocument(
   doc: Document,
   env: Readonly<Record<string, string | undefined>>,
@@ -72,7 +76,8 @@ function interpolateDocument(
       for (const problem of result.problems) onIssue({ path, message: `${path}: ${problem}`, expected: '${NAME} or ${NAME:-default}' }, false);
       for (const name of result.missing)
         onIssue({ path, message: `${path}: the environment variable ${name} is not set (write \${${name}:-default} for a default)`, expected: `${name} set` }, true);
-      node.value = node.type === 'PLAIN' && RETYPED.test(result.value) ? JSON.parse(result.value) : result.value;
+      const retyped = node.type === 'PLAIN' && RETYPED.test(result.value) && !isLiteralCodePosition(key, ancestors);
+      node.value = retyped ? JSON.parse(result.value) : result.value;
     },
   });
 }
@@ -178,6 +183,7 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   const ignoreMissing = options.missingEnv === 'ignore';
   const warnMissing = options.missingEnv === 'warn' || ignoreMissing;
   const notes = ignoreMissing ? [] : warnings;
+  keepLiteralCodesAsWritten(doc);
   interpolateDocument(doc, env, (issue, missing) => {
     if (missing) missingPaths.push(issue.path);
     (missing && warnMissing ? notes : errors).push(withPlace(issue));

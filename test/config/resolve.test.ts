@@ -131,6 +131,24 @@ describe('resolvePipelineConfig', () => {
     expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['options.chunkRecords']);
   });
 
+  it('keeps value-map keys and condition values, interpolated ones too, as the text written (not YAML numbers)', () => {
+    const text = GOOD.replace('      user: author\n', `      user: author
+    skip:
+      - { field: kind, equals: 007 }
+      - field: tier
+        in:
+          - 1.50
+          - \${TIER}
+      - field: code
+        notEquals: \${TIER}
+`).replace('displayName: { template: "{first} {last}" }', 'displayName: { field: d, map: { 01: a, 0x1F: b } }');
+    const result = resolvePipelineConfig(text, { env: { ...env, TIER: '2.50' } });
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const [users, messages] = result.config.stages;
+    expect(messages!.skip).toEqual([{ field: 'kind', equals: '007' }, { field: 'tier', in: ['1.50', '2.50'] }, { field: 'code', notEquals: '2.50' }]);
+    expect(users!.mapping.displayName).toEqual({ field: 'd', map: { '01': 'a', '0x1F': 'b' } });
+  });
+
   it('warns about a secret written into the file', () => {
     const result = resolvePipelineConfig(GOOD.replace('${CLIENT_SECRET}', 'plain-secret'), { env });
     expect(result.ok && result.warnings.map((w) => w.path)).toEqual(['api.clientSecret', 'stages']);
