@@ -18,7 +18,7 @@ export const EXPECTED: Record<ValueType, string> = {
   number: 'a number (e.g. 42, -1.5, 1e3)',
   integer: 'a whole number',
   boolean: 'a boolean (true/false, yes/no, y/n, 1/0, on/off)',
-  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number of 12 to 16 digits, as a number or as text)',
+  date: 'a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number of 12 or 13 digits, as a number or as text; not epoch seconds or microseconds)',
   json: 'JSON text',
 };
 
@@ -95,11 +95,12 @@ function toInteger(value: unknown, reasons: Reason[], field: string, source: str
 }
 
 /**
- * Epoch milliseconds, as text (a CSV cell) or as a JSON number: 12 to 16 digits, so from 1973 on. Fewer
- * digits are refused: `1700000000` is more likely seconds, and `2024` a year; taken as milliseconds they
- * would land in January 1970 without a word.
+ * Epoch milliseconds, as text (a CSV cell) or as a JSON number: 12 or 13 digits, so 1973 to 2286 (and 1653 to
+ * 1966 negative). Fewer digits are refused: `1700000000` is more likely seconds, and `2024` a year; taken as
+ * milliseconds they would land in January 1970 without a word. More are refused too: `1700000000123456` is
+ * epoch microseconds, which as milliseconds would be the year 55841.
  */
-const EPOCH_MS_TEXT = /^-?\d{12,16}$/;
+const EPOCH_MS_TEXT = /^-?\d{12,13}$/;
 
 /** The common case, already UTC with seconds: parsed without taking the text apart. */
 const UTC_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;

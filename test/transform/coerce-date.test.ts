@@ -23,19 +23,20 @@ describe('date coercion of UTC texts', () => {
 });
 
 describe('date coercion of epoch milliseconds', () => {
-  it('takes a number, or 12 to 16 digits as text (a CSV cell); refuses texts that are likelier seconds or a year', () => {
+  it('takes a number, or 12 or 13 digits as text (a CSV cell); refuses texts that are likelier seconds, a year or microseconds', () => {
     const date = (value: unknown) => COERCERS.date(value, [] as never, 'when', undefined);
     expect(date(1700000000000)).toBe('2023-11-14T22:13:20.000Z');
     expect(date('1700000000000')).toBe('2023-11-14T22:13:20.000Z');
     expect(date(' 1700000000123 ')).toBe('2023-11-14T22:13:20.123Z');
     expect(date('-100000000000')).toBe('1966-10-31T14:13:20.000Z');
-    for (const text of ['1700000000', '2024', '17000000000000000', '1.7e12']) expect(date(text), text).toBe(BAD);
+    expect(date('9999999999999')).toBe('2286-11-20T17:46:39.999Z');
+    for (const text of ['1700000000', '2024', '17000000000000000', '1.7e12', '1700000000123456', '999999999999999', '10000000000000']) expect(date(text), text).toBe(BAD);
   });
 
   it('refuses JSON numbers of fewer than 12 digits as it refuses such texts: seconds or a year, not a time in January 1970', () => {
     const reasons: Reason[] = [];
     for (const n of [1700000000, 2024, 0, -5, 17000000000000000]) expect(COERCERS.date(n, reasons, 'when', 't'), String(n)).toBe(BAD);
-    expect(reasons[0]!.message).toBe('when (from source field "t"): expected a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number of 12 to 16 digits, as a number or as text), found number 1700000000');
+    expect(reasons[0]!.message).toBe('when (from source field "t"): expected a date (ISO 8601, e.g. 2024-01-31 or 2024-01-31T12:00:00Z; or epoch milliseconds: a whole number of 12 or 13 digits, as a number or as text; not epoch seconds or microseconds), found number 1700000000');
     expect(COERCERS.date(-100000000000, [], 'when', undefined)).toBe('1966-10-31T14:13:20.000Z');
   });
 });
