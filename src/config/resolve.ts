@@ -56,6 +56,9 @@ function pathOf(node: Node, ancestors: readonly unknown[]): string {
 
 const RETYPED = /^(?:-?\d+(?:\.\d+)?|true|false)$/;
 
+/** A RETYPED text's value as YAML reads it written plainly: `0250` is 250 (JSON.parse would throw). */
+const typedAsYaml = (text: string): number | boolean => (text === 'true' ? true : text === 'false' ? false : Number(text));
+
 /**
  * Interpolates every scalar value in place. Plain (unquoted) scalars that become a number or boolean are typed
  * so, except value-map keys and condition values, which stay text (literal-codes.ts).
@@ -77,7 +80,7 @@ function interpolateDocument(
       for (const name of result.missing)
         onIssue({ path, message: `${path}: the environment variable ${name} is not set (write \${${name}:-default} for a default)`, expected: `${name} set` }, true);
       const retyped = node.type === 'PLAIN' && RETYPED.test(result.value) && !isLiteralCodePosition(key, ancestors);
-      node.value = retyped ? JSON.parse(result.value) : result.value;
+      node.value = retyped ? typedAsYaml(result.value) : result.value;
     },
   });
 }

@@ -131,6 +131,13 @@ describe('resolvePipelineConfig', () => {
     expect(result.ok ? [] : result.errors.map((e) => e.path)).toEqual(['options.chunkRecords']);
   });
 
+  it('types a plain interpolation with leading zeros as YAML reads the same text written in the file (0250 is 250)', () => {
+    const zeros = resolvePipelineConfig(GOOD, { env: { ...env, CHUNK: '0250' } });
+    expect(zeros.ok && zeros.config.stages[0]!.options.chunkRecords).toBe(250);
+    // -07 is the number -7: a configuration error at its path, not a crash.
+    expect(errorsOf(GOOD, { env: { ...env, CHUNK: '-07' } }).map((e) => e.path)).toEqual(['options.chunkRecords']);
+  });
+
   it('keeps value-map keys and condition values, interpolated ones too, as the text written (not YAML numbers)', () => {
     const text = GOOD.replace('      user: author\n', `      user: author
     skip:
