@@ -77,11 +77,24 @@ export type StageKind = ImportKind;
 const UNSEEN = /[\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 const quoted = (text: string) => JSON.stringify(text).replace(UNSEEN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
+/** The first `n` UTF-16 code units of a text, one fewer where the n-th would be half of a character. */
+const headOf = (text: string, n: number) => text.slice(0, /[\uD800-\uDBFF]/.test(text.charAt(n - 1)) ? n - 1 : n);
+
+/**
+ * A text's length as limits count it (UTF-16 code units, LIMITS), and in characters too where they differ:
+ * 20,001 emoji are 40,002 code units, over a limit of 40,000 that the writer's own count would not explain.
+ */
+function lengthInWords(text: string): string {
+  let characters = 0;
+  for (const _ of text) characters++;
+  return characters === text.length ? `${text.length} characters` : `${text.length} UTF-16 code units, ${characters} characters`;
+}
+
 /** Short text for a found value in reasons: never the whole of a long value. */
 export function describeFound(value: unknown): string {
   if (value === undefined) return 'missing';
   if (value === null) return 'null';
-  if (typeof value === 'string') return value.length > 60 ? `${quoted(value.slice(0, 60))}… (${value.length} characters)` : quoted(value);
+  if (typeof value === 'string') return value.length > 60 ? `${quoted(headOf(value, 60))}… (${lengthInWords(value)})` : quoted(value);
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
   if (Array.isArray(value)) return `an array of ${value.length}`;
   return `an ${typeof value}`;

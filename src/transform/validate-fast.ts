@@ -38,6 +38,9 @@ function isObject(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Limits count UTF-16 code units (LIMITS); said where the text over one has characters that count 2. */
+const UNIT_NOTE = '(UTF-16 code units: a character beyond U+FFFF, such as an emoji, counts 2)';
+
 function text(out: Found, item: Obj, key: string, path: string, min: number, max: number, required: boolean): boolean {
   const v = item[key];
   if (v === undefined || typeof v !== 'string') {
@@ -47,7 +50,8 @@ function text(out: Found, item: Obj, key: string, path: string, min: number, max
     return false;
   }
   if (v.length < min || v.length > max) {
-    out.push(reason(path, max === Infinity ? `text of at least ${min} character` : `text of ${min} to ${max} characters`, v));
+    const unit = v.length > max && /[\uD800-\uDFFF]/.test(v) ? ` ${UNIT_NOTE}` : '';
+    out.push(reason(path, max === Infinity ? `text of at least ${min} character` : `text of ${min} to ${max} characters${unit}`, v));
     return false;
   }
   return true;

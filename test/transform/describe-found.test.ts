@@ -12,5 +12,7 @@ describe('a found value in a reason', () => {
   it('leaves other text as JSON writes it, and still cuts long values', () => {
     expect(describeFound('héllo 🎉 "q"')).toBe('"héllo 🎉 \\"q\\""');
     expect(describeFound('\u202E'.repeat(100))).toBe(`"${'\\u202e'.repeat(60)}"… (100 characters)`);
+    // Never half of an emoji at the cut; the length in the unit limits count, and in characters.
+    expect(describeFound(`a${'😀'.repeat(40)}`)).toBe(`"a${'😀'.repeat(29)}"… (81 UTF-16 code units, 41 characters)`);
   });
 });
