@@ -215,7 +215,9 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     const id = await deploy('user.attempted.start_session', 'gate', 'async function handleEvent(e) { if (e.username === "carol") throw new Error("carol is on leave"); return { ok: e.username }; }');
     const refused = await post('/_sandbox/user-sessions', { username: 'carol' });
     expect(refused.status).toBe(403);
-    expect(refused.json).toMatchObject({ error: 'SessionRefused', message: 'a start-session function refused the session: carol is on leave' });
+    // decisions.md: the §7 403 body (error, error_description), nothing else.
+    expect(refused.json).toEqual({ error: 'access_denied', error_description: 'access is denied: a start-session function refused the session: carol is on leave' });
+    expect(refused.headers.get('content-type')).toBe('application/json');
     expect((await post('/_sandbox/user-sessions', { username: 'bob' })).status).toBe(201);
     expect((await ended(id, 2)).result).toEqual({ payload: { ok: 'bob' } });
   });

@@ -38,8 +38,9 @@ async function startUserSession(ctx: Ctx, app: SandboxApp): Promise<void> {
   if (!user) throw clientError(`field 'username': unknown user '${body.username}'`);
   const outcomes = await app.chatEvents.fire('user.attempted.start_session', { username: body.username, authParams: body.authParams ?? {} });
   const refused = outcomes.find((o) => o.status === 'FAILED');
+  // decisions.md: a refused start is the §7 403 body (authentication error), the handler's reason appended.
   if (refused)
-    throw new HttpError(403, { error: 'SessionRefused', message: `a start-session function refused the session: ${refused.error ?? 'it failed'}`, timestamp: new Date(app.clock()).toISOString() });
+    throw new HttpError(403, { error: 'access_denied', error_description: `access is denied: a start-session function refused the session: ${refused.error ?? 'it failed'}` });
   const session: UserSessionRec = { id: app.store.nextId('session'), userId: user.id, state: 'ACTIVE', ...(body.userAgent ? { userAgent: body.userAgent } : {}), createdTime: app.clock() };
   app.store.change({ t: 'usess', v: session });
   sendJson(ctx, 201, app.render.userSession(session));
