@@ -79,6 +79,19 @@ describe('channels', () => {
     expect((await t.call('/channels?startTime=yesterday')).status).toBe(400);
   });
 
+  it('GET /channels?properties= matches equal JSON values (decisions.md): nested key order aside, integers beyond 2^53 exactly', async () => {
+    const made = await t.call('/channels', { method: 'POST', body: '{"type":"PUBLIC","name":"props-eq","properties":{"big":12345678901234567890,"o":{"x":1,"y":[2,{"a":1,"b":2}]}}}' });
+    expect(made.status).toBe(200);
+    const filter = async (value: string) => t.call(`/channels?properties=${encodeURIComponent(value)}`);
+    expect(names(await filter('{"o":{"y":[2,{"b":2,"a":1}],"x":1}}'))).toEqual(['props-eq']);
+    const big = await filter('{"big":12345678901234567890}');
+    expect(big.status).toBe(200);
+    expect(names(big)).toEqual(['props-eq']);
+    expect(names(await filter('{"big":12345678901234567891}'))).toEqual([]);
+    expect(names(await filter('{"o":{"x":1}}'))).toEqual([]);
+    expect(names(await filter('{"toString":1}'))).toEqual([]);
+  });
+
   it('GET, PATCH and DELETE /channels/{id}', async () => {
     const got = await t.call('/channels/2');
     expect(got.json).toMatchObject({ id: 2, type: 'PRIVATE', name: 'data-team', lastReceivedMessage: { body: 'Dashboards are updated.' } });

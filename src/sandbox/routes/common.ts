@@ -6,6 +6,7 @@ import { readJson, type Ctx } from '../http.js';
 import type { UserRec } from '../store.js';
 import { parseInt64, type Int64 } from '../../shared/int64.js';
 import { MEDIA } from '../../wire/media.js';
+import { parseJsonExact, sameJsonValue } from '../../shared/lossless-json.js';
 
 /**
  * A path id: an int64 (§4), else 400; returned as the store's id (see wire-ids.ts). An int64 this sandbox
@@ -63,13 +64,15 @@ export function propertiesFilter(ctx: Ctx): ((props: Record<string, unknown> | u
   if (raw === null || raw === '') return undefined;
   let wanted: unknown;
   try {
-    wanted = JSON.parse(raw);
+    // Read as stored properties are (integers beyond 2^53 exact), so such a value can match at all.
+    wanted = parseJsonExact(raw, 'bigint');
   } catch {
     throw clientError(`'properties' must be a JSON object, got '${raw}'`);
   }
   if (wanted === null || typeof wanted !== 'object' || Array.isArray(wanted)) throw clientError(`'properties' must be a JSON object, got '${raw}'`);
-  const entries = Object.entries(wanted as Record<string, unknown>).map(([k, v]) => [k, JSON.stringify(v)] as const);
-  return (props) => entries.every(([k, v]) => props !== undefined && k in props && JSON.stringify(props[k]) === v);
+  const entries = Object.entries(wanted as Record<string, unknown>);
+  // Equal as JSON values: an object's key order does not matter, and a stored bigint is compared, not stringified.
+  return (props) => entries.every(([k, v]) => props !== undefined && Object.hasOwn(props, k) && sameJsonValue(props[k], v));
 }
 
 export function booleanParam(ctx: Ctx, name: string): boolean | undefined {
