@@ -59,6 +59,8 @@ describe('channels', () => {
       { type: 'PUBLIC', members: [{ username: 'alice' }, { username: 'alice' }] },
       // The name is a PUBLIC channel's: not an equivalent of a PRIVATE one.
       { type: 'PRIVATE', name: 'general' },
+      // The name is alice and bob's DIRECT channel: not an equivalent of one for bob and carol (who have none).
+      { type: 'DIRECT', name: 'dm-alice-bob', members: [{ username: 'bob' }, { username: 'carol' }] },
     ]) {
       const reply = await t.call('/channels', { method: 'POST', body });
       expect(reply.status, JSON.stringify(body)).toBe(400);

@@ -97,6 +97,9 @@ export const channelRoutes: Route[] = [
         const existing = s.channelByName(body.name);
         // A channel of another type is not equivalent: answering it would hand a PRIVATE request a PUBLIC channel.
         if (existing && existing.type !== body.type) throw clientError(`field 'name': '${body.name}' is already the name of a ${existing.type} channel`);
+        // Nor is a DIRECT channel of other members (the one for these members was answered above, if any).
+        if (existing?.type === 'DIRECT' && directKey(s.members.get(existing.id)?.keys() ?? []) !== directKey(ids))
+          throw clientError(`field 'name': '${body.name}' is already the name of a DIRECT channel of other members`);
         if (existing) return sendJson(ctx, 200, app.render.channel(existing));
       }
       const name = body.name ?? randomUUID();
