@@ -182,3 +182,23 @@ describe('the people area persists with --data', () => {
     }
   });
 });
+
+describe('/_sandbox/chat-sessions under an id base beyond 2^53', () => {
+  it('takes the int64 ids a client got back, as JSON numbers (decisions.md: {userSessionId, channelId})', async () => {
+    const big = await startTestSandbox({ seed: 'demo', idBase: 2n ** 60n });
+    try {
+      // The helper's JSON.parse would round these ids, so they are read from the text.
+      const idIn = (text: string) => /"id":(\d+)/.exec(text)![1]!;
+      const session = await big.call('/_sandbox/user-sessions', { method: 'POST', body: { username: 'alice' } });
+      const channelId = idIn((await big.call('/channels?type=PUBLIC')).text.replace(/^.*?"channels":\[/, ''));
+      const body = `{"userSessionId":${idIn(session.text)},"channelId":${channelId}}`;
+      const chat = await big.call('/_sandbox/chat-sessions', { method: 'POST', body });
+      expect(chat.status, chat.text).toBe(201);
+      expect(chat.text).toContain(`"channel":{"href":"${big.url}/channels/${channelId}"}`);
+      const asText = await big.call('/_sandbox/chat-sessions', { method: 'POST', body: body.replace(/:(\d+)/g, ':"$1"') });
+      expect(asText.status, asText.text).toBe(201);
+    } finally {
+      await big.close();
+    }
+  });
+});

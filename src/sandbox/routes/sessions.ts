@@ -6,6 +6,7 @@ import { offsetPage } from '../paging.js';
 import type { SandboxApp } from '../app.js';
 import type { ChatSessionRec, UserSessionRec } from '../store.js';
 import { pathId, readBody } from './common.js';
+import { positiveInt64 } from '../../wire/int64.js';
 
 /**
  * Sessions (decisions.md "Sessions, notifications, read receipts"): the Management API lists them; the
@@ -15,7 +16,9 @@ import { pathId, readBody } from './common.js';
  */
 
 const StartUserSession = z.object({ username: z.string().min(1), userAgent: z.string().min(1).optional(), authParams: z.record(z.string(), z.unknown()).optional() });
-const StartChatSession = z.object({ userSessionId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]), channelId: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]) });
+/** An id as a client got it back: an int64 (a bigint beyond 2^53, as the body reader gives it) or its digits. */
+const WireId = z.union([positiveInt64, z.string().regex(/^\d+$/)]);
+const StartChatSession = z.object({ userSessionId: WireId, channelId: WireId });
 
 const SESSION_SORT = { id: (s: { id: number }) => s.id, createdTime: (s: { createdTime: number }) => s.createdTime };
 
@@ -26,7 +29,7 @@ function stateFilter(ctx: Ctx): (s: { state: string }) => boolean {
   return (s) => s.state === state;
 }
 
-function wireToStore(app: SandboxApp, value: number | string, field: string): number {
+function wireToStore(app: SandboxApp, value: number | bigint | string, field: string): number {
   const id = app.ids.toStore(typeof value === 'string' ? BigInt(value) : value);
   if (id === undefined) throw clientError(`field '${field}': unknown id ${String(value)}`);
   return id;
