@@ -294,6 +294,8 @@ export class Store {
         this.usersByName.delete(old.name);
         this.notifications.forgetUser(op.id);
         for (const [channelId, m] of this.members) if (m.delete(op.id) && this.channels.get(channelId)?.type === 'DIRECT') this.reindexDirect(channelId);
+        // What names the user goes with them: an invite or a read receipt of nobody would list a user that 404s.
+        for (const roles of [this.moderators, this.invites, this.receipts]) for (const byUser of roles.values()) byUser.delete(op.id);
         break;
       }
       case 'channel': {

@@ -202,3 +202,27 @@ describe('/_sandbox/chat-sessions under an id base beyond 2^53', () => {
     }
   });
 });
+
+describe('DELETE /users/{id} takes what names the user with it', () => {
+  it('its invites, moderator roles and read receipts are no longer listed', async () => {
+    const s = await startTestSandbox({ seed: 'demo' });
+    try {
+      const make = async (name: string) => (await s.call('/users', { method: 'POST', body: { name, displayName: name, isGuest: false } })).json.id as number;
+      const erin = await make('erin');
+      const fay = await make('fay');
+      expect((await s.call('/channels/1/invites', { method: 'POST', body: { user: { id: erin } } })).status).toBe(200);
+      expect((await s.call('/channels/1/members', { method: 'POST', body: { id: fay } })).status).toBe(200);
+      expect((await s.call('/channels/1/moderators', { method: 'POST', body: { id: fay } })).status).toBe(200);
+      const message = (await s.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'read me', user: { username: 'alice' } } })).json.id;
+      expect((await s.call(`/_sandbox/messages/${message}/read`, { method: 'POST', body: { username: 'fay' } })).status).toBe(200);
+      for (const id of [erin, fay]) expect((await s.call(`/users/${id}`, { method: 'DELETE' })).status).toBe(200);
+      expect((await s.call('/channels/1/invites')).json._embedded.invites).toEqual([]);
+      expect((await s.call('/channels/1/moderators')).json.page.totalElements).toBe(0);
+      expect((await s.call(`/messages/${message}/read-receipts`)).json._embedded.receipts).toEqual([]);
+      const summaries = (await s.call('/application/message-read-receipt-summaries')).json._embedded.summaries;
+      expect(summaries.map((x: Body) => x.messageId)).not.toContain(message);
+    } finally {
+      await s.close();
+    }
+  });
+});
