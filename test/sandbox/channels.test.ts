@@ -94,6 +94,20 @@ describe('channels', () => {
     expect(names(await filter('{"toString":1}'))).toEqual([]);
   });
 
+  it('GET /channels reads a startTime or endTime without an offset as UTC (wire rule 4), whatever the host\'s time zone', async () => {
+    const created = Date.parse((await t.call('/channels/1')).json.createdTime);
+    const noOffset = (ms: number) => new Date(ms).toISOString().slice(0, -1);
+    const zone = process.env.TZ;
+    process.env.TZ = 'Asia/Tokyo'; // UTC+9: read as local time, the end of the range would fall 9 hours early
+    try {
+      expect(names(await t.call(`/channels?endTime=${noOffset(created + 60_000)}`))).toContain('general');
+      expect(names(await t.call(`/channels?startTime=${noOffset(created + 60_000)}`))).not.toContain('general');
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it('GET, PATCH and DELETE /channels/{id}', async () => {
     const got = await t.call('/channels/2');
     expect(got.json).toMatchObject({ id: 2, type: 'PRIVATE', name: 'data-team', lastReceivedMessage: { body: 'Dashboards are updated.' } });

@@ -85,7 +85,10 @@ export function booleanParam(ctx: Ctx, name: string): boolean | undefined {
 export function dateParam(ctx: Ctx, name: string): number | undefined {
   const raw = ctx.query.get(name);
   if (raw === null || raw === '') return undefined;
-  const ms = Date.parse(raw);
+  // Wire rule 4: every timestamp is UTC. Date.parse reads a date-time without an offset as the host's local
+  // time, which would move the range by the host's zone; such a value is read as UTC.
+  const zoned = /(?:Z|[+-]\d{2}:?\d{2})$/i.test(raw) ? raw : `${raw}Z`;
+  const ms = Date.parse(zoned);
   if (!/^\d{4}-\d{2}-\d{2}T/.test(raw) || Number.isNaN(ms)) throw clientError(`'${name}' must be an ISO 8601 date-time, got '${raw}'`);
   return ms;
 }
