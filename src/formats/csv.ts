@@ -30,6 +30,12 @@ function isBlankRow(fields: string[]): boolean {
   return fields.length === 1 && fields[0] === '';
 }
 
+/** Delimiters only (`,,,`, or `"",""`): no field holds anything. A blank line is one empty field, no row. */
+function isEmptyRow(fields: readonly string[]): boolean {
+  for (const field of fields) if (field !== '') return false;
+  return true;
+}
+
 /** A row from CsvRowReader: its fields, or (with `plainLines`) a plain line's text, unsplit. */
 type CsvRow = string[] | string;
 
@@ -141,7 +147,7 @@ class CsvRecords implements PlainCsvLineSource {
 
   /** A data row's record, or its wrong field count as an unparseable record. */
   private itemOf(fields: string[], position: RecordPosition): SourceItem {
-    if (fields.length === this.names!.length) return { record: this.build!(fields), position };
+    if (fields.length === this.names!.length) return isEmptyRow(fields) ? { record: this.build!(fields), position, emptyRow: true } : { record: this.build!(fields), position };
     return {
       unparseable: {
         message: `expected ${this.names!.length} fields (as the header has), found ${fields.length}`,

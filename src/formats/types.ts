@@ -19,6 +19,11 @@ export interface RecordPosition {
 export interface SourceRecord {
   record: Record<string, unknown>;
   position: RecordPosition;
+  /**
+   * CSV: a row of delimiters only (`,,,`), every field empty, as spreadsheets write formatted rows with
+   * nothing in them. Still a record (DuckDB reads it as a row of NULLs), which the stage skips with a reason.
+   */
+  emptyRow?: true;
 }
 
 /** A record the format could not turn into an object (bad JSON line, wrong CSV column count, non-object). */

@@ -56,10 +56,13 @@ export interface StageProcessorDeps {
 
 /** What the formats produce for one record (structurally the same as src/formats' SourceItem). */
 export type SourceInput =
-  | { record: Record<string, unknown>; position: RecordPosition }
+  | { record: Record<string, unknown>; position: RecordPosition; emptyRow?: true }
   | { unparseable: { message: string; expected: string; raw: unknown; field?: string; foundText?: string }; position: RecordPosition };
 
 export type StageProcessor = (input: SourceInput) => Processed;
+
+/** Why a CSV row of delimiters only is skipped: it holds nothing to import, and is no mistake to reject. */
+const EMPTY_ROW = 'an empty row: every field is empty (a spreadsheet writes these for formatted rows with nothing in them)';
 
 /**
  * A mapping key the import item does not have (`displayNme`, `propertes`) is a mistake in the pipeline file:
@@ -142,6 +145,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
         raw: u.raw,
       };
     }
+    if (input.emptyRow) return { kind: 'skipped', position, rule: -1, because: EMPTY_ROW };
     const record = input.record;
     const rule = skipTest(record);
     if (rule !== -1) return { kind: 'skipped', position, rule, because: skipWords[rule]! };
