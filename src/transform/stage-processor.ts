@@ -4,6 +4,7 @@ import { compileMapping, MappingError } from './compile-mapping.js';
 import { idempotencyKeysOf, isKeyless, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
+import { roundedIdReason } from './rounded-ids.js';
 import { CHANNEL_KEY_PROPERTY, PART_PROPERTY, USER_NAME_FIELDS, CHANNEL_REF_STAGES, DERIVED_FIELDS, IDENTITY_PROPERTIES, IDENTITY_STAGES, IMPLIED_TYPES, withIdentityProperties } from './stages.js';
 import { describeFound, reason } from './types.js';
 import type { Accepted, Processed, Reason, RecordPosition, StageKind } from './types.js';
@@ -154,6 +155,10 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const sourceKey = sourceKeyOf(keyFields.length === 1 ? [record[keyFields[0]!]] : keyFields.map((f) => record[f]));
     if (sourceKey === undefined)
       reasons.push(keylessReason(record, keyFields, 'idempotencyKey', 'the source key') ?? reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
+    else {
+      const rounded = roundedIdReason(record, keyFields, 'idempotencyKey');
+      if (rounded) reasons.push(rounded);
+    }
     const item = mapping.map(record, reasons, sourceKey);
 
     if (IDENTITY_STAGES.includes(stage)) {
@@ -164,7 +169,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     let channelId: Int64 | undefined;
     if (needsChannel) {
       channelKey = sourceKeyOf([record[channelField]]);
-      const keyless = keylessReason(record, [channelField], 'channelId', 'the key of a channel');
+      const keyless = keylessReason(record, [channelField], 'channelId', 'the key of a channel') ?? roundedIdReason(record, [channelField], 'channelId');
       const resolved = keyless ? { ok: false as const, reason: keyless } : resolveChannelId(channelKey, lookup!, channelField);
       if (resolved.ok) {
         channelId = resolved.channelId;
@@ -177,7 +182,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     if (marksKeys && sourceKey !== undefined) item.properties = { ...(item.properties as Record<string, unknown> | undefined), [CHANNEL_KEY_PROPERTY]: sourceKey };
     if (sourceKey !== undefined) item.idempotencyKey = keyFor(sourceKey);
     const parentRef = threadField === undefined ? undefined : sourceKeyOf([record[threadField]]);
-    const keylessParent = threadField === undefined ? undefined : keylessReason(record, [threadField], 'thread', 'the key of the message it replies to');
+    const keylessParent = threadField === undefined ? undefined : (keylessReason(record, [threadField], 'thread', 'the key of the message it replies to') ?? roundedIdReason(record, [threadField], 'thread'));
     if (keylessParent) reasons.push(keylessParent);
     if (splitLong && sourceKey !== undefined && reasons.length === 0 && typeof item.body === 'string' && item.body.length > LIMITS.bodyLength)
       return acceptParts(splitIntoParts(item, sourceKey, keyFor, marksKeys), position, validate, { channelKey, channelId, parentRef }, record);
