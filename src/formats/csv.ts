@@ -122,7 +122,7 @@ class CsvRecords implements PlainCsvLineSource {
         }
       }
       const fields = typeof row === 'string' ? row.split(this.delimiter) : row;
-      if (line === 1 && isExcelSeparatorLine(fields, this.delimiter, this.file)) continue;
+      if (line === 1 && isExcelSeparatorLine(fields, this.delimiter, this.file, this.header)) continue;
       if (isBlankRow(fields)) continue;
       if (this.names === undefined || this.build === undefined) {
         this.names = this.options.columns ?? (this.header ? namedByPosition(fields) : fields.map((_, i) => String(i + 1)));
@@ -167,15 +167,17 @@ class CsvRecords implements PlainCsvLineSource {
 /**
  * Excel writes (and reads) a first line `sep=;` naming the file's delimiter. It is no header and no record:
  * it is skipped when it names the delimiter the stage reads with, and when it names another one the file
- * stops (FormatError) saying so, since every row would otherwise be one field or the wrong fields.
+ * stops (FormatError) saying so, since every row would otherwise be one field or the wrong fields. In a
+ * headerless file the line could be a value, but Excel reads it as the note there too, and so does chatport:
+ * the message then says how to keep it as data.
  */
-function isExcelSeparatorLine(fields: readonly string[], delimiter: string, file: string): boolean {
+function isExcelSeparatorLine(fields: readonly string[], delimiter: string, file: string, header: boolean): boolean {
   const text = fields.join(delimiter);
   const named = /^sep=([^\r\n])$/.exec(text)?.[1];
   if (named === undefined) return false;
   if (named === delimiter) return true;
   throw new FormatError(
-    `${file}: line 1 is ${JSON.stringify(text)}, Excel's note that the file's delimiter is ${JSON.stringify(named)}, but the stage reads it with ${JSON.stringify(delimiter)}; set the stage's source csv: { delimiter: ${JSON.stringify(named)} }`,
+    `${file}: line 1 is ${JSON.stringify(text)}, Excel's note that the file's delimiter is ${JSON.stringify(named)}, but the stage reads it with ${JSON.stringify(delimiter)}; set the stage's source csv: { delimiter: ${JSON.stringify(named)} }${header ? '' : `. If line 1 is data (a one-column file whose first value is ${JSON.stringify(text)}), it cannot be read as such in the first line, where Excel also takes it for that note: give the file a header line (csv: { header: true })`}`,
     { file, line: 1, expected: `delimiter ${JSON.stringify(delimiter)}`, found: text },
   );
 }

@@ -93,6 +93,14 @@ describe('CSV', () => {
     expect(tabs).toMatchObject([{ record: { id: '1', name: 'ann' }, position: { line: 3 } }]);
   });
 
+  it('takes a headerless file\'s first line sep=; for Excel\'s note too (as Excel does), saying how to keep it as data', async () => {
+    const run = parseAll(['sep=;\nann\nbob\n'], { format: 'csv', file: 'names.csv', csv: { header: false } });
+    await expect(run).rejects.toThrow(
+      'names.csv: line 1 is "sep=;", Excel\'s note that the file\'s delimiter is ";", but the stage reads it with ","; set the stage\'s source csv: { delimiter: ";" }. ' +
+        'If line 1 is data (a one-column file whose first value is "sep=;"), it cannot be read as such in the first line, where Excel also takes it for that note: give the file a header line (csv: { header: true })',
+    );
+  });
+
   it('stops at a sep= line naming another delimiter than the stage reads with, saying which to set', async () => {
     const run = parseAll(['sep=;\nid;name\n1;ann\n'], { format: 'csv', file: 'f.csv' });
     await expect(run).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'f.csv', line: 1, found: 'sep=;' } });
