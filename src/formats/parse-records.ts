@@ -75,11 +75,15 @@ async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: 
   const first = await peekBytes(bytes, 8);
   let stream: Readable = first.stream;
   const gzip = options.gzip ?? 'auto';
-  if (gzip === true || (gzip === 'auto' && isGzip(first.head)))
+  if (gzip === true || (gzip === 'auto' && isGzip(first.head))) {
     stream = pipeline(stream, createGunzip(), () => {
       // Errors surface through the iterator of the last stream.
     });
-  else refuseNonText(binaryFileKind(first.head), options.file, options.format);
+    // An .xlsx.gz is as little text as an .xlsx: look at what the gzip holds, before it is decoded as text.
+    const inner = await peekBytes(stream, 8);
+    stream = inner.stream;
+    refuseNonText(binaryFileKind(inner.head), options.file, options.format, 'a gzip file holding ');
+  } else refuseNonText(binaryFileKind(first.head), options.file, options.format);
   // Bytes become UTF-8 here, before sniffing and parsing; bytes the encoding cannot read are marked.
   const text = new TextNormalizer(options.encoding ?? 'utf-8', options.file);
   stream = pipeline(stream, text, () => {
@@ -97,10 +101,10 @@ async function openFormat(bytes: Readable | AsyncIterable<Uint8Array>, options: 
 }
 
 /** A file that is no records of any format chatport reads stops as a whole, saying what it is. */
-function refuseNonText(kind: NonTextKind | undefined, file: string, format: FormatName | undefined): void {
+function refuseNonText(kind: NonTextKind | undefined, file: string, format: FormatName | undefined, container = ''): void {
   if (kind === undefined) return;
   const expected = format === undefined ? 'CSV, NDJSON or JSON' : format === 'json' ? 'JSON' : format.toUpperCase();
-  throw new FormatError(`${file}: is ${kind.what}, not ${expected} text; ${kind.todo}`, { file, line: 1, expected: `${expected} text`, found: kind.what });
+  throw new FormatError(`${file}: is ${container}${kind.what}, not ${expected} text; ${kind.todo}`, { file, line: 1, expected: `${expected} text`, found: `${container}${kind.what}` });
 }
 
 function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOptions, plainLines: boolean): AsyncGenerator<LineItem[]> {

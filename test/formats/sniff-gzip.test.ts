@@ -35,6 +35,20 @@ describe('sniffing', () => {
     await expect(parseAll(['%PDF-1.7\n'])).rejects.toThrow('is a PDF document');
   });
 
+  it('stops, saying what the file is, at a gzip file holding a workbook, PDF or Parquet file (an .xlsx.gz)', async () => {
+    const xlsx = Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00]), Buffer.from('[Content_Types].xml')]);
+    for (const format of [undefined, 'csv', 'ndjson'] as const)
+      await expect(parseAll(pieces(gzipSync(xlsx), 3), { file: 'users.xlsx.gz', ...(format ? { format } : {}) })).rejects.toMatchObject({
+        code: 'DATA_INVALID',
+        message: expect.stringContaining('users.xlsx.gz: is a gzip file holding a ZIP archive (an Excel .xlsx or LibreOffice .ods workbook is one)') as string,
+        details: { file: 'users.xlsx.gz', line: 1 },
+      });
+    await expect(parseAll([gzipSync(Buffer.from('%PDF-1.7\n'))], { file: 'r.csv.gz' })).rejects.toThrow('r.csv.gz: is a gzip file holding a PDF document, not CSV, NDJSON or JSON text');
+    const parquet = Buffer.concat([Buffer.from('PAR1'), Buffer.from([0x15, 0x00, 0x15, 0x1c, 0x15, 0x1c, 0x2c])]);
+    await expect(parseAll([gzipSync(parquet)], { file: 'm.csv.gz', format: 'csv' })).rejects.toThrow('m.csv.gz: is a gzip file holding a Parquet file, not CSV text');
+    expect(await parseAll([gzipSync('PAR1,PAR2\n1,2\n')])).toEqual([{ record: { PAR1: '1', PAR2: '2' }, position: { file: 'input', line: 2, index: 0 } }]);
+  });
+
   it('stops at a Parquet file, yet reads a CSV that begins with the text PAR1 (a column of that name)', async () => {
     const parquet = Buffer.concat([Buffer.from('PAR1'), Buffer.from([0x15, 0x00, 0x15, 0x1c, 0x15, 0x1c, 0x2c])]);
     await expect(parseAll([parquet], { file: 'm.csv' })).rejects.toThrow('m.csv: is a Parquet file');
