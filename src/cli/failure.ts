@@ -2,6 +2,7 @@ import { isChatportError } from '../shared/errors.js';
 import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import { scrubSecrets } from '../shared/secrets.js';
+import { thrownMessage } from '../shared/thrown-message.js';
 
 /** What the top-level catch says about a failure: one line for people, one object for `--json`. */
 export interface FailureOutput {
@@ -54,7 +55,7 @@ function messageOf(error: unknown): string {
     const why = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
     return `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
   }
-  return error instanceof Error ? error.message : String(error);
+  return thrownMessage(error);
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { ShardSpec, TrialSpec } from '../config/index.js';
 import { ExitCode, exitCodeFor } from '../shared/exit-codes.js';
 import { redactValue } from '../shared/secrets.js';
+import { thrownMessage } from '../shared/thrown-message.js';
 import { fitTable } from './fit-table.js';
 import type { StageName } from './state/events.js';
 import { formatVerification } from './verify/describe.js';
@@ -118,7 +119,7 @@ export function exitCodeForReport(report: Pick<RunReport, 'verification' | 'tota
 
 export function reportedError(failure: unknown): ReportedError {
   const f = failure as { code?: string; message?: string };
-  return redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: String(f.message ?? f), exitCode: exitCodeFor(failure) }) as ReportedError;
+  return redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: typeof f.message === 'string' || failure instanceof Error ? String(f.message) : thrownMessage(failure), exitCode: exitCodeFor(failure) }) as ReportedError;
 }
 
 export function emptyCounts(): StageCounts {

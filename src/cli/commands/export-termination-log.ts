@@ -2,6 +2,7 @@
 import type { DatasetReport, ExportReport } from '../../pipeline/export/index.js';
 import { isChatportError } from '../../shared/errors.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
+import { thrownMessage } from '../../shared/thrown-message.js';
 
 export function successSummary(report: ExportReport, exitCode: number): Record<string, unknown> {
   return {
@@ -22,7 +23,7 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
     status: code === 'INTERRUPTED' ? 'interrupted' : 'failed',
     exitCode,
     ...context,
-    error: { code, message: error instanceof Error ? error.message : String(error) },
+    error: { code, message: thrownMessage(error) },
     // A cleanup that could not reach the store says what it left and what the next run does.
     ...(isChatportError(error) && error.details.cleanup !== undefined ? { cleanup: error.details.cleanup } : {}),
     // Datasets published before the failure stay published (each is complete on its own).

@@ -15,6 +15,7 @@ import { RUN_LOG_FILE, terminalWidth } from '../cli-logging.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
 import { isChatportError } from '../../shared/errors.js';
+import { thrownMessage } from '../../shared/thrown-message.js';
 import { shardOf } from '../../pipeline/shards/shard-spec.js';
 import { positiveNumber } from '../number-flags.js';
 
@@ -119,7 +120,7 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
       // Which run to resume, and how far it got: the pod's reason is often all a scheduler's user reads.
       ...(partial ? { runId: partial.runId, totals: partial.totals } : {}),
       ...(partial?.verification ? { verification: partial.verification.status } : {}),
-      error: { code, message: error instanceof Error ? error.message : String(error) },
+      error: { code, message: thrownMessage(error) },
     });
     throw error;
   } finally {

@@ -1,6 +1,7 @@
 import type { StageConfig } from '../../config/index.js';
 import type { RecordPosition } from '../../formats/index.js';
 import { ChatportError, isChatportError } from '../../shared/errors.js';
+import { thrownMessage } from '../../shared/thrown-message.js';
 
 /**
  * An input object that cannot be read (on): a bad gzip header, a gzip cut short, a file the format cannot
@@ -26,6 +27,6 @@ export function unreadableInput(stage: StageConfig, file: string, where: { at?: 
 /** A failure while reading an input object: chatport's own errors as they are, others (zlib's, the stream's) named by file and position. */
 export function inputReadFailure(stage: StageConfig, file: string, after: RecordPosition | undefined, error: unknown): unknown {
   if (isChatportError(error)) return error;
-  const why = error instanceof Error ? error.message : String(error);
+  const why = thrownMessage(error);
   return unreadableInput(stage, file, after ? { after } : {}, `${why} (a truncated or corrupt file?)`, error);
 }

@@ -1,0 +1,22 @@
+import { redactValue } from './secrets.js';
+
+/** Longest text a thrown object is shown as: its facts, not a dump of a client or a buffer. */
+const SHOWN_CHARACTERS = 2000;
+
+/**
+ * What was thrown, in words: an Error's message; anything else as it is, an object (a dependency's or a
+ * mapping's `throw { code: 'X' }`) by its own properties, secret-looking ones redacted, not "[object Object]".
+ */
+export function thrownMessage(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message;
+  if (thrown === null || typeof thrown !== 'object') return String(thrown);
+  let shown: string;
+  try {
+    shown = JSON.stringify(redactValue(thrown), (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : value)) ?? String(thrown);
+  } catch {
+    shown = `{${Object.keys(thrown).join(', ')}}`;
+  }
+  if (shown.length > SHOWN_CHARACTERS) shown = `${shown.slice(0, SHOWN_CHARACTERS)}…`;
+  const kind = Array.isArray(thrown) ? 'list' : 'object';
+  return `a thrown ${kind}, not an Error: ${shown}`;
+}
