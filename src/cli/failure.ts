@@ -2,7 +2,7 @@ import { isChatportError } from '../shared/errors.js';
 import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import { scrubSecrets } from '../shared/secrets.js';
-import { thrownMessage } from '../shared/thrown-message.js';
+import { failureMessage } from '../shared/thrown-message.js';
 
 /** What the top-level catch says about a failure: one line for people, one object for `--json`. */
 export interface FailureOutput {
@@ -49,15 +49,6 @@ function hintOf(error: unknown, code: string, exitCode: ExitCode): string | unde
   return HINTS[exitCode];
 }
 
-function messageOf(error: unknown): string {
-  if (isSystemError(error)) {
-    // `ENOSPC: no space left on device, write` → `cannot write /path: no space left on device (ENOSPC)`
-    const why = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
-    return `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
-  }
-  return thrownMessage(error);
-}
-
 /**
  * The failure as people and machines get it; the stack only for bugs or when `debug`. Print `json` with
  * `jsonText`, which scrubs secrets from the details too.
@@ -65,7 +56,7 @@ function messageOf(error: unknown): string {
 export function describeFailure(error: unknown, options: { debug: boolean }): FailureOutput {
   const exitCode = exitCodeFor(error);
   const code = isChatportError(error) ? error.code : isSystemError(error) ? error.code : 'INTERNAL';
-  const message = scrubSecrets(messageOf(error));
+  const message = scrubSecrets(failureMessage(error));
   const hint = hintOf(error, code, exitCode);
   const showStack = options.debug || exitCode === ExitCode.INTERNAL;
   const stack = showStack && error instanceof Error && error.stack ? `\n${scrubSecrets(error.stack)}` : '';

@@ -1,3 +1,4 @@
+import { isSystemError } from './exit-codes.js';
 import { redactValue } from './secrets.js';
 
 /** Longest text a thrown object is shown as: its facts, not a dump of a client or a buffer. */
@@ -19,4 +20,14 @@ export function thrownMessage(thrown: unknown): string {
   if (shown.length > SHOWN_CHARACTERS) shown = `${shown.slice(0, SHOWN_CHARACTERS)}…`;
   const kind = Array.isArray(thrown) ? 'list' : 'object';
   return `a thrown ${kind}, not an Error: ${shown}`;
+}
+
+/**
+ * A failure in words for people: a system error as what could not be done where (`ENOSPC: no space left on
+ * device, write` → `cannot write /path: no space left on device (ENOSPC)`), anything else as thrownMessage.
+ */
+export function failureMessage(error: unknown): string {
+  if (!isSystemError(error)) return thrownMessage(error);
+  const why = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
+  return `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
 }

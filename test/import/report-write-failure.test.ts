@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeFailure } from '../../src/cli/failure.js';
 import { runImport } from '../../src/index.js';
 import { isChatportError } from '../../src/shared/errors.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
@@ -58,4 +59,9 @@ it('a run stopped by its own failure that then cannot write its report: the run\
   expect(existsSync(join(state, 'lock'))).toBe(false);
   const logged = logs.lines.map((l) => JSON.parse(l) as { level: number; msg: string; err?: { code?: string } }).find((l) => l.msg.startsWith('writing the run\'s report failed'));
   expect(logged?.err?.code).toBe('ENOSPC');
+  // No report to print or attach: the failure itself says both, on stderr, in --json and the termination log.
+  const said = describeFailure(error, { debug: false });
+  expect(said.exitCode).toBe(ExitCode.SIGTERM);
+  expect(said.text).toMatch(/^chatport: .*interrupted.*; and the run's report \/\S+\/report\.json could not be written: cannot write: no space left on device \(ENOSPC\) — /);
+  expect(said.json.error.details).toMatchObject({ reportError: { code: 'ENOSPC', path: expect.stringMatching(/report\.json$/) as string } });
 }, 60_000);

@@ -6,6 +6,7 @@ import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow, type Now } from '../../shared/async.js';
 import { interruptionSignal, isChatportError } from '../../shared/errors.js';
+import { failureMessage } from '../../shared/thrown-message.js';
 import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
@@ -255,7 +256,7 @@ async function closeRun(run: OpenedRun, outcome: StagesOutcome, options: ImportR
   } catch (error) {
     // Unended in the journal, the run resumes next time; its folder must not stay locked meanwhile.
     await releaseRun(run).catch((releaseError: unknown) => logger.error({ err: releaseError }, 'releasing the state folder failed'));
-    throw primaryFailure(failure, error, logger);
+    throw primaryFailure(failure, error, logger, paths.report(runId));
   }
   await releaseRun(run);
   logger.info({ status, totals: report.totals }, 'run ended');
@@ -284,11 +285,16 @@ async function releaseRun(run: OpenedRun): Promise<void> {
 
 /**
  * The failure to report when ending the run failed too (writing the report: a full disk): the run's own
- * failure, which decides the exit code, with the other logged beside it; the other alone otherwise.
+ * failure, which decides the exit code, its message and details saying the other too (logged beside it);
+ * the other alone otherwise.
  */
-function primaryFailure(failure: unknown, endingError: unknown, logger: Logger): unknown {
+function primaryFailure(failure: unknown, endingError: unknown, logger: Logger, reportPath: string): unknown {
   if (failure === undefined) return endingError;
   logger.error({ err: endingError }, 'writing the run\'s report failed; the run\'s own failure follows');
+  // No report is attached to say how the run ended: the failure says that there is none, and why.
+  const why = failureMessage(endingError);
+  if (failure instanceof Error) failure.message = `${failure.message}; and the run's report ${reportPath} could not be written: ${why}`;
+  if (isChatportError(failure)) failure.details.reportError = { code: (endingError as { code?: unknown }).code ?? 'INTERNAL', message: why, path: reportPath };
   return failure;
 }
 
