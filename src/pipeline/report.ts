@@ -119,7 +119,7 @@ export function exitCodeForReport(report: Pick<RunReport, 'verification' | 'tota
 
 export function reportedError(failure: unknown): ReportedError {
   const f = failure as { code?: string; message?: string };
-  return redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: typeof f.message === 'string' || failure instanceof Error ? String(f.message) : thrownMessage(failure), exitCode: exitCodeFor(failure) }) as ReportedError;
+  return redactValue({ code: typeof f.code === 'string' ? f.code : 'INTERNAL', message: thrownMessage(failure), exitCode: exitCodeFor(failure) }) as ReportedError;
 }
 
 export function emptyCounts(): StageCounts {

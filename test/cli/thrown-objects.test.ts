@@ -19,6 +19,12 @@ describe('a thrown object that is no Error', () => {
     expect(failureSummary(thrown(), {}, [])).toMatchObject({ error: { message: said } });
   });
 
+  it('one with a message of its own is still said by all its properties, in report.json as on stderr', () => {
+    const withMessage = { message: 'quota', code: 'Q' };
+    expect(reportedError(withMessage).message).toBe('a thrown object, not an Error: {"message":"quota","code":"Q"}');
+    expect(describeFailure(withMessage, { debug: false }).text).toContain('a thrown object, not an Error: {"message":"quota","code":"Q"}');
+  });
+
   it('a string or number thrown is said as it is', () => {
     expect(describeFailure('boom', { debug: false }).text).toMatch(/^chatport: internal error: boom — /);
     expect(reportedError(42).message).toBe('42');
