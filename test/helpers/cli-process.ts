@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -17,10 +18,10 @@ export interface Ran {
  * left out (the test names every one it needs). With `killWhen`, polled every few milliseconds, SIGKILLs the
  * process the moment it holds: no chance to save anything.
  */
-export function chatportProcess(args: string[], env: Record<string, string>, killWhen?: () => Promise<boolean>): Promise<Ran> {
+export function chatportProcess(args: string[], env: Record<string, string>, killWhen?: () => Promise<boolean>, preload: string[] = []): Promise<Ran> {
   return new Promise((resolve, reject) => {
     const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(CHAT_|CHATPORT_|SLACK_|JOB_COMPLETION_INDEX|AWS_BATCH_)/.test(k)));
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env: { CHATPORT_LOG_LEVEL: 'warn', ...base, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...preload.flatMap((p) => ['--import', p]), join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, env: { CHATPORT_LOG_LEVEL: 'warn', ...base, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -37,6 +38,14 @@ export function chatportProcess(args: string[], env: Record<string, string>, kil
         if (!done) child.kill('SIGKILL');
       })();
   });
+}
+
+/**
+ * The CLI as a child process, SIGKILLed at an exact line of its journal (test/helpers/kill-at-journal-line.mjs):
+ * `at` is `<event kind>:<n>:after|before|torn[:<text the line holds>]`, counted over this process's lines.
+ */
+export function chatportKilledAt(args: string[], env: Record<string, string>, at: string): Promise<Ran> {
+  return chatportProcess(args, { ...env, CHATPORT_TEST_KILL_AT: at }, undefined, [pathToFileURL(join(ROOT, 'test/helpers/kill-at-journal-line.mjs')).href]);
 }
 
 /** A state folder's journal as it stands (a line cut short by a kill is left out). */

@@ -1,0 +1,100 @@
+/**
+ * Crash consistency at exact points: `chatport import` of users, channels, members and messages with reply
+ * threads, chains and orphans, SIGKILLed at one exact journal line after another (after the line, before
+ * it, or with half of it written: test/helpers/kill-at-journal-line.mjs), each kill in the run that resumes
+ * the one before. The run that finishes must hold every message once, where the source puts it (its channel
+ * in order, its root's thread in order, an orphan in its channel), count what a clean run counts, and
+ * verify exact.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareInt64 } from '../../src/shared/int64.js';
+import { replyThreadIdOf } from '../../src/pipeline/import/replies/roots.js';
+import type { Message } from '../../src/wire/resources.js';
+import { chatportKilledAt, chatportProcess } from '../helpers/cli-process.js';
+import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture({ jobs: { minDurationMs: 10 } });
+});
+afterAll(() => f.close());
+
+const CHANNELS = 3;
+
+/** 90 messages: every 3rd a reply to an earlier message of its channel (some to replies), every 16th naming a message no source has. */
+function source() {
+  const messages = Array.from({ length: 90 }, (_, i) => {
+    const channel = i % CHANNELS;
+    const parent = i % 16 === 15 ? `gone${i}` : i % 3 === 2 && i >= 6 ? `m${i - 3 * (1 + (i % 4))}` : '';
+    return { id: `m${i}`, channel, author: `user${i % 5}`, text: `message ${i}`, parent };
+  });
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const chainRoot = (m: (typeof messages)[number]): (typeof messages)[number] | undefined => (m.parent === '' ? m : byId.has(m.parent) ? chainRoot(byId.get(m.parent)!) : undefined);
+  const expected = Array.from({ length: CHANNELS }, () => ({ channel: [] as string[], orphans: [] as string[], threads: new Map<string, string[]>() }));
+  for (const m of messages) {
+    const e = expected[m.channel]!;
+    const root = chainRoot(m);
+    if (m.parent === '') e.channel.push(m.text);
+    else if (root === undefined) e.orphans.push(m.text);
+    else e.threads.set(root.text, [...(e.threads.get(root.text) ?? []), m.text]);
+  }
+  const csv = {
+    users: ['id,username,display', ...Array.from({ length: 5 }, (_, i) => `u${i},user${i},User ${i}`)],
+    channels: ['key,name,members', ...Array.from({ length: CHANNELS }, (_, c) => `c${c},chan-${c},user0|user1`)],
+    members: ['channel,user', ...Array.from({ length: CHANNELS }, (_, c) => [`c${c},user2`, `c${c},user3`, `c${c},user4`]).flat()],
+    messages: ['id,channel,author,text,parent', ...messages.map((m) => `${m.id},c${m.channel},${m.author},${m.text},${m.parent}`)],
+  };
+  return { csv, expected, replies: messages.filter((m) => m.parent !== '' && chainRoot(m) !== undefined).length };
+}
+
+const pipeline = `name: exact-kills
+options: { chunkRecords: 10, concurrency: 2 }
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } } }
+  members: { source: { path: members.csv }, key: [channel, user], channel: channel, mapping: { username: user } }
+  messages: { source: { path: messages.csv }, key: id, channel: channel, thread: parent, mapping: { type: { const: TEXT }, user: author, body: text } }
+`;
+
+const byId = (a: Message, b: Message) => compareInt64(a.id, b.id);
+
+describe('import killed at exact journal lines', () => {
+  it('holds every message once, in its place, after kills after, before and amid lines of each kind', async () => {
+    const dir = join(f.dir, 'exact-kills');
+    const { csv, expected, replies } = source();
+    for (const [name, lines] of Object.entries(csv)) await writeInput(dir, `${name}.csv`, `${lines.join('\n')}\n`);
+    const { path } = await writePipeline(dir, pipeline);
+    const args = ['import', path, '--state', join(dir, 'state'), '--json'];
+    const messagesLine = '"stage":"messages"';
+    const kills = [
+      `chunk-written:2:torn:${messagesLine}`,
+      `part-ended:2:before:${messagesLine}`,
+      'reply-sent:3:before',
+      'reply-sent:1:torn:"orphan":true',
+    ];
+    for (const at of kills) expect((await chatportKilledAt(args, f.env, at)).signal, at).toBe('SIGKILL');
+
+    const final = await chatportProcess(args, f.env);
+    // 0: the verification that follows the run found the platform exact.
+    expect(final.code, final.stderr).toBe(0);
+    const report = JSON.parse(final.stdout) as { attempt: number; totals: { balanced: boolean }; stages: Record<string, object> };
+    expect(report.attempt).toBe(kills.length + 1);
+    expect(report.totals.balanced).toBe(true);
+    const orphans = expected.reduce((n, e) => n + e.orphans.length, 0);
+    expect(report.stages.messages).toMatchObject({ read: 90, imported: 90, rejected: 0, duplicates: 0, skipped: 0, replies, orphans });
+    expect(report.stages.members).toMatchObject({ read: 9, imported: 9 });
+
+    const channels = await all(f.client.channels.list());
+    for (const [c, want] of expected.entries()) {
+      const held = (await all(f.client.channels.messages(channels.find((ch) => ch.name === `chan-${c}`)!.id, { pageSize: 100 }))).sort(byId);
+      // Roots in source order, then the orphans, sent after the imports.
+      expect(held.slice(0, want.channel.length).map((m) => m.body)).toEqual(want.channel);
+      expect(held.slice(want.channel.length).map((m) => m.body).sort()).toEqual([...want.orphans].sort());
+      for (const root of held.slice(0, want.channel.length)) {
+        const thread = (await all(f.client.threads.messages(replyThreadIdOf(root)!))).sort(byId).map((m) => m.body);
+        expect(thread, `thread of ${root.body}`).toEqual(want.threads.get(root.body!) ?? []);
+      }
+    }
+  }, 60_000);
+});
