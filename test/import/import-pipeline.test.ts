@@ -180,6 +180,17 @@ describe('an unfinished run whose input changed', () => {
     expect(total).toBe(200);
   });
 
+  it('names the pipeline file too when a resume meets other chunks: its mapping or options may be what changed', async () => {
+    const { dir, state } = await interruptedInMessages('changed-options', 'cho-');
+
+    // The input as it was; the messages stage's chunk size changed in the pipeline file.
+    const { config: edited } = await writePipeline(dir, generatedPipeline('changed-options', 'chunkRecords: 25\n  concurrency: 1'));
+    const changed = await runImport({ config: edited, stateDir: state }, { client: f.client }).catch((e: unknown) => e);
+    expect(changed).toMatchObject({ code: 'INPUT_CHANGED', details: { stage: 'messages' } });
+    expect((changed as Error).message).toMatch(/^the messages stage's input, or the pipeline file's mapping or options for it \(threads, chunkRecords, chunkBytes, lanes, …\), changed since the interrupted run/);
+    expect((changed as Error).message).toMatch(/finish with the original input and pipeline file, or start over with --restart$/);
+  });
+
   it('stops with INPUT_CHANGED when a stage it finished reading (and will not read again) lists other input on resume', async () => {
     const { dir, csv, config, state } = await interruptedInMessages('changed-finished', 'chf-');
 

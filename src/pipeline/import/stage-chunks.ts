@@ -146,7 +146,7 @@ export class StageChunks {
     const known = this.ctx.state.chunks.get(chunk.seq);
     if (known && known.sha256 !== sha256)
       throw new ChatportError(
-        `the ${this.stage} input or its chunk options (chunkRecords, chunkBytes, lanes) changed since the interrupted run (chunk ${chunk.seq} differs); finish with the original input and options, or start over with --restart`,
+        `the ${this.stage} stage's input, or the pipeline file's mapping or options for it (threads, chunkRecords, chunkBytes, lanes, …), changed since the interrupted run (chunk ${chunk.seq} differs); finish with the original input and pipeline file, or start over with --restart`,
         { code: 'INPUT_CHANGED', details: { stage: this.stage, seq: chunk.seq } },
       );
     return known;
