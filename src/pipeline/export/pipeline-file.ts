@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { interpolate } from '../../config/interpolate.js';
-import { ConfigError } from '../../shared/errors.js';
+import { ConfigError, InputMissingError } from '../../shared/errors.js';
 import { OUTPUT_FORMATS } from '../../sinks/index.js';
 import { EXPORT_DATASETS } from './schemas.js';
 
@@ -104,7 +104,8 @@ export async function readExportPipelineFile(path: string, env: Readonly<Record<
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`cannot read the pipeline file ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { path }, error);
+    // As for an import pipeline file: a file that is not there is missing input (66), not a configuration mistake.
+    throw new InputMissingError(`pipeline file ${path} cannot be read: ${(error as Error).message}`, { path }, error);
   }
   return parseExportPipelineFile(text, path, env);
 }
