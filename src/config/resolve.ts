@@ -159,6 +159,13 @@ function checkExportBlocks(file: PipelineFile, errors: ConfigIssue[]): boolean {
   return true;
 }
 
+const EXPORT_FILE_HERE: ConfigIssue = {
+  path: 'kind',
+  message:
+    'kind: export: this is an export pipeline file; run it with `chatport export --pipeline <file>` (docs/export.md). import, validate, verify and status take an import pipeline file: stages, or a slack, discord or mattermost block',
+  expected: 'an import pipeline file',
+};
+
 /**
  * Reads a pipeline file's text into a PipelineConfig: YAML, `${ENV}` interpolation, the zod schema, then
  * checks that need the whole file (mappings compile, required fields are mapped). Pure: no file or network
@@ -200,6 +207,8 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   }
   if (input === null || typeof input !== 'object' || Array.isArray(input))
     return { ok: false, errors: [...errors, { path: '', message: 'the file must be a mapping with name and stages' }], warnings };
+  // An export pipeline file here would otherwise get one "unknown field" per setting it has.
+  if ((input as Record<string, unknown>).kind === 'export') return { ok: false, errors: [withPlace(EXPORT_FILE_HERE)], warnings };
 
   let parsed = pipelineFileSchema.safeParse(input);
   if (!parsed.success && warnMissing && missingPaths.some((p) => p.startsWith('api.'))) {

@@ -21,6 +21,20 @@ describe('pipelines/*.yaml', () => {
       expect(result.ok ? result.warnings : result.errors).toEqual([]);
     });
 
+  it('an export pipeline file given where an import pipeline goes (validate, import) is named as such, once, with the command it is for', () => {
+    const path = join(dir, 'nightly-analytics.yaml');
+    const result = resolvePipelineConfig(readFileSync(path, 'utf8'), { env, path });
+    expect(result.ok ? [] : result.errors).toEqual([
+      {
+        path: 'kind',
+        line: 9,
+        column: 7,
+        message: 'kind: export: this is an export pipeline file; run it with `chatport export --pipeline <file>` (docs/export.md). import, validate, verify and status take an import pipeline file: stages, or a slack, discord or mattermost block',
+        expected: 'an import pipeline file',
+      },
+    ]);
+  });
+
   it('csv-example: the fixtures give the intended accepted, rejected and skipped records at their lines', async () => {
     const path = join(dir, 'csv-example.yaml');
     const result = resolvePipelineConfig(readFileSync(path, 'utf8'), { env, path });
