@@ -2,9 +2,11 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { runCli } from './cli.js';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'chatport-export-pipeline-'));
 
 it('a pipeline file that does not exist is missing input (66), as for import, naming the file', async () => {
@@ -14,4 +16,13 @@ it('a pipeline file that does not exist is missing input (66), as for import, na
   const message = (result.error as Error).message;
   expect(message).toContain(`pipeline file ${missing} cannot be read`);
   expect(message).toMatch(/no such file or directory/);
+});
+
+it('an import pipeline file given to export --pipeline is named as such, with the command it is for (78)', async () => {
+  const path = join(ROOT, 'pipelines/csv-example.yaml');
+  const result = await runCli(['export', '--pipeline', path, '--to', dir], {});
+  expect(result.exitCode).toBe(78);
+  expect((result.error as Error).message).toBe(
+    `${path}: this is an import pipeline file (it has stages, or a slack, discord or mattermost block, and no kind: export); run it with \`chatport import <file>\`. export --pipeline takes an export pipeline file: kind: export, as pipelines/nightly-analytics.yaml (docs/export.md)`,
+  );
 });

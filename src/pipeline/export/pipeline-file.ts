@@ -80,6 +80,12 @@ function interpolateAll(value: unknown, env: Readonly<Record<string, string | un
   return value;
 }
 
+/** An import pipeline file given here would otherwise read as a dozen schema complaints. */
+function isImportPipeline(raw: unknown): boolean {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw) || 'kind' in raw) return false;
+  return ['stages', 'slack', 'discord', 'mattermost'].some((block) => block in raw);
+}
+
 /** Parses and checks a pipeline file's text; throws a ConfigError (exit 78) naming the file and field. */
 export function parseExportPipelineFile(text: string, path: string, env: Readonly<Record<string, string | undefined>>): ExportPipelineFile {
   let raw: unknown;
@@ -88,6 +94,11 @@ export function parseExportPipelineFile(text: string, path: string, env: Readonl
   } catch (error) {
     throw new ConfigError(`${path}: not valid YAML: ${(error as Error).message}`, { path }, error);
   }
+  if (isImportPipeline(raw))
+    throw new ConfigError(
+      `${path}: this is an import pipeline file (it has stages, or a slack, discord or mattermost block, and no kind: export); run it with \`chatport import <file>\`. export --pipeline takes an export pipeline file: kind: export, as pipelines/nightly-analytics.yaml (docs/export.md)`,
+      { path },
+    );
   const problems: string[] = [];
   const interpolated = interpolateAll(raw, env, '', problems);
   if (problems.length > 0) throw new ConfigError(`${path}: ${problems.join('; ')}`, { path, problems });
