@@ -5,9 +5,11 @@
  * come from the environment only.
  */
 import { readFile } from 'node:fs/promises';
-import { parse as parseYaml } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { interpolate } from '../../config/interpolate.js';
+import { issuesFromZod } from '../../config/issues.js';
+import { locate } from '../../config/locate.js';
 import { ConfigError, InputMissingError } from '../../shared/errors.js';
 import { OUTPUT_FORMATS } from '../../sinks/index.js';
 import { EXPORT_DATASETS } from './schemas.js';
@@ -21,7 +23,7 @@ export const ExportPipelineFile = z.strictObject({
   kind: z.literal('export'),
   name: z.string().min(1).optional(),
   /** `all`, one dataset, or a list. */
-  datasets: z.union([z.literal('all'), z.enum(EXPORT_DATASETS), z.array(z.enum(EXPORT_DATASETS)).min(1)]).default('all'),
+  datasets: z.union([z.enum(['all', ...EXPORT_DATASETS]), z.array(z.enum(EXPORT_DATASETS)).min(1)]).default('all'),
   /** A local directory or `s3://bucket/prefix`. */
   to: z.string().min(1),
   format: z.enum(OUTPUT_FORMATS).default('parquet'),
@@ -88,9 +90,14 @@ function isImportPipeline(raw: unknown): boolean {
 
 /** Parses and checks a pipeline file's text; throws a ConfigError (exit 78) naming the file and field. */
 export function parseExportPipelineFile(text: string, path: string, env: Readonly<Record<string, string | undefined>>): ExportPipelineFile {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const [yamlError] = doc.errors;
+  if (yamlError) throw new ConfigError(`${path}:${lines.linePos(yamlError.pos[0]).line}: not valid YAML: ${yamlError.message.split('\n')[0]}`, { path }, yamlError);
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    // yaml refuses alias chains that expand without bound: a file problem, not a bug.
+    raw = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
     throw new ConfigError(`${path}: not valid YAML: ${(error as Error).message}`, { path }, error);
   }
@@ -104,8 +111,12 @@ export function parseExportPipelineFile(text: string, path: string, env: Readonl
   if (problems.length > 0) throw new ConfigError(`${path}: ${problems.join('; ')}`, { path, problems });
   const parsed = ExportPipelineFile.safeParse(interpolated);
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`);
-    throw new ConfigError(`${path}: ${issues.join('; ')}`, { path, issues });
+    // The words and places of an import pipeline file's problems: file:line, the field, what was expected.
+    const issues = issuesFromZod(parsed.error.issues, interpolated).map((issue) => {
+      const line = locate(doc, lines, issue.path)?.line;
+      return `  ${path}${line === undefined ? '' : `:${line}`}: ${issue.message}`;
+    });
+    throw new ConfigError(`pipeline file ${path} has ${issues.length} problem(s):\n${issues.join('\n')}`, { path, issues });
   }
   return parsed.data;
 }
