@@ -62,7 +62,14 @@ export async function applySeed(store: Store, seed: string, clock: () => number 
   } catch (error) {
     throw new ConfigError(`sandbox seed '${seed}': cannot read ${path}`, { path }, error);
   }
-  const parsed = SeedFile.safeParse(JSON.parse(text));
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    // A user's file, not chatport's: a configuration mistake (78), never an internal error.
+    throw new ConfigError(`sandbox seed ${path}: not JSON: ${(error as Error).message}`, { path }, error);
+  }
+  const parsed = SeedFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(`sandbox seed ${path}: at ${issue.path.join('.')}: ${issue.message}`, { path, field: issue.path.join('.') });
