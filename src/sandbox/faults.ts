@@ -115,7 +115,7 @@ export function matchPath(pattern: string, path: string): boolean {
   return p.length === s.length;
 }
 
-function validateRule(rule: FaultRule): void {
+export function validateRule(rule: FaultRule): void {
   const f = rule.fault;
   const bad = (why: string) => {
     throw new TypeError(`invalid sandbox fault rule ${JSON.stringify(rule)}: ${why}`);

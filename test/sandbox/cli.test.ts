@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { basic, type Body } from './helpers.js';
@@ -64,5 +67,17 @@ describe('chatport sandbox', () => {
     const cli = runCli(['sandbox', '--port', '0', '--fault', '/x=explode:1']);
     expect(await cli.exited).toBe(64);
     expect(cli.text().stderr).toContain("invalid --fault '/x=explode:1'");
+  });
+
+  it('refuses a --faults file whose rules are malformed with the usage exit code, naming the rule, not as an internal error', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sandbox-faults-')), 'faults.json');
+    writeFileSync(file, JSON.stringify([{ fault: { kind: 'status', status: 503 } }, 1]));
+    const shape = runCli(['sandbox', '--port', '0', '--faults', file]);
+    expect(await shape.exited).toBe(64);
+    expect(shape.text().stderr).toContain(`--faults ${file}: rule 1: expected an object {"fault": {"kind": "status" | "rateLimit" | "drop" | "delay" | "redirect", …}, "method"?, "path"?, "probability"?, "times"?}, found 1`);
+    writeFileSync(file, JSON.stringify([{ fault: { kind: 'status', status: 503 }, probability: 2 }]));
+    const bound = runCli(['sandbox', '--port', '0', '--faults', file]);
+    expect(await bound.exited).toBe(64);
+    expect(bound.text().stderr).toContain('probability must be within 0..1');
   });
 });

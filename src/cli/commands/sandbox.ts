@@ -5,6 +5,7 @@ import { UsageError } from '../../shared/errors.js';
 import { seededRandom } from '../../shared/seeded-random.js';
 import type { FaultRule, SandboxHandle } from '../../sandbox/index.js';
 import { parseFaultSpec } from '../../sandbox/fault-spec.js';
+import { validateRule } from '../../sandbox/faults.js';
 import { connectionEnvFor, exportLines } from '../connection-env.js';
 import type { CliContext } from '../context.js';
 
@@ -53,10 +54,23 @@ function ratio(raw: string): number {
   return n;
 }
 
+const FAULT_KINDS = ['status', 'rateLimit', 'drop', 'delay', 'redirect'];
+const RULE_SHAPE = `{"fault": {"kind": ${FAULT_KINDS.map((k) => JSON.stringify(k)).join(' | ')}, …}, "method"?, "path"?, "probability"?, "times"?}`;
+
+/** A file's rule the fault engine can read at all; its values are checked by validateRule. */
+function isFaultRuleShape(rule: unknown): rule is FaultRule {
+  const fault = (rule as { fault?: unknown } | null)?.fault as { kind?: unknown } | null | undefined;
+  return typeof rule === 'object' && rule !== null && typeof fault === 'object' && fault !== null && FAULT_KINDS.includes(fault.kind as string);
+}
+
 function readFaultFile(path: string): FaultRule[] {
   try {
     const rules = JSON.parse(readFileSync(path, 'utf8')) as unknown;
     if (!Array.isArray(rules)) throw new Error('expected a JSON array of fault rules');
+    rules.forEach((rule: unknown, i) => {
+      if (!isFaultRuleShape(rule)) throw new Error(`rule ${i}: expected an object ${RULE_SHAPE}, found ${JSON.stringify(rule)}`);
+      validateRule(rule);
+    });
     return rules as FaultRule[];
   } catch (error) {
     throw new UsageError(`--faults ${path}: ${(error as Error).message}`, { path });
