@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { ConfigError } from '../shared/errors.js';
+import { ConfigError, InputMissingError } from '../shared/errors.js';
 import { directKey, type Store } from './store.js';
 
 /**
@@ -60,7 +60,8 @@ export async function applySeed(store: Store, seed: string, clock: () => number 
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ConfigError(`sandbox seed '${seed}': cannot read ${path}`, { path }, error);
+    // As for any input file: one that is not there is missing input (66).
+    throw new InputMissingError(`sandbox seed '${seed}': cannot read ${path}: ${(error as Error).message}`, { path }, error);
   }
   let json: unknown;
   try {

@@ -18,3 +18,12 @@ it('a seed file that is not JSON stops the start with exit 78, naming the file a
   expect(exitCodeFor(error)).toBe(ExitCode.CONFIG);
   expect((error as Error).message).toMatch(new RegExp(`^sandbox seed ${path}: not JSON: Expected property name`));
 });
+
+it('a seed that does not exist is missing input (66), naming the file it looked for', async () => {
+  const error = await startTestSandbox({ seed: 'no-such-fixture' }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(exitCodeFor(error)).toBe(ExitCode.INPUT_MISSING);
+  expect((error as Error).message).toMatch(/^sandbox seed 'no-such-fixture': cannot read \S+fixtures\/sandbox\/no-such-fixture\.json: ENOENT: no such file or directory/);
+});
