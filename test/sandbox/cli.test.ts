@@ -80,4 +80,11 @@ describe('chatport sandbox', () => {
     expect(await bound.exited).toBe(64);
     expect(bound.text().stderr).toContain('probability must be within 0..1');
   });
+
+  it('a --faults file that does not exist is missing input (66), as README says of input files', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'sandbox-faults-')), 'faults.json');
+    const cli = runCli(['sandbox', '--port', '0', '--faults', file]);
+    expect(await cli.exited).toBe(66);
+    expect(cli.text().stderr).toContain(`--faults ${file}: ENOENT: no such file or directory`);
+  });
 });

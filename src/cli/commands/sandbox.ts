@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command} from 'commander';
 import { InvalidArgumentError, Option } from 'commander';
-import { UsageError } from '../../shared/errors.js';
+import { InputMissingError, UsageError } from '../../shared/errors.js';
 import { seededRandom } from '../../shared/seeded-random.js';
 import type { FaultRule, SandboxHandle } from '../../sandbox/index.js';
 import { parseFaultSpec } from '../../sandbox/fault-spec.js';
@@ -64,8 +64,15 @@ function isFaultRuleShape(rule: unknown): rule is FaultRule {
 }
 
 function readFaultFile(path: string): FaultRule[] {
+  let text: string;
   try {
-    const rules = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    // A file that is not there is missing input (66), as for every file chatport reads.
+    throw new InputMissingError(`--faults ${path}: ${(error as Error).message}`, { path }, error);
+  }
+  try {
+    const rules = JSON.parse(text) as unknown;
     if (!Array.isArray(rules)) throw new Error('expected a JSON array of fault rules');
     rules.forEach((rule: unknown, i) => {
       if (!isFaultRuleShape(rule)) throw new Error(`rule ${i}: expected an object ${RULE_SHAPE}, found ${JSON.stringify(rule)}`);
