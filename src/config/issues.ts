@@ -1,4 +1,6 @@
 import type { z } from 'zod';
+import { closest } from '../shared/closest-name.js';
+import { knownKeysAt } from './known-keys.js';
 
 /** One problem in a pipeline file, as a value (errors and warnings alike). */
 export interface ConfigIssue {
@@ -63,7 +65,8 @@ function bestBranch(branches: readonly (readonly Issue[])[]): readonly Issue[] {
 }
 
 /** Turns zod issues into ConfigIssues with exact paths and what was expected. */
-export function issuesFromZod(issues: readonly Issue[], input: unknown, base: readonly PropertyKey[] = []): ConfigIssue[] {
+/** `schema`: the file's whole schema, to suggest the field an unknown one most likely meant. */
+export function issuesFromZod(issues: readonly Issue[], input: unknown, base: readonly PropertyKey[] = [], schema?: z.ZodType): ConfigIssue[] {
   const out: ConfigIssue[] = [];
   for (const issue of issues) {
     const at = [...base, ...issue.path];
@@ -73,13 +76,16 @@ export function issuesFromZod(issues: readonly Issue[], input: unknown, base: re
     const value = /secret|password|token(?!Url)/i.test(path) ? HIDDEN : valueAt(input, at);
     switch (issue.code) {
       case 'invalid_union': {
-        if (issue.errors.length > 0) out.push(...issuesFromZod(bestBranch(issue.errors), input, at));
+        if (issue.errors.length > 0) out.push(...issuesFromZod(bestBranch(issue.errors), input, at, schema));
         else out.push({ path, message: `${where}: ${issue.message}` });
         break;
       }
       case 'unrecognized_keys':
-        for (const key of issue.keys)
-          out.push({ path: joinPath(at, [key]), message: `${joinPath(at, [key])}: unknown field ${JSON.stringify(key)}`, expected: 'no such field' });
+        for (const key of issue.keys) {
+          const guess = schema === undefined ? undefined : closest(key, knownKeysAt(schema, at));
+          const hint = guess === undefined ? '' : `; did you mean ${JSON.stringify(guess)}?`;
+          out.push({ path: joinPath(at, [key]), message: `${joinPath(at, [key])}: unknown field ${JSON.stringify(key)}${hint}`, expected: 'no such field' });
+        }
         break;
       case 'invalid_type': {
         const expected = TYPE_WORDS[issue.expected] ?? issue.expected;

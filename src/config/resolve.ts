@@ -220,7 +220,7 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
     }
   }
   // An unset variable is already reported at its path; the empty value's schema error would say it twice.
-  if (!parsed.success) errors.push(...issuesFromZod(parsed.error.issues, input).filter((i) => !missingPaths.includes(i.path)).map(withPlace));
+  if (!parsed.success) errors.push(...issuesFromZod(parsed.error.issues, input, [], pipelineFileSchema).filter((i) => !missingPaths.includes(i.path)).map(withPlace));
   if (errors.length > 0 || !parsed.success) return { ok: false, errors, warnings };
 
   const file = parsed.data;

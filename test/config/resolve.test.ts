@@ -85,6 +85,16 @@ describe('resolvePipelineConfig', () => {
     expect(byPath['stages.messages.key']!.message).toMatch(/expected text, found number 5/);
   });
 
+  it('suggests the field an unknown one most likely meant, from the fields allowed where it is written', () => {
+    const text = GOOD.replace('concurrency: 8', 'concurrency: 8, chunkRecord: 10').replace('format: ndjson', 'fromat: ndjson');
+    const byPath = Object.fromEntries(errorsOf(text).map((e) => [e.path, e]));
+    expect(byPath['stages.messages.options.chunkRecord']!.message).toBe('stages.messages.options.chunkRecord: unknown field "chunkRecord"; did you mean "chunkRecords"?');
+    expect(byPath['stages.users.source.fromat']!.message).toBe('stages.users.source.fromat: unknown field "fromat"; did you mean "format"?');
+    // Nothing near it: no guess.
+    const far = errorsOf(GOOD.replace('concurrency: 8', 'concurrency: 8, parallelism: 2'));
+    expect(far).toEqual([expect.objectContaining({ path: 'stages.messages.options.parallelism', message: 'stages.messages.options.parallelism: unknown field "parallelism"' })]);
+  });
+
   it('picks the meant branch of a mapping value and names the nested path', () => {
     const errors = errorsOf(GOOD.replace('type: boolean, default: false', 'type: bool, default: false'));
     expect(errors).toEqual([expect.objectContaining({ path: 'stages.users.mapping.isGuest.type', expected: expect.stringContaining('"boolean"') as unknown })]);

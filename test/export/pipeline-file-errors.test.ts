@@ -37,7 +37,7 @@ it('a mistyped setting is named with its file:line and what was expected, as in 
       `pipeline file ${path} has 3 problem(s):`,
       `  ${path}:4: datasets: expected one of "all", "messages", "users", found text "mesages"`,
       `  ${path}:3: format: expected one of "parquet", "ndjson", "csv", found text "parket"`,
-      `  ${path}:6: job.timeoutSecond: unknown field "timeoutSecond"`,
+      `  ${path}:6: job.timeoutSecond: unknown field "timeoutSecond"; did you mean "timeoutSeconds"?`,
     ].join('\n'),
   );
 

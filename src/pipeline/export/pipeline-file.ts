@@ -112,7 +112,7 @@ export function parseExportPipelineFile(text: string, path: string, env: Readonl
   const parsed = ExportPipelineFile.safeParse(interpolated);
   if (!parsed.success) {
     // The words and places of an import pipeline file's problems: file:line, the field, what was expected.
-    const issues = issuesFromZod(parsed.error.issues, interpolated).map((issue) => {
+    const issues = issuesFromZod(parsed.error.issues, interpolated, [], ExportPipelineFile).map((issue) => {
       const line = locate(doc, lines, issue.path)?.line;
       return `  ${path}${line === undefined ? '' : `:${line}`}: ${issue.message}`;
     });
