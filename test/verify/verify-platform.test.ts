@@ -99,6 +99,18 @@ describe('verification against the sandbox', () => {
     expect(result.differences.map(brief)).toEqual([{ kind: 'changed', stage: 'messages', sourceKey: 'm3', line: 5, channelKey: 'c1', foundIn: undefined, fields: ['body'] }]);
   });
 
+  it('edits that keep the length are all read, also past the reads that pin down differences (maxPinned)', async () => {
+    const { config } = await importGenerated('manyedits', { users: 2, channels: 2, messages: 10 });
+    for (const n of [3, 5, 6]) {
+      const edited = await messageWithBody(`manyedits-chan-${n % 2}`, `message number ${n}`);
+      await api(`/messages/${edited.id}`, { method: 'PATCH', body: { body: `MESSAGE NUMBER ${n}` } });
+    }
+    const result = await runVerify({ config, maxPinned: 1, ...FAST_EXPORT }, { client: f.client });
+    expect(result.summary.status).toBe('differences');
+    expect(result.differences.map((d) => [d.kind, d.sourceKey, d.fields])).toEqual([['changed', 'm3', ['body']], ['changed', 'm5', ['body']], ['changed', 'm6', ['body']]]);
+    expect(result.summary.stages.messages).toMatchObject({ expected: 10, verified: 7 });
+  });
+
   it('a missing user and an extra member', async () => {
     const dir = join(f.dir, 'people');
     await writeInput(dir, 'users.csv', 'id,username,display\nu0,people-ann,Ann\nu1,people-ben,Ben\nu2,people-cid,Cid\nu3,people-dot,Dot\n');

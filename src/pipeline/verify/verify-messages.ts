@@ -58,12 +58,13 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   const differences: Difference[] = [];
   for (const finding of findings) differences.push(...(await explain(finding, finding.ordinal === undefined ? undefined : source.get(finding.ordinal), fetcher)));
   // Aligned messages that the platform says were edited, and the sample: compared in full.
-  const checks = new Map<number, { channelKey: string; platformId: bigint }>(comparison.matched);
-  for (const e of comparison.edited) checks.set(e.ordinal, e);
+  const checks = new Map<number, { channelKey: string; platformId: bigint; edited?: true }>(comparison.matched);
+  for (const e of comparison.edited) checks.set(e.ordinal, { ...e, edited: true });
   // Read `concurrency` at a time (each waits on the platform), compared in order.
-  const reads = inOrderAhead(checks, input.stage.options.concurrency, async ([ordinal, { channelKey, platformId }]) => {
+  // An edited one is read past the budget: the platform says it changed, so left unread it would count verified.
+  const reads = inOrderAhead(checks, input.stage.options.concurrency, async ([ordinal, { channelKey, platformId, edited }]) => {
     const src = source.get(ordinal);
-    return { src, channelKey, platformId, found: src && !inRegions.has(ordinal) ? await fetcher.get(platformId) : undefined };
+    return { src, channelKey, platformId, found: src && !inRegions.has(ordinal) ? await fetcher.get(platformId, edited) : undefined };
   });
   for await (const { src, channelKey, platformId, found } of reads) {
     if (!src || !found) continue;
@@ -139,9 +140,10 @@ class MessageFetcher {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  get(id: bigint): Promise<Message | undefined> {
+  /** `beyondLimit`: read even when `limit` reads were made. */
+  get(id: bigint, beyondLimit = false): Promise<Message | undefined> {
     const cached = this.cache.get(id);
-    if (cached || this.fetched >= this.limit) return cached ?? Promise.resolve(undefined);
+    if (cached || (this.fetched >= this.limit && !beyondLimit)) return cached ?? Promise.resolve(undefined);
     this.fetched++;
     const read = this.client.messages.get(int64(id), this.signal ? { signal: this.signal } : {});
     this.cache.set(id, read);
