@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJsonBody, createMergePatchBody } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { formatReportTable } from '../../src/pipeline/report.js';
-import { runVerify, type Difference } from '../../src/pipeline/verify/index.js';
+import { formatVerification, runVerify, type Difference } from '../../src/pipeline/verify/index.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture, writeCsvs } from '../import/support.js';
 
 let f: ImportFixture;
@@ -109,6 +109,22 @@ describe('verification against the sandbox', () => {
     expect(result.summary.status).toBe('differences');
     expect(result.differences.map((d) => [d.kind, d.sourceKey, d.fields])).toEqual([['changed', 'm3', ['body']], ['changed', 'm5', ['body']], ['changed', 'm6', ['body']]]);
     expect(result.summary.stages.messages).toMatchObject({ expected: 10, verified: 7 });
+  });
+
+  it('two messages of one author and length swapped (deleted, sent again): past the sample, the output says what was compared only by token', async () => {
+    const { config } = await importGenerated('swap', { users: 2, channels: 1, messages: 7 });
+    const held = await all(f.client.channels.messages(await channelIdOf('swap-chan-0'), { pageSize: 100 }));
+    const [m4, m5, m6] = held.slice(4);
+    for (const m of [m4!, m5!, m6!]) await api(`/messages/${m.id}`, { method: 'DELETE' });
+    for (const m of [m6!, m5!, m4!]) await api(`/channels/${m.channelId}/messages`, { method: 'POST', body: { type: 'TEXT', body: m.body, user: { username: m.user!.name }, properties: m.properties } });
+    const tokensOnly = await runVerify({ config, sample: 0, ...FAST_EXPORT }, { client: f.client });
+    expect(tokensOnly.summary.sample).toEqual({ picked: 0, of: 7 });
+    expect(formatVerification(tokensOnly.summary, tokensOnly.differences)).toMatch(
+      /^verification: exact by author, type, body length and order — 7 of 7 message\(s\) not read in full \(verify --sample N, import --verify-sample N\)\n/,
+    );
+    const whole = await runVerify({ config, sample: 10, ...FAST_EXPORT }, { client: f.client });
+    expect(whole.differences.map((d) => [d.kind, d.sourceKey])).toEqual([['changed', 'm4'], ['changed', 'm6']]);
+    expect(whole.summary.sample).toEqual({ picked: 7, of: 7 });
   });
 
   it('a missing user and an extra member', async () => {

@@ -161,7 +161,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
 
   differences.sort(bySourceOrder);
   const counts = countDifferences(differences);
-  const summary: VerificationSummary = { status: differences.length === 0 ? 'exact' : 'differences', counts, stages, contentChecked, durationMs: now() - startedAt };
+  const sampled = messagesStage ? { sample: { picked: expected.sample.size, of: expected.messageCount } } : {};
+  const summary: VerificationSummary = { status: differences.length === 0 ? 'exact' : 'differences', counts, stages, contentChecked, ...sampled, durationMs: now() - startedAt };
   if (options.outDir) summary.files = await writeVerifyFiles(options.outDir, summary, differences);
   return { summary, differences };
 }

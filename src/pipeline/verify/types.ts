@@ -55,6 +55,11 @@ export interface VerificationSummary {
   stages: Partial<Record<StageName, StageVerification>>;
   /** Messages whose whole content (body, properties) was read back and compared (`--sample` plus pinned ones). */
   contentChecked: number;
+  /**
+   * Messages (replies too) the content sample reads in full, of those expected. The others are compared by
+   * author, type, body length and order only: `exact` is said of those then (describe.ts says so).
+   */
+  sample?: { picked: number; of: number };
   durationMs: number;
   /** verify.json and the differences (NDJSON), when written into a run folder. */
   files?: { summary: string; differences: string };
