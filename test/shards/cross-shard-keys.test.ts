@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
-import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
 import { all, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from '../import/support.js';
+import { channelsOnBothShards as bothShards } from './support.js';
 
 /**
  * A message key used in two channels that fall to different shards (per-channel message numbers with
@@ -18,12 +18,7 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 /** Two channel keys of `prefix` that fall to different shards of two. */
-function channelsOnBothShards(prefix: string): [string, string] {
-  const keys = Array.from({ length: 20 }, (_, i) => `${prefix}c${i}`);
-  const a = keys.find((k) => shardOfKey(k, 2) === 0)!;
-  const b = keys.find((k) => shardOfKey(k, 2) === 1)!;
-  return [a, b];
-}
+const channelsOnBothShards = (prefix: string) => bothShards(`${prefix}c`);
 
 async function writeInputs(dir: string, prefix: string, first: string, second: string): Promise<void> {
   await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\nu2,${prefix}bo,Bo\n`);

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
 import type { ChatportClient } from '../../src/api/index.js';
 import { compareInt64 } from '../../src/shared/int64.js';
 import { all } from '../import/support.js';
@@ -46,3 +47,9 @@ export async function platformBodies(client: ChatportClient, prefix: string): Pr
 }
 
 export const shardState = (root: string, index: number, count: number) => join(root, `shard-${index}-of-${count}`);
+
+/** Two channel keys (`<prefix>0`, `<prefix>1`, …) that fall to different shards of two: shard 0's first. */
+export function channelsOnBothShards(prefix: string): [string, string] {
+  const keys = Array.from({ length: 20 }, (_, i) => `${prefix}${i}`);
+  return [keys.find((k) => shardOfKey(k, 2) === 0)!, keys.find((k) => shardOfKey(k, 2) === 1)!];
+}

@@ -1,5 +1,12 @@
 import type { RecordPosition } from '../../formats/index.js';
-import { describePosition, type Accepted, type Processed, type Rejected } from '../../transform/index.js';
+import { describePosition, type Accepted, type Processed, type Reason, type Rejected } from '../../transform/index.js';
+import { membersKey } from '../import/channel-ids.js';
+
+/** Where a channel's identity was first asked for: its source key and record. */
+interface FirstHolder {
+  key: string;
+  position: RecordPosition;
+}
 
 /**
  * The names of other shards' channels, as one shard reads the channels stage (docs/sharding.md). The
@@ -9,35 +16,55 @@ import { describePosition, type Accepted, type Processed, type Rejected } from '
  * are few) and notes their names in input order, and rejects its own record whose name another shard's
  * record had first; the other shard does the same the other way round, so exactly the first is sent.
  * Mapping every channel also gives `unique: suffix` the same numbering in every shard.
+ *
+ * A DIRECT channel's identity is its set of members (the platform holds one DIRECT channel per set), so
+ * DIRECT records are noted and checked by that set alike: sent by two shards, the second would be answered
+ * with the first's channel and its messages would land there.
  */
 export class ForeignNames {
-  /** Each name → the first record (of any shard) that asked for it. */
-  private readonly first = new Map<string, { key: string; position: RecordPosition }>();
+  /** Each name, or DIRECT member set, → the first record (of any shard) that asked for it. */
+  private readonly first = new Map<string, FirstHolder>();
 
   /** Another shard's channel record, mapped, in input order. */
   note(processed: Processed): void {
-    const name = nameOf(processed);
-    if (name !== undefined && !this.first.has(name)) this.first.set(name, { key: (processed as Accepted).sourceKey, position: processed.position });
+    const identity = identityOf(processed);
+    if (identity !== undefined && !this.first.has(identity.id)) this.first.set(identity.id, { key: (processed as Accepted).sourceKey, position: processed.position });
   }
 
   /**
-   * This shard's channel record, in input order: rejected when another shard's record had its name first.
-   * Otherwise the name is noted as its own, so a later record of another shard with it is not taken for the first.
+   * This shard's channel record, in input order: rejected when another shard's record had its name (or
+   * DIRECT member set) first. Otherwise it is noted as its own, so a later record of another shard with it
+   * is not taken for the first.
    */
   check<T extends Accepted>(processed: T): T | Rejected {
-    const name = nameOf(processed);
-    if (name === undefined) return processed;
-    const first = this.first.get(name);
-    if (first === undefined) this.first.set(name, { key: processed.sourceKey, position: processed.position });
+    const identity = identityOf(processed);
+    if (identity === undefined) return processed;
+    const first = this.first.get(identity.id);
+    if (first === undefined) this.first.set(identity.id, { key: processed.sourceKey, position: processed.position });
     if (first === undefined || first.key === processed.sourceKey) return processed;
-    const message = `name: channel name '${name}' is the name of source key ${first.key} (${describePosition(first.position)}), a channel another shard imports; the platform holds one channel per name and would refuse one of the two. Give this record another name, or let chatport number it (unique: suffix, docs/mapping-language.md)`;
-    return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [{ field: 'name', expected: 'a channel name no earlier record of the stage has', found: JSON.stringify(name), message }] };
+    return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [identity.reason(first)] };
   }
 }
 
-/** The platform name a channel record asks for (DIRECT channels have none). */
-function nameOf(processed: Processed): string | undefined {
+/** What the platform tells a channel record's channel by (its name, or a DIRECT channel's set of members), and why a later holder is rejected. */
+function identityOf(processed: Processed): { id: string; reason: (first: FirstHolder) => Reason } | undefined {
   if (processed.kind !== 'accepted') return undefined;
   const item = processed.item as Record<string, unknown>;
-  return item.type !== 'DIRECT' && typeof item.name === 'string' ? item.name : undefined;
+  if (item.type === 'DIRECT') {
+    if (!Array.isArray(item.members)) return undefined;
+    const members = [...new Set(item.members.map(String))];
+    // NUL never occurs in a channel name, so a member set cannot meet a name.
+    return { id: `\u0000${membersKey(members)}`, reason: (first) => directReason(members, first) };
+  }
+  return typeof item.name === 'string' ? { id: item.name, reason: (first) => nameReason(item.name as string, first) } : undefined;
+}
+
+function nameReason(name: string, first: FirstHolder): Reason {
+  const message = `name: channel name '${name}' is the name of source key ${first.key} (${describePosition(first.position)}), a channel another shard imports; the platform holds one channel per name and would refuse one of the two. Give this record another name, or let chatport number it (unique: suffix, docs/mapping-language.md)`;
+  return { field: 'name', expected: 'a channel name no earlier record of the stage has', found: JSON.stringify(name), message };
+}
+
+function directReason(members: string[], first: FirstHolder): Reason {
+  const message = `members: the DIRECT channel of source key ${first.key} (${describePosition(first.position)}), a channel another shard imports, has the same members; the platform holds one DIRECT channel per set of members, so this one would not be created and its messages would land in that one`;
+  return { field: 'members', expected: 'a set of members no other DIRECT channel of the run has', found: JSON.stringify(members), message };
 }
