@@ -131,3 +131,33 @@ describe('one channel name in two shards', () => {
     expect(new Map(channels.map((c) => [c.properties?.chatportKey, c.name]))).toEqual(new Map([[a, 'general'], [b, 'general-2']]));
   });
 });
+
+describe('a channel name whose first record a later record of its key supersedes (duplicates: last-wins), in another shard', () => {
+  it('holds no name, so the other shard\'s channel of that name is imported, as one run does', async () => {
+    // Channel a is renamed from alpha to beta by its later record; b is named alpha in between.
+    const write = async (dir: string, prefix: string) => {
+      const [a, b] = channelsOnBothShards(prefix);
+      await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\n`);
+      await writeInput(dir, 'channels.csv', `key,name,members\n${a},${prefix}alpha,${prefix}ana\n${b},${prefix}alpha,${prefix}ana\n${a},${prefix}beta,${prefix}ana\n`);
+      await writeInput(dir, 'messages.csv', `id,channel,author,text\nm1,${a},${prefix}ana,in a\nm2,${b},${prefix}ana,in b\n`);
+      const { config } = await writePipeline(dir, generatedPipeline(`lw-names-${prefix}`).replace('options:\n', 'options:\n  duplicates: last-wins\n'));
+      return { config, names: new Map([[a, `${prefix}beta`], [b, `${prefix}alpha`]]) };
+    };
+    const heldNames = async (pipelineId: string) => new Map((await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === pipelineId).map((c) => [c.properties?.chatportKey, c.name]));
+
+    const single = join(f.dir, 'lw-names-single');
+    const one = await write(single, 'lwnone');
+    const whole = await runImport({ config: one.config, stateDir: join(single, 'state'), verify: {} }, { client: f.client });
+    expect(whole.stages.channels).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
+    expect(await heldNames('lw-names-lwnone')).toEqual(one.names);
+
+    const dir = join(f.dir, 'lw-names-sharded');
+    const two = await write(dir, 'lwntwo');
+    const reports: RunReport[] = [];
+    for (const index of [0, 1]) reports.push(await runImport({ config: { ...two.config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    const sum = (stage: 'channels' | 'messages', field: 'imported' | 'skipped' | 'rejected') => reports.reduce((n, r) => n + r.stages[stage]![field], 0);
+    expect([sum('channels', 'imported'), sum('channels', 'skipped'), sum('channels', 'rejected')]).toEqual([2, 1, 0]);
+    expect([sum('messages', 'imported'), sum('messages', 'rejected')]).toEqual([2, 0]);
+    expect(await heldNames('lw-names-lwntwo')).toEqual(two.names);
+  });
+});

@@ -89,7 +89,8 @@ async function* readSourceBatches(
   cut: TrialCut | undefined,
 ): AsyncGenerator<Processed[]> {
   const userNames = deps.userNames ?? (stageUsesUserRefs(stage) ? await userNamesOf(config, (users) => readStageRecords(config, users, readOnlyDeps(deps))) : undefined);
-  const process = createStageProcessor(stageProcessorSpec(config, stage), { ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(userNames ? { userNames } : {}) });
+  const newProcessor = () => createStageProcessor(stageProcessorSpec(config, stage), { ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(userNames ? { userNames } : {}) });
+  const process = newProcessor();
   // Listing first (files and keys are few next to records) gives the total size for progress.
   const inputs = await listStageInputs(stage, deps.sources ?? {});
   const total = inputs.every((i) => i.size !== undefined) ? inputs.reduce((n, i) => n + (i.size ?? 0), 0) : undefined;
@@ -101,7 +102,8 @@ async function* readSourceBatches(
   const foreign = shard !== undefined && stage.stage !== 'channels' ? new ForeignKeys(typeof stage.key === 'string' ? stage.key : stage.key.join(', '), lastWins ? 'last' : 'first') : undefined;
   const foreignKeyOf = foreign ? foreignKeyReader(stage) : undefined;
   // A channel's name may (foreign-names.ts).
-  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames() : undefined;
+  // Under last-wins, a channel record a later one of its key supersedes is never sent: it holds no name.
+  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined) : undefined;
   deps.onInputBytes?.(0, total);
   let seq = 0;
   try {
@@ -126,14 +128,14 @@ async function* readSourceBatches(
             // shards'); only its key is noted, so that a record of this shard with the same key is told apart.
             if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) {
               if (!lastWins) foreign?.noteForeign(foreignKeyOf!(item), item.position, seq);
-              foreignNames?.note(process(item));
+              foreignNames?.note(process(item), seq);
               continue;
             }
             // A record a trial leaves out is never mapped: its reason is the cut, not what mapping would find.
             const because = cut?.(++ordinal, channelKey);
             let processed = because === undefined ? process(item) : trialSkip(item.position, because);
             if (foreign && processed.kind === 'accepted') processed = lastWins ? markSuperseded(foreign, processed, seq) : foreign.check(processed);
-            if (foreignNames && processed.kind === 'accepted') processed = foreignNames.check(processed);
+            if (foreignNames && processed.kind === 'accepted') processed = foreignNames.check(processed, seq);
             out.push(processed);
             // A long body split into parts (longBodies: split): the parts follow, each a record of its own.
             if (processed.kind === 'accepted' && processed.parts) for (const part of processed.parts) out.push(part);
@@ -155,7 +157,7 @@ async function* readSourceBatches(
 /**
  * `duplicates: last-wins`, sharded: every other shard's record key with its place in the input, read before
  * this shard's records (a record of this shard loses to a later one of another shard: foreign-keys.ts).
- * Parsing only, no mapping; `seq` counts every record as readSourceBatches does.
+ * Parsing only, no mapping.
  */
 async function noteLaterForeignKeys(
   stage: StageConfig,
@@ -165,15 +167,33 @@ async function noteLaterForeignKeys(
   foreignKeyOf: (item: SourceItem) => string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<void> {
+  await forEachSourceRecord(stage, inputs, signal, (item, seq) => {
+    if (!ownsRecord(shard, 'record' in item ? rawChannelKey(stage, item.record) : undefined, item.position)) foreign.noteForeign(foreignKeyOf(item), item.position, seq);
+  });
+}
+
+/**
+ * `duplicates: last-wins`, sharded channels stage: each source key's last accepted record (its `seq`), every
+ * shard's, mapped by a processor of its own (the main read's numbers names with `unique: suffix`). As one
+ * run's first pass does (stage-duplicates.ts), a rejected record supersedes nothing.
+ */
+async function lastRecordOfKeys(stage: StageConfig, inputs: InputObject[], process: (item: SourceItem) => Processed, signal: AbortSignal | undefined): Promise<Map<string, number>> {
+  const last = new Map<string, number>();
+  await forEachSourceRecord(stage, inputs, signal, (item, seq) => {
+    const processed = process(item);
+    if (processed.kind === 'accepted') last.set(processed.sourceKey, seq);
+  });
+  return last;
+}
+
+/** Every record of the stage's input, parsed (not mapped), with `seq` counted as readSourceBatches counts it. */
+async function forEachSourceRecord(stage: StageConfig, inputs: InputObject[], signal: AbortSignal | undefined, visit: (item: SourceItem, seq: number) => void): Promise<void> {
   let seq = 0;
   for (const input of inputs) {
     let last: RecordPosition | undefined;
     try {
       for await (const batch of parseRecordBatches(input.open(), parseOptionsOf(stage, input.uri))) {
-        for (const item of batch) {
-          seq++;
-          if (!ownsRecord(shard, 'record' in item ? rawChannelKey(stage, item.record) : undefined, item.position)) foreign.noteForeign(foreignKeyOf(item), item.position, seq);
-        }
+        for (const item of batch) visit(item, ++seq);
         last = batch[batch.length - 1]?.position ?? last;
         if (signal?.aborted) return;
       }

@@ -25,8 +25,17 @@ export class ForeignNames {
   /** Each name, or DIRECT member set, → the first record (of any shard) that asked for it. */
   private readonly first = new Map<string, FirstHolder>();
 
-  /** Another shard's channel record, mapped, in input order. */
-  note(processed: Processed): void {
+  constructor(
+    /**
+     * Under `duplicates: last-wins`, each source key's last record (its place in the input): an earlier
+     * record of the key is superseded, never sent, and so holds no name (stage-checks.ts claims only sent ones).
+     */
+    private readonly lastOfKey?: ReadonlyMap<string, number>,
+  ) {}
+
+  /** Another shard's channel record, mapped, at `seq` in input order. */
+  note(processed: Processed, seq: number): void {
+    if (this.superseded(processed, seq)) return;
     const identity = identityOf(processed);
     if (identity !== undefined && !this.first.has(identity.id)) this.first.set(identity.id, { key: (processed as Accepted).sourceKey, position: processed.position });
   }
@@ -36,13 +45,17 @@ export class ForeignNames {
    * DIRECT member set) first. Otherwise it is noted as its own, so a later record of another shard with it
    * is not taken for the first.
    */
-  check<T extends Accepted>(processed: T): T | Rejected {
-    const identity = identityOf(processed);
+  check<T extends Accepted>(processed: T, seq: number): T | Rejected {
+    const identity = this.superseded(processed, seq) ? undefined : identityOf(processed);
     if (identity === undefined) return processed;
     const first = this.first.get(identity.id);
     if (first === undefined) this.first.set(identity.id, { key: processed.sourceKey, position: processed.position });
     if (first === undefined || first.key === processed.sourceKey) return processed;
     return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [identity.reason(first)] };
+  }
+
+  private superseded(processed: Processed, seq: number): boolean {
+    return this.lastOfKey !== undefined && processed.kind === 'accepted' && (this.lastOfKey.get(processed.sourceKey) ?? seq) > seq;
   }
 }
 
