@@ -132,32 +132,45 @@ describe('one channel name in two shards', () => {
   });
 });
 
+/**
+ * One run and two shards (0 then 1) of a channels input whose rows `channelRows` writes for two channels
+ * a and b of different shards (each with a message): their reports, and the names each platform holds.
+ */
+async function oneAndSharded(label: string, channelRows: (a: string, b: string, p: string) => string[], yaml: (name: string) => string) {
+  const run = async (mode: 'one' | 'two') => {
+    const prefix = `${label}${mode}`;
+    const dir = join(f.dir, prefix);
+    const [a, b] = channelsOnBothShards(prefix);
+    await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\n${channelRows(a, b, prefix).map((r) => `${r},${prefix}ana`).join('\n')}\n`);
+    await writeInput(dir, 'messages.csv', `id,channel,author,text\nm1,${a},${prefix}ana,in a\nm2,${b},${prefix}ana,in b\n`);
+    const { config } = await writePipeline(dir, yaml(prefix));
+    const shards = mode === 'one' ? [undefined] : [{ index: 0, count: 2 }, { index: 1, count: 2 }];
+    const reports: RunReport[] = [];
+    for (const shard of shards) reports.push(await runImport({ config: { ...config, ...(shard ? { shard } : {}) }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    const held = new Map((await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === prefix).map((c) => [c.properties?.chatportKey === a ? 'a' : 'b', c.name?.slice(prefix.length)]));
+    const sum = (stage: 'channels' | 'messages', field: 'imported' | 'rejected' | 'skipped') => reports.reduce((n, r) => n + r.stages[stage]![field], 0);
+    return { held, counts: ['channels', 'messages'].map((stage) => [sum(stage as 'channels', 'imported'), sum(stage as 'channels', 'rejected'), sum(stage as 'channels', 'skipped')]) };
+  };
+  return { one: await run('one'), two: await run('two') };
+}
+
 describe('a channel name whose first record a later record of its key supersedes (duplicates: last-wins), in another shard', () => {
   it('holds no name, so the other shard\'s channel of that name is imported, as one run does', async () => {
     // Channel a is renamed from alpha to beta by its later record; b is named alpha in between.
-    const write = async (dir: string, prefix: string) => {
-      const [a, b] = channelsOnBothShards(prefix);
-      await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\n`);
-      await writeInput(dir, 'channels.csv', `key,name,members\n${a},${prefix}alpha,${prefix}ana\n${b},${prefix}alpha,${prefix}ana\n${a},${prefix}beta,${prefix}ana\n`);
-      await writeInput(dir, 'messages.csv', `id,channel,author,text\nm1,${a},${prefix}ana,in a\nm2,${b},${prefix}ana,in b\n`);
-      const { config } = await writePipeline(dir, generatedPipeline(`lw-names-${prefix}`).replace('options:\n', 'options:\n  duplicates: last-wins\n'));
-      return { config, names: new Map([[a, `${prefix}beta`], [b, `${prefix}alpha`]]) };
-    };
-    const heldNames = async (pipelineId: string) => new Map((await all(f.client.channels.list())).filter((c) => c.properties?.chatportPipeline === pipelineId).map((c) => [c.properties?.chatportKey, c.name]));
+    const { one, two } = await oneAndSharded('lwn', (a, b, p) => [`${a},${p}alpha`, `${b},${p}alpha`, `${a},${p}beta`], (name) => generatedPipeline(name).replace('options:\n', 'options:\n  duplicates: last-wins\n'));
+    expect(one.counts).toEqual([[2, 0, 1], [2, 0, 0]]);
+    expect(one.held).toEqual(new Map([['a', 'beta'], ['b', 'alpha']]));
+    expect(two).toEqual(one);
+  });
+});
 
-    const single = join(f.dir, 'lw-names-single');
-    const one = await write(single, 'lwnone');
-    const whole = await runImport({ config: one.config, stateDir: join(single, 'state'), verify: {} }, { client: f.client });
-    expect(whole.stages.channels).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
-    expect(await heldNames('lw-names-lwnone')).toEqual(one.names);
-
-    const dir = join(f.dir, 'lw-names-sharded');
-    const two = await write(dir, 'lwntwo');
-    const reports: RunReport[] = [];
-    for (const index of [0, 1]) reports.push(await runImport({ config: { ...two.config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
-    const sum = (stage: 'channels' | 'messages', field: 'imported' | 'skipped' | 'rejected') => reports.reduce((n, r) => n + r.stages[stage]![field], 0);
-    expect([sum('channels', 'imported'), sum('channels', 'skipped'), sum('channels', 'rejected')]).toEqual([2, 1, 0]);
-    expect([sum('messages', 'imported'), sum('messages', 'rejected')]).toEqual([2, 0]);
-    expect(await heldNames('lw-names-lwntwo')).toEqual(two.names);
+describe('a channel name asked for by a duplicate of an earlier key (dropped), in another shard', () => {
+  it('holds no name, so the other shard\'s channel of that name is imported, as one run does', async () => {
+    // Channel a appears again with another name (rejected as a duplicate key); b then has that name.
+    const { one, two } = await oneAndSharded('dn', (a, b, p) => [`${a},${p}alpha`, `${a},${p}gamma`, `${b},${p}gamma`], (name) => generatedPipeline(name));
+    expect(one.counts).toEqual([[2, 1, 0], [2, 0, 0]]);
+    expect(one.held).toEqual(new Map([['a', 'alpha'], ['b', 'gamma']]));
+    expect(two).toEqual(one);
   });
 });

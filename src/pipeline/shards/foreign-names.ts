@@ -25,6 +25,9 @@ export class ForeignNames {
   /** Each name, or DIRECT member set, → the first record (of any shard) that asked for it. */
   private readonly first = new Map<string, FirstHolder>();
 
+  /** Source keys of the records seen so far (without last-wins: a later record of a key is a duplicate). */
+  private readonly keys = new Set<string>();
+
   constructor(
     /**
      * Under `duplicates: last-wins`, each source key's last record (its place in the input): an earlier
@@ -35,7 +38,7 @@ export class ForeignNames {
 
   /** Another shard's channel record, mapped, at `seq` in input order. */
   note(processed: Processed, seq: number): void {
-    if (this.superseded(processed, seq)) return;
+    if (this.notSent(processed, seq)) return;
     const identity = identityOf(processed);
     if (identity !== undefined && !this.first.has(identity.id)) this.first.set(identity.id, { key: (processed as Accepted).sourceKey, position: processed.position });
   }
@@ -46,7 +49,7 @@ export class ForeignNames {
    * is not taken for the first.
    */
   check<T extends Accepted>(processed: T, seq: number): T | Rejected {
-    const identity = this.superseded(processed, seq) ? undefined : identityOf(processed);
+    const identity = this.notSent(processed, seq) ? undefined : identityOf(processed);
     if (identity === undefined) return processed;
     const first = this.first.get(identity.id);
     if (first === undefined) this.first.set(identity.id, { key: processed.sourceKey, position: processed.position });
@@ -54,8 +57,17 @@ export class ForeignNames {
     return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [identity.reason(first)] };
   }
 
-  private superseded(processed: Processed, seq: number): boolean {
-    return this.lastOfKey !== undefined && processed.kind === 'accepted' && (this.lastOfKey.get(processed.sourceKey) ?? seq) > seq;
+  /**
+   * A record one run would not send, so it claims nothing: under last-wins, one a later record of its key
+   * supersedes; otherwise a later record of a key already seen (a duplicate, or rejected as one).
+   */
+  private notSent(processed: Processed, seq: number): boolean {
+    if (processed.kind !== 'accepted') return false;
+    const key = processed.sourceKey;
+    if (this.lastOfKey !== undefined) return (this.lastOfKey.get(key) ?? seq) > seq;
+    if (this.keys.has(key)) return true;
+    this.keys.add(key);
+    return false;
   }
 }
 
