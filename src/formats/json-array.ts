@@ -2,7 +2,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
 import { JsonArraySplitter, JsonArraySyntaxError } from './json-array-split.js';
-import { parseJsonNoting, type Decimals, type ParsedJson } from '../shared/lossless-json.js';
+import { parseJsonNoting, type BigIntegers, type Decimals, type ParsedJson } from '../shared/lossless-json.js';
 import { jsonRecordProblem } from '../shared/json-checks/json-record.js';
 import { clipRaw, type SourceItem } from './types.js';
 
@@ -12,9 +12,9 @@ import { clipRaw, type SourceItem } from './types.js';
  * JSON.parse. An element that is not an object is an UnparseableRecord at its index. A top-level value
  * that is not an array, or a syntax error, stops the file with a FormatError naming the index of the last
  * element read; the elements before it are delivered. An integer beyond ±(2^53 − 1) is read as its exact
- * decimal text, as in NDJSON.
+ * decimal text (or a bigint: `bigIntegers`), as in NDJSON.
  */
-export async function* parseJsonArrayBatches(bytes: Readable, file: string, decimals: Decimals = 'number'): AsyncGenerator<SourceItem[]> {
+export async function* parseJsonArrayBatches(bytes: Readable, file: string, decimals: Decimals = 'number', bigIntegers: BigIntegers = 'text'): AsyncGenerator<SourceItem[]> {
   const decoder = new StringDecoder('utf8');
   const splitter = new JsonArraySplitter();
   let index = 0;
@@ -25,19 +25,19 @@ export async function* parseJsonArrayBatches(bytes: Readable, file: string, deci
     yield decoder.end();
   };
   for await (const piece of pieces()) {
-    const { items, error } = splitAndParse(() => splitter.push(piece), file, index, decimals);
+    const { items, error } = splitAndParse(() => splitter.push(piece), file, index, decimals, bigIntegers);
     index += items.length;
     if (items.length > 0) yield items;
     if (error) throw unreadable(error);
   }
-  const { items, error } = splitAndParse(() => splitter.end(), file, index, decimals);
+  const { items, error } = splitAndParse(() => splitter.end(), file, index, decimals, bigIntegers);
   index += items.length;
   if (items.length > 0) yield items;
   if (error) throw unreadable(error);
 }
 
 /** The elements a push (or the end) of the splitter completed, parsed; and what stopped the file, if anything. */
-function splitAndParse(split: () => string[], file: string, firstIndex: number, decimals: Decimals): { items: SourceItem[]; error?: unknown } {
+function splitAndParse(split: () => string[], file: string, firstIndex: number, decimals: Decimals, bigIntegers: BigIntegers): { items: SourceItem[]; error?: unknown } {
   let texts: string[];
   let broken: unknown;
   try {
@@ -48,16 +48,16 @@ function splitAndParse(split: () => string[], file: string, firstIndex: number, 
     texts = error.completed;
     broken = error;
   }
-  const { items, error } = parseElements(texts, file, firstIndex, decimals);
+  const { items, error } = parseElements(texts, file, firstIndex, decimals, bigIntegers);
   return { items, error: error ?? broken };
 }
 
 /** Parses element texts in order; stops at the first that is not JSON, keeping the items before it. */
-function parseElements(texts: readonly string[], file: string, firstIndex: number, decimals: Decimals): { items: SourceItem[]; error?: unknown } {
+function parseElements(texts: readonly string[], file: string, firstIndex: number, decimals: Decimals, bigIntegers: BigIntegers): { items: SourceItem[]; error?: unknown } {
   const items: SourceItem[] = [];
   for (const text of texts) {
     try {
-      items.push(elementItem(firstIndex + items.length, parseJsonNoting(text, 'text', decimals), file, text));
+      items.push(elementItem(firstIndex + items.length, parseJsonNoting(text, bigIntegers, decimals), file, text));
     } catch (error) {
       return { items, error };
     }

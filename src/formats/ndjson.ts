@@ -1,6 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
-import { parseJsonNoting, type Decimals, type ParsedJson } from '../shared/lossless-json.js';
+import { parseJsonNoting, type BigIntegers, type Decimals, type ParsedJson } from '../shared/lossless-json.js';
 import { jsonRecordProblem } from '../shared/json-checks/json-record.js';
 import { clipRaw } from './types.js';
 import type { SourceItem } from './types.js';
@@ -11,11 +11,11 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-function parseLine(text: string, file: string, line: number, index: number, decimals: Decimals): SourceItem {
+function parseLine(text: string, file: string, line: number, index: number, decimals: Decimals, bigIntegers: BigIntegers): SourceItem {
   let parsed: ParsedJson;
   try {
-    // Integers beyond 2^53 (snowflake ids) keep their digits, as text (see lossless-json.ts).
-    parsed = parseJsonNoting(text, 'text', decimals);
+    // Integers beyond 2^53 (snowflake ids) keep their digits: as text or as a bigint (see lossless-json.ts).
+    parsed = parseJsonNoting(text, bigIntegers, decimals);
   } catch (error) {
     return {
       unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per line', raw: clipRaw(text) },
@@ -37,9 +37,10 @@ function parseLine(text: string, file: string, line: number, index: number, deci
  * NDJSON (JSON Lines) bytes → records in batches (one per input buffer), one per non-blank line, with its
  * line number. A line that is not a
  * JSON object is an UnparseableRecord at that line; the file goes on. Lines end with LF or CRLF; a UTF-8
- * BOM before the first line is ignored. An integer beyond ±(2^53 − 1) is read as its exact decimal text.
+ * BOM before the first line is ignored. An integer beyond ±(2^53 − 1) is read as its exact decimal text, or as a
+ * bigint (`bigIntegers`).
  */
-export async function* parseNdjsonBatches(bytes: Readable, file: string, decimals: Decimals = 'number'): AsyncGenerator<SourceItem[]> {
+export async function* parseNdjsonBatches(bytes: Readable, file: string, decimals: Decimals = 'number', bigIntegers: BigIntegers = 'text'): AsyncGenerator<SourceItem[]> {
   const decoder = new StringDecoder('utf8');
   let line = 0;
   let index = 0;
@@ -52,7 +53,7 @@ export async function* parseNdjsonBatches(bytes: Readable, file: string, decimal
       if (content.charCodeAt(0) === 0xfeff) content = content.slice(1);
     }
     if (content.trim() === '') return undefined;
-    return parseLine(content, file, line, index++, decimals);
+    return parseLine(content, file, line, index++, decimals, bigIntegers);
   };
   // The text after the last newline, in pieces: a line longer than a buffer is joined once when its
   // newline comes, not searched and copied again with every buffer (that cost its length squared).

@@ -112,9 +112,9 @@ function parserFor(format: FormatName, stream: Readable, options: ParseRecordsOp
     case 'csv':
       return csvLineBatches(stream, options.file, options.csv ?? {}, plainLines);
     case 'ndjson':
-      return parseNdjsonBatches(stream, options.file, options.decimals);
+      return parseNdjsonBatches(stream, options.file, options.decimals, options.bigIntegers);
     case 'json':
-      return parseJsonArrayBatches(stream, options.file, options.decimals);
+      return parseJsonArrayBatches(stream, options.file, options.decimals, options.bigIntegers);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Decimals } from '../shared/lossless-json.js';
+import type { BigIntegers, Decimals } from '../shared/lossless-json.js';
 import type { SourceEncoding } from './decode-text.js';
 
 /**
@@ -138,4 +138,9 @@ export interface ParseRecordsOptions {
    * (`text`), for callers that keep values as text and must not round or rewrite them.
    */
   decimals?: Decimals;
+  /**
+   * JSON integers beyond ±(2^53 − 1): their exact decimal text (`text`, the default) or a bigint (`bigint`),
+   * for callers that must still tell such a number from text (the import: an untyped value stays a number).
+   */
+  bigIntegers?: BigIntegers;
 }

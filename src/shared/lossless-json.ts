@@ -1,8 +1,9 @@
 /**
  * JSON without losing integers beyond 2^53. JSON.parse turns 9007199254740993 into 9007199254740992, so two
  * snowflake ids can become one; Node 20 has no JSON.rawJSON or reviver source text to prevent it. Here an
- * integer token that is not a safe integer comes out as a bigint (wire ids, see int64.ts) or as its exact
- * decimal text (source records, whose keys are text anyway), and a bigint is written back as bare digits.
+ * integer token that is not a safe integer comes out as a bigint (wire ids, see int64.ts; the import's source
+ * records, whose numbers stay numbers) or as its exact decimal text (parseRecords' default), and a bigint is
+ * written back as bare digits.
  *
  * Fast path first: JSON.parse, then a walk over the numbers it gave. A token JSON.parse rounded away from an
  * integer comes out as an integer beyond the safe range or as Infinity (a safe integer has at most 16

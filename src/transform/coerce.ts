@@ -43,6 +43,7 @@ function toBoolean(value: unknown, reasons: Reason[], field: string, source: str
   }
   if (value === 1) return true;
   if (value === 0) return false;
+  if (typeof value === 'bigint') return toBoolean(String(value), reasons, field, source);
   return bad(reasons, 'boolean', field, value, source);
 }
 
@@ -59,6 +60,7 @@ function toNumber(value: unknown, reasons: Reason[], field: string, source: stri
       return BAD;
     }
   }
+  if (typeof value === 'bigint') return toNumber(String(value), reasons, field, source);
   return bad(reasons, 'number', field, value, source);
 }
 
@@ -86,11 +88,12 @@ function toInteger(value: unknown, reasons: Reason[], field: string, source: str
   // A JSON number past 2^53 that JSON.parse took as a double (`1e20`) is whole, but beyond the safe range.
   const whole = typeof value === 'string' && NUMBER_TEXT.test(value.trim()) ? wholeNumberOf(value.trim()) : typeof value === 'number' && Number.isInteger(value) ? 'beyond' : undefined;
   if (typeof whole === 'number') return whole;
-  // Never rounded: an integer beyond 2^53 (JSON sources read it as its exact text) is refused, naming why.
+  // Never rounded: an integer beyond 2^53 (JSON sources read it exactly) is refused, naming why.
   if (whole === 'beyond') {
     reasons.push(reason(field, `${EXPECTED.integer} within ±${Number.MAX_SAFE_INTEGER} (larger ones are exact only as text: map this field with type string)`, value, source));
     return BAD;
   }
+  if (typeof value === 'bigint') return toInteger(String(value), reasons, field, source);
   return bad(reasons, 'integer', field, value, source);
 }
 
@@ -145,12 +148,13 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
     }
   }
   if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return finer === '' ? isoOfEpochMs(ms) : `${isoOfEpochMs(ms).slice(0, -1)}${finer}Z`;
+  if (typeof value === 'bigint') return toDate(String(value), reasons, field, source);
   return bad(reasons, 'date', field, value, source);
 }
 
 function toText(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return bad(reasons, 'string', field, value, source);
 }
 
@@ -163,7 +167,8 @@ function fromJson(value: unknown, reasons: Reason[], field: string, source: stri
   if (typeof value !== 'string') return value;
   let parsed: ParsedJson;
   try {
-    parsed = parseJsonNoting(value, 'text');
+    // A number stays a number: an integer beyond 2^53 as a bigint, written back as its bare digits.
+    parsed = parseJsonNoting(value, 'bigint');
   } catch {
     return bad(reasons, 'json', field, value, source);
   }

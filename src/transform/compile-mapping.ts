@@ -144,6 +144,15 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     return `if (v !== B) v = C[${lit(type)}](v, e, ${lit(path)}, ${source === undefined ? 'undefined' : lit(source)});\n`;
   }
 
+  /**
+   * A value kept as it is (untyped, `type: json`) outside properties: a big integer in it is its digits, as
+   * before sources read it as a bigint (R.digitsOfBigIntegers); text, CSV's every value, passes untouched.
+   */
+  function textOutsideProperties(type: ValueType | undefined, path: string): string {
+    if ((type !== undefined && type !== 'json') || path === 'properties' || path.startsWith('properties.')) return '';
+    return `if (typeof v !== "string") v = R.digitsOfBigIntegers(v);\n`;
+  }
+
   /** Wraps an entry's code in its `when:` test: when it does not hold, the entry has no value. */
   function guarded(when: When | undefined, path: string, code: string): string {
     if (when === undefined) return code;
@@ -163,12 +172,13 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     if (rule.trim) code += `if (typeof v === "string") v = v.trim();\n`;
     if (rule.unicode) code += `if (typeof v === "string") v = v.normalize(${lit(rule.unicode)});\n`;
     if (rule.case) code += `if (typeof v === "string") v = v.${rule.case === 'lower' ? 'toLowerCase' : 'toUpperCase'}();\n`;
-    if (rule.asName) code += `if (typeof v === "string") v = R.makeValidName(v, "");\n`;
+    if (rule.asName) code += `if (typeof v === "string") v = R.makeValidName(v, "");\nelse if (typeof v === "bigint") v = R.makeValidName(String(v), "");\n`;
     code += `if ${missing('v')} v = ${fallback === undefined ? 'undefined' : constant(fallback)};\nelse {\n`;
     if (rule.split !== undefined) {
       code += `v = R.splitText(v, ${lit(rule.split)}, e, ${lit(path)}, ${src});\n`;
       if (type !== undefined) code += `if (v !== B) v = R.coerceEach(v, ${lit(type)}, e, ${lit(path)}, ${src});\n`;
     } else code += coerceCall(type, path, source);
+    if (rule.map === undefined) code += textOutsideProperties(type, path);
     if (rule.map !== undefined) {
       const table = new Map(Object.entries(rule.map));
       code += `v = R.mapValue(${constant(table)}, v, ${rule.default === undefined ? 'undefined' : constant(rule.default)}, e, ${lit(path)}, ${src});\n`;
@@ -201,6 +211,7 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     const fallback = typedDefault(rule.default, type, false, path);
     code += `if (v === "" || v === undefined) v = ${fallback === undefined ? 'undefined' : constant(fallback)};\nelse {\n`;
     code += coerceCall(type, path, fields.length === 1 ? fields[0] : undefined);
+    if (type === 'json') code += textOutsideProperties(type, path);
     return guarded(rule.when, path, `${code}}\n}\n`);
   }
 

@@ -1,4 +1,5 @@
 import { MappingError } from './compile-mapping-error.js';
+import { stringifyJson } from '../shared/lossless-json.js';
 import type { Condition } from './mapping-spec.js';
 import { fieldRefName, valueAt } from './source-fields.js';
 
@@ -12,7 +13,8 @@ export const CONDITION_OPERATORS = ['equals', 'notEquals', 'in', 'notIn', 'match
 
 const isMissing = (v: unknown) => v === undefined || v === null || v === '';
 
-export const conditionText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v));
+/** A value as conditions and value maps compare it: text as it is, a number (a bigint too) as its digits, a list or an object as its JSON. */
+export const conditionText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? stringifyJson(v) : String(v));
 
 /** Says a condition in words (`kind in ["join","leave"]`), for reports and people. */
 export function describeCondition(rule: Condition): string {

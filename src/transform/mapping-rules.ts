@@ -78,4 +78,24 @@ function userRef(lookup: UserNameLookup | undefined, value: unknown, reasons: Re
   return BAD;
 }
 
-export const RULE_HELPERS = { mapValue, uniqueName, userRef, makeValidName };
+/**
+ * A value for an item field outside `properties`, where the platform takes text (names, bodies, members):
+ * an integer beyond 2^53 from a JSON source (a bigint) is its digits there, alone or inside a list or an
+ * object, as when sources read such integers as text. Within properties it stays a number.
+ */
+function digitsOfBigIntegers(value: unknown): unknown {
+  if (typeof value === 'bigint') return String(value);
+  if (value === null || typeof value !== 'object' || !holdsBigInteger(value)) return value;
+  if (Array.isArray(value)) return value.map(digitsOfBigIntegers);
+  const out: Record<string, unknown> = {};
+  // As JSON.parse: "__proto__" is an own property, never the prototype.
+  for (const [k, v] of Object.entries(value)) Object.defineProperty(out, k, { value: digitsOfBigIntegers(v), writable: true, enumerable: true, configurable: true });
+  return out;
+}
+
+function holdsBigInteger(value: object): boolean {
+  for (const v of Object.values(value)) if (typeof v === 'bigint' || (v !== null && typeof v === 'object' && holdsBigInteger(v))) return true;
+  return false;
+}
+
+export const RULE_HELPERS = { mapValue, uniqueName, userRef, makeValidName, digitsOfBigIntegers };

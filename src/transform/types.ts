@@ -96,6 +96,8 @@ export function describeFound(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value === 'string') return value.length > 60 ? `${quoted(headOf(value, 60))}… (${lengthInWords(value)})` : quoted(value);
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
+  // An integer beyond 2^53 from a JSON source: a number, as it was written.
+  if (typeof value === 'bigint') return `number ${value}`;
   if (Array.isArray(value)) return `an array of ${value.length}`;
   return `an ${typeof value}`;
 }

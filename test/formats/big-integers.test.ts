@@ -31,6 +31,19 @@ describe('integers beyond 2^53 in JSON sources', () => {
     }
   });
 
+  it('with bigIntegers: bigint both formats give them as bigints (the import: still numbers), nested too', async () => {
+    const asBigints = [
+      { id: 9007199254740993n, n: 1 },
+      { id: 9007199254740992n, n: 2 },
+      { id: 1100000000000000001n, ref: { ids: [-9007199254740995n, 7] }, s: 'x,12345678901234567890' },
+      EXPECTED[3],
+    ];
+    for (const [format, text] of [['ndjson', `${RECORDS.join('\n')}\n`], ['json', `[${RECORDS.join(',\n')}]`]] as const) {
+      const items = await parseAll(pieces(text, 7), { format, bigIntegers: 'bigint' });
+      expect(items.map((i) => ('record' in i ? i.record : i)), format).toEqual(asBigints);
+    }
+  });
+
   it('an NDJSON line with a long integer that is not valid JSON stays unparseable at its line', async () => {
     const items = await parseAll(['{"id":9007199254740993,}\n{"id":9007199254740993}\n'], { format: 'ndjson' });
     expect(items[0]).toMatchObject({ unparseable: { expected: 'one JSON object per line' }, position: { line: 1 } });

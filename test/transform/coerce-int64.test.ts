@@ -13,8 +13,20 @@ describe('integers beyond 2^53 read from JSON sources (as their exact text)', ()
     expect(COERCERS.integer('9007199254740991', [], 'n', 'n')).toBe(9007199254740991);
   });
 
-  it('type json keeps them exact inside JSON text', () => {
-    expect(COERCERS.json('{"ids":[1100000000000000001,1100000000000000002]}', [], 'properties.raw', 'raw')).toEqual({ ids: ['1100000000000000001', '1100000000000000002'] });
+  it('type json keeps them exact inside JSON text, as numbers (bigints, written back as bare digits)', () => {
+    expect(COERCERS.json('{"ids":[1100000000000000001,1100000000000000002]}', [], 'properties.raw', 'raw')).toEqual({ ids: [1100000000000000001n, 1100000000000000002n] });
+  });
+
+  it('a bigint (an integer beyond 2^53 of a JSON source) is taken and refused as its digits were', () => {
+    for (const type of ['string', 'number', 'integer', 'boolean', 'date', 'json'] as const) {
+      const asText: Reason[] = [];
+      const asBigint: Reason[] = [];
+      const fromText = COERCERS[type]('9007199254740993', asText, 'properties.n', 'n');
+      const fromBigint = COERCERS[type](9007199254740993n, asBigint, 'properties.n', 'n');
+      if (type === 'json') expect(fromBigint).toBe(9007199254740993n);
+      else expect(fromBigint, type).toEqual(fromText);
+      expect(asBigint, type).toEqual(asText);
+    }
   });
 });
 

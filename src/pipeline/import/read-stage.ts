@@ -218,7 +218,8 @@ function readOnlyDeps(deps: ReadStageDeps): ReadStageDeps {
 /** How one input object of a stage is parsed (the stage reader and the pre-flight read it alike). */
 export function parseOptionsOf(stage: StageConfig, file: string): ParseRecordsOptions {
   const { source } = stage;
-  return { file, gzip: source.gzip, encoding: source.encoding, csv: source.csv, ...(source.format ? { format: source.format } : {}) };
+  // A JSON integer beyond 2^53 stays a number (a bigint) to the item; as text the mapping reads its digits.
+  return { file, gzip: source.gzip, encoding: source.encoding, csv: source.csv, bigIntegers: 'bigint', ...(source.format ? { format: source.format } : {}) };
 }
 
 /** Passes bytes through, telling how many went by; closing either end closes the other. */
