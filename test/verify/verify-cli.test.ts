@@ -15,7 +15,8 @@ afterAll(() => f.close());
 const cli = (args: string[]) => runCli(args, chatportEnv(f));
 
 describe('chatport verify and import --verify', () => {
-  it('import verifies by default (the rejected rows are not expected), verify says exact, then names a deleted message with exit 65', async () => {
+  // Eight CLI processes one after another (each loads the CLI: about a second of CPU): 26 s alone on a loaded 2-core machine.
+  it('import verifies by default (the rejected rows are not expected), verify says exact, then names a deleted message with exit 65', { timeout: 120_000 }, async () => {
     const state = join(f.dir, 'state');
     const imported = await cli(['import', EXAMPLE, '--state', state]);
     expect(imported.code).toBe(2);
