@@ -91,6 +91,7 @@ export class RejectsFile {
   private readonly dates: RejectsPaths['dates'];
   private readonly days = new Map<string, RejectsSink>();
   private readonly undated: RejectsSink;
+  private readonly publishedDays = new Set<string>();
   private last: RejectsSink;
 
   constructor(paths: RejectsPaths) {
@@ -144,21 +145,33 @@ export class RejectsFile {
   }
 
   /**
-   * Call once the dataset is published: this run's rejects (if any) replace the published ones of its dates.
-   * Returns the published path of the run of one partition when anything was rejected.
+   * Call once `date` is published: this run's rejects of that day (and, on a window's last day, its undated
+   * ones) replace the day's published ones. A window publishes day by day, so a day published before a
+   * later one fails has its rejects in place, as its manifest says.
    */
-  async publish(): Promise<string | undefined> {
+  async publishDay(date: string): Promise<void> {
+    const folder = this.dates.find((d) => d.date === date);
+    if (!folder || this.publishedDays.has(date)) return;
+    this.publishedDays.add(date);
+    const sinks = [this.days.get(date)!, ...(this.isWindow && date === this.dates.at(-1)!.date ? [this.undated] : [])];
     const kept = new Set<string>();
-    for (const sink of this.sinks()) {
+    for (const sink of sinks) {
       if (!(await sink.close())) continue;
       kept.add(basename(sink.published));
-      await this.replacing(dirname(sink.published), async (folder) => {
-        await mkdir(folder, { recursive: true });
+      await this.replacing(dirname(sink.published), async (dir) => {
+        await mkdir(dir, { recursive: true });
         await rename(sink.staged, sink.published);
       });
     }
-    const replaced = this.isWindow ? WINDOW_REJECTS : DAY_REJECTS;
-    for (const { published } of this.dates) await this.replacing(published, (folder) => removeOlderRejects(folder, replaced, kept));
+    await this.replacing(folder.published, (dir) => removeOlderRejects(dir, this.isWindow ? WINDOW_REJECTS : DAY_REJECTS, kept));
+  }
+
+  /**
+   * Call once the dataset is published: the rejects of every day not yet published replace the published
+   * ones. Returns the published path of the run of one partition when anything was rejected.
+   */
+  async publish(): Promise<string | undefined> {
+    for (const { date } of this.dates) await this.publishDay(date);
     return this.isWindow ? undefined : (this.publishedPathOf(this.dates[0]!.date) ?? undefined);
   }
 

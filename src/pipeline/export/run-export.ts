@@ -187,6 +187,7 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
         date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl, rejectsFile: rejects.publishedPathOf(day.date),
       });
       files.push(...result.manifest.files);
+      await rejects.publishDay(day.date);
     }
     const rejectsFile = (await rejects.publish()) ?? rejects.undatedPublishedPath;
     rejectsPublished = true;

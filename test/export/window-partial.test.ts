@@ -1,0 +1,66 @@
+/**
+ * A window whose last day cannot be published: the days published before it stay published (each complete
+ * with its manifest and `_SUCCESS`), so they must be whole — their rejects in place, as their manifests
+ * say — and the failure must name them, so a scheduler knows what was replaced. Day 3's manifest folder
+ * is a dangling symbolic link: publishing that day fails (exit 73) after days 1 and 2 were published.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ExitCode } from '../../src/shared/exit-codes.js';
+import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
+import { runCli } from './cli.js';
+import { readDataset, readManifest } from './read-output.js';
+import { startExportBed, type ExportBed } from './support.js';
+
+const [DAY1, DAY2, DAY3, DAY4] = ['2026-11-20', '2026-11-21', '2026-11-22', '2026-11-23'];
+/** One good row a day, and on day 1 a row whose user_id is not a number (a reject of day 1). */
+const MESSAGES = Buffer.from(
+  ['id,type,channelId,userId,createdTime', `1,TEXT,5,7,${DAY1}T10:00:00Z`, `2,TEXT,5,seven,${DAY1}T11:00:00Z`, `3,TEXT,5,7,${DAY2}T10:00:00Z`, `4,TEXT,5,7,${DAY3}T10:00:00Z`, ''].join('\n'),
+);
+
+let bed: ExportBed;
+let storage: OtherOrigin;
+
+beforeAll(async () => {
+  bed = await startExportBed({}, { users: 1, messages: 1 });
+  storage = await startOtherOrigin({
+    respond: () => ({ status: 200, headers: { 'content-type': 'text/csv', 'content-length': String(MESSAGES.length) }, body: MESSAGES }),
+  });
+  bed.sandbox.setFaults([{ method: 'GET', path: '/_exports/**', fault: { kind: 'redirect', status: 302, toOrigin: storage.url } }]);
+});
+afterAll(async () => {
+  await storage.close();
+  await bed.close();
+});
+
+const cliEnv = (extra: Record<string, string>) => ({
+  CHATPORT_API_URL: bed.sandbox.url, CHATPORT_CLIENT_ID: bed.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret, ...extra,
+});
+
+/** Exports [DAY1, DAY4) into a fresh root where day 3 cannot be published. */
+async function runFailingWindow() {
+  const root = bed.tempDir();
+  // An earlier run's rejects of day 1: the new publication of day 1 replaces them.
+  mkdirSync(join(root, '_rejects', 'messages', `dt=${DAY1}`), { recursive: true });
+  writeFileSync(join(root, '_rejects', 'messages', `dt=${DAY1}`, 'rejects-older.ndjson'), '{"stale":true}\n');
+  mkdirSync(join(root, '_manifests', 'messages'), { recursive: true });
+  symlinkSync(join(root, 'nowhere'), join(root, '_manifests', 'messages', `dt=${DAY3}`));
+  const log = join(bed.tempDir(), 'termination-log');
+  const args = ['export', 'messages', '--to', root, '--format', 'csv', '--since', DAY1, '--until', DAY4, '--run-id', 'win', '--poll-interval', '0.01', '--json'];
+  const result = await runCli(args, cliEnv({ CHATPORT_TERMINATION_LOG: log }));
+  expect(result.exitCode).toBe(ExitCode.CANT_CREATE);
+  expect(existsSync(join(root, 'messages', `dt=${DAY3}`, '_SUCCESS'))).toBe(false);
+  for (const day of [DAY1, DAY2]) expect(existsSync(join(root, 'messages', `dt=${day}`, '_SUCCESS'))).toBe(true);
+  return { root, result, log };
+}
+
+it('a window failing on its last day leaves the days published before it whole: their rejects in place, as their manifests say', async () => {
+  const { root } = await runFailingWindow();
+  expect((await readDataset(root, 'messages', DAY1)).map((r) => r.id)).toEqual([1n]);
+  const rejectsFile = readManifest(root, 'messages', DAY1).details.rejectsFile as string;
+  expect(rejectsFile).toBe(join(root, '_rejects', 'messages', `dt=${DAY1}`, 'rejects-win.ndjson'));
+  expect(readFileSync(rejectsFile, 'utf8')).toContain('seven');
+  expect(readdirSync(join(root, '_rejects', 'messages', `dt=${DAY1}`))).toEqual(['rejects-win.ndjson']);
+  expect(existsSync(join(root, '_rejects', '_staging', 'messages', `dt=${DAY1}`, 'rejects-win.ndjson'))).toBe(false);
+});
