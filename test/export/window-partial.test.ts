@@ -7,6 +7,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeFailure } from '../../src/cli/failure.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
 import { runCli } from './cli.js';
@@ -46,7 +47,9 @@ async function runFailingWindow() {
   writeFileSync(join(root, '_rejects', 'messages', `dt=${DAY1}`, 'rejects-older.ndjson'), '{"stale":true}\n');
   mkdirSync(join(root, '_manifests', 'messages'), { recursive: true });
   symlinkSync(join(root, 'nowhere'), join(root, '_manifests', 'messages', `dt=${DAY3}`));
+  // Written only where the file exists, as /dev/termination-log does in a pod.
   const log = join(bed.tempDir(), 'termination-log');
+  writeFileSync(log, '');
   const args = ['export', 'messages', '--to', root, '--format', 'csv', '--since', DAY1, '--until', DAY4, '--run-id', 'win', '--poll-interval', '0.01', '--json'];
   const result = await runCli(args, cliEnv({ CHATPORT_TERMINATION_LOG: log }));
   expect(result.exitCode).toBe(ExitCode.CANT_CREATE);
@@ -63,4 +66,10 @@ it('a window failing on its last day leaves the days published before it whole: 
   expect(readFileSync(rejectsFile, 'utf8')).toContain('seven');
   expect(readdirSync(join(root, '_rejects', 'messages', `dt=${DAY1}`))).toEqual(['rejects-win.ndjson']);
   expect(existsSync(join(root, '_rejects', '_staging', 'messages', `dt=${DAY1}`, 'rejects-win.ndjson'))).toBe(false);
+});
+it('a window failing on its last day names the days it published, on stdout (--json) and in the termination log', async () => {
+  const { result, log } = await runFailingWindow();
+  const published = [{ dataset: 'messages', dates: [DAY1, DAY2] }];
+  expect(describeFailure(result.error, { debug: false }).json.error.details).toMatchObject({ published });
+  expect(JSON.parse(readFileSync(log, 'utf8'))).toMatchObject({ exitCode: ExitCode.CANT_CREATE, published: [], partlyPublished: [{ dataset: 'messages', days: 2, first: DAY1, last: DAY2 }] });
 });

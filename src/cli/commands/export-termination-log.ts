@@ -1,5 +1,5 @@
 /** What `chatport export` writes to the termination log (see ../termination-log.ts). */
-import type { DatasetReport, ExportReport } from '../../pipeline/export/index.js';
+import type { ExportReport } from '../../pipeline/export/index.js';
 import { isChatportError } from '../../shared/errors.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
 import { thrownMessage } from '../../shared/thrown-message.js';
@@ -15,7 +15,31 @@ export function successSummary(report: ExportReport, exitCode: number): Record<s
   };
 }
 
-export function failureSummary(error: unknown, context: { runId?: string; date?: string }, published: readonly DatasetReport[]): Record<string, unknown> {
+/** The dates a run published of one dataset before it failed; `complete` when the dataset's every date was. */
+export interface PublishedDates {
+  dataset: string;
+  dates: string[];
+  complete: boolean;
+}
+
+/** Collects what a run publishes, date by date, so its failure can say what it replaced. */
+export function publishedTracker() {
+  const byDataset = new Map<string, PublishedDates>();
+  const entry = (dataset: string) => byDataset.get(dataset) ?? byDataset.set(dataset, { dataset, dates: [], complete: false }).get(dataset)!;
+  return {
+    partition: ({ dataset, date }: { dataset: string; date: string }) => {
+      const { dates } = entry(dataset);
+      if (!dates.includes(date)) dates.push(date);
+    },
+    dataset: ({ dataset }: { dataset: string }) => void (entry(dataset).complete = true),
+    list: (): PublishedDates[] => [...byDataset.values()],
+  };
+}
+
+export function failureSummary(error: unknown, context: { runId?: string; date?: string }, published: readonly PublishedDates[]): Record<string, unknown> {
+  // A window publishes its days in order, so the days published before a failure are a run of days: first,
+  // last and count say it exactly within the log's 4 KiB, however long the backfill.
+  const partly = published.filter((d) => !d.complete).map(({ dataset, dates }) => ({ dataset, days: dates.length, first: dates[0], last: dates.at(-1) }));
   const code = isChatportError(error) ? error.code : 'INTERNAL';
   const exitCode = exitCodeFor(error);
   return {
@@ -27,16 +51,17 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
     // A cleanup that could not reach the store says what it left and what the next run does.
     ...(isChatportError(error) && error.details.cleanup !== undefined ? { cleanup: error.details.cleanup } : {}),
     // Datasets published before the failure stay published (each is complete on its own).
-    published: published.map((d) => d.dataset),
+    published: published.filter((d) => d.complete).map((d) => d.dataset),
+    // Days of a window published before a later day failed stay published too (each with its _SUCCESS).
+    ...(partly.length > 0 ? { partlyPublished: partly } : {}),
   };
 }
 
 /**
- * The failure of a run that had published some datasets already, saying which (with their dates) in its
+ * The failure of a run that had published some datasets or days already, saying which (with their dates) in its
  * details, so `--json` on stdout tells a scheduler what was replaced. Only chatport's errors carry details.
  */
-export function withPublished(error: unknown, published: readonly DatasetReport[]): unknown {
-  if (published.length > 0 && isChatportError(error))
-    error.details.published = published.map((d) => ({ dataset: d.dataset, dates: d.partitions.map((p) => p.date) }));
+export function withPublished(error: unknown, published: readonly PublishedDates[]): unknown {
+  if (published.length > 0 && isChatportError(error)) error.details.published = published.map(({ dataset, dates }) => ({ dataset, dates }));
   return error;
 }

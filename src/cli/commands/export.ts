@@ -3,7 +3,7 @@ import { ulid } from 'ulid';
 import { createClient } from '../../api/index.js';
 import {
   EXPORT_DATASETS, daysOf, formatExportReport, readExportPipelineFile, runExport,
-  type DatasetReport, type ExportDataset, type ExportPipelineFile, type RunExportOptions,
+  type ExportDataset, type ExportPipelineFile, type RunExportOptions,
 } from '../../pipeline/export/index.js';
 import { ConfigError, UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
@@ -11,7 +11,7 @@ import { registerSecretsOfEnvironment } from '../../shared/secrets.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
-import { failureSummary, successSummary, withPublished } from './export-termination-log.js';
+import { failureSummary, publishedTracker, successSummary, withPublished } from './export-termination-log.js';
 import { rememberWindow, resolveRunWindow } from './export-window.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
@@ -113,7 +113,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .option('--job-timeout <seconds>', 'give up waiting for an export job after this long (default: 3600)', positiveNumber('--job-timeout'))
     .option('--json', 'print the report as JSON')
     .action(async (dataset: string | undefined, flags: Record<string, unknown>) => {
-      const published: DatasetReport[] = [];
+      const published = publishedTracker();
       let context: { runId?: string; date?: string } = {};
       try {
         const file = flags.pipeline ? await readExportPipelineFile(flags.pipeline as string, ctx.env) : undefined;
@@ -142,7 +142,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
         if (config instanceof ConfigError) throw config;
         const client = createClient(config, { logger: ctx.logger });
         try {
-          const report = await runExport({ ...options, onDatasetPublished: (d) => published.push(d) }, { client, logger: ctx.logger });
+          const report = await runExport({ ...options, onDatasetPublished: published.dataset, onPartitionPublished: published.partition }, { client, logger: ctx.logger });
           // Published (rejected rows would be rejected again): the window is done either way.
           await rememberWindow(run, scope, report.runId, now());
           const exitCode = report.totals.rowsRejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
@@ -153,8 +153,8 @@ export function registerExport(program: Command, ctx: CliContext): void {
           await client.close();
         }
       } catch (error) {
-        await writeTerminationLog(ctx.env, failureSummary(error, context, published));
-        throw withPublished(error, published);
+        await writeTerminationLog(ctx.env, failureSummary(error, context, published.list()));
+        throw withPublished(error, published.list());
       }
     });
 }

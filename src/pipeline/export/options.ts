@@ -54,6 +54,8 @@ export interface RunExportOptions {
   signal?: AbortSignal;
   /** Called as soon as a dataset is published (so a caller knows what a later failure left in place). */
   onDatasetPublished?: (report: DatasetReport) => void;
+  /** Called as soon as one date of a dataset is published: a window publishes day by day, and a later day may fail. */
+  onPartitionPublished?: (partition: { dataset: ExportDataset; date: string }) => void;
 }
 
 export interface RunExportDeps {

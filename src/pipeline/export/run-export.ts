@@ -53,7 +53,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     const datasets: DatasetReport[] = [];
     for (const f of finished) {
       signal.throwIfAborted();
-      const report = await exportFromZeroOnChange(() => exportDataset(f, destination, opts, { ...deps, logger }, signal), logger);
+      const report = await exportFromZeroOnChange(() => exportDataset(f, destination, opts, { ...deps, logger }, signal, options.onPartitionPublished), logger);
       datasets.push(report);
       options.onDatasetPublished?.(report);
     }
@@ -126,7 +126,9 @@ async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, si
   }
 }
 
-async function exportDataset(finished: FinishedJob, destination: Destination, opts: NormalizedExportOptions, deps: Deps, signal: AbortSignal | undefined): Promise<DatasetReport> {
+async function exportDataset(
+  finished: FinishedJob, destination: Destination, opts: NormalizedExportOptions, deps: Deps, signal: AbortSignal | undefined, onPublished: RunExportOptions['onPartitionPublished'],
+): Promise<DatasetReport> {
   const { dataset, job } = finished;
   const startedAtMs = deps.now();
   const name = `${dataset} export (job ${job.id})`;
@@ -187,6 +189,8 @@ async function exportDataset(finished: FinishedJob, destination: Destination, op
         date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl, rejectsFile: rejects.publishedPathOf(day.date),
       });
       files.push(...result.manifest.files);
+      // The day's data is published whatever becomes of its rejects.
+      onPublished?.({ dataset, date: day.date });
       await rejects.publishDay(day.date);
     }
     const rejectsFile = (await rejects.publish()) ?? rejects.undatedPublishedPath;
