@@ -1,7 +1,7 @@
 /** What `chatport export` writes to the termination log (see ../termination-log.ts). */
 import type { ExportReport } from '../../pipeline/export/index.js';
 import { isChatportError } from '../../shared/errors.js';
-import { exitCodeFor } from '../../shared/exit-codes.js';
+import { ExitCode, exitCodeFor } from '../../shared/exit-codes.js';
 import { thrownMessage } from '../../shared/thrown-message.js';
 
 export function successSummary(report: ExportReport, exitCode: number): Record<string, unknown> {
@@ -13,6 +13,11 @@ export function successSummary(report: ExportReport, exitCode: number): Record<s
     date: report.date,
     datasets: Object.fromEntries(report.datasets.map((d) => [d.dataset, { jobId: d.jobId, rows: d.rowsWritten, rejected: d.rowsRejected, files: d.files.length }])),
   };
+}
+
+/** `--incremental` with no whole day due (exit 99): the pod says it skipped, not nothing at all. */
+export function nothingToDoSummary(message: string): Record<string, unknown> {
+  return { command: 'export', status: 'nothing-to-do', exitCode: ExitCode.NOTHING_TO_DO, message };
 }
 
 /** The dates a run published of one dataset before it failed; `complete` when the dataset's every date was. */

@@ -11,7 +11,7 @@ import { registerSecretsOfEnvironment } from '../../shared/secrets.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
-import { failureSummary, publishedTracker, successSummary, withPublished } from './export-termination-log.js';
+import { failureSummary, nothingToDoSummary, publishedTracker, successSummary, withPublished } from './export-termination-log.js';
 import { rememberWindow, resolveRunWindow } from './export-window.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
@@ -123,6 +123,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
         const run = await resolveRunWindow(dataset, flags, file, ctx.env, scope, now());
         if (run.kind === 'nothing-to-do') {
           ctx.stdout.write(flags.json ? `${JSON.stringify({ status: 'nothing-to-do', message: run.message })}\n` : `${run.message}\n`);
+          await writeTerminationLog(ctx.env, nothingToDoSummary(run.message));
           ctx.setExitCode(ExitCode.NOTHING_TO_DO);
           return;
         }
