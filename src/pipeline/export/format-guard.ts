@@ -16,10 +16,12 @@ export async function refuseOtherFormat(destination: Destination, partitions: re
     const published = parsePublishedManifest(text, destination, partition);
     if (published.format === format) continue;
     const where = `${destination.root}/${partition.dataset}/dt=${partition.date}`;
+    // The refusal rests on the manifest, which lives outside the data folder: deleting the folder alone is no way out.
+    const manifest = manifestUrlOf(destination, partition);
     throw new ChatportError(
       `${where} already holds ${published.format ?? 'another format'} output (run ${published.runId ?? 'unknown'}); a ${format} export would replace it. ` +
-        `A table holds one format: export ${format} to another --to (e.g. ${destination.root}/${format}), or delete that date's output first`,
-      { code: 'CONFIG_FORMAT_CONFLICT', details: { ...partition, root: destination.root, published: published.format ?? null, requested: format } },
+        `A table holds one format: export ${format} to another --to (e.g. ${destination.root}/${format}), or delete that date's output first: its data folder and its manifest ${manifest}`,
+      { code: 'CONFIG_FORMAT_CONFLICT', details: { ...partition, root: destination.root, manifest, published: published.format ?? null, requested: format } },
     );
   }
 }
@@ -38,9 +40,13 @@ function parsePublishedManifest(text: string, destination: Destination, partitio
     why = `it is not JSON (${error instanceof Error ? error.message : String(error)})`;
   }
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as { format?: string; runId?: string };
-  const path = `${destination.root.replace(/\/+$/, '')}/${manifestPath(partition)}`;
+  const path = manifestUrlOf(destination, partition);
   throw new ChatportError(
     `the published manifest ${path} cannot be read: ${why}. Delete it (and that date's data folder, if it is damaged too) and run the export again to publish ${partition.dataset} ${partition.date} afresh`,
     { code: 'DATA_INVALID', details: { ...partition, root: destination.root, manifest: path } },
   );
+}
+
+function manifestUrlOf(destination: Destination, partition: Partition): string {
+  return `${destination.root.replace(/\/+$/, '')}/${manifestPath(partition)}`;
 }
