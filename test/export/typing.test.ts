@@ -383,6 +383,6 @@ describe('pure parts', () => {
     expect(parseExportPipelineFile(text, path, {})).toMatchObject({ kind: 'export', datasets: 'all', to: 's3://analytics-bucket/chat', format: 'parquet', date: 'yesterday', rejects: { max: 1000 } });
     const overridden = parseExportPipelineFile(text, path, { CHATPORT_EXPORT_TO: '/data/out', CHATPORT_S3_ENDPOINT: 'http://127.0.0.1:9000' });
     expect(overridden).toMatchObject({ to: '/data/out', s3: { endpoint: 'http://127.0.0.1:9000' } });
-    expect(() => parseExportPipelineFile('kind: export\nto: /x\nformat: xlsx\n', 'p.yaml', {})).toThrow(/p\.yaml: format/);
+    expect(() => parseExportPipelineFile('kind: export\nto: /x\nformat: xlsx\n', 'p.yaml', {})).toThrow(/p\.yaml:3: format: expected one of "parquet", "ndjson", "csv", found text "xlsx"/);
   });
 });
