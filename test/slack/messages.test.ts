@@ -193,6 +193,13 @@ describe('message kinds', () => {
     expect(single(msg('1.000001', { text: '', blocks: [{ type: 'divider' }] }))).toMatchObject({ outcome: 'skipped' });
   });
 
+  it('rich text dates and colours in blocks keep their text (a date its fallback, else its time), not dropped', () => {
+    const section = (elements: unknown[]) => [{ type: 'rich_text', elements: [{ type: 'rich_text_section', elements }] }];
+    const dated = section([{ type: 'text', text: 'meet ' }, { type: 'date', timestamp: 1600000000, format: '{date_short} at {time}', fallback: 'Sep 13 & later' }, { type: 'text', text: ' in ' }, { type: 'color', value: '#FF0000' }]);
+    expect(item(msg('1.000001', { text: '', blocks: dated })).body).toBe('meet Sep 13 & later in #FF0000');
+    expect(item(msg('1.000001', { text: '', blocks: section([{ type: 'date', timestamp: 1600000000, format: '{date}' }]) })).body).toBe('2020-09-13T12:26:40.000Z');
+  });
+
   it('a message with only attachments uses their text; a message with nothing is skipped with a reason', () => {
     expect(item(msg('1.000001', { text: '', attachments: [{ fallback: 'Preview of x' }] })).body).toBe('Preview of x');
     expect(single(msg('1.000001', { text: '   ' }))).toMatchObject({ outcome: 'skipped', reason: 'empty message: no text, files or attachments' });

@@ -72,7 +72,7 @@ export function attachmentsText(message: SlackMessage): string {
 /**
  * The mrkdwn of a message's `blocks`, for messages whose `text` is empty (apps and workflows may post
  * blocks alone): without it such a message would be skipped as empty and its content lost. Rich text
- * elements become the mrkdwn they stand for (`<@U1>`, `<#C1>`, `:emoji:`), their plain text escaped as
+ * elements become the mrkdwn they stand for (`<@U1>`, `<#C1>`, `:emoji:`, `<!date^…|fallback>`), their plain text escaped as
  * Slack escapes `text`, so the usual conversion applies; section, header and context blocks give their text.
  * Unknown shapes give nothing rather than fail.
  */
@@ -132,6 +132,13 @@ function richElement(element: unknown): string {
       return `<!${str(element.range)}>`;
     case 'emoji':
       return `:${str(element.name)}:`;
+    case 'date': {
+      // As the mrkdwn date token, so it reads as its fallback, else its time (mrkdwn.ts).
+      const fallback = typeof element.fallback === 'string' ? `|${escapeText(element.fallback)}` : '';
+      return `<!date^${String(element.timestamp ?? '')}^${str(element.format)}${fallback}>`;
+    }
+    case 'color':
+      return escapeText(str(element.value));
     default:
       return escapeText(str(element.text));
   }
