@@ -200,6 +200,13 @@ describe('message kinds', () => {
     expect(item(msg('1.000001', { text: '', blocks: section([{ type: 'date', timestamp: 1600000000, format: '{date}' }]) })).body).toBe('2020-09-13T12:26:40.000Z');
   });
 
+  it('an attachment with no fallback, text or title gives its pretext, author, fields, blocks and footer, not skipped as empty', () => {
+    const attachments = [{ pretext: 'Build failed', color: 'danger', author_name: 'ci', fields: [{ title: 'Branch', value: 'main', short: true }, { title: 'Commit', value: 'c1' }], footer: 'Jenkins' }];
+    expect(item(msg('1.000001', { subtype: 'bot_message', user: undefined, bot_id: 'B1', text: '', attachments })).body).toBe('Build failed\nci\nBranch: main\nCommit: c1\nJenkins');
+    const blocks = [{ type: 'section', text: { type: 'mrkdwn', text: 'from *blocks*' } }];
+    expect(item(msg('1.000001', { text: '', attachments: [{ blocks }] })).body).toBe('from *blocks*');
+  });
+
   it('a message with only attachments uses their text; a message with nothing is skipped with a reason', () => {
     expect(item(msg('1.000001', { text: '', attachments: [{ fallback: 'Preview of x' }] })).body).toBe('Preview of x');
     expect(single(msg('1.000001', { text: '   ' }))).toMatchObject({ outcome: 'skipped', reason: 'empty message: no text, files or attachments' });

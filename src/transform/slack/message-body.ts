@@ -64,9 +64,18 @@ export function reactionFactsOf(reaction: NonNullable<SlackMessage['reactions']>
 /** Text of legacy attachments (link unfurls, integrations) for messages that have no text of their own. */
 export function attachmentsText(message: SlackMessage): string {
   return (message.attachments ?? [])
-    .map((a) => a.fallback ?? a.text ?? a.title ?? a.title_link ?? a.from_url ?? '')
+    .map((a) => a.fallback ?? a.text ?? a.title ?? a.title_link ?? a.from_url ?? partsText(a))
     .filter((t) => t.trim() !== '')
     .join('\n');
+}
+
+/**
+ * An attachment with none of the usual texts (integrations leave out `fallback`, which Slack asks for but
+ * does not require): its other parts, so a build report of pretext and fields is not skipped as empty.
+ */
+function partsText(attachment: Json): string {
+  const fields = Array.isArray(attachment.fields) ? attachment.fields.filter(isObject).map((f) => [str(f.title), str(f.value)].filter((t) => t !== '').join(': ')) : [];
+  return [str(attachment.pretext), str(attachment.author_name), ...fields, blocksText(attachment.blocks), str(attachment.footer)].filter((t) => t.trim() !== '').join('\n');
 }
 
 /**
