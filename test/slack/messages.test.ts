@@ -207,6 +207,13 @@ describe('message kinds', () => {
     expect(item(msg('1.000001', { text: '', attachments: [{ blocks }] })).body).toBe('from *blocks*');
   });
 
+  it('an ordered rich text list keeps its numbers (from its offset), a bullet list its bullets', () => {
+    const list = (style: string, extra = {}) => [{ type: 'rich_text', elements: [{ type: 'rich_text_list', style, ...extra, elements: ['one', 'two'].map((text) => ({ type: 'rich_text_section', elements: [{ type: 'text', text }] })) }] }];
+    expect(item(msg('1.000001', { text: '', blocks: list('ordered') })).body).toBe('1. one\n2. two');
+    expect(item(msg('1.000001', { text: '', blocks: list('ordered', { offset: 2 }) })).body).toBe('3. one\n4. two');
+    expect(item(msg('1.000001', { text: '', blocks: list('bullet') })).body).toBe('• one\n• two');
+  });
+
   it('a message with only attachments uses their text; a message with nothing is skipped with a reason', () => {
     expect(item(msg('1.000001', { text: '', attachments: [{ fallback: 'Preview of x' }] })).body).toBe('Preview of x');
     expect(single(msg('1.000001', { text: '   ' }))).toMatchObject({ outcome: 'skipped', reason: 'empty message: no text, files or attachments' });

@@ -125,8 +125,12 @@ function richElement(element: unknown): string {
       return '```' + richElements(element.elements, '') + '```';
     case 'rich_text_quote':
       return richElements(element.elements, '').split('\n').map((l) => `> ${l}`).join('\n');
-    case 'rich_text_list':
-      return Array.isArray(element.elements) ? element.elements.map((item) => `• ${richElement(item)}`).join('\n') : '';
+    case 'rich_text_list': {
+      // Numbered as Slack shows an ordered list (from its offset), so "step 2" still says 2.
+      const first = typeof element.offset === 'number' ? element.offset + 1 : 1;
+      const marker = (i: number) => (element.style === 'ordered' ? `${first + i}.` : '•');
+      return Array.isArray(element.elements) ? element.elements.map((item, i) => `${marker(i)} ${richElement(item)}`).join('\n') : '';
+    }
     case 'text':
       return escapeText(str(element.text));
     case 'link':
