@@ -11,6 +11,18 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
+/** One workspace of user U1 and channel C1 (`<name>-general`), its day files as given, migrated with verification. */
+async function migrate(name: string, team: string, days: Record<string, unknown[]>) {
+  const files: Record<string, unknown> = { 'users.json': [{ id: 'U1', team_id: team, name: `${name}-ana` }], 'channels.json': [{ id: 'C1', name: `${name}-general`, members: ['U1'] }] };
+  for (const [day, messages] of Object.entries(days)) files[`${name}-general/${day}.json`] = messages;
+  const root = await writeExportFolder(`chatport-slack-${name}-`, files);
+  const dir = join(f.dir, name);
+  await mkdir(dir);
+  const { config } = await writePipeline(dir, `name: slack-${name}\nslack:\n  export: ${root}\n`);
+  const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+  return { dir, report };
+}
+
 /**
  * A day file holding the same message twice (an export merged from two overlapping ones): one message, sent
  * once and counted a duplicate; a different message that shares its ts is still a message of its own.
@@ -20,15 +32,7 @@ describe('a Slack message repeated with the same ts and the same content', () =>
     const first = { type: 'message', ts: '1600100000.000100', user: 'U1', text: 'said once' };
     const other = { type: 'message', ts: '1600100000.000100', user: 'U1', text: 'said at the same time' };
     const later = { type: 'message', ts: '1600100005.000100', user: 'U1', text: 'later' };
-    const root = await writeExportFolder('chatport-slack-repeat-', {
-      'users.json': [{ id: 'U1', team_id: 'TR', name: 'rep-ana' }],
-      'channels.json': [{ id: 'C1', name: 'rep-general', members: ['U1'] }],
-      'rep-general/2020-09-14.json': [first, other, { ...first }, later, { ...other }],
-    });
-    const dir = join(f.dir, 'repeat');
-    await mkdir(dir);
-    const { config } = await writePipeline(dir, `name: slack-repeat\nslack:\n  export: ${root}\n`);
-    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    const { dir, report } = await migrate('rep', 'TR', { '2020-09-14': [first, other, { ...first }, later, { ...other }] });
     expect(report.stages.messages).toMatchObject({ read: 5, imported: 3, duplicates: 2, rejected: 0, skipped: 0 });
     expect(report.totals.balanced).toBe(true);
     expect(report.verification).toMatchObject({ status: 'exact' });
@@ -37,5 +41,28 @@ describe('a Slack message repeated with the same ts and the same content', () =>
 
     const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.properties?.chatportKey === 'TR/C1')!;
     expect((await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).map((m) => m.body)).toEqual(['said once', 'said at the same time', 'later']);
+  });
+
+  /**
+   * A message near midnight filed in two day files (exports merged across a time zone change): its copy in the
+   * next day file comes after later messages, and is still the same message; a different message of that ts
+   * there is a message of its own (`~2`), not a clash of keys.
+   */
+  it('in the next day file, after later messages: a duplicate when the same, its own message (~2) when not', async () => {
+    const nearMidnight = { type: 'message', ts: '1600127990.000100', user: 'U1', text: 'near midnight' };
+    const after = { type: 'message', ts: '1600127995.000100', user: 'U1', text: 'after it' };
+    const other = { type: 'message', ts: '1600127990.000100', user: 'U1', text: 'another of that ts' };
+    const { report } = await migrate('repd', 'TRD', {
+      '2020-09-14': [nearMidnight, after],
+      '2020-09-15': [{ ...nearMidnight }, other, { type: 'message', ts: '1600200000.000100', user: 'U1', text: 'next day' }],
+    });
+    expect(report.stages.messages).toMatchObject({ read: 5, imported: 4, duplicates: 1, rejected: 0, skipped: 0 });
+    expect(report.totals.balanced).toBe(true);
+    expect(report.verification).toMatchObject({ status: 'exact' });
+
+    const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.properties?.chatportKey === 'TRD/C1')!;
+    const messages = await all(f.client.channels.messages(channel.id, { pageSize: 100 }));
+    expect(messages.map((m) => m.body)).toEqual(['near midnight', 'after it', 'another of that ts', 'next day']);
+    expect(messages.map((m) => (m.properties?.source as { id?: string }).id)).toEqual(['C1/1600127990.000100', 'C1/1600127995.000100', 'C1/1600127990.000100~2', 'C1/1600200000.000100']);
   });
 });

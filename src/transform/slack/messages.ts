@@ -77,6 +77,16 @@ interface ChannelState {
   shadowedRoots: Set<string>;
   /** The earliest ts the conversation's next day file can hold (see `earliestTsOfDay`); undefined: none or not told. */
   laterDayFrom: string | undefined;
+  /** The messages mapped from the current day file and the one before, in ts order, for `placeAmongEarlier`. */
+  day: MappedMessage[];
+  previousDay: MappedMessage[];
+}
+
+/** A message as mapped: what a repeat of it in the next day file must come to. */
+interface MappedMessage {
+  message: SlackMessage;
+  occurrence: number;
+  outOfOrder: boolean;
 }
 
 /** What the messages of one ts came to, so far. */
@@ -98,6 +108,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       state = {
         lastTs: undefined, sameTsCount: 0, sameTsMessages: [], threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map(),
         tsGroup: { ts: undefined, skippedRoot: false, imported: false, importedRoot: false }, shadowedRoots: new Set(), laterDayFrom: undefined,
+        day: [], previousDay: [],
       };
       states.set(channelKey, state);
     }
@@ -108,6 +119,8 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
     mapDay(channelKey, file, messages, marks = CLEAN_TEXT, laterDay) {
       const state = stateOf(channelKey);
       state.laterDayFrom = laterDay == null ? undefined : earliestTsOfDay(laterDay);
+      state.previousDay = state.day;
+      state.day = [];
       const outcomes: Outcome<PendingMessage>[] = [];
       const valid: { message: SlackMessage; position: RecordPosition }[] = [];
       messages.forEach((raw, index) => {
@@ -147,6 +160,35 @@ function occurrenceOfRepeat(state: ChannelState, message: SlackMessage): number 
   return ++state.sameTsCount;
 }
 
+/**
+ * A message earlier than one mapped before it: a message near midnight filed in two day files (exports merged
+ * across a time zone change) is met again after later ones. Identical to a message of its ts in this or the
+ * previous day file, it is that message (its occurrence and order, so the same item: the stage counts it a
+ * duplicate); else the next occurrence of its ts there, out of order. Only these two day files are compared.
+ */
+function placeAmongEarlier(state: ChannelState, message: SlackMessage): { occurrence: number; outOfOrder: boolean } {
+  const sameTs = [...ofTs(state.previousDay, message.ts), ...ofTs(state.day, message.ts)];
+  if (sameTs.length === 0) return { occurrence: 1, outOfOrder: true };
+  const text = JSON.stringify(message);
+  const same = sameTs.find((earlier) => JSON.stringify(earlier.message) === text);
+  if (same !== undefined) return { occurrence: same.occurrence, outOfOrder: same.outOfOrder };
+  return { occurrence: Math.max(...sameTs.map((earlier) => earlier.occurrence)) + 1, outOfOrder: true };
+}
+
+/** The messages of `ts` in a day's mapped messages (in ts order): a binary search, as a day may be long. */
+function ofTs(day: readonly MappedMessage[], ts: string): MappedMessage[] {
+  let low = 0;
+  let high = day.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (compareTs(day[mid]!.message.ts, ts) < 0) low = mid + 1;
+    else high = mid;
+  }
+  const found: MappedMessage[] = [];
+  for (let at = low; at < day.length && compareTs(day[at]!.message.ts, ts) === 0; at++) found.push(day[at]!);
+  return found;
+}
+
 function mapMessage(message: SlackMessage, position: RecordPosition, channelKey: string, state: ChannelState, context: SlackMappingContext): Outcome<PendingMessage> {
   const { directory } = context;
   // A root is in the export even when it is skipped below; its replies must not be marked rootMissing.
@@ -171,6 +213,8 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
     state.sameTsCount = 1;
     state.sameTsMessages = [message];
   }
+  if (outOfOrder) ({ occurrence, outOfOrder } = placeAmongEarlier(state, message));
+  state.day.push({ message, occurrence, outOfOrder });
 
   const author = findAuthor(message);
   const authorId = author.kind === 'none' ? undefined : author.kind === 'bot' && author.botId !== undefined ? (directory.botUsers.get(author.botId) ?? author.id) : author.id;
