@@ -214,6 +214,13 @@ describe('message kinds', () => {
     expect(item(msg('1.000001', { text: '', blocks: list('bullet') })).body).toBe('• one\n• two');
   });
 
+  it('an image block gives its title or alt text and its URL, not skipped as empty', () => {
+    const image = { type: 'image', image_url: 'https://img.invalid/chart.png', alt_text: 'sales chart', title: { type: 'plain_text', text: 'Q3 <sales>' } };
+    expect(item(msg('1.000001', { text: '', blocks: [image] })).body).toBe('[image: Q3 <sales>] https://img.invalid/chart.png');
+    expect(item(msg('1.000001', { text: '', blocks: [{ ...image, title: undefined }] })).body).toBe('[image: sales chart] https://img.invalid/chart.png');
+    expect(item(msg('1.000001', { text: '', blocks: [{ type: 'image', slack_file: { id: 'F1' }, alt_text: 'upload' }] })).body).toBe('[image: upload]');
+  });
+
   it('a message with only attachments uses their text; a message with nothing is skipped with a reason', () => {
     expect(item(msg('1.000001', { text: '', attachments: [{ fallback: 'Preview of x' }] })).body).toBe('Preview of x');
     expect(single(msg('1.000001', { text: '   ' }))).toMatchObject({ outcome: 'skipped', reason: 'empty message: no text, files or attachments' });

@@ -105,6 +105,12 @@ function blockText(block: unknown): string {
       return [textOf(block.text), ...(Array.isArray(block.fields) ? block.fields.map(textOf) : [])].filter((t) => t !== '').join('\n');
     case 'header':
       return textOf(block.text);
+    case 'image': {
+      // Apps post charts and screenshots as an image block alone: its label and link, as a file's line.
+      const label = textOf(block.title) || escapeText(str(block.alt_text)) || 'image';
+      const url = str(block.image_url);
+      return url === '' ? `[image: ${label}]` : `[image: ${label}] <${escapeText(url)}>`;
+    }
     case 'context':
       return Array.isArray(block.elements) ? block.elements.map(textOf).filter((t) => t !== '').join(' ') : '';
     default:
