@@ -1,5 +1,5 @@
 import type { PipelineConfig, ShardSpec, SlackSourceConfig, StageConfig } from '../../config/index.js';
-import { openSlackExport, type SlackExport } from '../../sources/slack/index.js';
+import { listUnrecognizedFiles, openSlackExport, type SlackExport } from '../../sources/slack/index.js';
 import { idempotencyKeysOf, withIdentityProperties, type ChannelIdLookup, type Processed, type StageKind } from '../../transform/index.js';
 import {
   createSlackMappingContext,
@@ -173,6 +173,20 @@ function* readMembers({ origin, first, context, keys }: Reader, lookup: ChannelI
   }
 }
 
+/**
+ * JSON files in a conversation folder that are no day file (`2020-09-14 2.json`, a copy made when exports are
+ * merged by hand): not read, since their date is unknown, but each counted as a skipped record saying so,
+ * so messages in them are not dropped without a word.
+ */
+function strayConversationFiles(exp: SlackExport): string[] {
+  return listUnrecognizedFiles(exp).filter((path) => path.split('/').length === 2 && path.toLowerCase().endsWith('.json'));
+}
+
+function strayFileRecord(origin: string, path: string): Processed {
+  const because = `${path} is not a day file (YYYY-MM-DD.json): not read; rename it to its date to import its messages`;
+  return { kind: 'skipped', position: positionIn(origin, { file: path, index: 0 }), rule: -1, because };
+}
+
 /** One batch per day file. */
 async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, signal?: AbortSignal): AsyncGenerator<Processed[]> {
   const mapper = createSlackMessageMapper(context);
@@ -185,7 +199,10 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
     endChannel: (channelKey) => mapper.endChannel(channelKey),
   };
   const teamId = first.directory.teamId;
-  for await (const day of readMessageDays(first, exp, keyed, folderOwner(shard, teamId))) {
+  const owns = folderOwner(shard, teamId);
+  const stray = strayConversationFiles(exp).filter((path) => owns?.({ folder: path }) ?? true);
+  if (stray.length > 0) yield stray.map((path) => strayFileRecord(origin, path));
+  for await (const day of readMessageDays(first, exp, keyed, owns)) {
     if (signal?.aborted) return;
     if (day.kind === 'unreadable') {
       yield [rejectedDayFile(origin, day.file, day.problem)];
