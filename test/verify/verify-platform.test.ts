@@ -120,7 +120,7 @@ describe('verification against the sandbox', () => {
     const tokensOnly = await runVerify({ config, sample: 0, ...FAST_EXPORT }, { client: f.client });
     expect(tokensOnly.summary.sample).toEqual({ picked: 0, of: 7 });
     expect(formatVerification(tokensOnly.summary, tokensOnly.differences)).toMatch(
-      /^verification: exact by author, type, body length and order — 7 of 7 message\(s\) not read in full \(verify --sample N, import --verify-sample N\)\n/,
+      /^verification: exact by author, type, body length and order\n {2}7 of 7 message\(s\) not read in full \(verify --sample N reads more\)\n/,
     );
     const whole = await runVerify({ config, sample: 10, ...FAST_EXPORT }, { client: f.client });
     expect(whole.differences.map((d) => [d.kind, d.sourceKey])).toEqual([['changed', 'm4'], ['changed', 'm6']]);

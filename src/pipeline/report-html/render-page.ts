@@ -73,7 +73,8 @@ function equation(stage: string, c: Counted): string {
 function verificationSection(v: RunReport['verification']): string {
   if (!v) return `<section id="verification"><h2>Verification</h2><p class="muted">Not verified in this run (<code>chatport verify</code> checks what the platform holds against the source).</p></section>`;
   if (v.status === 'not-done') return `<section id="verification"><h2>Verification</h2><p class="error">Not done (the import itself is complete): <b>${h(v.error.code)}</b>: ${h(v.error.message)}</p></section>`;
-  const verdict = v.status === 'exact' ? `<p class="ok">Exact${h(exactVerdict(v).slice('exact'.length))}.</p>` : `<p class="error">Differences found.</p>`;
+  const exact = v.status === 'exact' ? exactVerdict(v) : undefined;
+  const verdict = exact ? `<p class="ok">Exact${h(exact.headline.slice('exact'.length))}${exact.unread ? h(` — ${exact.unread}`) : ''}.</p>` : `<p class="error">Differences found.</p>`;
   const head = `<tr><th>stage</th><th>expected</th><th>verified</th>${DIFFERENCE_KINDS.map((k) => `<th>${k}</th>`).join('')}</tr>`;
   const rows = Object.entries(v.stages)
     .map(([stage, s]) => `<tr data-stage="${h(stage)}"><th>${h(stage)}</th><td>${s.expected}</td><td>${s.verified}</td>${DIFFERENCE_KINDS.map((k) => `<td>${s.differences[k]}</td>`).join('')}</tr>`)

@@ -19,7 +19,10 @@ export function stageVerification(expected: number, verified: number, difference
 
 /** The verification as people read it: one line per stage, then every difference (up to `show`) at its source position. */
 export function formatVerification(summary: VerificationSummary, differences: readonly Difference[], show = 50): string {
-  const out = [`verification: ${summary.status === 'exact' ? exactVerdict(summary) : `DIFFERENCES (${describeCounts(summary.counts)})`}`];
+  const exact = summary.status === 'exact' ? exactVerdict(summary) : undefined;
+  const out = [`verification: ${exact ? exact.headline : `DIFFERENCES (${describeCounts(summary.counts)})`}`];
+  // On a line of its own: a terminal of 100 columns holds it with millions of messages.
+  if (exact?.unread) out.push(`  ${exact.unread}`);
   const stages = Object.entries(summary.stages) as Array<[StageName, StageVerification]>;
   const width = Math.max(...stages.map(([s]) => s.length), 5);
   for (const [stage, s] of stages) {
@@ -37,10 +40,13 @@ export function formatVerification(summary: VerificationSummary, differences: re
  * Past the content sample a message is compared by its export row (author, type, body length) and place: a
  * body changed to one of the same length, or two alike messages swapped, pass unseen, so "exact" says so.
  */
-export function exactVerdict(summary: VerificationSummary): string {
+export function exactVerdict(summary: VerificationSummary): { headline: string; unread?: string } {
   const unread = summary.sample ? summary.sample.of - summary.sample.picked : 0;
-  if (unread <= 0) return 'exact — the platform holds exactly the expected records';
-  return `exact by author, type, body length and order — ${unread} of ${summary.sample!.of} message(s) not read in full (verify --sample N, import --verify-sample N)`;
+  if (unread <= 0) return { headline: 'exact — the platform holds exactly the expected records' };
+  return {
+    headline: 'exact by author, type, body length and order',
+    unread: `${unread} of ${summary.sample!.of} message(s) not read in full (verify --sample N reads more)`,
+  };
 }
 
 function describeCounts(counts: DifferenceCounts): string {
