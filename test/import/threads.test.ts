@@ -132,6 +132,30 @@ describe('reply threads (thread: parent)', () => {
     ]);
   });
 
+  it('the content sample takes replies too: a reply sent again by hand with other text of its length (no edit mark) is named changed', async () => {
+    const dir = join(f.dir, 'sampled-replies');
+    await writeThreaded(dir, 'sr');
+    const { config } = await writePipeline(dir, pipeline('sampled-replies'));
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: { sample: 'auto' } }, { client: f.client });
+    // Every message of a small import is read in full, replies as well (their thread pages carry them).
+    expect(report.verification).toMatchObject({ status: 'exact', sample: { picked: 8, of: 8 }, contentChecked: 8 });
+
+    // m8, the thread's last reply, deleted and sent again into its thread: same author, length and key, its place kept.
+    const one = sorted(await all(f.client.channels.messages((await channelNamed('srone')).id)));
+    const thread = replyThreadIdOf(one[0]!)!;
+    const last = (await all(f.client.threads.messages(thread))).at(-1)!;
+    expect(last.body).toBe('reply 3 to one');
+    const token = f.sandbox.issueToken();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    expect((await fetch(`${f.sandbox.url}/messages/${last.id}`, { method: 'DELETE', headers })).status).toBe(200);
+    const resent = await fetch(`${f.sandbox.url}/threads/${thread}/messages`, { method: 'POST', headers, body: JSON.stringify({ type: 'TEXT', body: 'reply 7 to one', user: { username: last.user!.name }, properties: last.properties }) });
+    expect(resent.ok).toBe(true);
+
+    const { runVerify } = await import('../../src/pipeline/verify/run-verify.js');
+    const after = await runVerify({ config, sample: 'auto' }, { client: f.client });
+    expect(after.differences).toEqual([expect.objectContaining({ kind: 'changed', stage: 'messages', sourceKey: 'm8', fields: ['body'] })]);
+  });
+
   it('a reply naming a root of another channel stays in its own channel, as an orphan, even when that root has replies of its own channel', async () => {
     const dir = join(f.dir, 'cross-channel');
     await writeInput(dir, 'users.csv', 'id,username,display\n1,xc-a,A\n2,xc-b,B\n');

@@ -188,13 +188,14 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
       else {
         const ordinal = out.messageCount++;
         const token = { author: out.authors.id(typeof item.user === 'string' ? item.user : ''), type: out.types.id(String(item.type)), length: typeof item.body === 'string' ? item.body.length : 0 };
+        // Replies too: their threads' pages carry them whole, so a sampled reply costs no read of its own.
+        sampler.offer(p.sourceKey, ordinal);
         const parent = threaded ? parentRefOf(stage, p) : undefined;
         if (parent !== undefined) {
           out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, channelKey: p.channelKey!, token, ordinal });
           continue;
         }
         expectInChannel(out, p.channelKey!, token, ordinal);
-        sampler.offer(p.sourceKey, ordinal);
       }
     }
   }

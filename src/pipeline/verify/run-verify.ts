@@ -155,7 +155,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
       maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
     });
-    contentChecked = result.contentChecked;
+    contentChecked = result.contentChecked + threads.contentChecked;
     record('messages', expected.messageCount, { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
   }
 
@@ -181,7 +181,7 @@ async function checkThreads(
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
   const replies = expected.replies;
-  if (replies.count === 0) return { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
+  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
   // Replies to replies are expected in the thread their chain starts from, as the import sends them.
   const threadRoots = replies.threadRoots();
   const wanted = new Map<string, Set<string>>();
@@ -219,6 +219,7 @@ async function checkThreads(
   const described = await describeReplyFindings(found.findings, found.checks, replies, nameReplies);
   result.differences.push(...described.differences);
   result.verified -= described.changedOnCheck;
+  result.contentChecked += found.checks.length;
   return result;
 }
 

@@ -25,6 +25,8 @@ export interface ThreadsVerification {
   verified: number;
   /** Platform ids of the replies found in threads: not channel messages. */
   replyIds: MessageIdSet;
+  /** Replies compared in full (body, properties): the sample's and those the platform marks edited. */
+  contentChecked: number;
   /** Indexes (into the expected replies) of replies whose root has no thread on the platform. */
   orphans: number[];
   /** The roots' threads read, and the replies they hold per channel key (unexpected-replies.ts). */
@@ -76,7 +78,7 @@ export async function verifyThreads(
   content: ReplyContent,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
-  const out: ThreadsVerification = { differences: [], verified: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
+  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
   const findings: ReplyFinding[] = [];
   const checks: ContentCheck[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
@@ -98,6 +100,7 @@ export async function verifyThreads(
   const described = await describeReplyFindings(findings, checks, replies, nameReplies);
   out.differences.push(...described.differences);
   out.verified -= described.changedOnCheck;
+  out.contentChecked = checks.length;
   return out;
 }
 
