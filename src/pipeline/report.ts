@@ -82,6 +82,8 @@ export interface RunReport {
   totals: Pick<StageCounts, 'read' | 'imported' | 'updated' | 'duplicates' | 'rejected' | 'refused' | 'skipped' | 'changed' | 'pending'> & { balanced: boolean };
   runDir: string;
   rejectsFile?: string;
+  /** The folder listing the skipped records, a file per stage (`<stage>.ndjson`): present when a stage lists any (a trial's cut is not listed). */
+  skippedDir?: string;
   /** Present when there is any. */
   warnings?: RunWarning[];
   /** Why the run stopped; `exitCode` is the process's (src/shared/exit-codes.ts). */
@@ -168,12 +170,18 @@ export function formatReportTable(report: RunReport, width?: number): string {
   if (m?.replies || m?.orphans) tail.push(formatRepliesLine(m));
   for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
   if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);
+  if (report.skippedDir) tail.push(skippedFolderLine(report.skippedDir));
   if (report.error) tail.push(`stopped by ${report.error.code}: ${report.error.message}`);
   if (report.apiVersion) tail.push(`server API version ${report.apiVersion}`);
   if (report.rejectsFile && report.totals.rejected > 0) tail.push(`rejects: ${report.rejectsFile}`);
   tail.push(`run directory: ${report.runDir}`);
   const verified = formatRunVerification(report.verification);
   return `${out.join('\n')}\n${formatStageTable(report.stages, report.totals, report.durationMs, width)}${verified}${tail.join('\n')}\n`;
+}
+
+/** The report's line naming the skipped/ folder (also `chatport validate`'s). */
+export function skippedFolderLine(folder: string): string {
+  return `skipped (left out on purpose, each with its rule and reason): ${folder}/`;
 }
 
 /** Where the replies are, and how many of them this run sent (the rest were already there). */

@@ -146,10 +146,10 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
         raw: u.raw,
       };
     }
-    if (input.emptyRow) return { kind: 'skipped', position, rule: -1, because: EMPTY_ROW };
     const record = input.record;
+    if (input.emptyRow) return { kind: 'skipped', position, rule: -1, because: EMPTY_ROW, raw: record };
     const rule = skipTest(record);
-    if (rule !== -1) return { kind: 'skipped', position, rule, because: skipWords[rule]! };
+    if (rule !== -1) return { kind: 'skipped', position, rule, because: skipWords[rule]!, raw: record };
 
     const reasons: Reason[] = [];
     const sourceKey = sourceKeyOf(keyFields.length === 1 ? [record[keyFields[0]!]] : keyFields.map((f) => record[f]));

@@ -54,13 +54,17 @@ export interface Rejected {
   channelKey?: string;
 }
 
-/** A record a skip rule matched; counted as skipped, never sent. */
+/** A record left out on purpose (a skip rule, an empty row, a reader's own rule, a trial's cut); counted as skipped, never sent. */
 export interface Skipped {
   kind: 'skipped';
   position: RecordPosition;
-  /** Index of the matching rule in the stage's `skip` list, and the rule in words. */
+  /** Index of the matching rule in the stage's `skip` list (-1 for a built-in one), and the rule in words. */
   rule: number;
   because: string;
+  /** The source record as read, when the reader has it: listed in the run folder's skipped/<stage>.ndjson. */
+  raw?: unknown;
+  /** Left out by a trial run (`--limit`, `--sample`): counted, not listed (docs/accounting.md). */
+  trial?: true;
   /** Members and messages of an export reader: the channel the record belongs to (so a shard knows whose it is). */
   channelKey?: string;
 }

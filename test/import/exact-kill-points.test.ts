@@ -12,7 +12,7 @@ import { compareInt64 } from '../../src/shared/int64.js';
 import { replyThreadIdOf } from '../../src/pipeline/import/replies/roots.js';
 import type { Message } from '../../src/wire/resources.js';
 import { chatportKilledAt, chatportProcess } from '../helpers/cli-process.js';
-import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, skippedLines, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -97,4 +97,44 @@ describe('import killed at exact journal lines', () => {
       }
     }
   }, 60_000);
+
+  it('lists each skipped record once after kills before and after a stage\'s end and amid its chunks', async () => {
+    const dir = join(f.dir, 'exact-kills-skips');
+    // users: u2 and u5 skipped by the rule, two empty rows last; messages: every 7th skipped by its rule.
+    const users = ['id,username,status', ...Array.from({ length: 6 }, (_, i) => `u${i},skip-user${i},${i % 3 === 2 ? 'gone' : 'here'}`), ',,', ',,'];
+    const messages = ['id,channel,author,text', ...Array.from({ length: 60 }, (_, i) => `m${i},c${i % 2},skip-user${i % 2},${i % 7 === 6 ? 'DROP' : `message ${i}`}`)];
+    await writeInput(dir, 'users.csv', `${users.join('\n')}\n`);
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc0,skip-chan-0,skip-user0|skip-user1\nc1,skip-chan-1,skip-user0|skip-user1\n');
+    await writeInput(dir, 'messages.csv', `${messages.join('\n')}\n`);
+    const { path } = await writePipeline(dir, `name: exact-kills-skips
+options: { chunkRecords: 10, concurrency: 2 }
+stages:
+  users: { source: { path: users.csv }, key: id, skip: [{ field: status, equals: gone }], mapping: { name: username, displayName: username, isGuest: { const: false } } }
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } } }
+  messages: { source: { path: messages.csv }, key: id, channel: channel, skip: [{ field: author, equals: nobody }, { field: text, equals: DROP }], mapping: { type: { const: TEXT }, user: author, body: text } }
+`);
+    const args = ['import', path, '--state', join(dir, 'state'), '--json'];
+    const kills = [
+      'stage-done:1:before:"stage":"users"',
+      'chunk-written:3:torn:"stage":"messages"',
+      'part-ended:2:before:"stage":"messages"',
+      'stage-done:1:after:"stage":"messages"',
+    ];
+    for (const at of kills) expect((await chatportKilledAt(args, f.env, at)).signal, at).toBe('SIGKILL');
+
+    const final = await chatportProcess(args, f.env);
+    expect(final.code, final.stderr).toBe(0);
+    const report = JSON.parse(final.stdout) as { attempt: number; runDir: string; skippedDir: string; totals: { balanced: boolean; skipped: number }; stages: Record<string, { skipped: number }> };
+    expect(report.attempt).toBe(kills.length + 1);
+    expect(report.totals.balanced).toBe(true);
+    expect(report.stages.users).toMatchObject({ read: 8, imported: 4, skipped: 4 });
+    expect(report.stages.messages).toMatchObject({ read: 60, imported: 52, skipped: 8 });
+    expect(report.skippedDir).toBe(join(report.runDir, 'skipped'));
+
+    const listedUsers = await skippedLines(report.runDir, 'users');
+    expect(listedUsers.map((u) => [u.index, u.rule])).toEqual([[2, 0], [5, 0], [6, -1], [7, -1]]);
+    const listedMessages = await skippedLines(report.runDir, 'messages');
+    expect(listedMessages.map((m) => [m.record?.id, m.rule])).toEqual(Array.from({ length: 8 }, (_, k) => [`m${7 * k + 6}`, 1]));
+    expect(listedUsers.length + listedMessages.length).toBe(report.totals.skipped);
+  }, 90_000);
 });

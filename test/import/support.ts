@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtemp, writeFile, mkdir } from 'node:fs/promises';
+import { mkdtemp, writeFile, mkdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient, type ChatportClient } from '../../src/api/index.js';
@@ -108,4 +108,21 @@ export async function runCli(args: string[], env: Record<string, string | undefi
 /** The environment variables the CHATPORT_* pipeline files read, pointing at the fixture's sandbox. */
 export function chatportEnv(f: ImportFixture): Record<string, string> {
   return { CHATPORT_API_URL: f.sandbox.url, CHATPORT_CLIENT_ID: f.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: f.sandbox.credentials.clientSecret };
+}
+
+/** One line of a run folder's skipped/<stage>.ndjson. */
+export interface SkippedLine {
+  stage: string;
+  file: string;
+  line?: number;
+  index: number;
+  rule: number;
+  because: string;
+  record?: Record<string, unknown>;
+}
+
+/** A stage's listing, one object a line (none when the file does not exist). */
+export async function skippedLines(runDir: string, stage: string): Promise<SkippedLine[]> {
+  const text = await readFile(join(runDir, 'skipped', `${stage}.ndjson`), 'utf8').catch(() => '');
+  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as SkippedLine);
 }

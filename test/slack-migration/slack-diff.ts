@@ -540,6 +540,16 @@ export async function expectRecordOutcomes(report: SlackRunFiles, c: OracleCase,
   const stage = config.stages.find((s) => s.stage === 'messages')!;
   const skipped = new Map<string, string>();
   for (const p of await all(readStageRecords(config, stage, { channelIds: () => 7 }))) if (p.kind === 'skipped') skipped.set(at(p.position.file, p.position.index), p.because ?? '');
+  if (report.runDir !== undefined) {
+    // Each of them is listed in the run folder, once, with its reason (docs/accounting.md).
+    const lines = (await ndjson(join(report.runDir, 'skipped', 'messages.ndjson'))) as Array<{ file: string; index: number; because: string; record?: unknown }>;
+    const listed = lines.map((l) => [at(l.file, l.index), l.because] as const);
+    expect(listed.length, 'skipped messages listed once each').toBe(new Map(listed).size);
+    expect(new Map(listed), 'skipped/messages.ndjson').toEqual(skipped);
+    // A listed record is the message as the export holds it.
+    const raws = new Map(c.messages.map((m) => [m.at, m.raw]));
+    for (const l of lines) if (l.record !== undefined) expect(l.record, `record listed for ${at(l.file, l.index)}`).toEqual(raws.get(at(l.file, l.index)));
+  }
   const outcome = (m: SourceMessage) =>
     rejected.has(m.at) ? `rejected ${rejected.get(m.at)!.join(',')}` : skipped.has(m.at) ? `skipped ${skipped.get(m.at)!}` : duplicated.has(m.at) ? 'duplicate' : 'imported';
   const said = (m: SourceMessage) => (m.fate.fate === 'rejected' ? `rejected ${m.fate.field}` : m.fate.fate === 'skipped' ? `skipped ${m.fate.reason.source}` : m.fate.fate === 'duplicate' ? 'duplicate' : 'imported');

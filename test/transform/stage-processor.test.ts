@@ -80,8 +80,8 @@ describe('createStageProcessor', () => {
     expect(result.reasons[1]).toMatchObject({ field: 'isGuest', sourceField: 'guest', found: '"maybe"' });
   });
 
-  it('skips records a rule matches, saying which rule', () => {
-    expect(process({ record: { id: 'u1', status: 'deleted' }, position: at(3) })).toEqual({ kind: 'skipped', position: at(3), rule: 0, because: 'status equals "deleted"' });
+  it('skips records a rule matches, saying which rule, with the record (for the run folder\'s skipped/ listing)', () => {
+    expect(process({ record: { id: 'u1', status: 'deleted' }, position: at(3) })).toEqual({ kind: 'skipped', position: at(3), rule: 0, because: 'status equals "deleted"', raw: { id: 'u1', status: 'deleted' } });
   });
 
   it('turns an unparseable record into a rejected one', () => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { runValidate } from '../../pipeline/import/run-validate.js';
-import { formatStageTable } from '../../pipeline/report.js';
+import { formatStageTable, skippedFolderLine } from '../../pipeline/report.js';
 import { ExitCode } from '../../shared/exit-codes.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
@@ -23,6 +23,7 @@ export function registerValidate(program: Command, ctx: CliContext): void {
         ctx.stdout.write(`validation of ${config.name} (offline: nothing sent; "pending" = would be imported)\n`);
         ctx.stdout.write(formatStageTable(result.stages, result.totals, result.durationMs));
         for (const w of result.warnings) ctx.stdout.write(`warning: ${w.message}\n`);
+        if (result.skippedDir) ctx.stdout.write(`${skippedFolderLine(result.skippedDir)}\n`);
         for (const [stage, file] of Object.entries(result.rejectsFiles)) {
           const lines = await readFirstLines(file, Number(options.show) || 10);
           if (lines.length === 0) continue;

@@ -140,7 +140,7 @@ function processOutcome(outcome: MessageOutcome, origin: string, directory: Chat
   const channelKey = (id: string | undefined) => (id === undefined ? undefined : chatSourceKey.channel(directory.workspace, id));
   if (outcome.kind === 'skipped') {
     const key = channelKey(outcome.channelId);
-    out.push({ kind: 'skipped', position: at(origin, outcome.position), rule: -1, because: outcome.because, ...(key ? { channelKey: key } : {}) });
+    out.push({ kind: 'skipped', position: at(origin, outcome.position), rule: -1, because: outcome.because, ...(key ? { channelKey: key } : {}), ...(outcome.raw === undefined ? {} : { raw: outcome.raw }) });
     return;
   }
   if (outcome.kind === 'rejected') {

@@ -31,6 +31,7 @@ import { StageChecks } from './stage-checks.js';
 import { forOneRun, sourceUserNamesOf } from './user-names.js';
 import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
+import { skippedFolderOf } from './skipped-listing.js';
 import { verifyImportRun } from '../verify/index.js';
 import { shardStateDir } from '../shards/shard-state.js';
 import { writeRunPage } from '../report-html/index.js';
@@ -353,10 +354,11 @@ async function writeRunOutputs(input: {
   await mkdir(runDir, { recursive: true });
   const rejectsFile = paths.rejects(runId);
   await concatenateRejects(paths, runId, Object.keys(input.stages) as StageName[], rejectsFile);
+  const skippedDir = await skippedFolderOf(paths, runId, Object.keys(input.stages) as StageName[]);
   const report: RunReport = {
     runId, pipeline: input.config.name, status: input.status, attempt: input.attempt,
     startedAt: iso(input.startedAt), endedAt: iso(input.endedAt), durationMs: input.endedAt - input.startedAt,
-    stages: input.stages, totals: sumTotals(input.stages), runDir, rejectsFile,
+    stages: input.stages, totals: sumTotals(input.stages), runDir, rejectsFile, ...(skippedDir ? { skippedDir } : {}),
     ...(input.apiVersion ? { apiVersion: input.apiVersion } : {}),
     ...(input.warnings.length > 0 ? { warnings: input.warnings } : {}),
     ...(input.config.trial ? { trial: { ...input.config.trial, description: describeTrial(input.config.trial) } } : {}),

@@ -15,6 +15,7 @@ import { preflightInputs } from './preflight.js';
 import { sourceOptionsOf } from './read-stage.js';
 import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
+import { skippedFolderOf } from './skipped-listing.js';
 
 export interface ValidationResult {
   stages: Partial<Record<StageName, StageCounts>>;
@@ -22,6 +23,8 @@ export interface ValidationResult {
   durationMs: number;
   /** rejects.ndjson of every stage, in the validation's own folder. */
   rejectsFiles: Partial<Record<StageName, string>>;
+  /** The folder listing the skipped records (`<stage>.ndjson`), when a stage skipped any. */
+  skippedDir?: string;
   /** Mapped fields absent from the first records, and fields no record of a stage had. */
   warnings: RunWarning[];
 }
@@ -68,5 +71,6 @@ export async function runValidate(config: PipelineConfig, options: { outDir?: st
     });
     rejectsFiles[stage] = paths.stageRejects(runId, stage);
   }
-  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles, warnings };
+  const skippedDir = await skippedFolderOf(paths, runId, Object.keys(stages) as StageName[]);
+  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles, ...(skippedDir ? { skippedDir } : {}), warnings };
 }

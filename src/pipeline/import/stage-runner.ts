@@ -21,6 +21,7 @@ import { openStageReplies, type ReplyOutcome, type StageReplies } from './replie
 import { watchStageFields } from './stage-fields.js';
 import { StageChunks, importedOrphans, type StageTally } from './stage-chunks.js';
 import { DuplicateParts } from './split-parts.js';
+import { SkippedListing } from './skipped-listing.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -114,6 +115,7 @@ class StageRun implements StageTally {
   /** A record's parts go together through the duplicate check (split-parts.ts). */
   private readonly duplicateParts = new DuplicateParts();
   private duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
+  private readonly skippedListing: SkippedListing;
   /** Each accepted item's UTF-8, for its fingerprint and its chunk; records are taken one at a time, so one buffer serves. */
   private readonly encoder = new ItemEncoder();
 
@@ -125,10 +127,12 @@ class StageRun implements StageTally {
     this.started = ctx.now();
     this.maxRejects = ctx.maxRejects ?? ctx.stage.options.maxRejects;
     this.chunks = new StageChunks(ctx, this);
+    this.skippedListing = new SkippedListing(this.stage, ctx.paths.stageSkipped(ctx.runId, this.stage));
   }
 
   async run(): Promise<StageCounts> {
     try {
+      await this.skippedListing.clear();
       await this.readInput();
     } catch (error) {
       await this.chunks.settleSent();
@@ -137,6 +141,7 @@ class StageRun implements StageTally {
       this.duplicates?.close();
       await this.rejects.close();
       await this.duplicateLog?.close();
+      await this.skippedListing.close();
       this.progress();
     }
     return this.counts;
@@ -213,8 +218,11 @@ class StageRun implements StageTally {
     const ordinal = ++counts.read;
     if (ordinal % 10_000 === 0) this.progress();
     pass.duplicates.note(ordinal, processed.position);
-    if (processed.kind === 'skipped') counts.skipped++;
-    else if (processed.kind === 'rejected') return this.reject('invalid', [this.stage, 'invalid', processed.position, processed.reasons, processed.raw]);
+    if (processed.kind === 'skipped') {
+      counts.skipped++;
+      // A skip is rare next to the records sent: only it pays for a line and a promise.
+      if (processed.trial === undefined) return this.skippedListing.list(processed);
+    } else if (processed.kind === 'rejected') return this.reject('invalid', [this.stage, 'invalid', processed.position, processed.reasons, processed.raw]);
     else return this.takeAccepted(processed, ordinal, pass);
     return undefined;
   }
@@ -278,6 +286,7 @@ class StageRun implements StageTally {
   private async finishInput(replies: StageReplies | undefined): Promise<void> {
     const { ctx, counts, stage } = this;
     if (replies && ctx.mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, (kind, line) => this.reject(kind, line)));
+    await this.skippedListing.close();
     if (ctx.mode !== 'import') return;
     await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}), ...(ctx.inputListing ? { inputs: ctx.inputListing } : {}) });
     await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });

@@ -50,7 +50,7 @@ export function processedChannelKey(stage: StageConfig, p: Processed): string | 
 }
 
 export function trialSkip(position: RecordPosition, because: string): Processed {
-  return { kind: 'skipped', position, rule: -1, because };
+  return { kind: 'skipped', position, rule: -1, because, trial: true };
 }
 
 const samples = new WeakMap<PipelineConfig, Promise<ReadonlySet<string>>>();

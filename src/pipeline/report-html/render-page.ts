@@ -107,7 +107,7 @@ function chartsSection(s: TimelineSeries): string {
 }
 
 function filesSection(r: RunReport): string {
-  const files = [['run folder', r.runDir], ['report (JSON)', `${r.runDir}/report.json`], ...(r.rejectsFile ? [['rejects', r.rejectsFile]] : [])];
+  const files = [['run folder', r.runDir], ['report (JSON)', `${r.runDir}/report.json`], ...(r.rejectsFile ? [['rejects', r.rejectsFile]] : []), ...(r.skippedDir ? [['skipped records', r.skippedDir]] : [])];
   return `<footer><h2>Files</h2><dl class="facts">${files.map(([k, v]) => `<dt>${h(k)}</dt><dd><code>${h(v)}</code></dd>`).join('')}</dl></footer>`;
 }
 

@@ -57,7 +57,7 @@ export function rejectedRecord(origin: string, rejection: DirectoryRejection): P
 export function processedOfOutcome(origin: string, outcome: Exclude<Outcome<unknown>, { outcome: 'items' }>): Processed {
   const position = positionIn(origin, outcome.position);
   // The Slack mapping's skips are built-in rules, not the pipeline file's `skip` list: rule -1.
-  if (outcome.outcome === 'skipped') return { kind: 'skipped', position, rule: -1, because: outcome.reason };
+  if (outcome.outcome === 'skipped') return { kind: 'skipped', position, rule: -1, because: outcome.reason, ...(outcome.raw === undefined ? {} : { raw: outcome.raw }) };
   return {
     kind: 'rejected',
     position,

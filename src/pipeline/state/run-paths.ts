@@ -10,6 +10,7 @@ import type { StageName } from './events.js';
  *   <state>/runs/<runId>/rejects/<stage>.ndjson      rejected records of one stage
  *   <state>/runs/<runId>/rejects.ndjson         all rejects of the run, written at the end
  *   <state>/runs/<runId>/duplicates/<stage>.ndjson   records not sent because another has their key
+ *   <state>/runs/<runId>/skipped/<stage>.ndjson      records a skip rule, an empty row or the reader's own rule left out
  *   <state>/runs/<runId>/channel-ids.json       channel source key → platform id, after the channels stage
  *   <state>/runs/<runId>/report.json            the run report
  *   <state>/runs/<runId>/report.html            the run report as a page (src/pipeline/report-html)
@@ -35,6 +36,13 @@ export class RunPaths {
   /** Records not sent because another record has their key (see SourceDuplicates). */
   stageDuplicates(runId: string, stage: StageName): string {
     return join(this.runDir(runId), 'duplicates', `${stage}.ndjson`);
+  }
+  /** Records left out on purpose, each with its rule and reason (skipped-listing.ts). */
+  stageSkipped(runId: string, stage: StageName): string {
+    return join(this.skippedDir(runId), `${stage}.ndjson`);
+  }
+  skippedDir(runId: string): string {
+    return join(this.runDir(runId), 'skipped');
   }
   rejects(runId: string): string {
     return join(this.runDir(runId), 'rejects.ndjson');

@@ -66,7 +66,7 @@ export interface SourceMessage {
 /** What the messages pass meets: a message, or a record skipped or rejected as it was read. */
 export type MessageOutcome =
   | { kind: 'message'; message: SourceMessage }
-  | { kind: 'skipped'; position: ExportPosition; because: string; channelId?: string }
+  | { kind: 'skipped'; position: ExportPosition; because: string; channelId?: string; raw?: unknown }
   | { kind: 'rejected'; position: ExportPosition; field: string; expected: string; reason: string; raw: unknown; channelId?: string };
 
 export type { TextWithAuthor };

@@ -86,7 +86,7 @@ export interface DiscordMessageContext {
 
 /** One message as read in the messages pass. */
 export function discordMessage(raw: DiscordMessage, placement: DiscordPlacement, context: DiscordMessageContext, position: ExportPosition): MessageOutcome {
-  if (raw.type === THREAD_STARTER) return { kind: 'skipped', position, because: 'thread starter: a copy of the thread\'s root message, which is imported in its channel', channelId: placement.channelId };
+  if (raw.type === THREAD_STARTER) return { kind: 'skipped', position, because: 'thread starter: a copy of the thread\'s root message, which is imported in its channel', channelId: placement.channelId, raw };
   const system = PERSON_MESSAGE_TYPES.has(raw.type) ? undefined : raw.type;
   const content = raw.content ?? '';
   const files = (raw.attachments ?? []).map(fileFacts);

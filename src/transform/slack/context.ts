@@ -46,7 +46,7 @@ export function createSlackMappingContext(directory: SlackDirectory, options: Sl
 /** The outcome of mapping one source record: items, or why it was skipped or rejected. */
 export type Outcome<T> =
   | { outcome: 'items'; position: RecordPosition; items: T[] }
-  | { outcome: 'skipped'; position: RecordPosition; reason: string }
+  | { outcome: 'skipped'; position: RecordPosition; reason: string; raw?: unknown }
   | { outcome: 'rejected'; position: RecordPosition; field: string; reason: string; raw: unknown };
 
 /** The user a Slack user id (or bot id) was imported as. */

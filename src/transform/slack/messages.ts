@@ -193,12 +193,12 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   const { directory } = context;
   // A root is in the export even when it is skipped below; its replies must not be marked rootMissing.
   if (message.thread_ts !== undefined && message.thread_ts === message.ts) state.threads.noteRoot(message.ts);
-  if (message.type !== undefined && message.type !== 'message') return { outcome: 'skipped', position, reason: `not a message record (type "${message.type}")` };
+  if (message.type !== undefined && message.type !== 'message') return { outcome: 'skipped', position, reason: `not a message record (type "${message.type}")`, raw: message };
   if (message.subtype !== undefined && EVENT_SUBTYPES.has(message.subtype))
-    return { outcome: 'skipped', position, reason: `edit event ${message.subtype}: the export already holds the final message` };
+    return { outcome: 'skipped', position, reason: `edit event ${message.subtype}: the export already holds the final message`, raw: message };
 
   const isContent = message.subtype === undefined || CONTENT_SUBTYPES.has(message.subtype);
-  if (!isContent && context.systemMessages === 'skip' && !ALWAYS_IMPORTED.has(message.subtype ?? '')) return { outcome: 'skipped', position, reason: `system message: ${message.subtype}` };
+  if (!isContent && context.systemMessages === 'skip' && !ALWAYS_IMPORTED.has(message.subtype ?? '')) return { outcome: 'skipped', position, reason: `system message: ${message.subtype}`, raw: message };
 
   // Ordering bookkeeping: a repeated ts gets an occurrence number so its key differs from the first.
   let occurrence = 1;
@@ -227,7 +227,7 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   const lines = [converted.text.trim() === '' ? attachmentsText(message) : converted.text, ...files.map(fileLine)].filter((l) => l.trim() !== '');
   let body = lines.join('\n');
   if (body === '') {
-    if (isContent) return { outcome: 'skipped', position, reason: 'empty message: no text, files or attachments' };
+    if (isContent) return { outcome: 'skipped', position, reason: 'empty message: no text, files or attachments', raw: message };
     body = `(${message.subtype})`;
   }
 
