@@ -3,6 +3,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { runValidate } from '../../src/pipeline/import/run-validate.js';
 import { all, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -116,5 +117,21 @@ describe('one file named by two locations of a stage', () => {
     expect(report.totals.balanced).toBe(true);
     expect((await readLines(join(report.runDir, 'duplicates', 'users.ndjson'))).map((d) => d.file)).toEqual([join(dir, 'copy/users.csv'), join(dir, 'copy/users.csv')]);
     expect(await displayNames('lt-')).toEqual({ 'lt-alice': 'Alice', 'lt-bob': 'Bob' });
+  });
+});
+
+describe('the duplicates listing of a validation run again in its --out folder', () => {
+  it('holds no line of the earlier validation once the source has no duplicate any more', async () => {
+    const dir = join(f.dir, 'dup-validate');
+    await writeInput(dir, 'users.csv', usersWithRepeatedKeys('dv-'));
+    const { config } = await writePipeline(dir, 'name: dup-validate\nstages:\n  users:\n    source: { path: users.csv }\n    key: id\n    mapping: { name: username, displayName: display, isGuest: { const: false } }\n');
+    const out = join(dir, 'validate');
+    const listing = join(out, 'runs', 'validate', 'duplicates', 'users.ndjson');
+    expect((await runValidate(config, { outDir: out })).stages.users).toMatchObject({ duplicates: 1 });
+    expect(await readLines(listing)).toHaveLength(1);
+
+    await writeInput(dir, 'users.csv', ['id,username,display', 'u1,dv-alice,Alice', 'u2,dv-bob,Bob', ''].join('\n'));
+    expect((await runValidate(config, { outDir: out })).stages.users).toMatchObject({ read: 2, duplicates: 0 });
+    expect(await readFile(listing, 'utf8').catch(() => '')).toBe('');
   });
 });

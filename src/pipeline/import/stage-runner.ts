@@ -1,4 +1,5 @@
 import type { ChatportClient } from '../../api/index.js';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
@@ -132,7 +133,7 @@ class StageRun implements StageTally {
 
   async run(): Promise<StageCounts> {
     try {
-      await this.skippedListing.clear();
+      await this.clearListings();
       await this.readInput();
     } catch (error) {
       await this.chunks.settleSent();
@@ -145,6 +146,12 @@ class StageRun implements StageTally {
       this.progress();
     }
     return this.counts;
+  }
+
+  /** The files made at a stage's first duplicate or skip: what an earlier read of it (an attempt, a validation in the same --out) listed is gone. */
+  private async clearListings(): Promise<void> {
+    await rm(this.ctx.paths.stageDuplicates(this.ctx.runId, this.stage), { force: true });
+    await this.skippedListing.clear();
   }
 
   progress(): void {
