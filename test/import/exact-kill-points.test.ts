@@ -6,6 +6,7 @@
  * in order, its root's thread in order, an orphan in its channel), count what a clean run counts, and
  * verify exact.
  */
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareInt64 } from '../../src/shared/int64.js';
@@ -137,4 +138,31 @@ stages:
     expect(listedMessages.map((m) => [m.record?.id, m.rule])).toEqual(Array.from({ length: 8 }, (_, k) => [`m${7 * k + 6}`, 1]));
     expect(listedUsers.length + listedMessages.length).toBe(report.totals.skipped);
   }, 90_000);
+
+  it('keeps every rejected and duplicate line after a kill just after a stage\'s end', async () => {
+    const dir = join(f.dir, 'exact-kills-rejects');
+    // 30 good messages, then 300 rejected (no author) and 300 duplicates of m0: the stage ends on lines still buffered.
+    const messages = ['id,channel,author,text', ...Array.from({ length: 30 }, (_, i) => `m${i},c0,rej-user0,message ${i}`),
+      ...Array.from({ length: 300 }, (_, i) => `r${i},c0,,rejected ${i}`), ...Array.from({ length: 300 }, () => 'm0,c0,rej-user0,message 0')];
+    await writeInput(dir, 'users.csv', 'id,username\nu0,rej-user0\n');
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc0,rej-chan-0,rej-user0\n');
+    await writeInput(dir, 'messages.csv', `${messages.join('\n')}\n`);
+    const { path } = await writePipeline(dir, `name: exact-kills-rejects
+options: { chunkRecords: 10 }
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: username, isGuest: { const: false } } }
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } } }
+  messages: { source: { path: messages.csv }, key: id, channel: channel, mapping: { type: { const: TEXT }, user: author, body: text } }
+`);
+    const args = ['import', path, '--state', join(dir, 'state'), '--json', '--max-rejects', '1000'];
+    expect((await chatportKilledAt(args, f.env, 'stage-done:1:after:"stage":"messages"')).signal).toBe('SIGKILL');
+    const final = await chatportProcess(args, f.env);
+    // 2: completed with rejects.
+    expect(final.code, final.stderr).toBe(2);
+    const report = JSON.parse(final.stdout) as { runDir: string; stages: Record<string, object> };
+    expect(report.stages.messages).toMatchObject({ read: 630, imported: 30, rejected: 300, duplicates: 300 });
+    const lines = async (file: string) => (await readFile(join(report.runDir, file), 'utf8')).split('\n').filter(Boolean).length;
+    expect(await lines('rejects/messages.ndjson')).toBe(300);
+    expect(await lines('duplicates/messages.ndjson')).toBe(300);
+  }, 60_000);
 });

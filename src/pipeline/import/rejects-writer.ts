@@ -45,9 +45,13 @@ export class RejectsWriter<L extends object = RejectLine> {
     if (!this.stream.write(`${stringifyJson(line)}\n`)) await once(this.stream, 'drain');
   }
 
-  async close(): Promise<void> {
+  private closed: Promise<void> | undefined;
+
+  /** Every line on disk; a second call waits for the first (a stage closes its files before its end is journaled, and again on failure). */
+  close(): Promise<void> {
     const stream = this.stream;
-    await new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    this.closed ??= new Promise<void>((resolve, reject) => stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
+    return this.closed;
   }
 }
 

@@ -293,6 +293,9 @@ class StageRun implements StageTally {
   private async finishInput(replies: StageReplies | undefined): Promise<void> {
     const { ctx, counts, stage } = this;
     if (replies && ctx.mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, (kind, line) => this.reject(kind, line)));
+    // Every listing on disk before the stage's end is journaled: a resume trusts a finished stage's files.
+    await this.rejects.close();
+    await this.duplicateLog?.close();
     await this.skippedListing.close();
     if (ctx.mode !== 'import') return;
     await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}), ...(ctx.inputListing ? { inputs: ctx.inputListing } : {}) });
