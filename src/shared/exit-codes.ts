@@ -23,7 +23,7 @@ export const ExitCode = {
   CANT_CREATE: 73,
   /** Reading or writing local files failed (disk full, I/O error), or the run state is damaged. */
   IO_ERROR: 74,
-  /** Temporary failure: rate limited past the retry budget, a deadline passed, the platform failing every job (or verification's export twice). Safe to retry later. */
+  /** Temporary failure: rate limited past the retry budget, a deadline passed, the platform failing every job (or verification's export twice), `verify --shards` before every shard started. Safe to retry later. */
   TEMPORARY: 75,
   /** Authentication or authorization failed (401/403). */
   AUTH: 77,
@@ -44,7 +44,7 @@ const byCode: ReadonlyArray<[RegExp, ExitCode]> = [
   [/^(DATA_INVALID|REJECT_LIMIT_EXCEEDED|INPUT_CHANGED|IDENTITY_AMBIGUOUS|USERS_EXIST|SINK_ROW_INVALID)$/, ExitCode.DATA_INVALID],
   [/^SLACK_(ZIP_UNREADABLE|ZIP_PATH_ESCAPE|ZIP_BOMB|JSON_INVALID|GRID_UNSUPPORTED)$/, ExitCode.DATA_INVALID],
   [/^(API_UNAUTHORIZED|API_FORBIDDEN|INPUT_FORBIDDEN|OUTPUT_FORBIDDEN)$/, ExitCode.AUTH],
-  [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS|VERIFY_EXPORT_FAILED|INPUT_READ_FAILED|API_EXPORT_URL_EXPIRED|EXPORT_FILE_CHANGED|OUTPUT_CONCURRENT_WRITE)$/, ExitCode.TEMPORARY],
+  [/^(API_RATE_LIMITED|API_TIMEOUT|JOB_DEADLINE_EXCEEDED|STATE_LOCKED|PLATFORM_FAILING_JOBS|VERIFY_EXPORT_FAILED|INPUT_READ_FAILED|API_EXPORT_URL_EXPIRED|EXPORT_FILE_CHANGED|OUTPUT_CONCURRENT_WRITE|SHARDS_NOT_STARTED)$/, ExitCode.TEMPORARY],
   [/^(API_SERVER|API_NETWORK|API_UNAVAILABLE|API_RESPONSE_INVALID|API_REDIRECT|API_METHOD_NOT_ALLOWED|OUTPUT_UNAVAILABLE|INPUT_UNAVAILABLE)$/, ExitCode.UNAVAILABLE],
   [/^(OUTPUT_WRITE_FAILED|STATE_UNWRITABLE)$/, ExitCode.CANT_CREATE],
   [/^STATE_CORRUPT$/, ExitCode.IO_ERROR],

@@ -3,6 +3,7 @@ import { readRunStatus, type RunStatusView } from '../../pipeline/import/read-st
 import { exitCodeForReport, formatStageTable, type RunReport } from '../../pipeline/report.js';
 import { readShardedStatus, shardCountRuns, type ShardCountRun, type ShardedStatus } from '../../pipeline/shards/combined-status.js';
 import { parseShardCount } from '../../pipeline/shards/shard-spec.js';
+import { notStartedPhrase } from '../../pipeline/shards/shard-state.js';
 import type { CliContext } from '../context.js';
 import { loadPipelineFile } from '../pipeline-file.js';
 
@@ -51,7 +52,7 @@ function shardedHint(runs: ShardCountRun[], which = 'under this state folder'): 
 }
 
 function formatSharded(name: string, stateDir: string, view: ShardedStatus): string {
-  const state = { done: 'done: every shard ended', unfinished: `unfinished: shard${view.waiting.length === 1 ? '' : 's'} ${view.waiting.join(', ')} still to run or resume`, failed: 'failed: a shard\'s latest run failed (its report says why; start it again to resume)' }[view.state];
+  const state = { done: 'done: every shard ended', unfinished: `unfinished: shard${view.waiting.length === 1 ? '' : 's'} ${view.waiting.join(', ')} still to run or resume${view.notStarted.length > 0 ? ` (${notStartedPhrase(view.notStarted, view.count)})` : ''}`, failed: 'failed: a shard\'s latest run failed (its report says why; start it again to resume)' }[view.state];
   const out = [`pipeline ${name}, ${view.count} shards under ${stateDir}: ${state}`, ...shardedHint(view.newer ?? [], 'started after every run shown here')];
   for (const shard of view.shards) out.push(`shard ${shard.index}/${view.count} (${shard.stateDir})`, ...formatRun(shard, '  '));
   out.push('', 'the run as one (users counted once, by shard 0):', formatStageTable(view.combined.stages, view.combined.totals, Math.max(0, ...Object.values(view.combined.stages).map((c) => c.durationMs))));

@@ -17,6 +17,8 @@ export interface ShardedStatus {
   state: 'done' | 'unfinished' | 'failed';
   /** Shards whose latest run has not ended well (not started, unfinished, failed). */
   waiting: number[];
+  /** Of those, the shards with no run yet (`verify --shards` exits 75 naming them). */
+  notStarted: number[];
   /** The shards' last reports added up: users once (every shard ensures them; shard 0 counts them), the rest summed. */
   combined: { stages: Partial<Record<StageName, StageCounts>>; totals: RunReport['totals'] };
   /**
@@ -37,13 +39,14 @@ const ENDED_WELL = new Set(['succeeded', 'completed-with-rejects']);
 export async function readShardedStatus(stateDir: string, count: number, pipeline?: StateOwner): Promise<ShardedStatus> {
   const shards = await Promise.all(shardStateDirs(stateDir, count).map(async (dir, index) => ({ index, ...(await readRunStatus(dir, pipeline)) })));
   const waiting = shards.filter((s) => s.state !== 'ended' || !ENDED_WELL.has(s.lastReport?.status ?? '')).map((s) => s.index);
+  const notStarted = shards.filter((s) => s.state === 'none').map((s) => s.index);
   const failed = shards.some((s) => s.lastReport?.status === 'failed');
   const stages = combineStages(shards.map((s) => s.lastReport));
   const counts = await shardCountRuns(stateDir);
   const own = counts.find((c) => c.count === count)?.runId ?? '';
   const newer = counts.filter((c) => c.count !== count && c.runId > own);
   return {
-    count, shards, state: failed ? 'failed' : waiting.length > 0 ? 'unfinished' : 'done', waiting, combined: { stages, totals: sumTotals(stages) },
+    count, shards, state: failed ? 'failed' : waiting.length > 0 ? 'unfinished' : 'done', waiting, notStarted, combined: { stages, totals: sumTotals(stages) },
     ...(newer.length > 0 ? { newer } : {}),
   };
 }

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { TrialSpec } from '../../config/index.js';
-import { UsageError } from '../../shared/errors.js';
+import { ChatportError, UsageError } from '../../shared/errors.js';
 import { findLatestRun, verificationScope } from '../verify/latest-run.js';
-import { shardStateDirs } from './shard-state.js';
+import { notStartedPhrase, shardStateDirs } from './shard-state.js';
 
 /** What `chatport verify` takes from the runs it verifies: their rejects (not expected) and where to write. */
 export interface RunsToVerify {
@@ -30,12 +30,20 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
 /**
  * The latest run of every shard of an N-way run: their rejects together (users are rejected alike by
  * every shard), verify.json in `<state>/verify-shards-of-<n>`. Every shard must have run: a shard that has
- * not would show as missing records, which is not what the user asked about.
+ * not would show as missing records, which is not what the user asked about. A shard not started yet is
+ * temporary (SHARDS_NOT_STARTED, exit 75: a scheduler tries again later), not a usage error (64 says "fix
+ * your command", and the command is right).
  */
 export async function findShardRuns(stateDir: string, count: number): Promise<RunsToVerify> {
   const runs = await Promise.all(shardStateDirs(stateDir, count).map((dir) => findLatestRun(dir)));
-  const missing = runs.flatMap((r, i) => (r === undefined ? [i] : []));
-  if (missing.length > 0) throw new UsageError(`no run yet for shard${missing.length === 1 ? '' : 's'} ${missing.join(', ')} of ${count} under ${stateDir}: run every shard before verifying them as one (or verify one shard with --state ${join(stateDir, `shard-${missing[0]}-of-${count}`)})`);
+  const notStarted = runs.flatMap((r, i) => (r === undefined ? [i] : []));
+  if (notStarted.length > 0) {
+    const started = runs.findIndex((r) => r !== undefined);
+    const one = started < 0 ? '' : `, or verify shard ${started} alone with --state ${join(stateDir, `shard-${started}-of-${count}`)}`;
+    throw new ChatportError(`${notStartedPhrase(notStarted, count)} under ${stateDir}: verify the shards as one once every shard has run (try again later)${one}`, {
+      code: 'SHARDS_NOT_STARTED', transient: true, details: { notStarted, count },
+    });
+  }
   const found = runs.map((r) => r!);
   if (found.some((r) => r.trial)) throw new UsageError('a shard\'s latest run was a trial (--limit/--sample): verify it alone with its own --state');
   const unfinished = found.flatMap((r, i) => (r.ended ? [] : [i]));

@@ -14,3 +14,8 @@ export function shardStateDir(stateDir: string, shard: ShardSpec | undefined): s
 export function shardStateDirs(stateDir: string, count: number): string[] {
   return Array.from({ length: count }, (_, index) => shardStateDir(stateDir, { index, count }));
 }
+
+/** The words `verify --shards` and `status --shards` both use for shards with no run yet: `shards 1, 2 of 3 have not started`. */
+export function notStartedPhrase(notStarted: readonly number[], count: number): string {
+  return `shard${notStarted.length === 1 ? '' : 's'} ${notStarted.join(', ')} of ${count} ${notStarted.length === 1 ? 'has' : 'have'} not started`;
+}
