@@ -1,5 +1,7 @@
 /** Changes made to the platform as another client of it makes them (over HTTP, with its own token): the tamper tests' hand. */
+import { afterAll, beforeAll } from 'vitest';
 import type { SandboxHandle } from '../../src/sandbox/options.js';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
 import { fetchToken } from '../sandbox/helpers.js';
 
 export interface ByHand {
@@ -22,4 +24,15 @@ export async function byHand(sandbox: SandboxHandle): Promise<ByHand> {
     return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
   };
   return { call, mergePatch: (path, body) => call('PATCH', path, body, 'application/json+merge-patch') };
+}
+
+/** A sandbox of the test file's own and a hand on it: made before the file's tests, closed after them. */
+export function sandboxAndHand(): { f: ImportFixture; hand: ByHand } {
+  const held = {} as { f: ImportFixture; hand: ByHand };
+  beforeAll(async () => {
+    held.f = await startImportFixture();
+    held.hand = await byHand(held.f.sandbox);
+  });
+  afterAll(() => held.f.close());
+  return held;
 }

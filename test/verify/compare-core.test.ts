@@ -123,7 +123,7 @@ describe('users, channels, members', () => {
     ]);
   });
 
-  it('channels: owned before legacy, legacy by name, several candidates ambiguous, DIRECT by members', () => {
+  it('channels: owned before legacy, legacy by name, several candidates held twice (the run state\'s, the named, else the first), DIRECT by members', () => {
     const ch = (id: string, key: string | undefined, name: string, pipeline?: string, type = 'PUBLIC', members?: string[]): PlatformChannel => ({
       id, type, name, ...(members ? { members } : {}),
       properties: { ...(key ? { chatportKey: key } : {}), ...(pipeline ? { chatportPipeline: pipeline } : {}) },
@@ -143,9 +143,13 @@ describe('users, channels, members', () => {
     );
     expect(m.byKey.get('c0')!.id).toBe('2');
     expect(m.byKey.get('c1')!.id).toBe('3');
-    expect([...m.ambiguous.get('c2')!].map((c) => c.id)).toEqual(['5', '6']);
+    expect(m.byKey.get('c2')!.id).toBe('5');
+    expect(m.heldTwice.get('c2')).toMatchObject({ compared: { id: '5' }, copies: [{ id: '6' }], because: 'name' });
     expect(m.byKey.get('d0')!.id).toBe('7');
     expect(m.extras.map((c) => c.id)).toEqual(['8']);
+    const platform = [ch('16', 'c2', 'x', 'p'), ch('6', 'c2', 'y', 'p')];
+    expect(matchChannels(expected, platform, 'p').heldTwice.get('c2')).toMatchObject({ compared: { id: '6' }, copies: [{ id: '16' }], because: 'first' });
+    expect(matchChannels(expected, platform, 'p', undefined, new Map([['c2', '16']])).heldTwice.get('c2')).toMatchObject({ compared: { id: '16' }, because: 'run' });
   });
 
   it('members: missing and extra per channel', () => {

@@ -5,22 +5,16 @@
  * hangs from; on a clean platform it reads no thread beyond the roots'.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/api/index.js';
 import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { runVerify } from '../../src/pipeline/verify/run-verify.js';
 import type { PipelineConfig } from '../../src/config/index.js';
-import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from '../import/support.js';
-import { byHand, type ByHand } from './by-hand.js';
+import { all, writeInput, writePipeline } from '../import/support.js';
+import { sandboxAndHand } from './by-hand.js';
 
-let f: ImportFixture;
-let hand: ByHand;
-beforeAll(async () => {
-  f = await startImportFixture();
-  hand = await byHand(f.sandbox);
-});
-afterAll(() => f.close());
+const t = sandboxAndHand();
 
 /** Two channels; with `thread: parent`, m1 and m2 are roots, m7 an orphan (its parent m99 is nowhere). */
 async function writeSource(dir: string, prefix: string): Promise<void> {
@@ -39,31 +33,31 @@ stages:
 
 /** Imports the source and checks that it verifies exact; answers the pipeline. */
 async function importExact(name: string, prefix: string, thread: string): Promise<PipelineConfig> {
-  const dir = join(f.dir, name);
+  const dir = join(t.f.dir, name);
   await writeSource(dir, prefix);
   const { config } = await writePipeline(dir, pipeline(name, thread));
-  await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }).then((r) => expect(r.verification?.status).toBe('exact'));
+  await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: t.f.client }).then((r) => expect(r.verification?.status).toBe('exact'));
   return config;
 }
 
 async function channelMessage(channelName: string, body: string): Promise<Message> {
-  const channel = (await all(f.client.channels.list())).find((c) => c.name === channelName)!;
-  return (await all(f.client.channels.messages(channel.id))).find((m) => m.body === body)!;
+  const channel = (await all(t.f.client.channels.list())).find((c) => c.name === channelName)!;
+  return (await all(t.f.client.channels.messages(channel.id))).find((m) => m.body === body)!;
 }
 
 /** Posts a reply under `parent` as another client does (a copy of `copy`, its key included, when given); answers its id. */
 async function replyByHand(parent: Message, username: string, copy?: Message): Promise<string> {
   const reply = copy ? { type: copy.type, body: copy.body, user: { username: copy.user!.name }, properties: copy.properties } : { type: 'TEXT', body: 'a reply chatport never sent', user: { username } };
-  const posted = await hand.call('POST', `/threads/${String(replyThreadIdOf(parent))}/messages`, reply);
+  const posted = await t.hand.call('POST', `/threads/${String(replyThreadIdOf(parent))}/messages`, reply);
   return String(posted.id);
 }
 
-const threadReads = () => f.sandbox.requests().filter((r) => r.method === 'GET' && /^\/threads\/\d+\/messages$/.test(r.path)).length;
+const threadReads = () => t.f.sandbox.requests().filter((r) => r.method === 'GET' && /^\/threads\/\d+\/messages$/.test(r.path)).length;
 
 /** Verification's differences as `kind id channel`, and the thread reads it made. */
 async function verifyNamed(config: PipelineConfig): Promise<{ named: string[]; messages: string[]; threadReads: number }> {
-  f.sandbox.clearRequests();
-  const { differences } = await runVerify({ config, sample: 0 }, { client: f.client });
+  t.f.sandbox.clearRequests();
+  const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
   return { named: differences.map((d) => `${d.kind} ${d.platformId ?? d.sourceKey} ${d.channelKey ?? "-"}`), messages: differences.map((d) => d.message), threadReads: threadReads() };
 }
 
@@ -96,7 +90,7 @@ describe('replies under messages the source gives none', () => {
 
   it('a reply left twice, once in its root\'s thread and once under a reply\'s channel copy (an older chatport\'s chain): the copy is extra', async () => {
     const config = await importExact('reply-twice', 'rt', 'thread: parent, ');
-    const [first] = await all(f.client.threads.messages(replyThreadIdOf(await channelMessage('rtone', 'root one'))!));
+    const [first] = await all(t.f.client.threads.messages(replyThreadIdOf(await channelMessage('rtone', 'root one'))!));
     await expectReplyNamed(config, { channelName: 'rtone', body: 'reply to nothing', username: 'rtb', copy: first! }, 2);
   });
 

@@ -52,7 +52,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(
-          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, outDir: run.runDir } : {}) },
+          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, channelIdFiles: run.channelIdFiles, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
         if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...(run?.unfinishedRun ? { unfinishedRun: run.unfinishedRun } : {}), ...result.summary, differences: result.differences }, null, 2)}\n`);

@@ -9,6 +9,8 @@ export interface RunsToVerify {
   label: string;
   runDir: string;
   rejectsFiles: string[];
+  /** The runs' `channel-ids.json` files, oldest first (run-verify.ts VerifyOptions.channelIdFiles). */
+  channelIdFiles: string[];
   /** Where onExisting matches were kept (the users stage's run folder). */
   usersRunDir: string;
   trial?: TrialSpec;
@@ -24,7 +26,7 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
   const run = await findLatestRun(stateDir);
   if (run === undefined) return undefined;
   const label = run.wholeInputRun ? `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input` : `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`;
-  return { label, runDir: run.runDir, usersRunDir: run.runDir, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
+  return { label, runDir: run.runDir, usersRunDir: run.runDir, channelIdFiles: run.channelIdFiles, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
 }
 
 /**
@@ -48,7 +50,7 @@ export async function findShardRuns(stateDir: string, count: number): Promise<Ru
   if (found.some((r) => r.trial)) throw new UsageError('a shard\'s latest run was a trial (--limit/--sample): verify it alone with its own --state');
   const unfinished = found.flatMap((r, i) => (r.ended ? [] : [i]));
   return {
-    label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), usersRunDir: found[0]!.runDir,
+    label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), channelIdFiles: found.flatMap((r) => r.channelIdFiles), usersRunDir: found[0]!.runDir,
     ...(unfinished.length > 0 ? { unfinished } : {}),
   };
 }

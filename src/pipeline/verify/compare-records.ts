@@ -91,12 +91,24 @@ export function compareUsers(
   return { differences, verified };
 }
 
+/** Why the channel compared of a key held twice is that one: the run state's id, the source's name, else the first made. */
+export type ComparedBecause = 'run' | 'name' | 'first';
+
+/** A source channel the platform holds on several channels: the one compared and the other copies. */
+export interface HeldTwice {
+  compared: PlatformChannel;
+  copies: PlatformChannel[];
+  because: ComparedBecause;
+}
+
 /**
  * Which platform channel is the pipeline's channel of each key. A channel is the pipeline's when it
  * carries `chatportPipeline == id` and `chatportKey == key`. Channels written before chatport stored its
  * pipeline id carry the key alone; they are taken when no channel carries the id, and among several the
  * one with the expected name wins. DIRECT channels the platform already had are found by their members.
- * Never "the last one listed": a key with several equal candidates is ambiguous and reported.
+ * A key on several channels (another tool, an earlier broken run) is reported as held twice, never taken
+ * silently; its members and messages are compared in one of them: the one the run state maps the key to
+ * (`runIds`, channel-ids.json), else the one of the source's name, else the first made (lowest id).
  */
 export function matchChannels(
   expected: ReadonlyMap<string, Sourced<ExpectedChannel>>,
@@ -104,7 +116,9 @@ export function matchChannels(
   pipelineId: string,
   /** Whether a channel of this pipeline not in the source counts as extra (run-verify.ts: judgedByExport). */
   judged: (channel: PlatformChannel) => boolean = () => true,
-): { byKey: Map<string, PlatformChannel>; extras: PlatformChannel[]; ambiguous: Map<string, PlatformChannel[]> } {
+  /** Channel key → platform id, as chatport's latest runs resolved them. */
+  runIds: ReadonlyMap<string, string> = new Map(),
+): { byKey: Map<string, PlatformChannel>; extras: PlatformChannel[]; heldTwice: Map<string, HeldTwice> } {
   const owned = new Map<string, PlatformChannel[]>();
   const legacy = new Map<string, PlatformChannel[]>();
   const extras: PlatformChannel[] = [];
@@ -116,12 +130,15 @@ export function matchChannels(
     else if (pipeline === undefined) append(legacy, key, c);
   }
   const byKey = new Map<string, PlatformChannel>();
-  const ambiguous = new Map<string, PlatformChannel[]>();
+  const heldTwice = new Map<string, HeldTwice>();
   const used = new Set<string>();
   for (const [key, { item }] of expected) {
     const candidates = owned.get(key) ?? (legacy.get(key) ?? []).filter((c) => item.name === undefined || c.name === item.name);
-    if (candidates.length > 1) ambiguous.set(key, candidates);
-    else if (candidates.length === 1) byKey.set(key, candidates[0]!);
+    if (candidates.length > 1) {
+      const twice = pickCompared(candidates, item.name, runIds.get(key));
+      heldTwice.set(key, twice);
+      byKey.set(key, twice.compared);
+    } else if (candidates.length === 1) byKey.set(key, candidates[0]!);
     for (const c of candidates) used.add(c.id);
   }
   for (const [key, list] of owned) if (!expected.has(key)) extras.push(...list.filter(judged));
@@ -129,22 +146,26 @@ export function matchChannels(
   const directByMembers = new Map<string, PlatformChannel>();
   for (const c of platform) if (c.type === 'DIRECT' && c.members && !used.has(c.id)) directByMembers.set(memberSet(c.members), c);
   for (const [key, { item }] of expected) {
-    if (byKey.has(key) || ambiguous.has(key) || item.type !== 'DIRECT') continue;
+    if (byKey.has(key) || item.type !== 'DIRECT') continue;
     const found = directByMembers.get(memberSet(item.members));
     if (found) byKey.set(key, found);
   }
-  return { byKey, extras, ambiguous };
+  return { byKey, extras, heldTwice };
+}
+
+function pickCompared(candidates: readonly PlatformChannel[], name: string | undefined, runId: string | undefined): HeldTwice {
+  const ordered = [...candidates].sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const pick = (compared: PlatformChannel, because: ComparedBecause): HeldTwice => ({ compared, copies: ordered.filter((c) => c !== compared), because });
+  const mapped = ordered.find((c) => c.id === runId);
+  if (mapped) return pick(mapped, 'run');
+  const named = ordered.filter((c) => name !== undefined && c.name === name);
+  return named.length === 1 ? pick(named[0]!, 'name') : pick(ordered[0]!, 'first');
 }
 
 export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedChannel>>, matched: ReturnType<typeof matchChannels>): { differences: Difference[]; verified: number } {
   const differences: Difference[] = [];
   let verified = 0;
   for (const [key, { sourceKey, position, item }] of expected) {
-    const many = matched.ambiguous.get(key);
-    if (many) {
-      differences.push({ kind: 'extra', stage: 'channels', sourceKey, position, message: `channel ${key} is on the platform ${many.length} times (ids ${many.map((c) => c.id).join(', ')})` });
-      continue;
-    }
     const found = matched.byKey.get(key);
     if (!found) {
       differences.push({ kind: 'missing', stage: 'channels', sourceKey, position, message: `channel ${key}${item.name ? ` ("${item.name}")` : ''} is not on the platform` });
@@ -159,6 +180,7 @@ export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedCh
     if (fields.length === 0) verified++;
     else differences.push({ kind: 'changed', stage: 'channels', sourceKey, position, platformId: found.id, fields, message: `channel ${key} differs on the platform in ${fields.join(', ')}` });
   }
+  differences.push(...heldTwiceDifferences(expected, matched.heldTwice));
   for (const c of matched.extras)
     differences.push({ kind: 'extra', stage: 'channels', platformId: c.id, channelKey: String(c.properties?.[CHANNEL_KEY_PROPERTY]), message: `channel "${c.name}" (key ${String(c.properties?.[CHANNEL_KEY_PROPERTY])}) carries this pipeline's id but is not in the source` });
   return { differences, verified };
@@ -194,4 +216,25 @@ function append<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 function memberSet(names: readonly string[]): string {
   return [...names].sort().join('\u0000');
+}
+
+const BECAUSE: Record<ComparedBecause, (key: string) => string> = {
+  run: (key) => `chatport's run maps ${key} to it`,
+  name: () => "its name is the source's",
+  first: () => 'made first: neither the run state nor the name tells them apart',
+};
+
+/** One `extra` per second copy of a channel, naming every id and the one compared. */
+export function heldTwiceDifferences(expected: ReadonlyMap<string, Sourced<ExpectedChannel>>, heldTwice: ReadonlyMap<string, HeldTwice>): Difference[] {
+  const differences: Difference[] = [];
+  for (const [key, { compared, copies, because }] of heldTwice) {
+    const source = expected.get(key);
+    const ids = [compared, ...copies].map((c) => c.id).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    for (const copy of copies)
+      differences.push({
+        kind: 'extra', stage: 'channels', ...(source ? { sourceKey: source.sourceKey, position: source.position } : {}), channelKey: key, platformId: copy.id,
+        message: `channel ${key} is on the platform ${ids.length} times (ids ${ids.join(', ')}): channel ${compared.id} is compared (${BECAUSE[because](key)}), channel ${copy.id} is a second copy (its members and messages are not compared)`,
+      });
+  }
+  return differences;
 }

@@ -17,6 +17,8 @@ export interface LatestRun {
    * platform then holds what that run imported, beyond the trial's part, so that is what to verify.
    */
   wholeInputRun?: { runId: string; rejectsFile: string };
+  /** Every run's `channel-ids.json` (present or not), oldest first: which channel a key held twice is chatport's. */
+  channelIdFiles: string[];
 }
 
 /** The latest run of a state folder (its folder, rejects file and trial cut), when there is one. */
@@ -24,15 +26,17 @@ export async function findLatestRun(stateDir: string): Promise<LatestRun | undef
   const paths = new RunPaths(stateDir);
   const fold = new RunStateFold();
   const whole = new WholeInputRuns();
+  const runIds = new Set<string>();
   await readJournalEvents<JournalEvent>(paths.journal, (e) => {
     fold.add(e);
     whole.add(e);
+    if (e.t === 'run-started') runIds.add(e.runId);
   });
   const { runId, trial, ended } = fold.state;
   if (runId === undefined) return undefined;
   const wholeRunId = trial ? whole.lastEndedBefore(runId) : undefined;
   return {
-    runId, runDir: paths.runDir(runId), rejectsFile: paths.rejects(runId), ended, ...(trial ? { trial } : {}),
+    runId, runDir: paths.runDir(runId), rejectsFile: paths.rejects(runId), ended, ...(trial ? { trial } : {}), channelIdFiles: [...runIds].map((id) => paths.channelIds(id)),
     ...(wholeRunId ? { wholeInputRun: { runId: wholeRunId, rejectsFile: paths.rejects(wholeRunId) } } : {}),
   };
 }

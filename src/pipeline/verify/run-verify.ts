@@ -12,7 +12,7 @@ import { readStageRecords } from '../import/read-stage.js';
 import { usersNamedForOthers } from './user-identity.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
-import { compareChannels, compareMembers, compareUsers, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
+import { compareChannels, compareMembers, compareUsers, heldTwiceDifferences, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
 import { countDifferences, stageVerification } from './describe.js';
 import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } from './expected-source.js';
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
@@ -25,12 +25,18 @@ import { findRootThreads, rootKey } from '../import/replies/roots.js';
 import { expectInChannel } from './expected-source.js';
 import { orphansHeld } from './verify-orphans.js';
 import { RepliesOnPlatform, unexpectedReplies } from './unexpected-replies.js';
+import { readRunChannelIds } from './run-channel-ids.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
   /** The run's rejects files: records it rejected are not expected on the platform. */
   rejectsFiles?: string[];
+  /**
+   * The runs' `channel-ids.json` files, oldest first: which channel a key held twice on the platform is
+   * chatport's (run-channel-ids.ts). Read only when a key is held twice.
+   */
+  channelIdFiles?: string[];
   /** Folder (a run folder) for verify.json and verify-differences.ndjson; nothing is written without it. */
   outDir?: string;
   /**
@@ -132,8 +138,13 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     compared.differences.push(...usersNamedForOthers(config, sourceNames, users, expected));
     record('users', expected.users.length, compared);
   }
-  const matched = matchChannels(channelsToMatch(expected), channels, config.id, judged);
+  const toMatch = channelsToMatch(expected);
+  let matched = matchChannels(toMatch, channels, config.id, judged);
+  if (matched.heldTwice.size > 0 && options.channelIdFiles)
+    matched = matchChannels(toMatch, channels, config.id, judged, await readRunChannelIds(options.channelIdFiles, new Set(matched.heldTwice.keys())));
   if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
+  // Without a channels stage (channels made by another pipeline before it carried ids) a key held twice is said all the same.
+  else if (matched.heldTwice.size > 0) record('channels', 0, { differences: heldTwiceDifferences(toMatch, matched.heldTwice), verified: 0 });
   if (expected.members.size > 0) {
     const membersStage = config.stages.find((s) => s.stage === 'members') ?? config.stages.find((s) => s.stage === 'channels');
     const held = await readMemberships(new Map([...channelsByKey(matched)].filter(([key]) => expected.members.has(key))), platform, membersStage?.options.concurrency ?? DEFAULT_STAGE_OPTIONS.concurrency);

@@ -3,6 +3,7 @@ import type { PipelineConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
 import { reportedError, type RunReport } from '../report.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
+import { RunPaths } from '../state/run-paths.js';
 import { findLatestRun, verificationScope } from './latest-run.js';
 import { exportWaitOf, runVerify } from './run-verify.js';
 
@@ -24,7 +25,7 @@ export async function verifyImportRun(
   try {
     const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
     const { summary } = await runVerify(
-      { config, rejectsFiles, outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
+      { config, rejectsFiles, channelIdFiles: [new RunPaths(input.stateDir).channelIds(report.runId)], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
       { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
     );
     report.verification = summary;
