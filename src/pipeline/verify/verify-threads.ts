@@ -37,13 +37,25 @@ export interface ThreadsVerification {
 export type NameReplies = (ordinals: ReadonlySet<number>) => Promise<ReadonlyMap<number, SourceMessage>>;
 
 export interface ReplyFinding {
-  kind: 'missing' | 'out-of-order' | 'changed';
+  kind: 'missing' | 'out-of-order' | 'changed' | 'misplaced';
   reply: number;
   /** Where the reply was looked for, in words: `the reply thread of <root>`. */
   place: string;
   platformId?: string;
   /** `changed`: the fields the token shows differ. */
   fields?: string[];
+  /** `misplaced`: where its equal by key is, and what to say instead when the content is not the same. */
+  moved?: Stray;
+}
+
+/** A reply a root's thread holds that the source does not reply there: extra, unless it is one missing elsewhere. */
+interface Stray {
+  keyHash: string;
+  message: Message;
+  /** The root and channel of the thread holding it. */
+  parent: string;
+  channelKey: string;
+  extra: Difference;
 }
 
 /** A reply the platform holds where the source puts it, whose whole content is compared with its source record. */
@@ -81,6 +93,7 @@ export async function verifyThreads(
   const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
   const findings: ReplyFinding[] = [];
   const checks: ContentCheck[] = [];
+  const strays: Stray[] = [];
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
   // A reply on a ring of replies has no root: an orphan (expected-replies.ts threadRoots).
   for (let i = 0; i < replies.count; i++) if (roots[i]! < 0) out.orphans.push(i);
@@ -95,8 +108,9 @@ export async function verifyThreads(
     }
     countRootThread(out.rootThreads, String(thread), channelKey, held.length);
     for (const r of held) out.replyIds.add(r.id);
-    out.verified += compareThread({ parent, replies, group, held, content }, { findings, checks, differences: out.differences });
+    out.verified += compareThread({ parent, channelKey, replies, group, held, content }, { findings, checks, strays, differences: out.differences });
   }
+  out.differences.push(...pairMoves(findings, strays, replies));
   const described = await describeReplyFindings(findings, checks, replies, nameReplies);
   out.differences.push(...described.differences);
   out.verified -= described.changedOnCheck;
@@ -125,6 +139,7 @@ async function threadReplies(client: ChatportClient, stage: StageConfig, threadI
 /** One thread: its root, the source's replies to it (indexes into `replies`), what the platform holds. */
 interface ThreadSides {
   parent: string;
+  channelKey: string;
   replies: ExpectedReplies;
   group: Uint32Array;
   held: readonly HeldReply[];
@@ -135,6 +150,7 @@ interface ThreadSides {
 interface ThreadFindings {
   findings: ReplyFinding[];
   checks: ContentCheck[];
+  strays: Stray[];
   differences: Difference[];
 }
 
@@ -171,10 +187,37 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
   held.forEach((h, i) => {
     if (matched.has(i)) return;
     const first = h.key === undefined ? undefined : firstAt.get(keyHashText(h.key));
-    const why = first !== undefined && matched.has(first) ? `a second copy of the reply it holds as message ${held[first]!.id}` : 'which the source does not reply there';
-    out.differences.push({ kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, ${why}` });
+    const copy = first !== undefined && matched.has(first);
+    const why = copy ? `a second copy of the reply it holds as message ${held[first]!.id}` : 'which the source does not reply there';
+    const extra: Difference = { kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, ${why}` };
+    // A reply of another thread, by its key, may be one missing there: moved (pairMoves).
+    if (copy || h.key === undefined) out.differences.push(extra);
+    else out.strays.push({ keyHash: keyHashText(h.key), message: h.message, parent, channelKey: sides.channelKey, extra });
   });
   return verified;
+}
+
+/**
+ * A reply missing in its thread whose key another root's thread holds was moved there: `misplaced`, as a
+ * message in another channel is (its content is compared when it is named: a changed one is missing and
+ * extra after all). Answers the extras no missing reply claims.
+ */
+function pairMoves(findings: ReplyFinding[], strays: readonly Stray[], replies: ExpectedReplies): Difference[] {
+  const byKey = new Map<string, Stray[]>();
+  for (const stray of strays) {
+    const list = byKey.get(stray.keyHash);
+    if (list) list.push(stray);
+    else byKey.set(stray.keyHash, [stray]);
+  }
+  for (const f of findings) {
+    if (f.kind !== 'missing') continue;
+    const stray = byKey.get(replies.keyHashOf(f.reply))?.shift();
+    if (stray === undefined) continue;
+    f.kind = 'misplaced';
+    f.moved = stray;
+    f.platformId = String(stray.message.id);
+  }
+  return [...byKey.values()].flatMap((list) => list.map((s) => s.extra));
 }
 
 /** Indexes of one longest strictly increasing subsequence of `values` (patience sorting, n log n). */
@@ -223,7 +266,12 @@ export function compareReplyContent(replies: ExpectedReplies, content: ReplyCont
 export async function describeReplyFindings(findings: readonly ReplyFinding[], checks: readonly ContentCheck[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<{ differences: Difference[]; changedOnCheck: number }> {
   if (findings.length === 0 && checks.length === 0) return { differences: [], changedOnCheck: 0 };
   const source = await nameReplies(new Set([...findings, ...checks].map((f) => replies.ordinal[f.reply]!)));
-  const differences = findings.map((f) => describe(f, source.get(replies.ordinal[f.reply]!), replies));
+  const differences = findings.flatMap((f) => {
+    const src = source.get(replies.ordinal[f.reply]!);
+    // A move keeps the content; one changed on the way is missing here and extra there.
+    if (f.moved && (!src || messageContentDifferences(src.item, f.moved.message).length > 0)) return [describe({ ...f, kind: 'missing' }, src, replies), f.moved.extra];
+    return [describe(f, src, replies)];
+  });
   let changedOnCheck = 0;
   for (const check of checks) {
     const src = source.get(replies.ordinal[check.reply]!);
@@ -245,5 +293,9 @@ function describe(f: ReplyFinding, src: SourceMessage | undefined, replies: Expe
       return { kind: 'out-of-order', ...base, platformId: f.platformId!, message: `${name} is in ${f.place}, but not where the source puts it` };
     case 'changed':
       return { kind: 'changed', ...base, platformId: f.platformId!, fields: f.fields!, message: `${name} differs in ${f.place} (message ${f.platformId}) in ${f.fields!.join(', ')}` };
+    case 'misplaced': {
+      const { parent, channelKey } = f.moved!;
+      return { kind: 'misplaced', ...base, platformId: f.platformId!, foundIn: channelKey, foundInThread: parent, message: `${name} belongs in ${f.place} but is in the reply thread of ${parent}${channelKey === base.channelKey ? '' : ` in channel ${channelKey}`} (message ${f.platformId})` };
+    }
   }
 }
