@@ -151,6 +151,11 @@ export interface PipelineConfig {
    * numbering moves when users are added before it).
    */
   platformUserNames?: ReadonlyMap<string, string>;
+  /**
+   * Set by verification: users renamed on the platform since the import (source name → the name this
+   * pipeline's user of that key holds there), so that their memberships and messages compare as theirs.
+   */
+  renamedUsers?: ReadonlyMap<string, string>;
 }
 
 /** One worker's part of a sharded run (docs/sharding.md): shard `index` of `count`, numbered from 0. */

@@ -178,7 +178,7 @@ export function judgeRerun(first: Case, next: Rows, mode: Mode): Rerun {
   }
   const expectedUsers = new Map([...usersAfter.values()].map((u) => [u.name, u.display]));
   const expectedChannels = new Map([...channelsAfter.values()].map(({ name, ...rest }) => [name, rest]));
-  const sourceUsers = new Map(nextUsers.filter((l) => isImported(l) || l.changed).map(({ cells: [, name, display] }) => [name!, display!]));
+  const sourceUsers = new Map(nextUsers.filter((l) => isImported(l) || l.changed).map(({ cells: [key, name, display] }) => [name!, { key: key!, display: display! }]));
   const differences = {
     users: userDifferences(sourceUsers, usersAfter),
     // A changed record, applied or not, is still the source's record (insert-mode ones are skipped).
@@ -221,15 +221,25 @@ function markChanged(line: { outcome: string; changed?: boolean }, mode: Mode): 
 
 const none = (): DifferenceCounts => ({ missing: 0, extra: 0, changed: 0 });
 
-/** Users by name (docs/verify.md): missing, changed display name, extra (this pipeline's, not in the source). */
-function userDifferences(source: Map<string, string>, platform: Map<string, HeldUser>): DifferenceCounts {
+/**
+ * Users by name (docs/verify.md): missing, changed display name, extra (this pipeline's, not in the source).
+ * A source name the platform lacks while the user of its key holds a name no source user has is one
+ * changed user (renamed there: an insert-mode rerun keeps the old name), not a missing and an extra.
+ */
+function userDifferences(source: Map<string, { key: string; display: string }>, platform: Map<string, HeldUser>): DifferenceCounts {
   const held = new Map([...platform.values()].map((u) => [u.name, u.display]));
+  const renamedTo = new Set<string>();
   const d = none();
-  for (const [name, display] of source) {
-    if (!held.has(name)) d.missing++;
-    else if (held.get(name) !== display) d.changed++;
+  for (const [name, { key, display }] of source) {
+    const ofKey = platform.get(key);
+    if (held.has(name)) {
+      if (held.get(name) !== display) d.changed++;
+    } else if (ofKey !== undefined && !source.has(ofKey.name)) {
+      d.changed++;
+      renamedTo.add(ofKey.name);
+    } else d.missing++;
   }
-  for (const name of held.keys()) if (!source.has(name)) d.extra++;
+  for (const name of held.keys()) if (!source.has(name) && !renamedTo.has(name)) d.extra++;
   return d;
 }
 

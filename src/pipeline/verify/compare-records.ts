@@ -50,7 +50,12 @@ export function ownProperties(properties: Record<string, unknown> | undefined): 
   return own;
 }
 
-/** Users by name: missing, changed (displayName, isGuest, properties), and extras the pipeline created. */
+/**
+ * Users by name: missing, changed (displayName, isGuest, properties), and extras the pipeline created. A
+ * source user whose name the platform lacks while this pipeline's user of its key holds another name (one no
+ * source user has) was renamed there: one `changed` user (field `name`), not a missing and an extra user.
+ * `renamed` (source name → platform name) lets its memberships and messages be compared as that user's.
+ */
 export function compareUsers(
   expected: ReadonlyArray<Sourced<ExpectedUser>>,
   platform: readonly PlatformUser[],
@@ -58,9 +63,13 @@ export function compareUsers(
   matched?: ReadonlyMap<string, { name: string }>,
   /** Whether a record of this pipeline not in the source counts as extra (run-verify.ts: judgedByExport). */
   judged: (record: { properties?: Record<string, unknown> | undefined }) => boolean = () => true,
-): { differences: Difference[]; verified: number } {
+): { differences: Difference[]; verified: number; renamed: Map<string, string> } {
   const byName = new Map(platform.map((u) => [u.name, u]));
+  const ownByKey = new Map<string, PlatformUser>();
+  for (const u of platform) if (u.properties?.[PIPELINE_PROPERTY] === pipelineId && typeof u.properties[CHANNEL_KEY_PROPERTY] === 'string') ownByKey.set(u.properties[CHANNEL_KEY_PROPERTY], u);
+  const sourceNames = new Set(expected.map((u) => u.item.name));
   const differences: Difference[] = [];
+  const renamed = new Map<string, string>();
   let verified = 0;
   const names = new Set<string>();
   for (const { sourceKey, position, item } of expected) {
@@ -73,22 +82,30 @@ export function compareUsers(
       continue;
     }
     names.add(item.name);
-    const found = byName.get(item.name);
+    const own = byName.has(item.name) ? undefined : ownByKey.get(sourceKey);
+    const found = byName.get(item.name) ?? (own !== undefined && !sourceNames.has(own.name) ? own : undefined);
     if (!found) {
       differences.push({ kind: 'missing', stage: 'users', sourceKey, position, message: `user "${item.name}" is not on the platform` });
       continue;
     }
-    const fields: string[] = [];
+    const fields = found.name === item.name ? [] : ['name'];
+    if (found.name !== item.name) {
+      names.add(found.name);
+      renamed.set(item.name, found.name);
+    }
     if (item.displayName !== undefined && item.displayName !== found.displayName) fields.push('displayName');
     if (item.isGuest !== undefined && item.isGuest !== (found.isGuest ?? false)) fields.push('isGuest');
     if (!samePatchedValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
-    else differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" differs on the platform in ${fields.join(', ')}` });
+    else {
+      const what = fields[0] === 'name' ? `is named "${found.name}" on the platform${fields.length > 1 ? `, and differs there in ${fields.slice(1).join(', ')}` : ''}` : `differs on the platform in ${fields.join(', ')}`;
+      differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" ${what}` });
+    }
   }
   for (const u of platform)
     if (u.properties?.[PIPELINE_PROPERTY] === pipelineId && !names.has(u.name) && judged(u))
       differences.push({ kind: 'extra', stage: 'users', platformId: u.id, message: `user "${u.name}" carries this pipeline's id but is not in the source` });
-  return { differences, verified };
+  return { differences, verified, renamed };
 }
 
 /** Why the channel compared of a key held twice is that one: the run state's id, the source's name, else the first made. */

@@ -24,6 +24,15 @@ export class Interner {
     return this.names[id] ?? '';
   }
 
+  /** `from`'s id answers to `to` from now on (a user renamed on the platform); kept when `to` has an id already. */
+  rename(from: string, to: string): void {
+    const id = this.ids.get(from);
+    if (id === undefined || this.ids.has(to)) return;
+    this.ids.delete(from);
+    this.ids.set(to, id);
+    this.names[id] = to;
+  }
+
   has(name: string): boolean {
     return this.ids.has(name);
   }

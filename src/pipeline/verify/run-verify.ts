@@ -137,6 +137,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     const sourceNames = await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read));
     compared.differences.push(...usersNamedForOthers(config, sourceNames, users, expected));
     record('users', expected.users.length, compared);
+    if (compared.renamed.size > 0) compareAsRenamed(config, expected, compared.renamed);
   }
   const toMatch = channelsToMatch(expected);
   let matched = matchChannels(toMatch, channels, config.id, judged);
@@ -232,6 +233,24 @@ async function checkThreads(
   result.verified -= described.changedOnCheck;
   result.contentChecked += found.checks.length;
   return result;
+}
+
+/**
+ * Users renamed on the platform (one `changed` user each): their memberships and messages are theirs still,
+ * so the source's names for them are taken as the platform's (the authors' tokens, the members, and the
+ * records a second read gives).
+ */
+function compareAsRenamed(config: PipelineConfig, expected: ExpectedSource, renamed: ReadonlyMap<string, string>): void {
+  config.renamedUsers = renamed;
+  for (const [from, to] of renamed) {
+    expected.authors.rename(from, to);
+    for (const members of expected.members.values()) {
+      const at = members.get(from);
+      if (at === undefined || members.has(to)) continue;
+      members.delete(from);
+      members.set(to, at);
+    }
+  }
 }
 
 /** A shard verifies its own channels: the pipeline's channels other shards own are theirs to verify. */

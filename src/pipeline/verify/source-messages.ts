@@ -30,10 +30,16 @@ export async function readMessagesAt(
   for (const o of ordinals) last = Math.max(last, o);
   let ordinal = 0;
   for await (const p of expectedRecords(config, stage, deps)) {
-    if (ordinals.has(ordinal)) out.set(ordinal, { sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, item: p.item });
+    if (ordinals.has(ordinal)) out.set(ordinal, { sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, item: asRenamed(p.item, config.renamedUsers) });
     if (++ordinal > last) break;
   }
   return out;
+}
+
+/** The item with its author as the platform names that user now (PipelineConfig.renamedUsers). */
+function asRenamed(item: SourceMessage['item'], renamed: ReadonlyMap<string, string> | undefined): SourceMessage['item'] {
+  const to = renamed !== undefined && typeof item.user === 'string' ? renamed.get(item.user) : undefined;
+  return to === undefined ? item : { ...item, user: to };
 }
 
 /** Fields whose content differs between the source's message and the platform's (chatport's own properties aside). */
