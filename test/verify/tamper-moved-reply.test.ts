@@ -15,12 +15,12 @@ import { sandboxAndHand } from './by-hand.js';
 
 const t = sandboxAndHand();
 
-/** c1 holds roots m1 and m2, c2 root m5; m3, m4 reply to m1, m6 to m2, m7 to m5. */
+/** c1 holds roots m1 and m2 and the plain m8, c2 root m5; m3, m4 reply to m1, m6 to m2, m7 to m5. */
 async function importThreads(name: string) {
   const dir = join(t.f.dir, name);
   await writeInput(dir, 'users.csv', `id,username,display\n1,${name}a,A\n2,${name}b,B\n`);
   await writeInput(dir, 'channels.csv', `key,name,members\nc1,${name}one,${name}a|${name}b\nc2,${name}two,${name}a|${name}b\n`);
-  const rows = ['m1,c1,a,root one,', 'm2,c1,b,root two,', 'm3,c1,b,reply 1 to one,m1', 'm4,c1,a,reply 2 to one,m1', 'm5,c2,a,root five,', 'm6,c1,a,reply to two,m2', 'm7,c2,b,reply to five,m5'];
+  const rows = ['m1,c1,a,root one,', 'm2,c1,b,root two,', 'm3,c1,b,reply 1 to one,m1', 'm4,c1,a,reply 2 to one,m1', 'm5,c2,a,root five,', 'm6,c1,a,reply to two,m2', 'm7,c2,b,reply to five,m5', 'm8,c1,b,plain,'];
   await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', ...rows.map((r) => r.replace(/,(a|b),/, `,${name}$1,`)), ''].join('\n'));
   const { config } = await writePipeline(dir, `name: ${name}
 stages:
@@ -59,7 +59,16 @@ describe('a reply moved to another thread', () => {
     ]);
     expect(differences[1]!.message).toMatch(new RegExp(`^reply m4 \\(.*messages\\.csv:5\\) belongs in the reply thread of m1 but is in the reply thread of m2 \\(message ${inTwo}\\)$`));
     expect(summary.counts).toMatchObject({ misplaced: 2, missing: 0, extra: 0 });
-    expect(summary.stages.messages).toMatchObject({ expected: 7, verified: 5 });
+    expect(summary.stages.messages).toMatchObject({ expected: 8, verified: 6 });
+  });
+
+  it('moved under a message the source gives no replies: misplaced, naming that message', async () => {
+    const config = await importThreads('mvp');
+    const plain = await root('mvpone', 'plain');
+    const moved = await moveReply(await root('mvpone', 'root one'), 'reply 2 to one', plain);
+    const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(differences.map((d) => [d.kind, d.sourceKey, d.platformId, d.foundIn, d.foundInThread])).toEqual([['misplaced', 'm4', moved, 'c1', undefined]]);
+    expect(differences[0]!.message).toMatch(new RegExp(`^reply m4 \\(.*\\) belongs in the reply thread of m1 but is in the reply thread of message ${String(plain.id)} \\(message ${moved}\\)$`));
   });
 
   it('moved and changed: missing in its thread, extra in the other', async () => {

@@ -18,7 +18,7 @@ import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } fro
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
-import { compareReplyContent, describeReplyFindings, verifyThreads, type ContentCheck, type NameReplies, type ReplyFinding, type ThreadsVerification } from './verify-threads.js';
+import { compareReplyContent, settleThreads, verifyThreads, type NameReplies, type ThreadsVerification } from './verify-threads.js';
 import { MessageIdSet } from './key-set.js';
 import { readMessagesAt } from './source-messages.js';
 import { findRootThreads, rootKey } from '../import/replies/roots.js';
@@ -162,6 +162,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     // Free when every message holds the replies the source gives it; threads are read only where more are held.
     const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
     threads.differences.push(...unexpected.differences);
+    await settleThreads(threads, unexpected.strays, expected.replies, nameReplies);
     if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
@@ -193,7 +194,7 @@ async function checkThreads(
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
   const replies = expected.replies;
-  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
+  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
   // Replies to replies are expected in the thread their chain starts from, as the import sends them.
   const threadRoots = replies.threadRoots();
   const wanted = new Map<string, Set<string>>();
@@ -217,7 +218,7 @@ async function checkThreads(
   // order, their content as a thread reply's; one that is not there is expected at the channel's end, so
   // its absence shows as a difference.
   const held = await orphansHeld(client, stage, replies, result.orphans, channels, aborted);
-  const found: { findings: ReplyFinding[]; checks: ContentCheck[] } = { findings: [], checks: [] };
+  const found = result.pending;
   for (const i of result.orphans) {
     const message = held.get(i);
     if (message === undefined) {
@@ -228,10 +229,6 @@ async function checkThreads(
     const place = `channel ${replies.channelKeyOf(i)}, where it was placed because its root is not on the platform`;
     if (compareReplyContent(replies, content, { reply: i, place, message }, found)) result.verified++;
   }
-  const described = await describeReplyFindings(found.findings, found.checks, replies, nameReplies);
-  result.differences.push(...described.differences);
-  result.verified -= described.changedOnCheck;
-  result.contentChecked += found.checks.length;
   return result;
 }
 

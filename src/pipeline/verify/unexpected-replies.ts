@@ -4,7 +4,9 @@ import type { StageConfig } from '../../config/index.js';
 import { int64 } from '../../shared/int64.js';
 import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { grownTo } from '../../shared/typed-arrays.js';
-import { replyThreadIdOf } from '../import/replies/index.js';
+import { replyKeyOf, replyThreadIdOf } from '../import/replies/index.js';
+import { keyHashText } from './expected-replies.js';
+import type { Stray } from './verify-threads.js';
 import type { Difference } from './types.js';
 
 /**
@@ -55,8 +57,12 @@ export interface RootThreadsRead {
  * excess is accounted for, so the roots after the last such message cost nothing. `replyIds`: those
  * replies, which the export lists among their channel's rows, for the caller to leave out of the channel.
  */
-export async function unexpectedReplies(client: ChatportClient, stage: StageConfig, held: RepliesOnPlatform, roots: RootThreadsRead, signal?: AbortSignal): Promise<{ differences: Difference[]; replyIds: Set<bigint> }> {
+export async function unexpectedReplies(
+  client: ChatportClient, stage: StageConfig, held: RepliesOnPlatform, roots: RootThreadsRead, signal?: AbortSignal,
+): Promise<{ differences: Difference[]; strays: Stray[]; replyIds: Set<bigint> }> {
   const differences: Difference[] = [];
+  // Those carrying a key: a reply the source gives elsewhere may have been moved here (settleThreads).
+  const strays: Stray[] = [];
   const replyIds = new Set<bigint>();
   for (const { channelKey, excess, holders } of held.exceeding(roots.heldByChannel)) {
     let left = excess;
@@ -66,12 +72,15 @@ export async function unexpectedReplies(client: ChatportClient, stage: StageConf
       left -= replies.messages.length;
       for (const reply of replies.messages) {
         replyIds.add(BigInt(reply.id));
-        differences.push(extraReply(channelKey, replies.rootId, reply));
+        const extra = extraReply(channelKey, replies.rootId, reply);
+        const key = replyKeyOf(stage, reply.properties);
+        if (key === undefined) differences.push(extra);
+        else strays.push({ keyHash: keyHashText(key), message: reply, thread: `the reply thread of message ${replies.rootId}`, channelKey, extra });
       }
       if (left <= 0) break;
     }
   }
-  return { differences, replyIds };
+  return { differences, strays, replyIds };
 }
 
 /** The replies under message `id` when its thread is not a root's already compared; undefined otherwise. */

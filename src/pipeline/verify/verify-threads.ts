@@ -31,6 +31,8 @@ export interface ThreadsVerification {
   orphans: number[];
   /** The roots' threads read, and the replies they hold per channel key (unexpected-replies.ts). */
   rootThreads: { threads: Set<string>; heldByChannel: Map<string, number> };
+  /** Named by settleThreads, with the replies found under other messages. */
+  pending: PendingThreadFindings;
 }
 
 /** The source records at these ordinals (source-messages.ts readMessagesAt): read only when a reply differs. */
@@ -48,14 +50,23 @@ export interface ReplyFinding {
   moved?: Stray;
 }
 
-/** A reply a root's thread holds that the source does not reply there: extra, unless it is one missing elsewhere. */
-interface Stray {
+/** A reply a thread holds that the source does not reply there: extra, unless it is one missing elsewhere (moved). */
+export interface Stray {
   keyHash: string;
   message: Message;
-  /** The root and channel of the thread holding it. */
-  parent: string;
+  /** The thread holding it, in words (`the reply thread of m2`), and its channel. */
+  thread: string;
   channelKey: string;
+  /** The source key of the root whose thread holds it, when that is a root of the source. */
+  rootKey?: string;
   extra: Difference;
+}
+
+/** Thread findings not yet named: named together once every thread holding replies was read (settleThreads). */
+export interface PendingThreadFindings {
+  findings: ReplyFinding[];
+  checks: ContentCheck[];
+  strays: Stray[];
 }
 
 /** A reply the platform holds where the source puts it, whose whole content is compared with its source record. */
@@ -90,10 +101,8 @@ export async function verifyThreads(
   content: ReplyContent,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
-  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() } };
-  const findings: ReplyFinding[] = [];
-  const checks: ContentCheck[] = [];
-  const strays: Stray[] = [];
+  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
+  const { findings, checks, strays } = out.pending;
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
   // A reply on a ring of replies has no root: an orphan (expected-replies.ts threadRoots).
   for (let i = 0; i < replies.count; i++) if (roots[i]! < 0) out.orphans.push(i);
@@ -110,12 +119,22 @@ export async function verifyThreads(
     for (const r of held) out.replyIds.add(r.id);
     out.verified += compareThread({ parent, channelKey, replies, group, held, content }, { findings, checks, strays, differences: out.differences });
   }
-  out.differences.push(...pairMoves(findings, strays, replies));
-  const described = await describeReplyFindings(findings, checks, replies, nameReplies);
-  out.differences.push(...described.differences);
-  out.verified -= described.changedOnCheck;
-  out.contentChecked = checks.length;
   return out;
+}
+
+/**
+ * Names what the threads' comparison found (one second read of the source), once the replies under
+ * messages the source gives none are known too (`strays`, unexpected-replies.ts): a reply missing in its
+ * thread that another thread holds was moved there.
+ */
+export async function settleThreads(threads: ThreadsVerification, strays: readonly Stray[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<void> {
+  const { findings, checks } = threads.pending;
+  threads.differences.push(...pairMoves(findings, [...threads.pending.strays, ...strays], replies));
+  const described = await describeReplyFindings(findings, checks, replies, nameReplies);
+  threads.differences.push(...described.differences);
+  threads.verified -= described.changedOnCheck;
+  threads.contentChecked += checks.length;
+  threads.pending = { findings: [], checks: [], strays: [] };
 }
 
 /** A root's thread read: its replies count once toward its channel's, however many refs name it. */
@@ -192,7 +211,7 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
     const extra: Difference = { kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, ${why}` };
     // A reply of another thread, by its key, may be one missing there: moved (pairMoves).
     if (copy || h.key === undefined) out.differences.push(extra);
-    else out.strays.push({ keyHash: keyHashText(h.key), message: h.message, parent, channelKey: sides.channelKey, extra });
+    else out.strays.push({ keyHash: keyHashText(h.key), message: h.message, thread: `the reply thread of ${parent}`, rootKey: parent, channelKey: sides.channelKey, extra });
   });
   return verified;
 }
@@ -294,8 +313,9 @@ function describe(f: ReplyFinding, src: SourceMessage | undefined, replies: Expe
     case 'changed':
       return { kind: 'changed', ...base, platformId: f.platformId!, fields: f.fields!, message: `${name} differs in ${f.place} (message ${f.platformId}) in ${f.fields!.join(', ')}` };
     case 'misplaced': {
-      const { parent, channelKey } = f.moved!;
-      return { kind: 'misplaced', ...base, platformId: f.platformId!, foundIn: channelKey, foundInThread: parent, message: `${name} belongs in ${f.place} but is in the reply thread of ${parent}${channelKey === base.channelKey ? '' : ` in channel ${channelKey}`} (message ${f.platformId})` };
+      const { thread, rootKey, channelKey } = f.moved!;
+      const where = `${thread}${channelKey === base.channelKey ? '' : ` in channel ${channelKey}`}`;
+      return { kind: 'misplaced', ...base, platformId: f.platformId!, foundIn: channelKey, ...(rootKey !== undefined ? { foundInThread: rootKey } : {}), message: `${name} belongs in ${f.place} but is in ${where} (message ${f.platformId})` };
     }
   }
 }
