@@ -98,7 +98,7 @@ describe('replies under messages the source gives none', () => {
     const config = await importExact('root-more', 'rm', 'thread: parent, ');
     const reply = await replyByHand(await channelMessage('rmtwo', 'root two'), 'rma');
     const after = await verifyNamed(config);
-    expect(after.named).toEqual([`extra ${reply} -`]);
+    expect(after.named).toEqual([`extra ${reply} c2`]);
     expect(after.threadReads).toBe(2);
   });
 });

@@ -208,7 +208,7 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
     const first = h.key === undefined ? undefined : firstAt.get(keyHashText(h.key));
     const copy = first !== undefined && matched.has(first);
     const why = copy ? `a second copy of the reply it holds as message ${held[first]!.id}` : 'which the source does not reply there';
-    const extra: Difference = { kind: 'extra', stage: 'messages', platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, ${why}` };
+    const extra: Difference = { kind: 'extra', stage: 'messages', channelKey: sides.channelKey, platformId: h.id, message: `the reply thread of ${parent} holds message ${h.id}, ${why}` };
     // A reply of another thread, by its key, may be one missing there: moved (pairMoves).
     if (copy || h.key === undefined) out.differences.push(extra);
     else out.strays.push({ keyHash: keyHashText(h.key), message: h.message, thread: `the reply thread of ${parent}`, rootKey: parent, channelKey: sides.channelKey, extra });
