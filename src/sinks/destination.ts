@@ -48,4 +48,12 @@ export interface Destination {
   beginPublication(partition: Partition, runId: string): Promise<Publication>;
   /** The published manifest of a dataset and date, as text; undefined when that date holds none. */
   readManifest(partition: Partition): Promise<string | undefined>;
+  /** Whether the date holds `_SUCCESS`: its manifest describes a finished publication. */
+  isMarked(partition: Partition): Promise<boolean>;
+  /**
+   * Finishes a publication in `format` that a run killed outright (SIGKILL, OOM) left half done, so the date
+   * is whole again with `_SUCCESS` (locally: a publication past its point of no return; on S3: a date
+   * without `_SUCCESS` whose manifest's files are all there, their sizes as it says). Returns whether it did.
+   */
+  finishInterrupted(partition: Partition, format: string): Promise<boolean>;
 }

@@ -28,5 +28,7 @@ export function createDestination(target: string, s3: S3DestinationOptions = {})
     root: target,
     beginPublication: async (partition, runId) => (await load()).beginPublication(partition, runId),
     readManifest: async (partition) => (await load()).readManifest(partition),
+    isMarked: async (partition) => (await load()).isMarked(partition),
+    finishInterrupted: async (partition, format) => (await load()).finishInterrupted(partition, format),
   };
 }

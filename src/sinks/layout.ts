@@ -2,14 +2,16 @@
  * Where export output lives, relative to the destination root:
  *
  *   <dataset>/dt=YYYY-MM-DD/part-<run>-<n>.<ext>          data (Hive-style partition, no colons: Athena);
- *                                                          on S3 part-<run>-<attempt>-<n>.<ext>
+ *                                                          part-<run>-<attempt>-<n>.<ext> on S3, and locally
+ *                                                          for a retry with the same run id
  *   <dataset>/dt=YYYY-MM-DD/_SUCCESS                      written last; readers ignore a date without it
  *   _manifests/<dataset>/dt=YYYY-MM-DD/manifest.json      outside the data prefix, so engines that scan
  *                                                          <dataset>/ never read it as data
- * Local file names are deterministic (run id, sequence): a run is staged aside and renamed into place, so
- * a retried run with the same id replaces its files only when it publishes. S3 has no rename: each attempt
- * adds a random tag, so no upload can overwrite a file a published manifest names.
+ * A retry keeps its run id (Airflow's run_id), and neither backend may put a file over one a published
+ * manifest names: S3 has no rename, so each attempt adds a random tag; a local publish moves its files in
+ * beside the old ones before the manifest changes, so a run whose id the date's folder already holds adds one.
  */
+import { randomBytes } from 'node:crypto';
 import { UsageError } from '../shared/errors.js';
 
 export interface Partition {
@@ -63,4 +65,16 @@ export function manifestPath(partition: Partition): string {
  */
 export function dataFileName(runId: string, sequence: number, extension: string, attempt?: string): string {
   return `part-${runId}-${attempt ? `${attempt}-` : ''}${String(sequence).padStart(5, '0')}.${extension}`;
+}
+
+/**
+ * A tag no file of the date's folder uses yet (`existing`: its keys or names, each starting with
+ * `folderKey`); 8 hex digits, so a clash is a 1-in-4-billion chance, checked anyway.
+ */
+export function newAttemptTag(runId: string, folderKey: string, existing: ReadonlySet<string>): string {
+  for (;;) {
+    const tag = randomBytes(4).toString('hex');
+    const start = `${folderKey}part-${runId}-${tag}-`;
+    if (![...existing].some((k) => k.startsWith(start))) return tag;
+  }
 }

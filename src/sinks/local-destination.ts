@@ -1,17 +1,22 @@
 /**
- * A local directory. Output is written aside under `<root>/_staging/…` (same file system, so renames are
- * atomic), then published with renames:
- *   1. data files and the manifest are written and flushed to disk in the staging folder;
- *   2. the old `<dataset>/dt=D` folder is renamed away, the staged folder renamed into its place (the new
- *      files appear together; a reader between the two renames sees no date, never a mixture);
- *   3. the manifest is renamed over the old one;
- *   4. `_SUCCESS` is written (aside, then renamed) last; then the old folder is deleted.
- * A crash leaves at worst an unmarked date and leftovers under `_staging`, removed by the next run of that
- * dataset and date. One writer per dataset and date at a time (the CronJob uses concurrencyPolicy Forbid):
- * a run whose staging folder another run of the date cleared stops with OUTPUT_CONCURRENT_WRITE (retryable).
+ * A local directory. A run writes aside under `<root>/_staging/<dataset>/dt=D/<run>/` (same file system, so
+ * renames are atomic), then publishes in an order that keeps what a loader trusts true after every step,
+ * as the S3 backend does (a kill -9 can stop it between any two steps):
+ *   1. data files and the manifest are written and flushed in the staging folder; the manifest renamed to
+ *      `commit.json` there is the point of no return: from then on the publication is finished, by this run
+ *      or (killed) by the next run of the date in its format (`finishInterrupted`), never undone;
+ *   2. the date's `_SUCCESS` is removed: readers now ignore the date;
+ *   3. the new data files are renamed into the data folder beside the old ones (a retry with the same run
+ *      id tags its names, as S3 attempts do), so the old manifest still names only files as it describes them;
+ *   4. the manifest is renamed over the old one: it names the new files, all in place;
+ *   5. files of the folder the manifest does not name are deleted, `_SUCCESS` is written (aside, renamed)
+ *      and the staging removed.
+ * A crash before step 1 leaves the previous output whole (and leftovers under `_staging`, removed by the
+ * next run of the date). One writer per dataset and date at a time (the CronJob uses concurrencyPolicy
+ * Forbid): a run whose staging folder another run of the date cleared stops with OUTPUT_CONCURRENT_WRITE.
  */
 import { createWriteStream } from 'node:fs';
-import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,8 +24,25 @@ import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
 import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
 import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
-import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
+
+/** In a run's staging folder: a publication past its point of no return (CommitRecord). */
+const COMMIT_RECORD = 'commit.json';
+
+interface CommitRecord {
+  /** The run's data files, in the staging folder until moved into the data folder. */
+  files: string[];
+  manifest: string;
+}
+
+function formatOf(manifestJson: string): unknown {
+  try {
+    return (JSON.parse(manifestJson) as { format?: unknown }).format;
+  } catch {
+    return undefined;
+  }
+}
 
 async function writeDurably(path: string, text: string): Promise<void> {
   await writeFile(path, text, { flush: true });
@@ -53,19 +75,48 @@ async function clearedByOtherRun(error: unknown, staging: string, folder: string
 export function createLocalDestination(rootDir: string): Destination {
   const root = resolve(rootDir);
   const fileUrl = (relative: string) => pathToFileURL(join(root, relative)).href;
+  const pathsOf = (partition: Partition) => ({
+    finalData: join(root, dataFolder(partition)),
+    finalManifest: join(root, manifestPath(partition)),
+    stagingForDate: join(root, STAGING_FOLDER, dataFolder(partition)),
+  });
+
+  /** Steps 2–5 from a run's commit record; each step can be done again, so a killed finish is finished by the next. */
+  async function finishCommitted(partition: Partition, staging: string, record: CommitRecord): Promise<void> {
+    const { finalData, finalManifest, stagingForDate } = pathsOf(partition);
+    const names = new Set(record.files);
+    await rm(join(finalData, SUCCESS_MARKER), { force: true });
+    await mkdir(finalData, { recursive: true });
+    for (const name of names) {
+      if (!(await renameIfExists(join(staging, 'data', name), join(finalData, name))) && (await isGone(join(finalData, name))))
+        throw new Error(`${name}, a file of the publication, is neither staged nor in ${finalData}`);
+    }
+    const stagedManifest = join(staging, 'manifest.json');
+    await writeDurably(stagedManifest, record.manifest);
+    await mkdir(dirname(finalManifest), { recursive: true });
+    await rename(stagedManifest, finalManifest);
+    for (const name of await readdir(finalData)) if (!names.has(name)) await rm(join(finalData, name), { recursive: true, force: true });
+    const stagedMarker = join(staging, SUCCESS_MARKER);
+    await writeDurably(stagedMarker, '');
+    await rename(stagedMarker, join(finalData, SUCCESS_MARKER));
+    await rm(stagingForDate, { recursive: true, force: true });
+  }
 
   async function beginPublication(partitionIn: Partition, runIdIn: string): Promise<Publication> {
     const partition = validatePartition(partitionIn);
     const runId = validateRunId(runIdIn);
-    const finalData = join(root, dataFolder(partition));
-    const finalManifest = join(root, manifestPath(partition));
-    const stagingForDate = join(root, STAGING_FOLDER, dataFolder(partition));
+    const { finalData, stagingForDate } = pathsOf(partition);
     const staging = join(stagingForDate, runId);
     const stagedData = join(staging, 'data');
     // Leftovers of crashed runs of this date (one writer per date at a time).
     await rm(stagingForDate, { recursive: true, force: true });
     await mkdir(stagedData, { recursive: true });
+    // Files move in beside the published ones: a retry with the same run id tags its names so none lands on
+    // a file the published manifest names (names stay `part-<run>-<n>` otherwise).
+    const published = new Set(await readdir(finalData).catch(() => [] as string[]));
+    const attempt = [...published].some((n) => n.startsWith(`part-${runId}-`)) ? newAttemptTag(runId, '', published) : undefined;
     let state: 'open' | 'committed' | 'aborted' = 'open';
+    const written: string[] = [];
 
     const wrap = (step: string, error: unknown) =>
       // A full or failing disk is that (74, as for a data file), not a folder that cannot be written (73).
@@ -79,10 +130,11 @@ export function createLocalDestination(rootDir: string): Destination {
     return {
       dataUrl: `${fileUrl(dataFolder(partition))}/`,
       urlOf: (name) => fileUrl(`${dataFolder(partition)}/${name}`),
-      dataFileName: (sequence, extension) => dataFileName(runId, sequence, extension),
+      dataFileName: (sequence, extension) => dataFileName(runId, sequence, extension, attempt),
 
       async writeDataFile(name: string, body: Readable): Promise<void> {
         // `flush` fsyncs before close, so a renamed file is on disk, not only in the page cache.
+        written.push(name);
         try {
           await pipeline(body, createWriteStream(join(stagedData, name), { flush: true }));
         } catch (error) {
@@ -92,34 +144,20 @@ export function createLocalDestination(rootDir: string): Destination {
 
       async commit(manifestJson: string): Promise<PublishedUrls> {
         if (state !== 'open') throw new Error(`publication already ${state}`);
-        const stagedManifest = join(staging, 'manifest.json');
-        const old = join(staging, 'previous');
         let step = 'writing the manifest';
         try {
-          await writeDurably(stagedManifest, manifestJson);
-          step = 'moving the data folder into place';
-          await mkdir(dirname(finalData), { recursive: true });
-          const hadOld = await renameIfExists(finalData, old);
-          try {
-            await rename(stagedData, finalData);
-          } catch (error) {
-            if (hadOld) await rename(old, finalData);
-            throw error;
-          }
+          const record: CommitRecord = { files: written, manifest: manifestJson };
+          // Written whole aside (the name a manifest has there), then renamed: a kill leaves it whole or absent.
+          const aside = join(staging, 'manifest.json');
+          await writeDurably(aside, JSON.stringify(record));
+          await rename(aside, join(staging, COMMIT_RECORD));
           state = 'committed';
-          step = 'moving the manifest into place';
-          await mkdir(dirname(finalManifest), { recursive: true });
-          await rename(stagedManifest, finalManifest);
-          step = 'writing _SUCCESS';
-          const stagedMarker = join(staging, SUCCESS_MARKER);
-          await writeDurably(stagedMarker, '');
-          await rename(stagedMarker, join(finalData, SUCCESS_MARKER));
-          step = 'removing the previous output';
-          await rm(stagingForDate, { recursive: true, force: true });
+          step = 'moving the data files and the manifest into place';
+          await finishCommitted(partition, staging, record);
         } catch (error) {
           throw (await clearedByOtherRun(error, staging, finalData)) ?? wrap(step, error);
         }
-        return { manifestUrl: pathToFileURL(finalManifest).href, successUrl: pathToFileURL(join(finalData, SUCCESS_MARKER)).href };
+        return { manifestUrl: pathToFileURL(pathsOf(partition).finalManifest).href, successUrl: pathToFileURL(join(finalData, SUCCESS_MARKER)).href };
       },
 
       async abort(): Promise<void> {
@@ -134,5 +172,31 @@ export function createLocalDestination(rootDir: string): Destination {
     return readTextIfExists(join(root, manifestPath(validatePartition(partition))));
   }
 
-  return { root, beginPublication, readManifest };
+  async function isMarked(partition: Partition): Promise<boolean> {
+    return !(await isGone(join(pathsOf(validatePartition(partition)).finalData, SUCCESS_MARKER)));
+  }
+
+  async function finishInterrupted(partitionIn: Partition, format: string): Promise<boolean> {
+    const partition = validatePartition(partitionIn);
+    const { stagingForDate } = pathsOf(partition);
+    for (const run of await readdir(stagingForDate).catch(() => [] as string[])) {
+      const staging = join(stagingForDate, run);
+      try {
+        const text = await readTextIfExists(join(staging, COMMIT_RECORD));
+        const record = text === undefined ? undefined : (JSON.parse(text) as CommitRecord);
+        // A publication of another format is not finished: the run that asks will replace the date.
+        if (record === undefined || formatOf(record.manifest) !== format) continue;
+        await finishCommitted(partition, staging, record);
+        return true;
+      } catch (error) {
+        if (isDiskFailure(error)) throw error;
+        throw new ChatportError(`finishing the publication of ${dataFolder(partition)} a killed run left in ${staging} failed; delete that folder to drop it, then run again`, {
+          code: 'OUTPUT_WRITE_FAILED', transient: false, details: { root, dataset: partition.dataset, date: partition.date, staging }, cause: error,
+        });
+      }
+    }
+    return false;
+  }
+
+  return { root, beginPublication, readManifest, isMarked, finishInterrupted };
 }

@@ -21,14 +21,13 @@ import {
   DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { Sleep } from '../shared/async.js';
 import { UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
-import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3Failure, s3PublishFailure } from './s3-errors.js';
 import { cleanupDeadline, cleanupFailure, sendingWith, uploadClient } from './s3-stop.js';
@@ -48,15 +47,30 @@ export interface S3DestinationOptions extends S3ConnectionOptions {
   sleep?: Sleep;
 }
 
-async function listKeys(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
-  const keys: string[] = [];
+/** Every key under `prefix` with its size. */
+async function listSizes(client: S3Client, bucket: string, prefix: string): Promise<Map<string, number | undefined>> {
+  const sizes = new Map<string, number | undefined>();
   let token: string | undefined;
   do {
     const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-    for (const item of page.Contents ?? []) if (item.Key) keys.push(item.Key);
+    for (const item of page.Contents ?? []) if (item.Key) sizes.set(item.Key, item.Size);
     token = nextListToken(page, formatS3Url({ bucket, key: prefix }), 'OUTPUT_UNAVAILABLE');
   } while (token);
-  return keys;
+  return sizes;
+}
+
+async function listKeys(client: S3Client, bucket: string, prefix: string): Promise<string[]> {
+  return [...(await listSizes(client, bucket, prefix)).keys()];
+}
+
+/** The format and files of a manifest's text; undefined when it is not one (the format guard names such a file). */
+function manifestFiles(text: string): { format?: unknown; files: Array<{ name: string; bytes: number }> } | undefined {
+  try {
+    const parsed = JSON.parse(text) as { format?: unknown; files?: unknown };
+    return Array.isArray(parsed.files) ? { format: parsed.format, files: parsed.files as Array<{ name: string; bytes: number }> } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 async function deleteKeys(client: S3Client, bucket: string, keys: readonly string[]): Promise<void> {
@@ -96,15 +110,6 @@ function otherWriterSeen(folderUrl: string, current: readonly string[], ours: Re
     ...(lost.length > 0 ? [`${lost.length} of its own file(s) disappeared (first ${lost[0]})`] : []),
   ].join('; ');
   return concurrentWriteError(folderUrl, seen, { foreign: foreign.slice(0, 10), lost: lost.slice(0, 10) });
-}
-
-/** A tag no key of the date's folder uses yet (8 hex digits: a clash is a 1-in-4-billion chance, checked anyway). */
-function newAttemptTag(runId: string, folderKey: string, existing: ReadonlySet<string>): string {
-  for (;;) {
-    const tag = randomBytes(4).toString('hex');
-    const start = `${folderKey}part-${runId}-${tag}-`;
-    if (![...existing].some((k) => k.startsWith(start))) return tag;
-  }
 }
 
 /**
@@ -254,5 +259,43 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     }
   }
 
-  return { root: rootUrl, beginPublication, readManifest };
+  async function isMarked(partition: Partition): Promise<boolean> {
+    const key = `${keyOf(dataFolder(validatePartition(partition)))}/${SUCCESS_MARKER}`;
+    try {
+      return await exists(getClient(), bucket, key);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw s3Failure(error, 'HeadObjectCommand', formatS3Url({ bucket, key }));
+    }
+  }
+
+  /**
+   * A killed run left the date without `_SUCCESS`: before its manifest was written (the old manifest still
+   * names the old files, all there, beside some of the run's uploads) or after (the new manifest names the
+   * new files, all there, beside old ones). Either way the manifest's files make a whole date: the others
+   * are deleted and `_SUCCESS` written, as the killed run's own cleanup or publish would have.
+   */
+  async function finishInterrupted(partitionIn: Partition, format: string): Promise<boolean> {
+    const partition = validatePartition(partitionIn);
+    const folderKey = `${keyOf(dataFolder(partition))}/`;
+    const markerKey = `${folderKey}${SUCCESS_MARKER}`;
+    const s3 = getClient();
+    try {
+      const sizes = await listSizes(s3, bucket, folderKey);
+      if (sizes.has(markerKey)) return false;
+      const text = await readManifest(partition);
+      const manifest = text === undefined ? undefined : manifestFiles(text);
+      if (manifest?.format !== format) return false;
+      const named = new Set(manifest.files.map((f) => `${folderKey}${f.name}`));
+      if (manifest.files.some((f) => sizes.get(`${folderKey}${f.name}`) !== f.bytes)) return false;
+      await deleteKeys(s3, bucket, [...sizes.keys()].filter((k) => !named.has(k)));
+      await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
+      return true;
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw s3PublishFailure(formatS3Url({ bucket, key: folderKey }), 'finishing the publication a killed run left', error, { root: rootUrl, dataset: partition.dataset, date: partition.date });
+    }
+  }
+
+  return { root: rootUrl, beginPublication, readManifest, isMarked, finishInterrupted };
 }

@@ -57,3 +57,15 @@ export async function journalEvents(stateDir: string): Promise<JournalEvent[]> {
 /** How many events of a kind (of one stage) a journal holds. */
 export const countEvents = (events: JournalEvent[], t: JournalEvent['t'], stage?: string) =>
   events.filter((e) => e.t === t && (!stage || ('stage' in e && e.stage === stage))).length;
+
+/**
+ * The CLI as a child process, SIGKILLed right after its n-th change to the file system under `folder`
+ * (test/helpers/kill-at-fs-call.mjs), counting only changes whose paths hold `paths` when given:
+ * `killedAt` names that call, undefined when the run ended first.
+ */
+export async function chatportKilledAtFsCall(args: string[], env: Record<string, string>, n: number, folder: string, paths = ''): Promise<Ran & { killedAt?: string }> {
+  const kill = { CHATPORT_TEST_KILL_AT_FS: `${n}:${folder}`, CHATPORT_TEST_KILL_AT_FS_PATHS: paths };
+  const ran = await chatportProcess(args, { ...env, ...kill }, undefined, [pathToFileURL(join(ROOT, 'test/helpers/kill-at-fs-call.mjs')).href]);
+  const killedAt = /^chatport-fs-call (.*)$/m.exec(ran.stderr)?.[1];
+  return killedAt === undefined ? ran : { ...ran, killedAt };
+}

@@ -1,4 +1,4 @@
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -229,4 +229,29 @@ it('S3: a listing page that says "truncated" without a continuation token stops 
   } finally {
     await store.close();
   }
+});
+
+it('S3: a date a killed run left without _SUCCESS is finished from its manifest by the next run in its format', async () => {
+  const target = await s3Target();
+  const partition = { dataset: 'messages', date: '2026-11-21' };
+  const { manifest } = await writeExport(asyncRows(sampleRows(300)), options(target, 'ndjson'));
+  const published = await target.listFiles();
+  const key = (relative: string) => `${target.destination.root.replace(/^s3:\/\/[^/]+\//, '')}${relative}`;
+  // Killed after taking _SUCCESS down and uploading a file, before its manifest: the old manifest still
+  // names every old file.
+  await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key('messages/dt=2026-11-21/_SUCCESS') }));
+  await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key('messages/dt=2026-11-21/part-KILLED-0badf00d-00000.ndjson.gz'), Body: 'cut' }));
+  expect(await target.destination.isMarked(partition)).toBe(false);
+  // Another format's run does not finish it (it replaces the date itself).
+  expect(await target.destination.finishInterrupted(partition, 'csv')).toBe(false);
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe(true);
+  expect(await target.listFiles()).toEqual(published);
+  expect(await target.destination.isMarked(partition)).toBe(true);
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe(false);
+
+  // A manifest naming a file that is not there makes no whole date: nothing is deleted or marked.
+  await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key('messages/dt=2026-11-21/_SUCCESS') }));
+  await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key(`messages/dt=2026-11-21/${manifest.files[0]!.name}`) }));
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe(false);
+  expect(await target.destination.isMarked(partition)).toBe(false);
 });

@@ -1,6 +1,7 @@
 /**
  * The nightly analytics export, end to end:
- *   0. refuse (exit 78) when a partition it would write already holds another format (format-guard.ts);
+ *   0. finish what a killed run of its dates left half published (interrupted.ts), then refuse (exit 78) when
+ *      a partition it would write already holds another format, published whole (format-guard.ts);
  *   1. start the export job of every dataset, then wait for all of them; a FAILED job ends the run
  *      (JOB_FAILED, exit 3) before anything is published;
  *   2. per dataset, one after the other: download the job's file (streamed, resumed with Range and If-Range,
@@ -20,6 +21,7 @@ import { partitionByDay } from './day-partitions.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
+import { finishInterruptedPublications } from './interrupted.js';
 import { damagedExportFile, exportFromZeroOnChange, openExportDownload } from './download.js';
 import { startExportJob } from './start-export.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
@@ -48,6 +50,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     signal.throwIfAborted();
     await removeSpillsOfKilledRuns(logger);
     const destination = deps.destination ?? createDestination(opts.to, { ...options.s3, signal });
+    await finishInterruptedPublications(destination, partitionsOf(opts), opts.format, logger);
     await refuseOtherFormat(destination, partitionsOf(opts), opts.format);
     const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
     const datasets: DatasetReport[] = [];
