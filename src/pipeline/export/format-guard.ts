@@ -3,8 +3,9 @@
  * tables) points at `<to>/<dataset>/` and reads every file under it with one format, so Parquet and CSV
  * cannot live side by side in it, and an export in another format must not silently replace a date
  * published in the first. Before any job starts, every partition the run would write is checked against
- * its published manifest; another format refuses the run (CONFIG_FORMAT_CONFLICT, exit 78), nothing
- * written. Exporting the same date again in the same format still replaces it (the normal rerun).
+ * its published manifest; another format with `_SUCCESS` refuses the run (CONFIG_FORMAT_CONFLICT, exit
+ * 78), nothing written. A manifest without `_SUCCESS` (a run killed while publishing) refuses nothing.
+ * Exporting the same date again in the same format still replaces it (the normal rerun).
  */
 import { ChatportError } from '../../shared/errors.js';
 import { manifestPath, type Destination, type OutputFormat, type Partition } from '../../sinks/index.js';
@@ -15,12 +16,14 @@ export async function refuseOtherFormat(destination: Destination, partitions: re
     if (text === undefined) continue;
     const published = parsePublishedManifest(text, destination, partition);
     if (published.format === format) continue;
+    // A date without _SUCCESS was never published whole (a run killed while publishing it): readers ignore
+    // it, and a run in this format replaces it like any unpublished date.
+    if (!(await destination.isMarked(partition))) continue;
     const where = `${destination.root}/${partition.dataset}/dt=${partition.date}`;
-    // The refusal rests on the manifest, which lives outside the data folder: deleting the folder alone is no way out.
     const manifest = manifestUrlOf(destination, partition);
     throw new ChatportError(
       `${where} already holds ${published.format ?? 'another format'} output (run ${published.runId ?? 'unknown'}); a ${format} export would replace it. ` +
-        `A table holds one format: export ${format} to another --to (e.g. ${destination.root}/${format}), or delete that date's output first: its data folder and its manifest ${manifest}`,
+        `A table holds one format: export ${format} to another --to (e.g. ${destination.root}/${format}), or delete that date's output first (its data folder ${where} and its manifest ${manifest}) and run again`,
       { code: 'CONFIG_FORMAT_CONFLICT', details: { ...partition, root: destination.root, manifest, published: published.format ?? null, requested: format } },
     );
   }
