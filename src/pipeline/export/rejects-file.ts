@@ -201,6 +201,27 @@ export class RejectsFile {
   }
 }
 
+/**
+ * A run killed between publishing a date's data and moving that date's rejects into place left them aside
+ * while its manifest names them (`published`): they are moved into place now, replacing the date's older
+ * rejects as the killed run would have (but those in `named`, the names its manifest gives). Nothing
+ * happens when the file is in place or nothing is aside.
+ */
+export async function finishKilledRunRejects(published: string, window: boolean, named: ReadonlySet<string>): Promise<boolean> {
+  const day = dirname(published);
+  const staged = join(dirname(dirname(dirname(published))), REJECTS_STAGING, basename(dirname(day)), basename(day), basename(published));
+  const present = async (path: string) => readdir(dirname(path)).then((names) => names.includes(basename(path)), ifMissing(false));
+  if ((await present(published)) || !(await present(staged))) return false;
+  try {
+    await mkdir(day, { recursive: true });
+    await rename(staged, published);
+    await removeOlderRejects(day, window ? WINDOW_REJECTS : DAY_REJECTS, named);
+  } catch (error) {
+    throw new ChatportError(`moving the rejects ${staged} a killed run left aside to ${published} failed`, { code: 'OUTPUT_WRITE_FAILED', details: { staged, published }, cause: error });
+  }
+  return true;
+}
+
 /** Removes a date's rejects files matching `replaced` other than `kept`, and the folder when that leaves it empty. */
 async function removeOlderRejects(folder: string, replaced: RegExp, kept: ReadonlySet<string>): Promise<void> {
   const older = (await readdir(folder).catch(ifMissing([]))).filter((name) => replaced.test(name) && !kept.has(name));
