@@ -22,6 +22,9 @@ export function concurrentWriteError(folder: string, seen: string, details: Reco
   });
 }
 
+/** What `finishInterrupted` did. */
+export type FinishOutcome = 'finished' | 'discarded' | 'none';
+
 export interface PublishedUrls {
   manifestUrl: string;
   successUrl: string;
@@ -53,7 +56,8 @@ export interface Destination {
   /**
    * Finishes a publication in `format` that a run killed outright (SIGKILL, OOM) left half done, so the date
    * is whole again with `_SUCCESS` (locally: a publication past its point of no return; on S3: a date
-   * without `_SUCCESS` whose manifest's files are all there, their sizes as it says). Returns whether it did.
+   * without `_SUCCESS` whose manifest's files are all there, their sizes as it says). `discarded`: what it
+   * left could not be finished (a file of it lost) and was removed, so the date is left to the run to replace.
    */
-  finishInterrupted(partition: Partition, format: string): Promise<boolean>;
+  finishInterrupted(partition: Partition, format: string): Promise<FinishOutcome>;
 }

@@ -2,7 +2,7 @@
 export { writeExport, noteCleanupFailure, type WriteExportOptions, type ExportResult } from './write-export.js';
 export { createLocalDestination } from './local-destination.js';
 export type { S3DestinationOptions } from './s3-destination.js';
-export type { Destination, Publication, PublishedUrls } from './destination.js';
+export type { Destination, FinishOutcome, Publication, PublishedUrls } from './destination.js';
 export { createFileEncoder, columnBatchRows, OUTPUT_FORMATS, type OutputFormat, type EncoderOptions, type FileEncoder, type ParquetOptions, type ParquetCompression, type GzipTextOptions } from './encoders/index.js';
 export { writeRolledFiles, type RolledFile, type RollOptions } from './roll-files.js';
 export { ColumnBatch, isColumnBatches, type ColumnBatches, type ColumnBuffer } from './column-batch.js';

@@ -23,7 +23,7 @@ import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
 import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
-import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
+import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls } from './destination.js';
 import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
 
@@ -176,7 +176,7 @@ export function createLocalDestination(rootDir: string): Destination {
     return !(await isGone(join(pathsOf(validatePartition(partition)).finalData, SUCCESS_MARKER)));
   }
 
-  async function finishInterrupted(partitionIn: Partition, format: string): Promise<boolean> {
+  async function finishInterrupted(partitionIn: Partition, format: string): Promise<FinishOutcome> {
     const partition = validatePartition(partitionIn);
     const { stagingForDate } = pathsOf(partition);
     for (const run of await readdir(stagingForDate).catch(() => [] as string[])) {
@@ -187,15 +187,20 @@ export function createLocalDestination(rootDir: string): Destination {
         // A publication of another format is not finished: the run that asks will replace the date.
         if (record === undefined || formatOf(record.manifest) !== format) continue;
         await finishCommitted(partition, staging, record);
-        return true;
+        return 'finished';
       } catch (error) {
         if (isDiskFailure(error)) throw error;
-        throw new ChatportError(`finishing the publication of ${dataFolder(partition)} a killed run left in ${staging} failed; delete that folder to drop it, then run again`, {
-          code: 'OUTPUT_WRITE_FAILED', transient: false, details: { root, dataset: partition.dataset, date: partition.date, staging }, cause: error,
+        // A file of it lost (or the record unreadable): whatever step it stopped at, the date's manifest
+        // names files in place (each step keeps that true), so the run that asked replaces the date.
+        await rm(staging, { recursive: true, force: true }).catch((rmError: unknown) => {
+          throw new ChatportError(`the publication of ${dataFolder(partition)} a killed run left in ${staging} cannot be finished, nor removed; delete that folder, then run again`, {
+            code: 'OUTPUT_WRITE_FAILED', transient: false, details: { root, dataset: partition.dataset, date: partition.date, staging }, cause: rmError,
+          });
         });
+        return 'discarded';
       }
     }
-    return false;
+    return 'none';
   }
 
   return { root, beginPublication, readManifest, isMarked, finishInterrupted };

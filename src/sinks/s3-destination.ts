@@ -26,7 +26,7 @@ import type { Sleep } from '../shared/async.js';
 import { UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
-import { concurrentWriteError, type Destination, type Publication, type PublishedUrls } from './destination.js';
+import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3Failure, s3PublishFailure } from './s3-errors.js';
@@ -275,22 +275,22 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
    * new files, all there, beside old ones). Either way the manifest's files make a whole date: the others
    * are deleted and `_SUCCESS` written, as the killed run's own cleanup or publish would have.
    */
-  async function finishInterrupted(partitionIn: Partition, format: string): Promise<boolean> {
+  async function finishInterrupted(partitionIn: Partition, format: string): Promise<FinishOutcome> {
     const partition = validatePartition(partitionIn);
     const folderKey = `${keyOf(dataFolder(partition))}/`;
     const markerKey = `${folderKey}${SUCCESS_MARKER}`;
     const s3 = getClient();
     try {
       const sizes = await listSizes(s3, bucket, folderKey);
-      if (sizes.has(markerKey)) return false;
+      if (sizes.has(markerKey)) return 'none';
       const text = await readManifest(partition);
       const manifest = text === undefined ? undefined : manifestFiles(text);
-      if (manifest?.format !== format) return false;
+      if (manifest?.format !== format) return 'none';
       const named = new Set(manifest.files.map((f) => `${folderKey}${f.name}`));
-      if (manifest.files.some((f) => sizes.get(`${folderKey}${f.name}`) !== f.bytes)) return false;
+      if (manifest.files.some((f) => sizes.get(`${folderKey}${f.name}`) !== f.bytes)) return 'none';
       await deleteKeys(s3, bucket, [...sizes.keys()].filter((k) => !named.has(k)));
       await s3.send(new PutObjectCommand({ Bucket: bucket, Key: markerKey, Body: '', ContentLength: 0 }));
-      return true;
+      return 'finished';
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw s3PublishFailure(formatS3Url({ bucket, key: folderKey }), 'finishing the publication a killed run left', error, { root: rootUrl, dataset: partition.dataset, date: partition.date });

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm, stat, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
@@ -67,4 +67,22 @@ it('local: a full disk while the manifest is written is a disk failure (74), not
   expect(failed).toMatchObject({ code: 'ENOSPC' });
   expect(exitCodeFor(failed)).toBe(ExitCode.IO_ERROR);
   await publication.abort();
+});
+
+it('local: a publication a killed run left that cannot be finished (a file of it lost) is discarded, not a refusal of every later run', async () => {
+  const target = await localTarget();
+  const partition = { dataset: 'messages', date: '2026-11-21' };
+  const publication = await target.destination.beginPublication(partition, 'KILLED');
+  await publication.writeDataFile(publication.dataFileName(0, 'ndjson.gz'), Readable.from([Buffer.from('x')]), 'application/x-ndjson');
+  // A file where the data folder goes: the commit passes its point of no return, then fails.
+  await mkdir(join(target.root, 'messages'), { recursive: true });
+  await writeFile(join(target.root, 'messages', 'dt=2026-11-21'), 'in the way');
+  await expect(publication.commit('{"format":"ndjson"}')).rejects.toMatchObject({ code: 'OUTPUT_WRITE_FAILED' });
+  await rm(join(target.root, 'messages', 'dt=2026-11-21'));
+  const staging = join(target.root, '_staging', 'messages', 'dt=2026-11-21', 'KILLED');
+  await rm(join(staging, 'data'), { recursive: true });
+
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('discarded');
+  expect(await readdir(staging).catch(() => 'gone')).toBe('gone');
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('none');
 });

@@ -243,15 +243,15 @@ it('S3: a date a killed run left without _SUCCESS is finished from its manifest 
   await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key('messages/dt=2026-11-21/part-KILLED-0badf00d-00000.ndjson.gz'), Body: 'cut' }));
   expect(await target.destination.isMarked(partition)).toBe(false);
   // Another format's run does not finish it (it replaces the date itself).
-  expect(await target.destination.finishInterrupted(partition, 'csv')).toBe(false);
-  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe(true);
+  expect(await target.destination.finishInterrupted(partition, 'csv')).toBe('none');
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('finished');
   expect(await target.listFiles()).toEqual(published);
   expect(await target.destination.isMarked(partition)).toBe(true);
-  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe(false);
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('none');
 
   // A manifest naming a file that is not there makes no whole date: nothing is deleted or marked.
   await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key('messages/dt=2026-11-21/_SUCCESS') }));
   await client.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key(`messages/dt=2026-11-21/${manifest.files[0]!.name}`) }));
-  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe(false);
+  expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('none');
   expect(await target.destination.isMarked(partition)).toBe(false);
 });

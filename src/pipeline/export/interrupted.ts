@@ -13,8 +13,10 @@ import { finishKilledRunRejects } from './rejects-file.js';
 
 export async function finishInterruptedPublications(destination: Destination, partitions: readonly Partition[], format: OutputFormat, logger: Pick<Logger, 'warn'>): Promise<void> {
   for (const partition of partitions) {
-    if (await destination.finishInterrupted(partition, format))
-      logger.warn({ dataset: partition.dataset, date: partition.date }, 'finished the publication a killed run had left half done');
+    const outcome = await destination.finishInterrupted(partition, format);
+    if (outcome === 'finished') logger.warn({ dataset: partition.dataset, date: partition.date }, 'finished the publication a killed run had left half done');
+    if (outcome === 'discarded')
+      logger.warn({ dataset: partition.dataset, date: partition.date }, 'the publication a killed run had left half done could not be finished (a file of it is gone): discarded, this run replaces the date');
     const named = await rejectsNamedBy(destination, partition);
     const names = new Set(named.map((r) => basename(r.path)));
     for (const rejects of named) {
