@@ -29,6 +29,8 @@ import { readTextIfExists } from '../shared/read-if-exists.js';
 
 /** In a run's staging folder: a publication past its point of no return (CommitRecord). */
 const COMMIT_RECORD = 'commit.json';
+/** Where earlier releases moved a date's published folder while they put the new one in its place. */
+const PREVIOUS_FOLDER = 'previous';
 
 interface CommitRecord {
   /** The run's data files, in the staging folder until moved into the data folder. */
@@ -178,9 +180,12 @@ export function createLocalDestination(rootDir: string): Destination {
 
   async function finishInterrupted(partitionIn: Partition, format: string): Promise<FinishOutcome> {
     const partition = validatePartition(partitionIn);
-    const { stagingForDate } = pathsOf(partition);
+    const { stagingForDate, finalData } = pathsOf(partition);
     for (const run of await readdir(stagingForDate).catch(() => [] as string[])) {
       const staging = join(stagingForDate, run);
+      // Earlier releases moved the published folder aside here before putting the new one in its
+      // place: one killed in between left the date without its folder, its manifest naming these files.
+      if ((await isGone(finalData)) && (await renameIfExists(join(staging, PREVIOUS_FOLDER), finalData))) return 'finished';
       try {
         const text = await readTextIfExists(join(staging, COMMIT_RECORD));
         const record = text === undefined ? undefined : (JSON.parse(text) as CommitRecord);

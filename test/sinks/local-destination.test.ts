@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
@@ -85,4 +85,19 @@ it('local: a publication a killed run left that cannot be finished (a file of it
   expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('discarded');
   expect(await readdir(staging).catch(() => 'gone')).toBe('gone');
   expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('none');
+});
+
+it('local: a date an earlier release left without its folder (killed between its two renames) gets its published folder back', async () => {
+  const target = await localTarget();
+  const partition = { dataset: 'messages', date: '2026-11-21' };
+  const { manifest } = await writeExport(asyncRows(sampleRows(30)), options(target, 'ndjson'));
+  const published = await target.listFiles();
+  // What such a kill left: the published folder moved aside into the killed run's staging, its manifest in place.
+  await mkdir(join(target.root, '_staging', 'messages', 'dt=2026-11-21', 'KILLED', 'data'), { recursive: true });
+  await rename(join(target.root, 'messages', 'dt=2026-11-21'), join(target.root, '_staging', 'messages', 'dt=2026-11-21', 'KILLED', 'previous'));
+
+  expect(await target.destination.finishInterrupted(partition, 'csv')).toBe('finished');
+  expect((await target.listFiles()).filter((f) => !f.startsWith('_staging/'))).toEqual(published);
+  expect(await target.destination.isMarked(partition)).toBe(true);
+  expect(manifest.files.every((f) => published.includes(`messages/dt=2026-11-21/${f.name}`))).toBe(true);
 });
