@@ -129,4 +129,23 @@ describe('Parquet written from column batches (read back with hyparquet)', () =>
     const micros = (r: Row) => ({ ...r, createdTime: r.createdTime instanceof Date ? BigInt(r.createdTime.getTime()) * 1000n : null });
     expect(read).toEqual(written.map(micros));
   });
+
+  it('cuts row groups at exactly the configured size even when batches straddle them (none rolls a batch late)', async () => {
+    const written = rows(28);
+    async function* batches() {
+      const batch = new ColumnBatch(schema, 7);
+      for (let i = 0; i < written.length; i++) {
+        batch.pushRow(written[i]!, i + 1);
+        if (batch.full) {
+          yield batch;
+          batch.reset();
+        }
+      }
+    }
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of (await createFileEncoder('parquet', schema, { parquet: { batchRows: 7, rowGroupRows: 10 } })).encodeBatches!(batches())) chunks.push(chunk);
+    const { rows: read, rowGroups } = await readParquet(Buffer.concat(chunks));
+    expect(rowGroups).toEqual([10, 10, 8]);
+    expect(read.map((r) => r.id)).toEqual(written.map((r) => r.id));
+  });
 });
