@@ -367,7 +367,9 @@ describe('pure parts', () => {
 
   it('resolves the logical date from a scheduler in UTC', () => {
     const now = Date.UTC(2026, 10, 22, 0, 30);
-    expect(resolveExportDate(undefined, now)).toBe('2026-11-22');
+    // Without a date, the previous full day: the current one is not over.
+    expect(resolveExportDate(undefined, now)).toBe('2026-11-21');
+    expect(resolveExportDate('today', now)).toBe('2026-11-22');
     expect(resolveExportDate('yesterday', now)).toBe('2026-11-21');
     expect(resolveExportDate('2026-11-20', now)).toBe('2026-11-20');
     expect(resolveExportDate('2026-11-20T23:30:00-02:00', now)).toBe('2026-11-21');

@@ -96,7 +96,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
   )
     .option('--to <target>', 'output root: a directory or s3://bucket/prefix')
     .addOption(new Option('--format <format>', 'output format (default: parquet)').choices(OUTPUT_FORMATS))
-    .option('--date <date>', 'export the messages of this UTC day: YYYY-MM-DD, an ISO timestamp, today or yesterday (default: $CHATPORT_EXPORT_DATE, else today)')
+    .option('--date <date>', 'export the messages of this UTC day: YYYY-MM-DD, an ISO timestamp, today or yesterday (default: $CHATPORT_EXPORT_DATE, else yesterday, the previous full day)')
     .option('--since <date>', 'export the whole UTC days [since, until), one dt= partition per day (YYYY-MM-DD or an ISO midnight)')
     .option('--until <date>', 'end of the window, excluded (default: today 00:00Z, so whole days up to yesterday)')
     .option('--incremental', `export the days due since the last run (state in --state); exit ${ExitCode.NOTHING_TO_DO} when none is due`)

@@ -28,6 +28,11 @@ export function windowOfDate(date: string): ExportWindow {
   return { sinceMs, untilMs: sinceMs + DAY_MS };
 }
 
+/** Whether the UTC day `date` (`YYYY-MM-DD`) had ended at `atMs`: before, an export holds it only up to then. */
+export function dayEnded(date: string, atMs: number): boolean {
+  return windowOfDate(date).untilMs <= atMs;
+}
+
 /** Every UTC day the window covers, oldest first: the partitions a run writes. */
 export function daysOf(window: ExportWindow): string[] {
   const days: string[] = [];

@@ -24,6 +24,11 @@ export interface DatasetReport {
   /** One per UTC day written (`dt=…`), oldest first; a snapshot has one, labelled with the window's last day. */
   partitions: PartitionReport[];
   /**
+   * Days written that had not ended when the export was asked for (`--date today`): their partitions hold
+   * the day only up to then (manifest `details.dayComplete: false`), until the date is exported again.
+   */
+  openDays: string[];
+  /**
    * Local NDJSON file of the rejected rows, when any were rejected: for a run of one partition, all of
    * them; for a window of several days, those with no readable day (`undated-<run>.ndjson`), each day's
    * own being in its partition's `rejectsFile`.
@@ -116,6 +121,7 @@ export function formatExportReport(report: ExportReport): string {
     if (d.unknownColumns.length > 0) out.push(`${d.dataset}: columns not in the schema, kept as strings: ${d.unknownColumns.map((c) => c.source).join(', ')}`);
     if (d.missingColumns.length > 0) out.push(`${d.dataset}: declared columns missing from the export, written as nulls: ${d.missingColumns.join(', ')}`);
     if (d.rejectsFile) out.push(`${d.dataset}: rejects in ${d.rejectsFile}`);
+    for (const day of d.openDays) out.push(`${d.dataset}: warning: dt=${day} was not over when its export was asked for: the partition holds the day only up to then (manifest dayComplete: false); export the date again once it is over`);
     if (d.rowsOutsideWindow > 0) out.push(`${d.dataset}: outside the window (other days, not written): ${d.rowsOutsideWindow}`);
     for (const p of d.partitions) out.push(`${d.dataset} dt=${p.date}: ${p.rowsWritten} rows, manifest ${p.manifestUrl}${p.rejectsFile && p.rejectsFile !== d.rejectsFile ? `, rejects in ${p.rejectsFile}` : ''}`);
   }

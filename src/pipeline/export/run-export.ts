@@ -19,7 +19,7 @@ import { ChatportError, InputMissingError, interruptionSignal, isChatportError }
 import { columnBatchRows, createDestination, noteCleanupFailure, writeExport, type ColumnBatches, type Destination, type Partition, type Row, type TableSchema, type WriteExportOptions } from '../../sinks/index.js';
 import { partitionByDay } from './day-partitions.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
-import { daysOf, describeWindow, type ExportWindow } from './export-window.js';
+import { dayEnded, daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
 import { finishInterruptedPublications } from './interrupted.js';
 import { damagedExportFile, exportFromZeroOnChange, openExportDownload } from './download.js';
@@ -37,6 +37,8 @@ interface FinishedJob {
   dataset: ExportDataset;
   job: Job;
   waitMs: number;
+  /** When the export was asked for: a day that had not ended then is in the export only up to then. */
+  requestedAtMs: number;
 }
 
 export async function runExport(options: RunExportOptions, depsIn: RunExportDeps): Promise<ExportReport> {
@@ -98,13 +100,14 @@ async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, si
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const started: Array<{ dataset: ExportDataset; job: Job; at: number }> = [];
+    const started: Array<{ dataset: ExportDataset; job: Job; at: number; requestedAtMs: number }> = [];
     for (const dataset of opts.datasets) {
+      const requestedAtMs = deps.now();
       const job = await startExportJob(dataset, deps, controller.signal);
-      started.push({ dataset, job, at: deps.now() });
+      started.push({ dataset, job, at: deps.now(), requestedAtMs });
     }
     return await Promise.all(
-      started.map(async ({ dataset, job, at }) => {
+      started.map(async ({ dataset, job, at, requestedAtMs }) => {
         try {
           const done = await deps.client.jobs.wait(job.id, {
             initialIntervalMs: opts.job.pollIntervalMs,
@@ -117,7 +120,7 @@ async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, si
             throw new JobFailedError(done.id, { type: done.type, ...(done.endedTime ? { endedTime: done.endedTime } : {}) });
           }
           deps.logger.info({ dataset, jobId: done.id }, 'export job finished');
-          return { dataset, job: done, waitMs: deps.now() - at };
+          return { dataset, job: done, waitMs: deps.now() - at, requestedAtMs };
         } catch (error) {
           controller.abort(error);
           throw error;
@@ -173,6 +176,8 @@ async function exportDataset(
       window: describeWindow(opts.window),
       partitionedBy: schema.dayColumn ?? null,
       snapshotAt: schema.dayColumn ? null : new Date(startedAtMs).toISOString(),
+      // Whether the day had ended when the export was asked for (null for a snapshot): loaders may wait for true.
+      dayComplete: schema.dayColumn ? dayEnded(date, finished.requestedAtMs) : null,
       rowsRead: typed.counts.read,
       rowsRejected: typed.counts.rejected,
       rowsOutsideWindow: typed.counts.outside,
@@ -212,6 +217,7 @@ async function exportDataset(
       bytesWritten: files.reduce((sum, f) => sum + f.bytes, 0),
       download: { bytes: download.stats.bytes, totalBytes: download.stats.totalBytes ?? null, resumes: download.stats.resumes, origin: originOf(job) },
       partitions,
+      openDays: schema.dayColumn ? partitions.map((p) => p.date).filter((date) => !dayEnded(date, finished.requestedAtMs)) : [],
       rejectsFile: rejectsFile ?? null,
       durations: { jobWaitMs: finished.waitMs, transferMs: deps.now() - startedAtMs },
     };
