@@ -68,15 +68,23 @@ export class InterruptedError extends ChatportError {
   }
 }
 
+/** A run's own stop signal, and `release` to call when the run ends. */
+export interface RunInterruption {
+  signal: AbortSignal;
+  release(): void;
+}
+
 /**
  * The caller's AbortSignal, with a reason that is always a ChatportError: runs throw the reason they were
  * stopped with, and a plain `controller.abort()` (a DOMException) would otherwise read as a bug (exit 1).
+ * `release` takes the link off the caller's signal: a service passes its one shutdown signal to every run,
+ * which would otherwise keep each run alive, and warn past ten.
  */
-export function interruptionSignal(signal: AbortSignal | undefined): AbortSignal {
+export function interruptionSignal(signal: AbortSignal | undefined): RunInterruption {
   const controller = new AbortController();
-  if (signal === undefined) return controller.signal;
+  if (signal === undefined) return { signal: controller.signal, release: () => undefined };
   const forward = () => controller.abort(isChatportError(signal.reason) ? signal.reason : new InterruptedError('abort', signal.reason));
   if (signal.aborted) forward();
   else signal.addEventListener('abort', forward, { once: true });
-  return controller.signal;
+  return { signal: controller.signal, release: () => signal.removeEventListener('abort', forward) };
 }

@@ -46,7 +46,8 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
   const deps = normalizeExportDeps(depsIn);
   const logger = deps.logger.child({ runId: opts.runId });
   const startedAtMs = deps.now();
-  const signal = interruptionSignal(options.signal);
+  const interruption = interruptionSignal(options.signal);
+  const { signal } = interruption;
   logger.info({ datasets: opts.datasets, window: describeWindow(opts.window), to: opts.to, format: opts.format }, 'export run started');
   try {
     signal.throwIfAborted();
@@ -85,6 +86,8 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     // saying what a cleanup that did not finish left.
     if (signal.aborted) throw withCleanupOf(error, signal.reason);
     throw error;
+  } finally {
+    interruption.release();
   }
 }
 

@@ -83,13 +83,18 @@ export async function runImport(given: ImportRunOptions, deps: ImportRunDeps = {
   const options = { ...given, config: forOneRun(given.config) };
   const mode = options.mode ?? 'import';
   if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
-  const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: interruptionSignal(deps.signal) };
-  // Aborted before it began: nothing read, no run started in the state folder.
-  env.signal.throwIfAborted();
-  await removeSpillsOfKilledRuns(env.logger);
-  const run = await openRun(options, deps, env);
-  const outcome = await runStages(run, options, deps, env);
-  return closeRun(run, outcome, options, deps, env);
+  const interruption = interruptionSignal(deps.signal);
+  const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: interruption.signal };
+  try {
+    // Aborted before it began: nothing read, no run started in the state folder.
+    env.signal.throwIfAborted();
+    await removeSpillsOfKilledRuns(env.logger);
+    const run = await openRun(options, deps, env);
+    const outcome = await runStages(run, options, deps, env);
+    return await closeRun(run, outcome, options, deps, env);
+  } finally {
+    interruption.release();
+  }
 }
 
 /** What every step of a run needs: its mode, logger, clock and stop signal. */

@@ -35,12 +35,20 @@ export interface ValidationResult {
  * users stage does not produce, and channels the channels stage does not produce.
  */
 export async function runValidate(config: PipelineConfig, options: { outDir?: string; signal?: AbortSignal } = {}): Promise<ValidationResult> {
-  const startedAt = realNow();
   const outDir = options.outDir ?? (await mkdtemp(join(tmpdir(), 'chatport-validate-')));
+  const interruption = interruptionSignal(options.signal);
+  try {
+    return await validateStages(config, outDir, interruption.signal);
+  } finally {
+    interruption.release();
+  }
+}
+
+async function validateStages(config: PipelineConfig, outDir: string, signal: AbortSignal): Promise<ValidationResult> {
+  const startedAt = realNow();
   const paths = new RunPaths(outDir);
   const runId = 'validate';
   const state = foldRunState([]);
-  const signal = interruptionSignal(options.signal);
   const sources = sourceOptionsOf(config, signal);
   const hasChannels = config.stages.some((s) => s.stage === 'channels');
   const checks = new StageChecks(config, undefined);

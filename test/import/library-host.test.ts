@@ -1,0 +1,40 @@
+import { getEventListeners } from 'node:events';
+import { mkdtemp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runExport, runImport, runValidate } from '../../src/index.js';
+import { setUpGeneratedRun, startImportFixture, type ImportFixture } from './support.js';
+
+/**
+ * chatport embedded in a long-lived service: one process runs many imports and exports, and each run must
+ * leave nothing of itself behind in the host (listeners on the caller's signal, a locked state folder).
+ */
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
+
+describe("a service's one AbortSignal (its shutdown) passed to many runs", () => {
+  it('holds no listener of a run once that run has ended: runImport, runValidate, runExport', async () => {
+    const shutdown = new AbortController();
+    const { config, state } = await setUpGeneratedRun(f, 'host-signal', { users: 3, channels: 1, messages: 5 });
+    await runImport({ config, stateDir: state }, { client: f.client, signal: shutdown.signal });
+    expect(abortListeners(shutdown.signal)).toBe(0);
+    await runValidate(config, { signal: shutdown.signal });
+    expect(abortListeners(shutdown.signal)).toBe(0);
+    const to = await mkdtemp(join(f.dir, 'host-signal-export-'));
+    await runExport({ datasets: ['users'], to, format: 'csv', date: new Date().toISOString().slice(0, 10), job: { pollIntervalMs: 10 }, signal: shutdown.signal }, { client: f.client });
+    expect(abortListeners(shutdown.signal)).toBe(0);
+  }, 60_000);
+
+  it('holds none either when a run fails', async () => {
+    const shutdown = new AbortController();
+    const { config } = await setUpGeneratedRun(f, 'host-signal-failed', { users: 3, channels: 1, messages: 5 });
+    // A state folder under /proc is refused (ConfigError) after the run has taken the signal.
+    await expect(runImport({ config, stateDir: '/proc/chatport-host-signal' }, { client: f.client, signal: shutdown.signal })).rejects.toThrow(/under \/proc/);
+    expect(abortListeners(shutdown.signal)).toBe(0);
+  });
+});
