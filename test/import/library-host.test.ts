@@ -1,5 +1,5 @@
 import { getEventListeners } from 'node:events';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExport, runImport, runValidate } from '../../src/index.js';
@@ -37,4 +37,27 @@ describe("a service's one AbortSignal (its shutdown) passed to many runs", () =>
     await expect(runImport({ config, stateDir: '/proc/chatport-host-signal' }, { client: f.client, signal: shutdown.signal })).rejects.toThrow(/under \/proc/);
     expect(abortListeners(shutdown.signal)).toBe(0);
   });
+});
+
+describe('a run that fails as it opens its state folder', () => {
+  it('unlocks the folder: once the damaged journal is put back, the next run in the same process runs', async () => {
+    const { config, state } = await setUpGeneratedRun(f, 'host-damaged', { users: 3, channels: 1, messages: 5 });
+    await runImport({ config, stateDir: state }, { client: f.client });
+    const journal = join(state, 'journal.ndjson');
+    const whole = await readFile(journal, 'utf8');
+    const lines = whole.split('\n');
+    await writeFile(journal, [lines[0], '{damaged', ...lines.slice(1)].join('\n'));
+    await expect(runImport({ config, stateDir: state }, { client: f.client })).rejects.toMatchObject({ code: 'STATE_CORRUPT' });
+    await writeFile(journal, whole);
+    await expect(runImport({ config, stateDir: state }, { client: f.client })).resolves.toMatchObject({ status: 'succeeded', attempt: 1 });
+  }, 60_000);
+
+  it("unlocks the folder when the caller's onRunStarted throws, and the next run runs", async () => {
+    const { config, state } = await setUpGeneratedRun(f, 'host-started-throws', { users: 3, channels: 1, messages: 5 });
+    const onRunStarted = () => {
+      throw new Error('the caller could not record the run');
+    };
+    await expect(runImport({ config, stateDir: state }, { client: f.client, onRunStarted })).rejects.toThrow('the caller could not record the run');
+    await expect(runImport({ config, stateDir: state }, { client: f.client })).resolves.toMatchObject({ status: 'succeeded' });
+  }, 60_000);
 });

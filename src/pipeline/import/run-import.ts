@@ -130,7 +130,7 @@ interface StagesOutcome {
 /** Pre-flight, then the state folder locked and read: the unfinished run resumed, or a new one started. */
 async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunEnv): Promise<OpenedRun> {
   const { config } = options;
-  const { mode, logger, now, signal } = env;
+  const { logger, signal } = env;
   // Refused before anything is sent: a missing or unreadable input (exit 66 / 65), then a mapping that
   // names a column the input does not have (exit 78).
   const sources = sourceOptionsOf(config, signal);
@@ -140,6 +140,29 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
   refuseFolderOnPseudoFs(paths.stateDir, 'the state folder');
   const lock = await acquireLock(paths.lock);
+  const opened: { journal?: Journal<JournalEvent> } = {};
+  try {
+    return await startRunInFolder(options, deps, env, { paths, lock, inputListings }, opened);
+  } catch (error) {
+    // Unlocked whatever failed (a damaged journal, the caller's onRunStarted): a library caller runs again in
+    // this same process, where a lock it still held would refuse every later run of the folder.
+    await opened.journal?.close().catch((closeError: unknown) => logger.error({ err: closeError }, 'closing the journal failed'));
+    await lock.release();
+    throw error;
+  }
+}
+
+/** The locked folder's journal read: the unfinished run resumed, or a new one started (the journal opened into `opened`). */
+async function startRunInFolder(
+  options: ImportRunOptions,
+  deps: ImportRunDeps,
+  env: RunEnv,
+  locked: Pick<OpenedRun, 'paths' | 'lock' | 'inputListings'>,
+  opened: { journal?: Journal<JournalEvent> },
+): Promise<OpenedRun> {
+  const { config } = options;
+  const { mode, logger, now } = env;
+  const { paths, lock, inputListings } = locked;
   // Folded as it is read: a migration's journal holds millions of events.
   const fold = new RunStateFold();
   let lastRunPipeline: string | undefined;
@@ -147,30 +170,17 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
     fold.add(e, line);
     if (e.t === 'run-started') lastRunPipeline = e.pipeline;
   });
-  await claimStateFolder(paths.stateDir, config, lastRunPipeline).catch(async (error: unknown) => {
-    await lock.release();
-    throw error;
-  });
+  await claimStateFolder(paths.stateDir, config, lastRunPipeline);
   const state = fold.state;
   const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
   const resuming = unfinished && options.restart !== true;
-  if (resuming && !sameTrial(state.trial, config.trial)) {
-    await lock.release();
-    throw trialMismatch(state.trial, config.trial);
-  }
-  if (resuming) {
-    // A stage whose input was read to its end is not read again: input changed since would go unseen.
-    try {
-      checkFinishedStageInputs(journaledListings(state), inputListings);
-    } catch (error) {
-      await lock.release();
-      throw error;
-    }
-  }
+  if (resuming && !sameTrial(state.trial, config.trial)) throw trialMismatch(state.trial, config.trial);
+  // A stage whose input was read to its end is not read again: input changed since would go unseen.
+  if (resuming) checkFinishedStageInputs(journaledListings(state), inputListings);
   const runId = resuming ? state.runId! : ulid();
   const attempt = resuming ? state.attempt + 1 : 1;
   // A dry run leaves the import's run state alone: its events go nowhere.
-  const journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : discardingJournal<JournalEvent>();
+  const journal = (opened.journal = mode === 'import' ? await openJournal<JournalEvent>(paths.journal, validBytes) : discardingJournal<JournalEvent>());
   if (unfinished && !resuming) await journal.append({ t: 'run-ended', runId: state.runId!, status: 'abandoned', at: iso(now()) });
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });
