@@ -25,7 +25,7 @@ const HINTS: Partial<Record<ExitCode, string>> = {
 };
 
 /** Error codes whose message already says what to do, or for which the exit code's hint would mislead. */
-const NO_HINT = new Set(['STATE_CORRUPT', 'OUTPUT_FORBIDDEN']);
+const NO_HINT = new Set(['STATE_CORRUPT', 'OUTPUT_FORBIDDEN', 'SANDBOX_PORT_IN_USE']);
 
 /** Hints of error codes whose exit code's hint would point at the wrong thing (an export's output, not state or the API). */
 const S3_UNAVAILABLE_HINT = 'check that the S3 endpoint is up and reachable; then run the same command again';

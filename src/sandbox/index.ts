@@ -14,11 +14,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSilentLogger } from '../shared/logger.js';
+import { ChatportError, ConfigError } from '../shared/errors.js';
 import { registerSecret } from '../shared/secrets.js';
 import type { SandboxApp } from './app.js';
 import { TokenStore } from './auth.js';
@@ -103,10 +104,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const apiVersion = options.apiVersion ?? SANDBOX_DEFAULTS.apiVersion;
   const server = createServer({ keepAliveTimeout: 65_000 }, createRequestHandler({ app, router, faults, recorded, apiVersion }));
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? SANDBOX_DEFAULTS.host, () => resolve());
-  });
+  const release = async () => {
+    await jobs.close();
+    // Flushed, not folded into a snapshot: the next start folds it anyway, and a snapshot of a large
+    // rehearsal takes minutes, longer than a container's stop grace period.
+    persistence?.flush();
+    texts.close();
+    if (!options.dataDir) rmSync(exportsDir, { recursive: true, force: true });
+  };
+  try {
+    await listen(server, options.port ?? 0, options.host ?? SANDBOX_DEFAULTS.host);
+  } catch (error) {
+    await release();
+    throw error;
+  }
   const address = server.address() as AddressInfo;
   baseUrl = `http://${linkHost(address)}:${address.port}`;
   logger.info({ url: baseUrl, clientId, persisted: options.dataDir !== undefined }, 'sandbox listening');
@@ -126,13 +137,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         server.closeAllConnections();
         await jobs.close();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        // Flushed, not folded into a snapshot: the next start folds it anyway, and a snapshot of a large
-        // rehearsal takes minutes, longer than a container's stop grace period.
-        persistence?.flush();
-        texts.close();
-        if (!options.dataDir) rmSync(exportsDir, { recursive: true, force: true });
+        await release();
       })()),
   };
+}
+
+/**
+ * Listens, or says why not as a ChatportError: a port another process holds is no bug of chatport's (exit
+ * 75, retry or choose another port), nor is a host that is not an address of this machine (exit 78).
+ */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${host}:${port}`;
+      if (error.code === 'EADDRINUSE') reject(new ChatportError(`the sandbox cannot listen on ${where}: another process holds that port; choose another port (0 picks a free one)`, { code: 'SANDBOX_PORT_IN_USE', transient: true, details: { host, port }, cause: error }));
+      else if (error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND') reject(new ConfigError(`the sandbox cannot listen on ${where}: ${host} is not an address of this machine`, { host, port }, error));
+      else reject(error);
+    });
+    server.listen(port, host, () => resolve());
+  });
 }
 
 /** The messages' texts under `--data`: a cache of the journal's, rewritten at every start. */

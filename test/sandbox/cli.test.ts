@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../../src/sandbox/index.js';
 import { basic, type Body } from './helpers.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -86,5 +87,18 @@ describe('chatport sandbox', () => {
     const cli = runCli(['sandbox', '--port', '0', '--faults', file]);
     expect(await cli.exited).toBe(66);
     expect(cli.text().stderr).toContain(`--faults ${file}: ENOENT: no such file or directory`);
+  });
+
+  it('a --port another process holds: exit 75 (retry, or choose another port), not 1 as a bug of chatport', async () => {
+    const holder = await startSandbox({ port: 0 });
+    try {
+      const port = new URL(holder.url).port;
+      const cli = runCli(['sandbox', '--port', port]);
+      expect(await cli.exited).toBe(75);
+      expect(cli.text().stderr).toContain(`chatport: the sandbox cannot listen on 127.0.0.1:${port}: another process holds that port; choose another port`);
+      expect(cli.text().stderr).not.toContain('bug');
+    } finally {
+      await holder.close();
+    }
   });
 });
