@@ -1,4 +1,6 @@
 import { realNow, realSleep, type Now, type Sleep } from '../shared/async.js';
+import { ConfigError } from '../shared/errors.js';
+import { parseHttpUrl } from '../shared/http-url.js';
 import { createSilentLogger } from '../shared/logger.js';
 import { TokenResponse } from '../wire/resources.js';
 import { createClientCredentialsProvider } from './auth/client-credentials.js';
@@ -63,6 +65,7 @@ function pacingOf(options: ClientOptions, deps: { now: Now; sleep: Sleep }): Pac
 
 /** Builds the one client every stage uses. Options are normalised here, once. */
 export function createClient(options: ClientOptions, deps: ClientDeps = {}): ChatportClient {
+  refuseNonHttpUrls(options);
   const now = deps.now ?? realNow;
   const sleep = deps.sleep ?? realSleep;
   const logger = deps.logger ?? createSilentLogger();
@@ -133,4 +136,13 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
       return dispatcher.close();
     },
   };
+}
+
+/** A URL that is none is the caller's configuration error (78, as the CLI says it), refused before anything opens. */
+function refuseNonHttpUrls(options: ClientOptions): void {
+  const apiUrl = parseHttpUrl(options.apiUrl, 'API URL', "the client's apiUrl");
+  if (apiUrl instanceof ConfigError) throw apiUrl;
+  if (options.auth.kind !== 'client-credentials') return;
+  const tokenUrl = parseHttpUrl(options.auth.tokenUrl, 'token URL', "the client's auth.tokenUrl");
+  if (tokenUrl instanceof ConfigError) throw tokenUrl;
 }

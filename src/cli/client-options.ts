@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { createClient, type ChatportClient, type ClientOptions } from '../api/index.js';
 import type { Logger } from '../shared/logger.js';
 import { ConfigError } from '../shared/errors.js';
+import { parseHttpUrl } from '../shared/http-url.js';
 import { registerSecret } from '../shared/secrets.js';
 
 /** Client settings as flags or a pipeline file give them; each falls back to its environment variable. */
@@ -26,16 +27,6 @@ export interface ClientFlags {
 export type ClientEnv = Record<string, string | undefined>;
 
 const given = (...values: Array<string | undefined>): string | undefined => values.find((v) => v !== undefined && v.trim() !== '')?.trim();
-
-function parseHttpUrl(value: string, what: string, source: string): URL | ConfigError {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
-  } catch {
-    // fall through to the error below
-  }
-  return new ConfigError(`${what} "${value}" (from ${source}) is not an http(s) URL`, { field: what, source });
-}
 
 /**
  * Resolves the API client's options from flags, then the environment. Returns the options, or a
