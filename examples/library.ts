@@ -1,5 +1,6 @@
 // chatport as a library: read a pipeline file, import it, verify the platform against it, read the report.
 // Run with CHATPORT_API_URL, CHATPORT_CLIENT_ID and CHATPORT_CLIENT_SECRET set (`chatport sandbox --print-env`).
+// It reads the bundled pipelines/csv-example.yaml: run it in chatport's folder (a checkout, or node_modules/chatport).
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
