@@ -7,6 +7,7 @@ export { createLogger, type Logger, type LoggerOptions } from './shared/logger.j
 
 // The API client
 export { createClient, type ChatportClient, type ClientOptions, type ClientDeps, type AuthOptions } from './api/index.js';
+export type { Job, User, Channel, Message, Application } from './api/index.js';
 export {
   ApiError, isApiError, isUnauthorizedError, isForbiddenError, isNotFoundError, isRateLimitedError,
   JobDeadlineError, JobFailedError,
@@ -17,13 +18,15 @@ export { resolvePipelineConfig, pipelineJsonSchema, type PipelineConfig, type St
 
 // Import runs
 export { runImport, type ImportRunOptions, type ImportRunDeps } from './pipeline/import/run-import.js';
+export type { StageName } from './pipeline/state/events.js';
+export type { VerificationSummary } from './pipeline/verify/types.js';
 export { reportOf } from './pipeline/import/partial-report.js';
 export { runValidate, type ValidationResult } from './pipeline/import/run-validate.js';
 export { readRunStatus, type RunStatusView } from './pipeline/import/read-status.js';
 export { formatReportTable, exitCodeForReport, type RunReport, type StageCounts, type RunStatus } from './pipeline/report.js';
 
 // Analytics exports
-export { runExport } from './pipeline/export/index.js';
+export { runExport, type RunExportOptions, type RunExportDeps, type ExportReport, type DatasetReport, type PartitionReport, type ExportDataset } from './pipeline/export/index.js';
 
 // Building blocks
 export { parseRecords, type SourceItem, type ParseRecordsOptions } from './formats/index.js';

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport, runImport, runValidate } from '../../src/index.js';
+import { runExport, runImport, runValidate, type ExportReport, type RunExportOptions, type StageName, type User } from '../../src/index.js';
 import { setUpGeneratedRun, startImportFixture, type ImportFixture } from './support.js';
 
 /**
@@ -23,10 +23,17 @@ describe("a service's one AbortSignal (its shutdown) passed to many runs", () =>
     const { config, state } = await setUpGeneratedRun(f, 'host-signal', { users: 3, channels: 1, messages: 5 });
     await runImport({ config, stateDir: state }, { client: f.client, signal: shutdown.signal });
     expect(abortListeners(shutdown.signal)).toBe(0);
-    await runValidate(config, { signal: shutdown.signal });
+    const platformUsers: User[] = [];
+    for await (const user of f.client.users.list()) platformUsers.push(user);
+    expect(platformUsers.length).toBeGreaterThanOrEqual(3);
+    const validated: StageName[] = Object.keys((await runValidate(config, { signal: shutdown.signal })).stages) as StageName[];
+    expect(validated).toContain('users');
     expect(abortListeners(shutdown.signal)).toBe(0);
     const to = await mkdtemp(join(f.dir, 'host-signal-export-'));
-    await runExport({ datasets: ['users'], to, format: 'csv', date: new Date().toISOString().slice(0, 10), job: { pollIntervalMs: 10 }, signal: shutdown.signal }, { client: f.client });
+    // Typed with the package's own names, as a caller's code names them (`npm run typecheck` checks them).
+    const options: RunExportOptions = { datasets: ['users'], to, format: 'csv', date: new Date().toISOString().slice(0, 10), job: { pollIntervalMs: 10 }, signal: shutdown.signal };
+    const report: ExportReport = await runExport(options, { client: f.client });
+    expect(report.status).toBe('succeeded');
     expect(abortListeners(shutdown.signal)).toBe(0);
   }, 60_000);
 
