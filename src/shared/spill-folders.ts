@@ -12,6 +12,7 @@ import { threadId } from 'node:worker_threads';
 import { realNow } from './async.js';
 import { isStale, newLockOwner, parseLockOwner } from './lock-owner.js';
 import type { Logger } from './logger.js';
+import { processTokens } from './process-tokens.js';
 
 /** The folders' name prefixes: only these are ever removed, and only with an owner file. */
 export const SPILL_PREFIXES = {
@@ -23,8 +24,8 @@ export const SPILL_PREFIXES = {
 } as const;
 
 const OWNER_FILE = 'owner.json';
-/** Tokens of the folders this process owns: one naming this pid but none of them is an earlier process's. */
-const heldHere = new Set<string>();
+/** Tokens of the folders this process owns, in any copy of chatport loaded in it: one naming this pid but none of them is an earlier process's. */
+const heldHere = processTokens('spill-folders');
 
 /** Makes `dir` (if need be) and writes its owner, before anything else goes in. */
 export function claimSpillFolder(dir: string): void {

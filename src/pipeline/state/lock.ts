@@ -2,6 +2,7 @@ import { link, mkdir, readFile, rename, rm, stat, utimes, writeFile } from 'node
 import { dirname } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import { generationOf, isStale, newLockOwner, parseLockOwner, type LockOwner } from '../../shared/lock-owner.js';
+import { processTokens } from '../../shared/process-tokens.js';
 
 /**
  * One run per state folder at a time: two processes appending to one journal would corrupt the run.
@@ -26,8 +27,8 @@ export interface HeldLock {
   release(): Promise<void>;
 }
 
-/** Tokens of the locks this process holds (tells our own lock from one left by an earlier same pid). */
-const heldHere = new Set<string>();
+/** Tokens of the locks this process holds, in any copy of chatport loaded in it (tells our own lock from one left by an earlier same pid). */
+const heldHere = processTokens('locks');
 const MAX_ROUNDS = 20;
 
 export async function acquireLock(path: string, options: LockOptions = {}): Promise<HeldLock> {
