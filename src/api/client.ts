@@ -133,6 +133,7 @@ export function createClient(options: ClientOptions, deps: ClientDeps = {}): Cha
     close: () => {
       if (closing.signal.aborted) return Promise.resolve();
       closing.abort(new Error('the API client was closed'));
+      auth.close?.();
       return dispatcher.close();
     },
   };

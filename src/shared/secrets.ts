@@ -14,6 +14,16 @@ export function registerSecret(value: string | undefined | null): void {
   if (value && value.length >= 6) known.add(value);
 }
 
+/** Stop scrubbing a value no longer in use (a closed client's access token): a long-lived service would otherwise scrub every line against every token it ever had. */
+export function forgetSecret(value: string | undefined | null): void {
+  if (value) known.delete(value);
+}
+
+/** How many values are registered (tests: the list stays bounded). */
+export function knownSecretCount(): number {
+  return known.size;
+}
+
 /** Replace every registered secret value, and bearer/basic credentials, in a piece of text. */
 export function scrubSecrets(text: string): string {
   let out = text;

@@ -1,6 +1,6 @@
 import type { Now } from '../../shared/async.js';
 import type { Logger } from '../../shared/logger.js';
-import { registerSecret } from '../../shared/secrets.js';
+import { forgetSecret, registerSecret } from '../../shared/secrets.js';
 import type { TokenResponse } from '../../wire/resources.js';
 import type { TokenInfo, TokenProvider } from './provider.js';
 
@@ -40,6 +40,8 @@ export function createClientCredentialsProvider(
       expiresAtMs: now + lifetimeMs,
       lifetimeSeconds: response.expires_in,
     };
+    // The token it replaces is expired or refused: no longer one to scrub every log line against.
+    if (cached && cached.token !== response.access_token) forgetSecret(cached.token);
     cached = { token: response.access_token, renewAtMs, info };
     deps.logger.debug({ lifetimeSeconds: info.lifetimeSeconds, scopes: info.scopes }, 'access token obtained');
     return response.access_token;
@@ -60,6 +62,10 @@ export function createClientCredentialsProvider(
       return true;
     },
     describe: () => cached?.info,
+    close() {
+      forgetSecret(cached?.token);
+      cached = undefined;
+    },
   };
 }
 

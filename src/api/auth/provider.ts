@@ -20,4 +20,6 @@ export interface TokenProvider {
   invalidate(token: string): boolean;
   /** Facts from the last token response, or undefined (static token, or none fetched yet). */
   describe(): TokenInfo | undefined;
+  /** The client closed: tokens it fetched are let go (and no longer scrubbed); a static token stays, as the caller's own. */
+  close?(): void;
 }
