@@ -4,19 +4,33 @@
  *    log line and report is scrubbed of them;
  * 2. fields whose names look secret are redacted by name (see `SECRET_KEY_PATTERN`).
  */
-const known = new Set<string>();
+/** Each value with its holders: Infinity for one registered for good, else the open leases (holdSecret). */
+const known = new Map<string, number>();
 
 export const REDACTED = '[REDACTED]';
 
 /** Remember a secret value so that `scrubSecrets` removes it wherever it appears. */
 export function registerSecret(value: string | undefined | null): void {
   // Very short values would scrub innocent text; real secrets are longer.
-  if (value && value.length >= 6) known.add(value);
+  if (value && value.length >= 6) known.set(value, Infinity);
 }
 
-/** Stop scrubbing a value no longer in use (a closed client's access token): a long-lived service would otherwise scrub every line against every token it ever had. */
-export function forgetSecret(value: string | undefined | null): void {
-  if (value) known.delete(value);
+/**
+ * Scrub a value while it is in use (an access token), until the returned release: a service making a
+ * client per run would otherwise scrub every line against every token it ever had. Counted, so two
+ * clients given the same token by the server keep it scrubbed until both let it go.
+ */
+export function holdSecret(value: string): () => void {
+  if (value.length < 6) return () => undefined;
+  known.set(value, (known.get(value) ?? 0) + 1);
+  let held = true;
+  return () => {
+    if (!held) return;
+    held = false;
+    const holders = (known.get(value) ?? 1) - 1;
+    if (holders > 0) known.set(value, holders);
+    else known.delete(value);
+  };
 }
 
 /** How many values are registered (tests: the list stays bounded). */
@@ -27,7 +41,7 @@ export function knownSecretCount(): number {
 /** Replace every registered secret value, and bearer/basic credentials, in a piece of text. */
 export function scrubSecrets(text: string): string {
   let out = text;
-  for (const secret of known) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  for (const secret of known.keys()) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   return out.replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}/gi, `$1 ${REDACTED}`);
 }
 

@@ -1,6 +1,6 @@
 import type { Now } from '../../shared/async.js';
 import type { Logger } from '../../shared/logger.js';
-import { forgetSecret, registerSecret } from '../../shared/secrets.js';
+import { holdSecret, registerSecret } from '../../shared/secrets.js';
 import type { TokenResponse } from '../../wire/resources.js';
 import type { TokenInfo, TokenProvider } from './provider.js';
 
@@ -28,11 +28,16 @@ export function createClientCredentialsProvider(
   registerSecret(basicCredentials);
   let cached: { token: string; renewAtMs: number; info: TokenInfo } | undefined;
   let inFlight: Promise<string> | undefined;
+  /** Every token fetched and not yet expired, scrubbed from logs until it expires or the client closes (a renewed one may still be valid). */
+  const held: Array<{ expiresAtMs: number; release: () => void }> = [];
+  const releaseExpired = (now: number) => {
+    for (let i = held.length - 1; i >= 0; i--) if (held[i]!.expiresAtMs <= now) held.splice(i, 1)[0]!.release();
+  };
 
   async function fetchFresh(): Promise<string> {
     const response = await deps.fetchToken({ tokenUrl: credentials.tokenUrl, basicCredentials });
-    registerSecret(response.access_token);
     const now = deps.now();
+    releaseExpired(now);
     const lifetimeMs = response.expires_in * 1000;
     const renewAtMs = now + lifetimeMs - Math.min(60_000, lifetimeMs / 10);
     const info: TokenInfo = {
@@ -40,8 +45,7 @@ export function createClientCredentialsProvider(
       expiresAtMs: now + lifetimeMs,
       lifetimeSeconds: response.expires_in,
     };
-    // The token it replaces is expired or refused: no longer one to scrub every log line against.
-    if (cached && cached.token !== response.access_token) forgetSecret(cached.token);
+    held.push({ expiresAtMs: info.expiresAtMs, release: holdSecret(response.access_token) });
     cached = { token: response.access_token, renewAtMs, info };
     deps.logger.debug({ lifetimeSeconds: info.lifetimeSeconds, scopes: info.scopes }, 'access token obtained');
     return response.access_token;
@@ -63,7 +67,7 @@ export function createClientCredentialsProvider(
     },
     describe: () => cached?.info,
     close() {
-      forgetSecret(cached?.token);
+      releaseExpired(Infinity);
       cached = undefined;
     },
   };
