@@ -2,6 +2,7 @@ import { parseRecordBatches, type SourceItem, type UnparseableRecord } from '../
 import { openMattermostExport, type MattermostExport } from '../../sources/mattermost/open.js';
 import type { ChatDirectory, ChatDirectoryBuilder, ExportPosition, MessageOutcome } from '../../transform/chat-export/index.js';
 import {
+  MattermostBot,
   MattermostChannel,
   MattermostDirectChannel,
   MattermostDirectPost,
@@ -9,6 +10,8 @@ import {
   MattermostTeam,
   MattermostUser,
   directChannelId,
+  directChannelMembers,
+  mattermostBot,
   mattermostChannel,
   mattermostDirectChannel,
   mattermostThread,
@@ -107,10 +110,15 @@ async function scanMattermost(exp: MattermostExport, builder: ChatDirectoryBuild
         else if (!builder.addUser(mattermostUser(parsed.value, position)))
           builder.reject({ stage: 'users', position, field: 'user.username', expected: 'a username not used before', reason: `${parsed.value.username} is already defined`, raw: value });
         else for (const team of parsed.value.teams ?? []) for (const c of team.channels ?? []) memberOf(teamChannelId(team.name, c.name)).push(parsed.value.username);
+      } else if (type === 'bot') {
+        const parsed = parseRecord(MattermostBot, value);
+        if (!parsed.ok) builder.reject({ stage: 'users', position, field: `bot.${parsed.problem.field}`, expected: 'a Mattermost bot line', reason: parsed.problem.reason, raw: value });
+        else if (!builder.addUser(mattermostBot(parsed.value, position)))
+          builder.reject({ stage: 'users', position, field: 'bot.username', expected: 'a username not used before', reason: `${parsed.value.username} is already defined`, raw: value });
       } else if (type === 'direct_channel') {
         const parsed = parseRecord(MattermostDirectChannel, value);
         if (!parsed.ok) builder.reject({ stage: 'channels', position, field: `direct_channel.${parsed.problem.field}`, expected: 'a Mattermost direct_channel line', reason: parsed.problem.reason, raw: value });
-        else addDirect(parsed.value.members, parsed.value.header, position);
+        else addDirect(directChannelMembers(parsed.value), parsed.value.header, position);
       } else if (type === 'post' || type === 'direct_post') {
         const post = parsePost(type, value);
         if (post === undefined) continue;
@@ -159,8 +167,8 @@ function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPos
     if (post === undefined) return;
     if ('kind' in post) out.push(post);
     else posts.add(post.record.create_at, { line: line.position.line!, type: line.type as SortedPost['type'], record: post.record });
-  } else if (!NOT_RECORDS.has(line.type) && !['user', 'channel', 'direct_channel'].includes(line.type))
-    out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
+  } else if (!NOT_RECORDS.has(line.type) && !['user', 'bot', 'channel', 'direct_channel'].includes(line.type))
+    out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, bot, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
 }
 
 /** What the sort holds of a post: its line number, its type and its record as parsed. */

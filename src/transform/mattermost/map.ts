@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, SourceUser } from '../chat-export/index.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
-import type { MattermostChannel, MattermostDirectPost, MattermostPost, MattermostReply, MattermostUser } from './records.js';
+import type { MattermostBot, MattermostChannel, MattermostDirectPost, MattermostPost, MattermostReply, MattermostUser } from './records.js';
 import { isoOfEpochMs } from '../../shared/iso-time.js';
 
 /**
@@ -35,6 +35,22 @@ export function mattermostUser(user: MattermostUser, position: ExportPosition): 
       email: nonBlank(user.email),
       title: nonBlank(user.position),
       extra: pickExtra(user, ['username', 'email', 'nickname', 'first_name', 'last_name', 'position', 'roles', 'delete_at', 'is_bot', 'teams', 'password']),
+    }),
+    position,
+  };
+}
+
+/** A `bot` line's account: a bot user, its owner kept in extra. */
+export function mattermostBot(bot: MattermostBot, position: ExportPosition): SourceUser {
+  return {
+    id: bot.username,
+    handle: bot.username,
+    displayName: nonBlank(bot.display_name) ?? bot.username,
+    kind: 'bot',
+    facts: compact({
+      deleted: (bot.delete_at ?? 0) > 0,
+      displayName: nonBlank(bot.display_name),
+      extra: pickExtra(bot, ['username', 'display_name', 'delete_at']),
     }),
     position,
   };

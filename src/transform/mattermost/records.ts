@@ -58,8 +58,26 @@ export type MattermostReply = z.infer<typeof MattermostReply>;
 export const MattermostPost = MattermostReply.extend({ team: name, channel: name, replies: z.array(MattermostReply).nullish() });
 export type MattermostPost = z.infer<typeof MattermostPost>;
 
-export const MattermostDirectChannel = z.looseObject({ members: z.array(name).min(1), header: optStr, favorited_by: z.array(name).nullish() });
+/**
+ * A direct or group channel. Older exports list its people as `members` (usernames); current
+ * ones as `participants` (a username with that person's channel settings) and no `members`.
+ */
+export const MattermostDirectChannel = z
+  .looseObject({
+    members: z.array(name).min(1).nullish(),
+    participants: z.array(z.looseObject({ username: name })).min(1).nullish(),
+    header: optStr,
+    favorited_by: z.array(name).nullish(),
+  })
+  .refine((c) => (c.members ?? c.participants) != null, { message: 'members (or participants) listing the channel\'s people', path: ['members'] });
 export type MattermostDirectChannel = z.infer<typeof MattermostDirectChannel>;
+
+/** A direct channel's usernames, from `participants` (newer exports) or `members` (older ones). */
+export const directChannelMembers = (c: MattermostDirectChannel): string[] => c.participants?.map((p) => p.username) ?? c.members ?? [];
+
+/** A bot account (`bot` lines, newer exports): bots have no `user` line. */
+export const MattermostBot = z.looseObject({ username: name, display_name: optStr, owner: optStr, description: optStr, delete_at: z.number().nullish() });
+export type MattermostBot = z.infer<typeof MattermostBot>;
 
 export const MattermostDirectPost = MattermostReply.extend({ channel_members: z.array(name).min(1), replies: z.array(MattermostReply).nullish() });
 export type MattermostDirectPost = z.infer<typeof MattermostDirectPost>;
