@@ -271,7 +271,9 @@ export function generateMattermostCase(seed: number): MattermostCase {
       const parts = partsOf(q, team);
       const key = `${channelId}/${q.create_at as number}/${q.user as string}/${q.message as string}`;
       const content = JSON.stringify([q, r === 0 ? null : (p.create_at as number)]);
-      if (systemOf(q) !== undefined && systemMessages === 'skip') {
+      // A system post with replies is kept: it holds their thread (docs/mattermost-migration.md).
+      const holdsThread = r === 0 && ((p.replies as Json[] | undefined) ?? []).length > 0;
+      if (systemOf(q) !== undefined && systemMessages === 'skip' && !holdsThread) {
         count('skipped', 1);
         worse({ fate: 'skipped', reason: /^system message: system_/ });
         continue;

@@ -1,7 +1,7 @@
 import { DiscordFileError, discordChannelFiles, openDiscordExport, readDiscordMessages } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import type { ChatDirectory, ChatDirectoryBuilder, MessageOutcome } from '../../transform/chat-export/index.js';
-import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, discordChannel, discordMessage, discordUser, noteReplyChain, type DiscordMessageContext } from '../../transform/discord/index.js';
+import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, discordChannel, discordMessage, discordUser, noteReplyChain, threadCreatedFor, type DiscordMessageContext } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
@@ -39,9 +39,13 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
   for (const [channelId, files] of plan.channels) {
     const authors = new Set<string>();
     const chains = files.some((f) => f.threadId !== undefined) ? new ReplyRoots() : undefined;
+    const starts = new ThreadStarts(new Set(files.flatMap((f) => (f.threadId === undefined ? [] : [f.threadId]))));
     for (const f of files)
       for await (const { key, value } of messagesOf(exp, f, signal)) {
-        if (chains && f.threadId === undefined) noteChainOf(value, channelId, chains);
+        if (chains && f.threadId === undefined) {
+          noteChainOf(value, channelId, chains);
+          starts.note(value, plan.threadIds);
+        }
         const parsed = parseRecord(DiscordMessagePeople, value);
         if (!parsed.ok) continue;
         const m = parsed.value;
@@ -54,12 +58,33 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
         for (const r of m.reactions ?? []) for (const u of r.users ?? []) add(u);
       }
     for (const f of files) {
-      const root = f.threadId === undefined ? undefined : chains!.rootOf(f.threadId);
+      const root = f.threadId === undefined ? undefined : starts.announcedBy(f.threadId) ?? chains!.rootOf(f.threadId);
       if (root !== undefined && root !== f.threadId) builder.setThreadRoot(f.threadId!, root);
     }
     const own = files[0]!;
     // A thread whose parent channel is not in the export is a channel of its own.
     builder.addChannel(discordChannel(own.guild, own.channel, [...authors], { file: own.file, index: 0 }, THREAD_TYPES.has(own.channel.type)));
+  }
+}
+
+/**
+ * Which of a channel's threads were started without a message: no message of the channel's own files has
+ * the thread's id, and a `ThreadCreated` message announces it. That note is the thread's root.
+ */
+class ThreadStarts {
+  private readonly withMessage = new Set<string>();
+  private readonly announced = new Map<string, string>();
+  constructor(private readonly threads: ReadonlySet<string>) {}
+  note(value: unknown, threadIds: ReadonlySet<string>): void {
+    const message = validMessage(value);
+    if (message === undefined) return;
+    if (this.threads.has(message.id)) this.withMessage.add(message.id);
+    const thread = threadCreatedFor(message, threadIds);
+    if (thread !== undefined && this.threads.has(thread) && !this.announced.has(thread)) this.announced.set(thread, message.id);
+  }
+  /** The `ThreadCreated` message that roots a thread started without a message, if any. */
+  announcedBy(threadId: string): string | undefined {
+    return this.withMessage.has(threadId) ? undefined : this.announced.get(threadId);
   }
 }
 
@@ -102,6 +127,7 @@ async function* discordMessages(
     names: { user: (id) => directory.users.get(id)?.username, channel: (id) => directory.channels.get(id)?.name ?? directory.channels.get(id)?.source.name },
     threadIds: plan.threadIds,
     roots: new ReplyRoots(),
+    threadRoots: directory.threadRoots,
   };
   const rootOfThread = (id: string) => directory.threadRoots.get(id) ?? id;
   for (const [channelId, files] of plan.channels) {
@@ -110,6 +136,8 @@ async function* discordMessages(
     context.roots.clear();
     const threadFiles = files.filter((f) => f.threadId !== undefined);
     const held = new HeldReplies(new Set(threadFiles.map((f) => rootOfThread(f.threadId!))));
+    // A thread's messages go into its root's reply thread (pass 1 found it: a reply chain's root, a ThreadCreated note).
+    for (const f of threadFiles) if (rootOfThread(f.threadId!) !== f.threadId) context.roots.note(f.threadId!, rootOfThread(f.threadId!));
     for (const f of files) if (f.threadId === undefined) for await (const batch of fileMessages(exp, f, context, signal)) yield batch.filter((outcome) => !held.hold(outcome));
     for (const group of byRoot(threadFiles, rootOfThread))
       for await (const batch of mergeByTime(group.map((f) => fileMessages(exp, f, context, signal)))) yield batch.flatMap((outcome) => held.before(outcome));

@@ -92,12 +92,13 @@ export function* mapChatMembers(channel: ChatDirectoryChannel, context: ChatMapp
 export type MappedMessage = { kind: 'skipped'; because: string } | { kind: 'items'; items: Array<{ item: MessageImportItem; sourceKey: string }> };
 
 /**
- * One message: skipped when it is a system message and the pipeline skips those; else one item, or
+ * One message: skipped when it is a system message (not a thread's root) and the pipeline skips those; else one item, or
  * consecutive parts when the body is over the platform's limit (each part a record, its number in
  * `properties.source.part`). `channelId` is set by the reader once the channel's platform id is known.
  */
 export function mapChatMessage(message: SourceMessage, context: ChatMappingContext): MappedMessage {
-  if (message.system !== undefined && context.systemMessages === 'skip') return { kind: 'skipped', because: `system message: ${message.system}` };
+  // A system message that roots a reply thread stays: skipped, its replies would lose their thread.
+  if (message.system !== undefined && context.systemMessages === 'skip' && message.facts.thread?.isRoot !== true) return { kind: 'skipped', because: `system message: ${message.system}` };
   const { directory } = context;
   const author = message.authorId === undefined ? undefined : directory.users.get(message.authorId);
   const type = message.system !== undefined || author === undefined ? 'SYSTEM_TEXT' : 'TEXT';

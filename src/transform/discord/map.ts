@@ -2,7 +2,7 @@ import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, Sour
 import { detachString } from '../../shared/detach-string.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import { discordToText, mentionedIds, type DiscordNames } from './markup.js';
-import { DIRECT_TYPES, PERSON_MESSAGE_TYPES, THREAD_STARTER, type DiscordChannel, type DiscordGuild, type DiscordMessage, type DiscordUser } from './records.js';
+import { DIRECT_TYPES, PERSON_MESSAGE_TYPES, THREAD_CREATED, THREAD_STARTER, type DiscordChannel, type DiscordGuild, type DiscordMessage, type DiscordUser } from './records.js';
 import { isoOfEpochMs } from '../../shared/iso-time.js';
 
 /** DiscordChatExporter's name for a user whose account was deleted. */
@@ -82,6 +82,8 @@ export interface DiscordMessageContext {
   /** Ids of the export's threads: a channel message with one of these ids opened that thread. */
   threadIds: ReadonlySet<string>;
   roots: ReplyRoots;
+  /** Thread id → the message whose reply thread it feeds, where that is not the thread's own id (pass 1). */
+  threadRoots: ReadonlyMap<string, string>;
 }
 
 /** One message as read in the messages pass. */
@@ -137,7 +139,18 @@ function threadOf(raw: DiscordMessage, placement: DiscordPlacement, context: Dis
   }
   const root = noteReplyChain(raw, placement.channelId, context.roots);
   if (root !== raw.id) return { root, isRoot: false };
-  return context.threadIds.has(raw.id) ? { root: raw.id, isRoot: true } : undefined;
+  const announced = threadCreatedFor(raw, context.threadIds);
+  const rootsAThread = context.threadIds.has(raw.id) || (announced !== undefined && context.threadRoots.get(announced) === raw.id);
+  return rootsAThread ? { root: raw.id, isRoot: true } : undefined;
+}
+
+/**
+ * The thread a `ThreadCreated` message announces, when the export has its file: a thread started without
+ * a message (its id is its own, no channel message has it) has this note as its root in the channel.
+ */
+export function threadCreatedFor(raw: Pick<DiscordMessage, 'type' | 'reference'>, threadIds: ReadonlySet<string>): string | undefined {
+  const thread = raw.type === THREAD_CREATED ? raw.reference?.channelId : undefined;
+  return thread && threadIds.has(thread) ? thread : undefined;
 }
 
 /**

@@ -74,5 +74,7 @@ export const THREAD_TYPES = new Set(['GuildPublicThread', 'GuildPrivateThread', 
 export const DIRECT_TYPES = new Set(['DirectTextChat', 'DirectGroupTextChat']);
 /** Message types that carry what a person wrote; every other type is a system message. */
 export const PERSON_MESSAGE_TYPES = new Set(['Default', 'Reply', 'ChatInputCommand', 'ContextMenuCommand']);
+/** A channel's note that a thread was started without a message (`reference.channelId` the thread). */
+export const THREAD_CREATED = 'ThreadCreated';
 /** The copy of a thread's root message that opens the thread: the root itself is in the parent channel. */
 export const THREAD_STARTER = 'ThreadStarterMessage';

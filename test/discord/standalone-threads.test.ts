@@ -1,0 +1,81 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import type { RunReport } from '../../src/pipeline/report.js';
+import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { readPlatform, type PlatformState } from '../slack-migration/support.js';
+
+/**
+ * Threads as Discord makes them without a message to hang on (hand-made, DiscordChatExporter's shapes): a
+ * thread started from the "+" menu has an id of its own, and its channel holds a `ThreadCreated` message
+ * (its own id, `reference.channelId` the thread) instead of a starter; a thread whose starter message was
+ * deleted has the id of a message the export lacks.
+ */
+const GUILD = { id: '1150000000000000001', name: 'Guild', iconUrl: 'https://cdn/g.png' };
+const LOBBY = { id: '661735342080000001', type: 'GuildTextChat', categoryId: '661735342080000000', category: 'Text Channels', name: 'lobby', topic: null };
+const STANDALONE = '927400000000000050';
+const DELETED_STARTER = '927400000000000060';
+type Author = Record<string, unknown>;
+const ana: Author = { id: '532347774566400008', name: 'ana', discriminator: '0000', nickname: 'Ana', color: null, isBot: false, roles: [], avatarUrl: '' };
+const bo: Author = { id: '532347774566400009', name: 'bo', discriminator: '0000', nickname: 'bo', color: '#FF0000', isBot: false, roles: [], avatarUrl: '' };
+const message = (id: string, minute: number, content: string, author = ana, extra: Record<string, unknown> = {}) => ({
+  id, type: 'Default', timestamp: `2024-03-01T10:${String(minute).padStart(2, '0')}:00.000+01:00`, timestampEdited: null, callEndedTimestamp: null, isPinned: false, content, author,
+  attachments: [], embeds: [], stickers: [], reactions: [], mentions: [], inlineEmojis: [], ...extra,
+});
+const file = (channel: object, messages: object[]) => JSON.stringify({ guild: GUILD, channel, dateRange: { after: null, before: null }, exportedAt: '2024-05-06T07:08:09.123+00:00', messages, messageCount: messages.length });
+const thread = (id: string, name: string, type = 'GuildPublicThread') => ({ id, type, categoryId: LOBBY.id, category: 'lobby', name, topic: null });
+
+let f: ImportFixture;
+let report: RunReport;
+let platform: PlatformState;
+let skipping: ImportFixture;
+let skipReport: RunReport;
+let skipPlatform: PlatformState;
+
+beforeAll(async () => {
+  f = await startImportFixture();
+  const dir = join(f.dir, 'export');
+  await mkdir(dir);
+  await writeFile(join(dir, 'Guild - Text Channels - lobby [661735342080000001].json'), file(LOBBY, [
+    message('927400000000000001', 1, 'hello'),
+    message('927400000000000051', 2, 'plans', ana, { type: 'ThreadCreated', reference: { messageId: null, channelId: STANDALONE, guildId: GUILD.id } }),
+    message('927400000000000070', 9, 'back in the channel', bo),
+  ]));
+  await writeFile(join(dir, 'Guild - Text Channels - plans [927400000000000050].json'), file(thread(STANDALONE, 'plans'), [
+    message('927400000000000052', 3, 'first in the thread'),
+    message('927400000000000053', 4, 'answer in the thread', bo, { type: 'Reply', reference: { messageId: '927400000000000052', channelId: STANDALONE, guildId: GUILD.id } }),
+  ]));
+  await writeFile(join(dir, 'Guild - Text Channels - gone [927400000000000060].json'), file(thread(DELETED_STARTER, 'gone', 'GuildPrivateThread'), [
+    message('927400000000000061', 5, 'its starter was deleted', bo),
+    message('927400000000000062', 6, 'still here', ana),
+  ]));
+  const { config } = await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n`);
+  report = await runImport({ config, stateDir: join(f.dir, 'state'), verify: {} }, { client: f.client });
+  platform = await readPlatform(f.client);
+  skipping = await startImportFixture();
+  const skip = await writePipeline(skipping.dir, `name: discord\ndiscord:\n  export: ${dir}\n  systemMessages: skip\n`);
+  skipReport = await runImport({ config: skip.config, stateDir: join(skipping.dir, 'state'), verify: {} }, { client: skipping.client });
+  skipPlatform = await readPlatform(skipping.client);
+}, 60_000);
+afterAll(() => Promise.all([f?.close(), skipping?.close()]));
+
+describe('Discord threads with no starter message in the export', () => {
+  it('imports every message once, rejects none, and verifies exact', () => {
+    expect(report.stages.messages).toMatchObject({ read: 7, imported: 7, rejected: 0, skipped: 0, duplicates: 0 });
+    expect(report.verification?.status).toBe('exact');
+  });
+
+  it('makes a thread started without a message the reply thread of its ThreadCreated note, at its time in the channel', () => {
+    const lobby = platform.channels.find((c) => c.slackId === LOBBY.id)!;
+    expect(lobby.messages.slice(0, 3).map((m) => [m.type, m.body])).toEqual([['TEXT', 'hello'], ['SYSTEM_TEXT', 'plans'], ['TEXT', 'back in the channel']]);
+    expect(lobby.threads.get('927400000000000051')?.replies.map((m) => [m.user, m.body])).toEqual([['ana', 'first in the thread'], ['bo', 'answer in the thread']]);
+  });
+
+  it('keeps that note under systemMessages: skip: it holds the thread (as Slack keeps a thread root\'s tombstone)', () => {
+    expect(skipReport.stages.messages).toMatchObject({ read: 7, imported: 7, skipped: 0, rejected: 0 });
+    expect(skipReport.verification?.status).toBe('exact');
+    const lobby = skipPlatform.channels.find((c) => c.slackId === LOBBY.id)!;
+    expect(lobby.threads.get('927400000000000051')?.replies.map((m) => m.body)).toEqual(['first in the thread', 'answer in the thread']);
+  });
+});
