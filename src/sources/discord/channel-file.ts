@@ -20,8 +20,14 @@ export function openDiscordExport(path: string): Promise<SlackExport> {
   return openSlackExport(path, { layout: DISCORD_LAYOUT });
 }
 
-/** The channel files of an export: its .json files (media folders and other files are not read). */
-export const discordChannelFiles = (exp: SlackExport): string[] => exp.files.filter((f) => f.endsWith('.json'));
+/** The channel files of an export: its .json files outside media folders (other files are not read). */
+export const discordChannelFiles = (exp: SlackExport): string[] => exp.files.filter((f) => f.endsWith('.json') && !inMediaFolder(f));
+
+/**
+ * DiscordChatExporter's --media downloads a file's attachments into `<file>_Files/` beside it: a .json
+ * someone uploaded lands there, and is no channel file.
+ */
+const inMediaFolder = (path: string) => path.split('/').slice(0, -1).some((folder) => folder.endsWith('_Files'));
 
 /** A file that is not a DiscordChatExporter channel file. */
 export class DiscordFileError extends ChatportError {
