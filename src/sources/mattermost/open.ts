@@ -29,13 +29,16 @@ export async function openMattermostExport(path: string): Promise<MattermostExpo
   if (info.isFile() && !(await startsWithZipMagic(path)))
     return { origin: path, file: basename(path), has: () => false, openLines: async () => createReadStream(path), close: async () => undefined };
   const exp = await openSlackExport(path, { layout: MATTERMOST_LAYOUT });
-  const jsonl = exp.files.filter((f) => f.endsWith('.jsonl'));
+  const jsonl = exp.files.filter((f) => f.endsWith('.jsonl') && !isAttachment(f));
   if (jsonl.length !== 1) {
     await exp.close();
     throw new ChatportError(`${path}: ${jsonl.length} .jsonl files (${jsonl.slice(0, 3).join(', ')}); a Mattermost bulk export holds exactly one`, { code: SLACK_EXPORT_ERROR.notAnExport, details: { file: path } });
   }
   return { origin: path, file: jsonl[0]!, has: (p) => exp.has(p), openLines: () => exp.openFile(jsonl[0]!), close: () => exp.close() };
 }
+
+/** A file under `data/`: where the export keeps uploaded files (a person's own .jsonl upload among them). */
+const isAttachment = (path: string) => path.split('/').slice(0, -1).includes('data');
 
 async function startsWithZipMagic(path: string): Promise<boolean> {
   const handle = await open(path, 'r');
