@@ -72,6 +72,12 @@ describe('Discord threads with no starter message in the export', () => {
     expect(lobby.threads.get('927400000000000051')?.replies.map((m) => [m.user, m.body])).toEqual([['ana', 'first in the thread'], ['bo', 'answer in the thread']]);
   });
 
+  it('sends a thread with no root in the export (its starter deleted) to the channel\'s end as orphans (docs/discord-migration.md "Limits")', () => {
+    const lobby = platform.channels.find((c) => c.slackId === LOBBY.id)!;
+    expect(lobby.messages.slice(3).map((m) => m.body)).toEqual(['its starter was deleted', 'still here']);
+    expect(report.stages.messages).toMatchObject({ orphans: 2 });
+  });
+
   it('keeps that note under systemMessages: skip: it holds the thread (as Slack keeps a thread root\'s tombstone)', () => {
     expect(skipReport.stages.messages).toMatchObject({ read: 7, imported: 7, skipped: 0, rejected: 0 });
     expect(skipReport.verification?.status).toBe('exact');
