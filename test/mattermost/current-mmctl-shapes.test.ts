@@ -56,6 +56,9 @@ describe('a current mmctl export (participants, bot lines)', () => {
     const bot = platform.users.find((u) => u.source.id === 'ci-bot')!;
     expect(bot).toMatchObject({ name: 'ci-bot', displayName: 'CI Bot', source: { userKind: 'bot' } });
     expect(bot.source.placeholder).toBeUndefined();
+    const town = platform.channels.find((c) => c.slackId === 'acme/town-square')!;
+    expect(town.messages.find((m) => m.body === 'nightly done')?.source).toMatchObject({ author: 'ci-bot', authorKind: 'bot' });
+    expect(town.messages.find((m) => m.body === 'deploy please')?.source).toMatchObject({ author: 'ana', authorKind: 'user' });
   });
 
   it('takes a direct channel\'s people from its participants, with its header', () => {

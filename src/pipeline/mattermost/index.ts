@@ -141,6 +141,7 @@ async function scanMattermost(exp: MattermostExport, builder: ChatDirectoryBuild
 async function* mattermostMessages(exp: MattermostExport, directory: ChatDirectory, owns: (channelId: string) => boolean, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
   const names: MattermostNames = {
     user: (username) => directory.users.get(username)?.username,
+    isBot: (username) => directory.users.get(username)?.source.kind === 'bot',
     channel: (team, name) => (team === undefined ? undefined : directory.channels.get(teamChannelId(team, name))?.name),
   };
   const posts = new ExternalSort(postSortBudget(), undefined, JSON_CODEC as SortCodec<SortedPost>);

@@ -90,6 +90,8 @@ export function mattermostDirectChannel(members: string[], header: string | null
 /** What the text conversion needs: platform names of users and of a team's channels. */
 export interface MattermostNames {
   user(username: string): string | undefined;
+  /** True for a bot account (a `bot` line, `is_bot`, the system_bot role): its posts are `authorKind: bot`. */
+  isBot?(username: string): boolean;
   channel(team: string | undefined, name: string): string | undefined;
 }
 
@@ -121,7 +123,7 @@ function mattermostMessage(post: MattermostReply, channelId: string, id: string,
       ts: String(post.create_at),
       time: isoOfEpochMs(post.create_at),
       author: post.user,
-      authorKind: system ? ('system' as const) : ('user' as const),
+      authorKind: system ? ('system' as const) : names.isBot?.(post.user) ? ('bot' as const) : ('user' as const),
       thread,
       edited: (post.edit_at ?? 0) > 0 ? { time: isoOfEpochMs(post.edit_at!) } : undefined,
       mentions: mentioned.length > 0 ? { users: mentioned } : undefined,
