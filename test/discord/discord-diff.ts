@@ -230,7 +230,8 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
   const threadFiles: DFile[] = [];
   for (const f of readable) {
     const { channel } = f.header!;
-    if (THREAD_TYPES.has(channel.type) && channel.categoryId !== null && own.has(channel.categoryId)) threadFiles.push(f);
+    // docs: a private thread is a PRIVATE channel of its own, its parent exported or not.
+    if (THREAD_TYPES.has(channel.type) && channel.type !== 'GuildPrivateThread' && channel.categoryId !== null && own.has(channel.categoryId)) threadFiles.push(f);
     else plan.set(channel.id, [...(plan.get(channel.id) ?? []), f]);
   }
   threadFiles.sort((a, b) => compareSnowflakes(a.header!.channel.id, b.header!.channel.id) || byPartition(a.name, b.name));

@@ -37,7 +37,8 @@ beforeAll(async () => {
 afterAll(() => f?.close());
 
 const THREADS = new Set(['GuildPublicThread', 'GuildPrivateThread']);
-const channelFiles = () => raw.filter((r) => !THREADS.has(r.channel.type) || !raw.some((p) => p.channel.id === r.channel.categoryId));
+/** A channel's own files: a private thread is a channel of its own (its invited people only), as is a thread whose parent is not exported. */
+const channelFiles = () => raw.filter((r) => !THREADS.has(r.channel.type) || r.channel.type === 'GuildPrivateThread' || !raw.some((p) => p.channel.id === r.channel.categoryId));
 const channelOf = (id: string): PlatformChannel => platform.channels.find((c) => c.slackId === id)!;
 const partsOf = (body: string) => Math.max(1, Math.ceil(body.length / 40_000));
 
@@ -102,8 +103,16 @@ describe('a generated Discord export imported through the pipeline', () => {
     expect(typeOf('big group')).toMatchObject({ type: 'PRIVATE', source: { typeChange: { from: 'DIRECT', to: 'PRIVATE' } } });
     expect(typeOf('small group').type).toBe('DIRECT');
     expect(typeOf('lonely forum post').source).toMatchObject({ conversationType: 'GuildPublicThread' });
-    // Members: the people who wrote in the channel or its threads.
-    const lobby = raw.filter((r) => r.channel.name === 'lobby' || r.channel.categoryId === typeOf('lobby').slackId);
+    // A private thread: a PRIVATE channel of the people who wrote in it, not a reply thread every lobby member reads.
+    const privateThreads = raw.filter((r) => r.channel.type === 'GuildPrivateThread' && r.channel.categoryId === typeOf('lobby').slackId);
+    expect(privateThreads.length).toBeGreaterThan(0);
+    for (const t of privateThreads) {
+      // The starter's copy names the thread's starter, who is invited to it.
+      const writers = new Set(t.messages.map((m) => m.author.id));
+      expect(channelOf(t.channel.id)).toMatchObject({ type: 'PRIVATE', members: platform.users.filter((u) => writers.has(String(u.source.id))).map((u) => u.name).sort() });
+    }
+    // Members: the people who wrote in the channel or its public threads.
+    const lobby = raw.filter((r) => r.channel.name === 'lobby' || (r.channel.categoryId === typeOf('lobby').slackId && r.channel.type !== 'GuildPrivateThread'));
     const authors = new Set(lobby.flatMap((r) => r.messages).filter((m) => m.type !== 'ThreadStarterMessage').map((m) => m.author.id));
     expect(typeOf('lobby').members).toEqual(platform.users.filter((u) => authors.has(String(u.source.id))).map((u) => u.name).sort());
   });

@@ -16,6 +16,7 @@ const GUILD = { id: '1150000000000000001', name: 'Guild', iconUrl: 'https://cdn/
 const LOBBY = { id: '661735342080000001', type: 'GuildTextChat', categoryId: '661735342080000000', category: 'Text Channels', name: 'lobby', topic: null };
 const STANDALONE = '927400000000000050';
 const DELETED_STARTER = '927400000000000060';
+const PRIVATE = '927400000000000080';
 type Author = Record<string, unknown>;
 const ana: Author = { id: '532347774566400008', name: 'ana', discriminator: '0000', nickname: 'Ana', color: null, isBot: false, roles: [], avatarUrl: '' };
 const bo: Author = { id: '532347774566400009', name: 'bo', discriminator: '0000', nickname: 'bo', color: '#FF0000', isBot: false, roles: [], avatarUrl: '' };
@@ -46,9 +47,14 @@ beforeAll(async () => {
     message('927400000000000052', 3, 'first in the thread'),
     message('927400000000000053', 4, 'answer in the thread', bo, { type: 'Reply', reference: { messageId: '927400000000000052', channelId: STANDALONE, guildId: GUILD.id } }),
   ]));
-  await writeFile(join(dir, 'Guild - Text Channels - gone [927400000000000060].json'), file(thread(DELETED_STARTER, 'gone', 'GuildPrivateThread'), [
+  await writeFile(join(dir, 'Guild - Text Channels - gone [927400000000000060].json'), file(thread(DELETED_STARTER, 'gone'), [
     message('927400000000000061', 5, 'its starter was deleted', bo),
     message('927400000000000062', 6, 'still here', ana),
+  ]));
+  // A private thread (Discord starts one without a message): read by its invited people only.
+  await writeFile(join(dir, 'Guild - Text Channels - secret [927400000000000080].json'), file(thread(PRIVATE, 'secret', 'GuildPrivateThread'), [
+    message('927400000000000081', 7, 'just between us', ana),
+    message('927400000000000082', 8, 'agreed', bo),
   ]));
   const { config } = await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n`);
   report = await runImport({ config, stateDir: join(f.dir, 'state'), verify: {} }, { client: f.client });
@@ -62,7 +68,7 @@ afterAll(() => Promise.all([f?.close(), skipping?.close()]));
 
 describe('Discord threads with no starter message in the export', () => {
   it('imports every message once, rejects none, and verifies exact', () => {
-    expect(report.stages.messages).toMatchObject({ read: 7, imported: 7, rejected: 0, skipped: 0, duplicates: 0 });
+    expect(report.stages.messages).toMatchObject({ read: 9, imported: 9, rejected: 0, skipped: 0, duplicates: 0 });
     expect(report.verification?.status).toBe('exact');
   });
 
@@ -78,8 +84,17 @@ describe('Discord threads with no starter message in the export', () => {
     expect(report.stages.messages).toMatchObject({ orphans: 2 });
   });
 
+  it('makes a private thread a PRIVATE channel of the people who wrote in it, not a reply thread every lobby member reads', () => {
+    const secret = platform.channels.find((c) => c.slackId === PRIVATE)!;
+    expect(secret).toMatchObject({ type: 'PRIVATE', members: ['ana', 'bo'] });
+    expect(secret.messages.map((m) => m.body)).toEqual(['just between us', 'agreed']);
+    const lobby = platform.channels.find((c) => c.slackId === LOBBY.id)!;
+    const inLobby = [...lobby.messages, ...[...lobby.threads.values()].flatMap((t) => t.replies)].map((m) => m.body);
+    expect(inLobby).not.toContain('just between us');
+  });
+
   it('keeps that note under systemMessages: skip: it holds the thread (as Slack keeps a thread root\'s tombstone)', () => {
-    expect(skipReport.stages.messages).toMatchObject({ read: 7, imported: 7, skipped: 0, rejected: 0 });
+    expect(skipReport.stages.messages).toMatchObject({ read: 9, imported: 9, skipped: 0, rejected: 0 });
     expect(skipReport.verification?.status).toBe('exact');
     const lobby = skipPlatform.channels.find((c) => c.slackId === LOBBY.id)!;
     expect(lobby.threads.get('927400000000000051')?.replies.map((m) => m.body)).toEqual(['first in the thread', 'answer in the thread']);

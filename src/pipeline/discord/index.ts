@@ -62,7 +62,7 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
       if (root !== undefined && root !== f.threadId) builder.setThreadRoot(f.threadId!, root);
     }
     const own = files[0]!;
-    // A thread whose parent channel is not in the export is a channel of its own.
+    // A thread whose parent channel is not in the export, or a private one, is a channel of its own.
     builder.addChannel(discordChannel(own.guild, own.channel, [...authors], { file: own.file, index: 0 }, THREAD_TYPES.has(own.channel.type)));
   }
 }

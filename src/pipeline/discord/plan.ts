@@ -1,7 +1,7 @@
 import { recordTextProblem } from '../../shared/json-checks/export-text.js';
 import { readDiscordHeader, type DiscordDateRange, type DiscordFileError } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
-import { DiscordChannel, DiscordGuild, THREAD_TYPES } from '../../transform/discord/index.js';
+import { DiscordChannel, DiscordGuild, PRIVATE_THREAD, THREAD_TYPES } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
 
 /** One file of the export and where its messages go. */
@@ -59,7 +59,8 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
   const threadIds = new Set<string>();
   for (const h of headers) {
     const parent = h.channel.categoryId;
-    if (THREAD_TYPES.has(h.channel.type) && parent && own.has(parent)) {
+    // A private thread is read by its invited people only: folded into its parent, every member of that channel would read it.
+    if (THREAD_TYPES.has(h.channel.type) && h.channel.type !== PRIVATE_THREAD && parent && own.has(parent)) {
       threads.push({ ...h, channelId: parent, threadId: h.channel.id });
       threadIds.add(h.channel.id);
     } else {

@@ -2,7 +2,7 @@ import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, Sour
 import { detachString } from '../../shared/detach-string.js';
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import { discordToText, mentionedIds, type DiscordNames } from './markup.js';
-import { DIRECT_TYPES, PERSON_MESSAGE_TYPES, THREAD_CREATED, THREAD_STARTER, type DiscordChannel, type DiscordGuild, type DiscordMessage, type DiscordUser } from './records.js';
+import { DIRECT_TYPES, PERSON_MESSAGE_TYPES, PRIVATE_THREAD, THREAD_CREATED, THREAD_STARTER, type DiscordChannel, type DiscordGuild, type DiscordMessage, type DiscordUser } from './records.js';
 import { isoOfEpochMs } from '../../shared/iso-time.js';
 
 /** DiscordChatExporter's name for a user whose account was deleted. */
@@ -34,7 +34,7 @@ export function discordUser(user: DiscordUser, position: ExportPosition): Source
 /** A channel file's header as a source channel; `members` are the authors seen in it (and its threads). */
 export function discordChannel(guild: DiscordGuild, channel: DiscordChannel, members: string[], position: ExportPosition, ownChannelOfThread = false): SourceChannel {
   const direct = DIRECT_TYPES.has(channel.type);
-  const privateThread = channel.type === 'GuildPrivateThread';
+  const privateThread = channel.type === PRIVATE_THREAD;
   return {
     id: channel.id,
     conversationType: channel.type,

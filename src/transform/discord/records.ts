@@ -70,6 +70,8 @@ export const DiscordMessagePeople = z.looseObject({
 
 /** Channel types whose files hold a thread's messages (their `categoryId` is the parent channel). */
 export const THREAD_TYPES = new Set(['GuildPublicThread', 'GuildPrivateThread', 'GuildNewsThread']);
+/** A thread only its invited people read: a PRIVATE channel of its own, never a reply thread of its parent. */
+export const PRIVATE_THREAD = 'GuildPrivateThread';
 /** Direct conversations: one person (DirectTextChat) or a group (DirectGroupTextChat). */
 export const DIRECT_TYPES = new Set(['DirectTextChat', 'DirectGroupTextChat']);
 /** Message types that carry what a person wrote; every other type is a system message. */
