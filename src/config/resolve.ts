@@ -9,7 +9,7 @@ import type { StageKind } from '../transform/types.js';
 import { interpolate } from './interpolate.js';
 import { issuesFromZod } from './issues.js';
 import type { ConfigIssue } from './issues.js';
-import { isLiteralCodePosition, keepLiteralCodesAsWritten } from './literal-codes.js';
+import { keepLiteralCodesAsWritten, writtenScalar } from './literal-codes.js';
 import { locate } from './locate.js';
 import { DEFAULT_STAGE_OPTIONS, pipelineFileSchema } from './schema.js';
 import { exportStages, resolvePlatformExport, resolveSlackSource } from './export-stages.js';
@@ -61,7 +61,7 @@ const typedAsYaml = (text: string): number | boolean => (text === 'true' ? true 
 
 /**
  * Interpolates every scalar value in place. Plain (unquoted) scalars that become a number or boolean are typed
- * so, except value-map keys and condition values, which stay text (literal-codes.ts).
+ * as YAML would type the same text written in the file, and kept as written where literal-codes.ts says.
  */
 function interpolateDocument(
   doc: Document,
@@ -79,8 +79,8 @@ function interpolateDocument(
       for (const problem of result.problems) onIssue({ path, message: `${path}: ${problem}`, expected: '${NAME} or ${NAME:-default}' }, false);
       for (const name of result.missing)
         onIssue({ path, message: `${path}: the environment variable ${name} is not set (write \${${name}:-default} for a default)`, expected: `${name} set` }, true);
-      const retyped = node.type === 'PLAIN' && RETYPED.test(result.value) && !isLiteralCodePosition(key, ancestors);
-      node.value = retyped ? typedAsYaml(result.value) : result.value;
+      const retyped = node.type === 'PLAIN' && RETYPED.test(result.value);
+      node.value = retyped ? writtenScalar(result.value, typedAsYaml(result.value), key, ancestors) : result.value;
     },
   });
 }

@@ -82,7 +82,7 @@ const templateRule = z
   })
   .describe('Text combining source fields.');
 
-const constRule = z.strictObject({ const: z.unknown().describe('The value, the same for every record.'), when: when.optional() }).describe('A constant.');
+const constRule = z.strictObject({ const: z.unknown().describe('The value, the same for every record, as written: 007 is the text "007", 42 the number 42.'), when: when.optional() }).describe('A constant.');
 
 export const mappingValueSchema: z.ZodType<MappingValue> = z.lazy(() =>
   z

@@ -16,6 +16,27 @@ const isMissing = (v: unknown) => v === undefined || v === null || v === '';
 /** A value as conditions and value maps compare it: text as it is, a number (a bigint too) as its digits, a list or an object as its JSON. */
 export const conditionText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? stringifyJson(v) : String(v));
 
+/**
+ * Whether a source value is one of `values` (texts written in the pipeline file): compared as text, except
+ * that a JSON true or false is its name in any case, as YAML writes booleans (`True`, `FALSE`): it has no
+ * text of its own that a user could match otherwise.
+ */
+function listedText(values: readonly unknown[]): (v: unknown) => boolean {
+  const texts = new Set(values.map(conditionText));
+  const booleans = booleanNames(texts);
+  return (v) => (typeof v === 'boolean' ? booleans.has(v) : texts.has(conditionText(v)));
+}
+
+/** The booleans whose names, in any case, are among `texts` (`True` names true). */
+export function booleanNames(texts: Iterable<string>): Set<boolean> {
+  const out = new Set<boolean>();
+  for (const t of texts) {
+    const lower = t.toLowerCase();
+    if (lower === 'true' || lower === 'false') out.add(lower === 'true');
+  }
+  return out;
+}
+
 /** Says a condition in words (`kind in ["join","leave"]`), for reports and people. */
 export function describeCondition(rule: Condition): string {
   const field = fieldRefName(rule.field);
@@ -33,31 +54,31 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
   const { field } = rule;
   switch (ops[0]) {
     case 'equals': {
-      const want = conditionText(rule.equals);
+      const listed = listedText([rule.equals]);
       return (r) => {
         const v = valueAt(r, field);
-        return !isMissing(v) && conditionText(v) === want;
+        return !isMissing(v) && listed(v);
       };
     }
     case 'notEquals': {
-      const want = conditionText(rule.notEquals);
+      const listed = listedText([rule.notEquals]);
       return (r) => {
         const v = valueAt(r, field);
-        return isMissing(v) || conditionText(v) !== want;
+        return isMissing(v) || !listed(v);
       };
     }
     case 'in': {
-      const set = new Set((rule.in ?? []).map(conditionText));
+      const listed = listedText(rule.in ?? []);
       return (r) => {
         const v = valueAt(r, field);
-        return !isMissing(v) && set.has(conditionText(v));
+        return !isMissing(v) && listed(v);
       };
     }
     case 'notIn': {
-      const set = new Set((rule.notIn ?? []).map(conditionText));
+      const listed = listedText(rule.notIn ?? []);
       return (r) => {
         const v = valueAt(r, field);
-        return isMissing(v) || !set.has(conditionText(v));
+        return isMissing(v) || !listed(v);
       };
     }
     case 'matches': {

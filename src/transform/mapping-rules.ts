@@ -32,10 +32,14 @@ function describeKeys(table: ReadonlyMap<string, unknown>): string {
   return keys.length > MAX_LISTED_KEYS ? `${listed}, … (${keys.length} keys)` : listed;
 }
 
-/** A value map: the entry for the value's text, else the default, else a reason naming the keys. */
+/**
+ * A value map: the entry for the value's text (a JSON true or false: else the key that is its name in
+ * another case, `True:` as YAML writes it, as conditions compare), else the default, else a reason naming the keys.
+ */
 function mapValue(table: ReadonlyMap<string, unknown>, value: unknown, fallback: unknown, reasons: Reason[], path: string, source: string): unknown {
   const text = conditionText(value);
   if (table.has(text)) return table.get(text);
+  if (typeof value === 'boolean') for (const [key, entry] of table) if (key.toLowerCase() === text) return entry;
   if (fallback !== undefined) return fallback;
   reasons.push(reason(path, `one of the values the map lists (${describeKeys(table)})`, value, source));
   return BAD;

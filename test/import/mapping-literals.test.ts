@@ -44,3 +44,93 @@ describe('codes written unquoted in value maps and conditions', () => {
     expect(channels.map((c) => [c.name, c.type]).sort()).toEqual([['lit-priv', 'PRIVATE'], ['lit-pub', 'PUBLIC']]);
   });
 });
+
+// Values the mapping puts into items: numbers whose text a JSON number cannot give back stay the text written.
+const valuesPipeline = `name: literal-values
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping:
+      name: name
+      displayName: { field: nick, default: 007 }
+      isGuest: { const: false }
+      properties:
+        agent: { const: 007 }
+        version: { const: 1.10 }
+        colour: { const: 0x1F }
+        scale: { const: 1e3 }
+        sign: { const: +1 }
+        big: { const: 12345678901234567890 }
+        plain: { const: 42 }
+        half: { const: 1.5 }
+        codes: { const: [007, 3, { room: 0101 }] }
+        centre: { field: dept, map: { sales: 0042, ops: 17 }, default: 0099 }
+        grade: { field: grade, type: string, default: 01 }
+        count: { field: count, type: integer, default: 010 }
+        fromEnv:
+          const: \${CODE}
+        0042: { const: room }
+        nothing: { const: .inf }
+`;
+
+describe('numbers written unquoted in const, default and value-map values', () => {
+  it('reach the platform as written: 007 is "007", 1.10 is "1.10", 0x1F is "0x1F"; 42 and 1.5 stay numbers; a long integer keeps its digits', async () => {
+    const dir = join(f.dir, 'literal-values');
+    await writeInput(dir, 'users.csv', 'id,name,nick,dept,grade,count\n1,val-a,,sales,,\n2,val-b,Bee,hr,B,3\n');
+    const { config } = await writePipeline(dir, valuesPipeline, { CODE: '0070' });
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+
+    expect(report.stages.users).toMatchObject({ read: 2, imported: 2, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const users = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === 'literal-values');
+    const a = users.find((u) => u.name === 'val-a')!;
+    const b = users.find((u) => u.name === 'val-b')!;
+    expect(a.displayName).toBe('007');
+    expect(a.properties).toMatchObject({
+      agent: '007', version: '1.10', colour: '0x1F', scale: '1e3', sign: '+1', plain: 42, half: 1.5,
+      codes: ['007', 3, { room: '0101' }], centre: '0042', grade: '01', count: 10, fromEnv: '0070', '0042': 'room', nothing: '.inf',
+    });
+    expect(b.properties).toMatchObject({ centre: '0099', grade: 'B', count: 3 });
+    // Read raw: every digit of the long integer, as a JSON number.
+    const raw = await (await fetch(`${f.sandbox.url}/users/${String(a.id)}`, { headers: { authorization: `Bearer ${f.sandbox.issueToken()}` } })).text();
+    expect(raw).toContain('"big":12345678901234567890');
+  });
+});
+
+// True, FALSE: YAML reads them as booleans, whose text would be "true" and "false".
+const booleansPipeline = `name: literal-booleans
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    skip: [{ field: archived, equals: True }]
+    mapping:
+      name: name
+      displayName: name
+      isGuest: { field: guest, map: { TRUE: true, False: false } }
+      properties: { staff: { const: yes, when: { field: staff, in: [True] } } }
+  channels:
+    source: { path: channels.ndjson }
+    key: key
+    skip: [{ field: archived, equals: True }]
+    mapping: { type: { field: private, map: { True: PRIVATE, False: PUBLIC } }, name: name, members: { const: [bool-b] } }
+`;
+
+describe('booleans written unquoted in conditions and value-map keys', () => {
+  it('compare as the text written (True holds for the CSV text "True", not "true"), and for a JSON boolean of that value', async () => {
+    const dir = join(f.dir, 'literal-booleans');
+    await writeInput(dir, 'users.csv', 'id,name,archived,guest,staff\n1,bool-a,True,FALSE,True\n2,bool-b,true,TRUE,True\n3,bool-c,,False,true\n');
+    await writeInput(dir, 'channels.ndjson', '{"key":"c1","name":"bool-pub","private":false,"archived":false}\n{"key":"c2","name":"bool-priv","private":true}\n{"key":"c3","name":"bool-old","private":true,"archived":true}\n');
+    const { config } = await writePipeline(dir, booleansPipeline);
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+
+    expect(report.stages.users).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
+    expect(report.stages.channels).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const users = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === 'literal-booleans');
+    expect(users.map((u) => [u.name, u.isGuest, u.properties?.staff ?? null]).sort()).toEqual([['bool-b', true, 'yes'], ['bool-c', false, null]]);
+    const channels = (await all(f.client.channels.list({ pageSize: 100 }))).filter((c) => c.properties?.chatportPipeline === 'literal-booleans');
+    expect(channels.map((c) => [c.name, c.type]).sort()).toEqual([['bool-priv', 'PRIVATE'], ['bool-pub', 'PUBLIC']]);
+  });
+});
