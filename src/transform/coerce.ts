@@ -112,6 +112,12 @@ const UTC_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,3})?Z$/;
 const ISO_TEXT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const two = (s: string, at: number) => (s.charCodeAt(at) - 48) * 10 + s.charCodeAt(at + 1) - 48;
 
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/** 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the times an ISO text with a four-digit year can write. */
+const FIRST_YYYY_MS = -62_167_219_200_000;
+const PAST_YYYY_MS = 253_402_300_800_000;
+
 function isCanonicalIsoInRange(text: string): boolean {
   const year = Number(text.slice(0, 4));
   const month = two(text, 5);
@@ -140,14 +146,24 @@ function toDate(value: unknown, reasons: Reason[], field: string, source: string
     const m = DATE_TEXT.exec(value.trim());
     if (m) {
       const [, y, mo, d, h = '00', mi = '00', s = '00', frac = '', zone = 'Z'] = m;
+      // Date.parse rolls 2024-02-31 over to March; a day that does not exist is an error instead, saying so.
+      // (Not through Date.UTC, which reads the years 0 to 99 as 1900 to 1999: 0000-02-29 exists, 1900-02-29 does not.)
+      const month = Number(mo);
+      if (month >= 1 && month <= 12 && Number(d) > daysInMonth(Number(y), month)) {
+        reasons.push(reason(field, `a day that exists (${MONTH_NAMES[month - 1]} ${y} has ${daysInMonth(Number(y), month)} days)`, value, source));
+        return BAD;
+      }
       ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}${frac.slice(0, 4)}${zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone}`);
       // Zones shift whole minutes, so the digits past milliseconds stay as written (trailing zeros aside).
       finer = frac.slice(4).replace(/0+$/, '');
-      // Date.parse rolls 2024-02-31 over to March; a date that does not exist is an error instead.
-      if (Number.isFinite(ms) && new Date(Date.UTC(+y!, +mo! - 1, +d!)).getUTCDate() !== +d!) ms = NaN;
     }
   }
-  if (Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return finer === '' ? isoOfEpochMs(ms) : `${isoOfEpochMs(ms).slice(0, -1)}${finer}Z`;
+  if (Number.isFinite(ms) && (ms < FIRST_YYYY_MS || ms >= PAST_YYYY_MS)) {
+    // A zone can carry 0000-01-01 or 9999-12-31 out of the years YYYY writes; the ISO text would be ±YYYYYY.
+    reasons.push(reason(field, `a time that in UTC falls in the years 0000 to 9999 (timestamps are written YYYY-MM-DDTHH:MM:SSZ; this one is ${isoOfEpochMs(ms)})`, value, source));
+    return BAD;
+  }
+  if (Number.isFinite(ms)) return finer === '' ? isoOfEpochMs(ms) : `${isoOfEpochMs(ms).slice(0, -1)}${finer}Z`;
   if (typeof value === 'bigint') return toDate(String(value), reasons, field, source);
   return bad(reasons, 'date', field, value, source);
 }
