@@ -61,4 +61,22 @@ describe('an import job that never ends (sandbox --stuck-jobs, import --job-time
     expect(verify.code, verify.stderr).toBe(ExitCode.TEMPORARY);
     expect(verify.stderr).toMatch(/^chatport: job \d+ \(MESSAGE_ANALYTICS_EXPORT\) is still RUNNING after 1 s, the deadline/m);
   });
+
+  it('names a fractional deadline as given (--job-timeout 0.3 is "after 0.3 s", jobs wait --timeout 1.1 "after 1.1 s"), and refuses a flag value that is no decimal number of seconds', { timeout: 60_000 }, async () => {
+    const pipelineDir = join(dir, 'fraction');
+    for (const [file, text] of Object.entries(generateCsvs({ users: 2, channels: 1, messages: 1 }))) await writeInput(pipelineDir, `${file}.csv`, text);
+    const path = await writeInput(pipelineDir, 'pipeline.yaml', generatedPipeline('stuck-fraction', 'chunkRecords: 2\n  concurrency: 1'));
+    const run = await runCli(['import', path, '--state', join(dir, 'state-fraction'), '--job-timeout', '0.3'], env);
+    expect(run.code, run.stderr).toBe(ExitCode.TEMPORARY);
+    expect(run.stderr).toMatch(/^chatport: job \d+ \(USER_IMPORT\) is still RUNNING after 0\.3 s, the deadline/m);
+
+    const [job] = await jobIds();
+    const wait = await runCli(['jobs', 'wait', String(job), '--timeout', '1.1', '--interval', '0.5'], env);
+    expect(wait.code, wait.stderr).toBe(ExitCode.TEMPORARY);
+    expect(wait.stderr).toMatch(/is still RUNNING after 1\.1 s, the deadline/);
+
+    const hex = await runCli(['import', path, '--state', join(dir, 'state-fraction'), '--job-timeout', '0x10'], env);
+    expect(hex.code).toBe(ExitCode.USAGE);
+    expect(hex.stderr).toContain('--job-timeout must be a positive number of seconds, written with digits (e.g. 30 or 0.5), got "0x10"');
+  });
 });

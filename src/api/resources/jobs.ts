@@ -62,7 +62,7 @@ export function createJobsResource(transport: Transport, deps: { sleep: Sleep; n
         options.onPoll?.(job);
         if (FINAL_JOB_STATES.has(job.state)) return job;
         const waited = deps.now() - started;
-        if (waited >= timeoutMs) throw new JobDeadlineError(id, { type: job.type, state: job.state, waitedMs: waited });
+        if (waited >= timeoutMs) throw new JobDeadlineError(id, { type: job.type, state: job.state, waitedMs: waited, deadlineMs: timeoutMs });
         const next = options.nextPollMs ? options.nextPollMs(polls) : interval;
         deps.logger.debug({ jobId: id, state: job.state, nextPollMs: next }, 'job not finished yet');
         await deps.sleep(Math.min(next, timeoutMs - waited), options.signal);

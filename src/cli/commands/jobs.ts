@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { JobFailedError, type Job } from '../../api/index.js';
 import type { CliContext } from '../context.js';
 import { addClientFlags, openClient } from '../client-options.js';
+import { positiveNumber } from '../number-flags.js';
 import { parseInt64, type Int64 } from '../../shared/int64.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 
@@ -19,14 +20,6 @@ function positiveInt64(what: string) {
     const id = parseInt64(value);
     if (id === undefined || id <= 0) throw new InvalidArgumentError(`${what} must be a positive integer of at most 19 digits (int64), got "${value}"`);
     return id;
-  };
-}
-
-function positiveNumber(what: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${what} must be a positive number, got "${value}"`);
-    return n;
   };
 }
 
