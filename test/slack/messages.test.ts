@@ -258,6 +258,25 @@ describe('message kinds', () => {
     expect(single({ type: 'message', ts: null, user: 'U1', text: 'x' })).toMatchObject({ outcome: 'rejected', field: 'ts' });
   });
 
+  it('a null entry in files, attachments, reactions or blocks (a file deleted or not exported) is left out, not a reject of the message', () => {
+    const file = { id: 'F1', name: 'a.pdf', url_private: 'https://files.invalid/F1/a.pdf' };
+    const withNullFile = item(msg('6.000001', { text: 'see', files: [null] }));
+    expect(withNullFile.body).toBe('see');
+    expect(sourceOf(withNullFile).files).toBeUndefined();
+    const mixed = item(msg('7.000001', { text: 'see', files: [file, null, { ...file, id: 'F2', name: 'b.pdf' }], reactions: [null, { name: 'tada', users: ['U2', null], count: 2 }, null] }));
+    expect(mixed.body).toBe('see\n[file: a.pdf] https://files.invalid/F1/a.pdf\n[file: b.pdf] https://files.invalid/F1/a.pdf');
+    expect((sourceOf(mixed).files as unknown[]).map((f) => (f as { id: string }).id)).toEqual(['F1', 'F2']);
+    expect(sourceOf(mixed).reactions).toEqual([{ emoji: 'tada', name: 'tada', users: ['U2'], count: 2 }]);
+    expect(item(msg('8.000001', { text: '', attachments: [null, { fallback: 'Preview of x' }] })).body).toBe('Preview of x');
+    expect(item(msg('9.000001', { text: 'hi', attachments: [null] })).body).toBe('hi');
+    expect(item(msg('10.000001', { text: 'hi', reactions: [null] })).body).toBe('hi');
+    const section = (text: string) => ({ type: 'rich_text_section', elements: [{ type: 'text', text }] });
+    const blocks = [null, { type: 'rich_text', elements: [null, { type: 'rich_text_list', style: 'ordered', elements: [section('one'), null, section('two')] }] }];
+    expect(item(msg('11.000001', { text: '', blocks })).body).toBe('1. one\n2. two');
+    // Nothing left to show: skipped, and the reason says the files were null entries.
+    expect(single(msg('12.000001', { text: '', files: [null, null] }))).toMatchObject({ outcome: 'skipped', reason: 'empty message: no text, attachments or files (its 2 file entries are null: deleted or not exported)' });
+  });
+
   it('every item is valid once its channel id is filled in', () => {
     const pending = itemsOf(run({ '2020-09-13': [msg('1.000001'), msg('2.000001', { subtype: 'channel_join' })] }));
     for (const p of pending) {

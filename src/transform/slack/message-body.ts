@@ -118,8 +118,11 @@ function blockText(block: unknown): string {
   }
 }
 
+/** A null entry (Slack shows nothing for it) is left out: no empty line, and a list's numbers go on. */
+const entriesOf = (elements: unknown): Json[] => (Array.isArray(elements) ? elements.filter(isObject) : []);
+
 function richElements(elements: unknown, separator: string): string {
-  return Array.isArray(elements) ? elements.map(richElement).join(separator) : '';
+  return entriesOf(elements).map(richElement).join(separator);
 }
 
 function richElement(element: unknown): string {
@@ -135,7 +138,7 @@ function richElement(element: unknown): string {
       // Numbered as Slack shows an ordered list (from its offset), so "step 2" still says 2.
       const first = typeof element.offset === 'number' ? element.offset + 1 : 1;
       const marker = (i: number) => (element.style === 'ordered' ? `${first + i}.` : '•');
-      return Array.isArray(element.elements) ? element.elements.map((item, i) => `${marker(i)} ${richElement(item)}`).join('\n') : '';
+      return entriesOf(element.elements).map((item, i) => `${marker(i)} ${richElement(item)}`).join('\n');
     }
     case 'text':
       return escapeText(str(element.text));

@@ -122,19 +122,19 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       state.previousDay = state.day;
       state.day = [];
       const outcomes: Outcome<PendingMessage>[] = [];
-      const valid: { message: SlackMessage; position: RecordPosition }[] = [];
+      const valid: { message: SlackMessage; position: RecordPosition; raw: unknown }[] = [];
       messages.forEach((raw, index) => {
         const position = { file, index };
         const unsendable = recordTextProblem(raw, marks);
         if (unsendable) return void outcomes.push({ outcome: 'rejected', position, field: unsendable.field ?? '', reason: unsendable.reason, raw: unsendable.raw });
         const parsed = parseSlackMessage(raw);
-        if (parsed.ok) valid.push({ message: parsed.value, position });
+        if (parsed.ok) valid.push({ message: parsed.value, position, raw });
         else outcomes.push({ outcome: 'rejected', position, field: parsed.problem.field, reason: parsed.problem.reason, raw });
       });
       // Stable sort: equal ts keep file order, so occurrence numbers are deterministic.
       valid.sort((a, b) => compareTs(a.message.ts, b.message.ts) || a.position.index - b.position.index);
-      for (const { message, position } of valid) {
-        const outcome = mapMessage(message, position, channelKey, state, context);
+      for (const { message, position, raw } of valid) {
+        const outcome = mapMessage(message, position, channelKey, state, context, raw);
         noteTsGroup(state, message, outcome);
         outcomes.push(outcome);
       }
@@ -189,7 +189,15 @@ function ofTs(day: readonly MappedMessage[], ts: string): MappedMessage[] {
   return found;
 }
 
-function mapMessage(message: SlackMessage, position: RecordPosition, channelKey: string, state: ChannelState, context: SlackMappingContext): Outcome<PendingMessage> {
+/** Why a content message is skipped as empty; null file entries (left out by the parse) are named, not denied. */
+function emptyReason(raw: unknown): string {
+  const files = (raw as { files?: unknown }).files;
+  const nulls = Array.isArray(files) ? files.filter((f) => f === null).length : 0;
+  if (nulls === 0) return 'empty message: no text, files or attachments';
+  return `empty message: no text, attachments or files (its ${nulls} file ${nulls === 1 ? 'entry is' : 'entries are'} null: deleted or not exported)`;
+}
+
+function mapMessage(message: SlackMessage, position: RecordPosition, channelKey: string, state: ChannelState, context: SlackMappingContext, raw: unknown): Outcome<PendingMessage> {
   const { directory } = context;
   // A root is in the export even when it is skipped below; its replies must not be marked rootMissing.
   if (message.thread_ts !== undefined && message.thread_ts === message.ts) state.threads.noteRoot(message.ts);
@@ -227,7 +235,8 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
   const lines = [converted.text.trim() === '' ? attachmentsText(message) : converted.text, ...files.map(fileLine)].filter((l) => l.trim() !== '');
   let body = lines.join('\n');
   if (body === '') {
-    if (isContent) return { outcome: 'skipped', position, reason: 'empty message: no text, files or attachments', raw: message };
+    // raw: the record as read, which shows the null file entries the reason names.
+    if (isContent) return { outcome: 'skipped', position, reason: emptyReason(raw), raw };
     body = `(${message.subtype})`;
   }
 

@@ -190,7 +190,8 @@ const MAX_NULLS_TAKEN = 16;
 /**
  * A Slack record parsed with a typed optional field holding null read as absent: Slack writes null for
  * some (a user's `real_name`, `email` or `profile`; a message's `parent_user_id`, `bot_profile`,
- * `attachments[].fallback`). Only a failed parse pays: the null at the failing path is taken out of a copy
+ * `attachments[].fallback`), and null entries in typed lists (`files: [null]`, `reactions: [null]`) are
+ * left out. Only a failed parse pays: the null at the failing path is taken out of a copy
  * and the copy parsed again, so nulls in fields nobody types stay in `extra`, and a null in a `required`
  * top-level field (a user's `id`, a message's `ts`) still rejects the record.
  */
@@ -200,10 +201,30 @@ function parseNullsAbsent<T>(schema: z.ZodType<T>, raw: unknown, required: Reado
     const result = schema.safeParse(value);
     if (result.success) return { ok: true, value: result.data };
     const issue = result.error.issues[0]!;
-    if (taken === MAX_NULLS_TAKEN || !isOptionalNull(issue, value, required)) return failed(issue);
+    if (taken === MAX_NULLS_TAKEN) return failed(issue);
+    const nullIn = nullEntryList(issue, value);
+    if (nullIn === undefined && !isOptionalNull(issue, value, required)) return failed(issue);
     if (value === raw) value = structuredClone(raw);
-    deleteAt(value, issue.path);
+    if (nullIn === undefined) deleteAt(value, issue.path);
+    else takeNullsOut(valueAt(value, nullIn) as unknown[]);
   }
+}
+
+/**
+ * The path of the typed list holding the null the issue names (`files: [null]`: Slack writes a deleted or
+ * unexported file so), else undefined. Such an entry says nothing and Slack shows nothing for it.
+ */
+function nullEntryList(issue: z.core.$ZodIssue, value: unknown): readonly PropertyKey[] | undefined {
+  if (issue.code !== 'invalid_type' || issue.path.length < 2 || typeof issue.path[issue.path.length - 1] !== 'number') return undefined;
+  const list = issue.path.slice(0, -1);
+  return valueAt(value, issue.path) === null && Array.isArray(valueAt(value, list)) ? list : undefined;
+}
+
+/** Takes every null entry out of a list at once (one parse more however many it holds). */
+function takeNullsOut(list: unknown[]): void {
+  let kept = 0;
+  for (const entry of list) if (entry !== null) list[kept++] = entry;
+  list.length = kept;
 }
 
 /** A users.json record (parseNullsAbsent: its `id` is required). */
