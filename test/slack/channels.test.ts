@@ -114,3 +114,18 @@ describe('members', () => {
     expect(resolveMemberChannel(members[3]!, ids)).toEqual({ ok: false, reason: 'channel C2 has no platform id (it was not imported)' });
   });
 });
+
+describe('conversation records with null fields', () => {
+  it('read a null topic, purpose or creator as absent and leave null members out, not rejecting the channel (and with it every message)', () => {
+    const withNulls = contextOf({
+      users,
+      channels: [{ id: 'C7', name: 'nully', created: null, creator: null, members: ['U1', null, 'U2'], topic: null, purpose: { value: null, creator: 'U1', last_set: 0 } }],
+    });
+    expect(withNulls.directory.rejected).toEqual([]);
+    const [channel] = [...mapSlackChannels(withNulls)];
+    expect(channel!.item).toMatchObject({ type: 'PUBLIC', name: 'nully' });
+    expect([...mapSlackMembers(withNulls)].map((m) => m.item.username)).toEqual(['user1', 'user2']);
+    // The id is still required.
+    expect(contextOf({ users, channels: [{ id: null, name: 'x' }] }).directory.rejected.map((r) => r.problem.field)).toEqual(['id']);
+  });
+});

@@ -3,7 +3,7 @@ import { LIMITS } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
 import type { KnownAuthors } from './author-scan.js';
 import { createNameAllocator, makeValidName } from '../names.js';
-import { SlackConversation, parseRecord, parseSlackUser, type Parsed, type RecordProblem, type SlackMessage, type SlackUser } from './records.js';
+import { parseSlackConversation, parseSlackUser, type Parsed, type SlackConversation, type RecordProblem, type SlackMessage, type SlackUser } from './records.js';
 
 /** Where a record sits in the export: file and zero-based index in its JSON array. */
 export interface RecordPosition {
@@ -137,7 +137,7 @@ export function createSlackDirectoryBuilder(options: SlackDirectoryOptions = {})
     },
 
     addConversation(kind, position, raw, marks = CLEAN_TEXT) {
-      const parsed = parseText((r) => parseRecord(SlackConversation, r), raw, marks);
+      const parsed = parseText(parseSlackConversation, raw, marks);
       if (!parsed.ok) return void rejected.push({ stage: 'channels', position, problem: parsed.problem, raw });
       if (conversationIds.has(parsed.value.id))
         return void rejected.push({ stage: 'channels', position, problem: { field: 'id', reason: `conversation id ${parsed.value.id} appears twice; the first is kept` }, raw });

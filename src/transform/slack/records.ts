@@ -228,7 +228,9 @@ function takeNullsOut(list: unknown[]): void {
 }
 
 /** A users.json record (parseNullsAbsent: its `id` is required). */
-export const parseSlackUser = (raw: unknown): Parsed<SlackUser> => parseNullsAbsent(SlackUser, raw, USER_REQUIRED);
+export const parseSlackUser = (raw: unknown): Parsed<SlackUser> => parseNullsAbsent(SlackUser, raw, ID_REQUIRED);
+/** A conversation list's record (parseNullsAbsent, `id` required): a rejected one takes its folder's messages with it. */
+export const parseSlackConversation = (raw: unknown): Parsed<SlackConversation> => parseNullsAbsent(SlackConversation, raw, ID_REQUIRED);
 /**
  * A day file's message (parseNullsAbsent: its `ts` is required). Most messages take slackMessageFast, a copy
  * the same as zod's; zod decides the rest (its nulls, its refusals and their messages).
@@ -243,7 +245,7 @@ export function fastSlackMessage(raw: unknown): SlackMessage | undefined {
   const fast = slackMessageFast(raw);
   return fast === REFUSED ? undefined : (fast as SlackMessage);
 }
-const USER_REQUIRED: ReadonlySet<string> = new Set(['id']);
+const ID_REQUIRED: ReadonlySet<string> = new Set(['id']);
 const MESSAGE_REQUIRED: ReadonlySet<string> = new Set(['ts']);
 
 /**
