@@ -176,7 +176,8 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   const env = options.env ?? {};
   const filePath = resolvePath(options.path ?? 'pipeline.yaml');
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // `merge`: a `<<: *shared` key merges as YAML tools do (YAML 1.2 alone would make a field named "<<").
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true, merge: true });
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   const withPlace = (issue: ConfigIssue): ConfigIssue => ({ ...issue, ...locate(doc, lines, issue.path) });

@@ -9,6 +9,18 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
+/** Writes the input files and the pipeline into their own folder, imports and verifies: the run's report. */
+async function importFiles(name: string, yaml: string, files: Record<string, string>, env: Record<string, string> = {}) {
+  const dir = join(f.dir, name);
+  for (const [file, text] of Object.entries(files)) await writeInput(dir, file, text);
+  const { config } = await writePipeline(dir, yaml, env);
+  return runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+}
+
+/** The users (or channels) the pipeline of this id imported, as the platform lists them. */
+const ownUsers = async (id: string) => (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === id);
+const ownChannels = async (id: string) => (await all(f.client.channels.list({ pageSize: 100 }))).filter((c) => c.properties?.chatportPipeline === id);
+
 // Codes written unquoted in the pipeline file: YAML alone would read `007` as 7, `01` as 1 and `1.50` as 1.5.
 const pipeline = `name: literal-codes
 stages:
@@ -29,18 +41,17 @@ stages:
 
 describe('codes written unquoted in value maps and conditions', () => {
   it('are compared as the text written: 007 skips "007" and not "7", 01 maps "01", 1.50 holds for "1.50" only', async () => {
-    const dir = join(f.dir, 'literal-codes');
-    await writeInput(dir, 'users.csv', 'id,name,dept,tier\n1,lit-a,007,1.5\n2,lit-b,7,1.50\n3,lit-c,07,31\n');
-    await writeInput(dir, 'channels.csv', 'key,name,code\nc1,lit-pub,01\nc2,lit-priv,02\n');
-    const { config } = await writePipeline(dir, pipeline);
-    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    const report = await importFiles('literal-codes', pipeline, {
+      'users.csv': 'id,name,dept,tier\n1,lit-a,007,1.5\n2,lit-b,7,1.50\n3,lit-c,07,31\n',
+      'channels.csv': 'key,name,code\nc1,lit-pub,01\nc2,lit-priv,02\n',
+    });
 
     expect(report.stages.users).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
     expect(report.stages.channels).toMatchObject({ read: 2, imported: 2, rejected: 0 });
     expect(report.verification?.status).toBe('exact');
-    const users = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === 'literal-codes');
+    const users = await ownUsers('literal-codes');
     expect(users.map((u) => [u.name, u.properties?.vip ?? null]).sort()).toEqual([['lit-b', 'yes'], ['lit-c', null]]);
-    const channels = (await all(f.client.channels.list({ pageSize: 100 }))).filter((c) => c.properties?.chatportPipeline === 'literal-codes');
+    const channels = await ownChannels('literal-codes');
     expect(channels.map((c) => [c.name, c.type]).sort()).toEqual([['lit-priv', 'PRIVATE'], ['lit-pub', 'PUBLIC']]);
   });
 });
@@ -76,14 +87,11 @@ stages:
 
 describe('numbers written unquoted in const, default and value-map values', () => {
   it('reach the platform as written: 007 is "007", 1.10 is "1.10", 0x1F is "0x1F"; 42 and 1.5 stay numbers; a long integer keeps its digits', async () => {
-    const dir = join(f.dir, 'literal-values');
-    await writeInput(dir, 'users.csv', 'id,name,nick,dept,grade,count\n1,val-a,,sales,,\n2,val-b,Bee,hr,B,3\n');
-    const { config } = await writePipeline(dir, valuesPipeline, { CODE: '0070' });
-    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    const report = await importFiles('literal-values', valuesPipeline, { 'users.csv': 'id,name,nick,dept,grade,count\n1,val-a,,sales,,\n2,val-b,Bee,hr,B,3\n' }, { CODE: '0070' });
 
     expect(report.stages.users).toMatchObject({ read: 2, imported: 2, rejected: 0 });
     expect(report.verification?.status).toBe('exact');
-    const users = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === 'literal-values');
+    const users = await ownUsers('literal-values');
     const a = users.find((u) => u.name === 'val-a')!;
     const b = users.find((u) => u.name === 'val-b')!;
     expect(a.displayName).toBe('007');
@@ -119,18 +127,49 @@ stages:
 
 describe('booleans written unquoted in conditions and value-map keys', () => {
   it('compare as the text written (True holds for the CSV text "True", not "true"), and for a JSON boolean of that value', async () => {
-    const dir = join(f.dir, 'literal-booleans');
-    await writeInput(dir, 'users.csv', 'id,name,archived,guest,staff\n1,bool-a,True,FALSE,True\n2,bool-b,true,TRUE,True\n3,bool-c,,False,true\n');
-    await writeInput(dir, 'channels.ndjson', '{"key":"c1","name":"bool-pub","private":false,"archived":false}\n{"key":"c2","name":"bool-priv","private":true}\n{"key":"c3","name":"bool-old","private":true,"archived":true}\n');
-    const { config } = await writePipeline(dir, booleansPipeline);
-    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    const report = await importFiles('literal-booleans', booleansPipeline, {
+      'users.csv': 'id,name,archived,guest,staff\n1,bool-a,True,FALSE,True\n2,bool-b,true,TRUE,True\n3,bool-c,,False,true\n',
+      'channels.ndjson': '{"key":"c1","name":"bool-pub","private":false,"archived":false}\n{"key":"c2","name":"bool-priv","private":true}\n{"key":"c3","name":"bool-old","private":true,"archived":true}\n',
+    });
 
     expect(report.stages.users).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
     expect(report.stages.channels).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
     expect(report.verification?.status).toBe('exact');
-    const users = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === 'literal-booleans');
+    const users = await ownUsers('literal-booleans');
     expect(users.map((u) => [u.name, u.isGuest, u.properties?.staff ?? null]).sort()).toEqual([['bool-b', true, 'yes'], ['bool-c', false, null]]);
-    const channels = (await all(f.client.channels.list({ pageSize: 100 }))).filter((c) => c.properties?.chatportPipeline === 'literal-booleans');
+    const channels = await ownChannels('literal-booleans');
     expect(channels.map((c) => [c.name, c.type]).sort()).toEqual([['bool-priv', 'PRIVATE'], ['bool-pub', 'PUBLIC']]);
+  });
+});
+
+// YAML merge keys, as people write them to share a mapping's common part between stages.
+const mergePipeline = `name: merge-keys
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping:
+      name: name
+      displayName: name
+      isGuest: { const: false }
+      properties: &shared { dept: dept, site: { const: hq } }
+  channels:
+    source: { path: channels.csv }
+    key: key
+    mapping:
+      type: { const: PUBLIC }
+      name: name
+      members: { const: [merge-a] }
+      properties: { <<: *shared, topic: topic }
+`;
+
+describe('YAML merge keys (<<) in a mapping', () => {
+  it('merge the entries they name, as YAML tools do, instead of making a property named "<<"', async () => {
+    const report = await importFiles('merge-keys', mergePipeline, { 'users.csv': 'id,name,dept\n1,merge-a,ops\n', 'channels.csv': 'key,name,dept,topic\nc1,merge-chan,sales,news\n' });
+
+    expect(report.stages.channels).toMatchObject({ read: 1, imported: 1, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const [channel] = await ownChannels('merge-keys');
+    expect(channel!.properties).toEqual({ dept: 'sales', site: 'hq', topic: 'news', chatportPipeline: 'merge-keys', chatportKey: 'c1' });
   });
 });

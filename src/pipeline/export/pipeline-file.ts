@@ -91,7 +91,7 @@ function isImportPipeline(raw: unknown): boolean {
 /** Parses and checks a pipeline file's text; throws a ConfigError (exit 78) naming the file and field. */
 export function parseExportPipelineFile(text: string, path: string, env: Readonly<Record<string, string | undefined>>): ExportPipelineFile {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, merge: true });
   const [yamlError] = doc.errors;
   if (yamlError) throw new ConfigError(`${path}:${lines.linePos(yamlError.pos[0]).line}: not valid YAML: ${yamlError.message.split('\n')[0]}`, { path }, yamlError);
   let raw: unknown;
