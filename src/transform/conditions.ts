@@ -52,7 +52,14 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
   const ops = CONDITION_OPERATORS.filter((op) => rule[op] !== undefined);
   if (ops.length !== 1) throw new MappingError(`${path}: a condition has exactly one of ${CONDITION_OPERATORS.join(', ')}; found ${ops.length}`, path);
   const { field } = rule;
-  switch (ops[0]) {
+  const op = ops[0]!;
+  // `notEquals: null` would hold for every missing or null value, the opposite of what it reads as.
+  if (op !== 'matches' && op !== 'empty' && (rule[op] === null || (Array.isArray(rule[op]) && rule[op].includes(null))))
+    throw new MappingError(
+      `${path}.${op}: a value is compared as text, and null is none: for a missing, null or empty value write \`empty: true\` (\`empty: false\` for a present one); for the text "null", quote it`,
+      `${path}.${op}`,
+    );
+  switch (op) {
     case 'equals': {
       const listed = listedText([rule.equals]);
       return (r) => {

@@ -166,6 +166,18 @@ describe('resolvePipelineConfig', () => {
     expect(users!.mapping.displayName).toEqual({ field: 'd', map: { '01': 'a', '0x1F': 'b' } });
   });
 
+  it('refuses a condition compared with null (YAML null or ~), pointing to empty: the text "null" only when quoted', () => {
+    const withSkip = (rule: string) => GOOD.replace('      user: author\n', `      user: author\n    skip:\n      - ${rule}\n`);
+    for (const rule of ['{ field: kind, equals: null }', '{ field: kind, notEquals: ~ }', '{ field: kind, in: [a, null] }', '{ field: kind, notIn: [Null] }']) {
+      const [error, ...more] = errorsOf(withSkip(rule));
+      expect(more).toEqual([]);
+      expect(error!.path).toMatch(/^stages\.messages\.skip\.0\.(equals|notEquals|in|notIn)$/);
+      expect(error!.message).toContain('a value is compared as text, and null is none: for a missing, null or empty value write `empty: true` (`empty: false` for a present one); for the text "null", quote it');
+    }
+    const quoted = resolvePipelineConfig(withSkip(`{ field: kind, equals: 'null' }`), { env });
+    expect(quoted.ok && quoted.config.stages.find((st) => st.stage === 'messages')!.skip).toEqual([{ field: 'kind', equals: 'null' }]);
+  });
+
   it('warns about a secret written into the file', () => {
     const result = resolvePipelineConfig(GOOD.replace('${CLIENT_SECRET}', 'plain-secret'), { env });
     expect(result.ok && result.warnings.map((w) => w.path)).toEqual(['api.clientSecret', 'stages']);
