@@ -183,12 +183,14 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
       const table = new Map(Object.entries(rule.map));
       code += `v = R.mapValue(${constant(table)}, v, ${rule.default === undefined ? 'undefined' : constant(rule.default)}, e, ${lit(path)}, ${src});\n`;
     }
-    if (rule.unique !== undefined) code += `if (v !== B) v = R.uniqueName(${constant(createUniqueNames(rule.unique))}, v, k, e, ${lit(path)}, ${src});\n`;
     if (rule.ref === 'user') {
       usesUserRefs = true;
       code += `if (v !== B) v = R.userRef(L, v, e, ${lit(path)}, ${src});\n`;
     }
-    return guarded(rule.when, path, `${code}}\n`);
+    code += '}\n';
+    // After the default too: records that all take `default: guest` get guest, guest-2, … (never one name twice).
+    if (rule.unique !== undefined) code += `if (v !== undefined && v !== B) v = R.uniqueName(${constant(createUniqueNames(rule.unique))}, v, k, e, ${lit(path)}, ${src});\n`;
+    return guarded(rule.when, path, code);
   }
 
   function templateRule(rule: TemplateRule, path: string): string {

@@ -111,6 +111,26 @@ describe('the mapping language against the platform', () => {
     expect(report.verification).toMatchObject({ stages: { messages: { expected: 6, verified: 6 }, channels: { verified: 3 } } });
   });
 
+  it('`unique: suffix` numbers a name that came from `default` too (guest, guest-2), and one written like it later', async () => {
+    const dir = join(f.dir, 'unique-default');
+    await writeInput(dir, 'users.csv', 'uid,handle,full\n1,,Ann\n2,,Bo\n3,UD-Guest,Cy\n');
+    const { config } = await writePipeline(dir, `name: unique-default
+stages:
+  users:
+    source: { path: users.csv }
+    key: uid
+    mapping:
+      name: { field: handle, asName: true, unique: suffix, default: ud-guest }
+      displayName: full
+      isGuest: { const: true }
+`);
+    const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+    expect(report.stages.users).toMatchObject({ read: 3, imported: 3, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const users = (await all(f.client.users.list({ pageSize: 100 }))).filter((u) => u.properties?.chatportPipeline === 'unique-default');
+    expect(users.map((u) => [u.displayName, u.name]).sort()).toEqual([['Ann', 'ud-guest'], ['Bo', 'ud-guest-2'], ['Cy', 'ud-guest-3']]);
+  });
+
   it('a code the map lacks, and a reference to a user the users stage did not import, are rejected with file, line and field', async () => {
     const dir = join(f.dir, 'coded-bad');
     await writeInput(dir, 'users.csv', 'uid,handle,full\n1,mlbad-ann,Ann\n');
