@@ -18,14 +18,26 @@ export const conditionText = (v: unknown): string => (typeof v === 'string' ? v 
 
 /**
  * Whether a source value is one of `values` (texts written in the pipeline file): compared as text, except
- * that a JSON true or false is its name in any case, as YAML writes booleans (`True`, `FALSE`): it has no
- * text of its own that a user could match otherwise.
+ * that a JSON true or false is its name in any case, as YAML writes booleans (`True`, `FALSE`), and a JSON
+ * number equals a text denoting it (`1.50` holds for 1.5): neither has text of its own that a user could
+ * match otherwise.
  */
 function listedText(values: readonly unknown[]): (v: unknown) => boolean {
   const texts = new Set(values.map(conditionText));
   const booleans = booleanNames(texts);
-  return (v) => (typeof v === 'boolean' ? booleans.has(v) : texts.has(conditionText(v)));
+  const numbers = new Set<number>();
+  for (const t of texts) if (denotesNumber(t)) numbers.add(Number(t));
+  return (v) => (typeof v === 'boolean' ? booleans.has(v) : typeof v === 'number' ? numbers.has(v) || texts.has(conditionText(v)) : texts.has(conditionText(v)));
 }
+
+/** A number as JSON writes one (no leading zero: `007` is a code, which no JSON number is written as). */
+const JSON_NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?$/;
+
+/**
+ * Whether text written in the pipeline file denotes a number that a JSON source's number (which keeps no
+ * text of its own: `1.50` there is 1.5) is compared with by value: `1.50`, `2.0`, `1e3`; not `007`.
+ */
+export const denotesNumber = (text: string): boolean => JSON_NUMBER_TEXT.test(text);
 
 /** The booleans whose names, in any case, are among `texts` (`True` names true). */
 export function booleanNames(texts: Iterable<string>): Set<boolean> {

@@ -173,3 +173,29 @@ describe('YAML merge keys (<<) in a mapping', () => {
     expect(channel!.properties).toEqual({ dept: 'sales', site: 'hq', topic: 'news', chatportPipeline: 'merge-keys', chatportKey: 'c1' });
   });
 });
+
+// A JSON number has no text of its own: 1.50 in the file is the number 1.5, as 1.50 in the pipeline file is.
+const jsonNumbersPipeline = `name: json-numbers
+stages:
+  users:
+    source: { path: users.ndjson }
+    key: id
+    skip: [{ field: score, equals: 1.50 }]
+    mapping:
+      name: name
+      displayName: name
+      isGuest: { field: level, map: { 2.0: true, 1e0: false } }
+      properties: { code: { const: x, when: { field: code, in: [007] } } }
+`;
+
+describe('numbers written in conditions and value-map keys, against JSON numbers', () => {
+  it('match the JSON number they denote (1.50 holds for 1.5, 2.0 maps 2), while a code with leading zeros matches only its text', async () => {
+    const report = await importFiles('json-numbers', jsonNumbersPipeline, {
+      'users.ndjson': '{"id":1,"name":"num-a","score":1.50,"level":2,"code":7}\n{"id":2,"name":"num-b","score":1.05,"level":2.0,"code":"007"}\n{"id":3,"name":"num-c","score":15,"level":1}\n',
+    });
+    expect(report.stages.users).toMatchObject({ read: 3, imported: 2, skipped: 1, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const users = await ownUsers('json-numbers');
+    expect(users.map((u) => [u.name, u.isGuest, u.properties?.code ?? null]).sort()).toEqual([['num-b', true, 'x'], ['num-c', false, null]]);
+  });
+});
