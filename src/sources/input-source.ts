@@ -12,6 +12,11 @@ export interface InputObject {
   readonly uri: string;
   /** Size in bytes when the listing knows it. */
   readonly size?: number;
+  /**
+   * The object's version when the store names one (S3's ETag): a resume tells an object replaced by one of
+   * the same size from the one the interrupted run read.
+   */
+  readonly version?: string;
   /** Opens the object as a byte stream. Each call starts a new read from the first byte. */
   open(): Readable;
 }

@@ -135,7 +135,7 @@ async function* listObjects(client: S3Client, bucket: string, prefix: string, op
     const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, MaxKeys: options.pageSize ?? 1000, ContinuationToken: token }), sendOptions(options));
     for (const item of page.Contents ?? []) {
       // Zero-byte keys ending in "/" are folder markers made by consoles, not data.
-      if (item.Key && !(item.Key.endsWith('/') && (item.Size ?? 0) === 0)) yield { key: item.Key, size: item.Size };
+      if (item.Key && !(item.Key.endsWith('/') && (item.Size ?? 0) === 0)) yield { key: item.Key, size: item.Size, etag: item.ETag };
     }
     token = nextListToken(page, formatS3Url({ bucket, key: prefix }), 'INPUT_UNAVAILABLE');
   } while (token);
@@ -145,9 +145,10 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
   const { bucket, key } = parseS3Url(location);
   let client = options.client;
   const getClient = () => (client ??= createSourceS3Client(options));
-  const toInput = (objectKey: string, size: number | undefined): InputObject => ({
+  const toInput = (objectKey: string, size: number | undefined, etag: string | undefined): InputObject => ({
     uri: formatS3Url({ bucket, key: objectKey }),
     size,
+    ...(etag ? { version: etag } : {}),
     open: () => openObject(getClient(), bucket, objectKey, options),
   });
 
@@ -157,7 +158,7 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
       for await (const item of listObjects(getClient(), bucket, prefix, options)) {
         if (!accept(item.key) || !isListedData(item.key.slice(prefix.length))) continue;
         found++;
-        yield toInput(item.key, item.size);
+        yield toInput(item.key, item.size, item.etag);
       }
     } catch (error) {
       throw failureOf(error, location, options);
@@ -169,7 +170,7 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
   async function headOf(objectKey: string): Promise<InputObject | undefined> {
     try {
       const head = await getClient().send(new HeadObjectCommand({ Bucket: bucket, Key: objectKey }), sendOptions(options));
-      return toInput(objectKey, head.ContentLength);
+      return toInput(objectKey, head.ContentLength, head.ETag);
     } catch (error) {
       if (!isNotFound(error)) throw failureOf(error, location, options);
       return undefined;

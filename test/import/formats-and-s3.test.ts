@@ -5,7 +5,9 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
-import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
+import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js';
+import { all, generateCsvs, interruptInMessages, startImportFixture, writeCsvs, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
 let s3: S3Server;
@@ -61,5 +63,34 @@ stages:
     expect(bodies).toEqual(['two\r\nlines', 'third']);
     const dm = channels.find((c) => c.type === 'DIRECT')!;
     expect((await all(f.client.channels.messages(dm.id))).map((m) => m.body)).toEqual(['in the DM']);
+  });
+});
+
+describe('an interrupted import whose S3 input was replaced before the resume', () => {
+  it('stops with INPUT_CHANGED when an object of a stage it finished reading was replaced by one of the same size', async () => {
+    const dir = join(f.dir, 's3-same-size');
+    const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'sss-');
+    await writeCsvs(dir, { channels: csv.channels, messages: csv.messages });
+    await s3.createBucket('resume-in');
+    const putUsers = (text: string) => s3.client().send(new PutObjectCommand({ Bucket: 'resume-in', Key: 'users/users.csv', Body: text }));
+    await putUsers(csv.users);
+    const pipeline = generatedPipelineYaml({ name: 's3-same-size', options: 'chunkRecords: 20\n  concurrency: 1', usersSource: '{ path: "s3://resume-in/users/" }' });
+    const { config } = await writePipeline(dir, `${pipeline}s3: { endpoint: "${s3.endpoint}", region: us-east-1 }\n`);
+    const state = join(dir, 'state');
+    expect(await interruptInMessages(f, config, state)).toBeInstanceOf(Error);
+
+    // Another export of the users landed under the same key: same size, other display names (User → Uxer).
+    const replaced = csv.users.replaceAll('User ', 'Uxer ');
+    expect(replaced.length).toBe(csv.users.length);
+    await putUsers(replaced);
+    const changed = await runImport({ config, stateDir: state }, { client: f.client }).catch((e: unknown) => e);
+    expect(changed).toMatchObject({ code: 'INPUT_CHANGED', details: { stage: 'users' } });
+    expect((changed as Error).message).toMatch(/^the users input changed since the interrupted run read it \(the same count and bytes, other names, sizes or versions\)/);
+    expect(exitCodeFor(changed)).toBe(ExitCode.DATA_INVALID);
+
+    // The original bytes back (the same ETag: an MD5 of them): the run resumes and ends as an uninterrupted one.
+    await putUsers(csv.users);
+    const resumed = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(resumed.stages.messages).toMatchObject({ read: 200, imported: 200 });
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
-import { all, generateCsvs, generatedPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture, writeCsvs } from './support.js';
+import { all, generateCsvs, generatedPipeline, interruptInMessages, startImportFixture, writeInput, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 import { resolvePipelineConfig } from '../../src/config/index.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 
@@ -153,12 +153,7 @@ async function interruptedInMessages(name: string, prefix: string) {
   await writeCsvs(dir, csv);
   const { config } = await writePipeline(dir, generatedPipeline(name, 'chunkRecords: 20\n  concurrency: 1'));
   const state = join(dir, 'state');
-  const stop = new AbortController();
-  const interrupted = await runImport({ config, stateDir: state }, {
-    client: f.client, signal: stop.signal,
-    onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
-  }).catch((e: unknown) => e);
-  expect(interrupted).toBeInstanceOf(Error);
+  expect(await interruptInMessages(f, config, state)).toBeInstanceOf(Error);
   return { dir, csv, config, state };
 }
 

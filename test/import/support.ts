@@ -8,6 +8,7 @@ import { resolvePipelineConfig, type PipelineConfig } from '../../src/config/ind
 import { startSandbox } from '../../src/sandbox/index.js';
 import type { SandboxHandle, SandboxOptions } from '../../src/sandbox/options.js';
 import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js';
+import { runImport } from '../../src/pipeline/import/run-import.js';
 
 export interface ImportFixture {
   sandbox: SandboxHandle;
@@ -48,6 +49,15 @@ export async function writeInput(dir: string, name: string, content: string | Bu
   await mkdir(join(path, '..'), { recursive: true });
   await writeFile(path, content);
   return path;
+}
+
+/** Runs the import of `config` until the messages stage has finished 2 jobs, then stops it as a signal would; resolves with what it threw. */
+export async function interruptInMessages(f: ImportFixture, config: PipelineConfig, stateDir: string): Promise<unknown> {
+  const stop = new AbortController();
+  return runImport({ config, stateDir }, {
+    client: f.client, signal: stop.signal,
+    onProgress: (stage, c) => { if (stage === 'messages' && c.jobs.finished >= 2) stop.abort(new Error('stop')); },
+  }).catch((e: unknown) => e);
 }
 
 /** Collects an async iterable. */

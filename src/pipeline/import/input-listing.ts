@@ -10,23 +10,29 @@ export type { InputListing } from '../state/events.js';
 /**
  * What a stage's locations list now. Journaled with the stage's end (stage-input-read), so a resumed run
  * can tell that a stage it will not read again has other input now (rows appended, a file added or
- * removed). Names without their folders: a run resumed with its folders moved is the same input. A file
- * edited in place to the same size is not seen here (the chunks' sha256 catches it in a stage still read).
+ * removed). Names without their folders: a run resumed with its folders moved is the same input. An S3
+ * object replaced by one of the same size is told by its ETag (`versions`, a digest of its own so that
+ * journals written before it still match); a local file edited in place to the same size is not seen here
+ * (the chunks' sha256 catches it in a stage still read).
  */
 export function listingOf(inputs: readonly InputObject[]): InputListing {
   const digest = createHash('sha256');
+  const versions = createHash('sha256');
   let bytes = 0;
+  let versioned = false;
   for (const input of inputs) {
     digest.update(`${basename(input.uri)}\t${input.size ?? '?'}\n`);
+    versions.update(`${input.version ?? '?'}\n`);
+    versioned ||= input.version !== undefined;
     bytes += input.size ?? 0;
   }
-  return { files: inputs.length, bytes, sha256: digest.digest('hex') };
+  return { files: inputs.length, bytes, sha256: digest.digest('hex'), ...(versioned ? { versions: versions.digest('hex') } : {}) };
 }
 
 /** The stage the interrupted run finished reading lists other input now: resuming would mix two inputs. */
 export function finishedStageInputChanged(stage: StageName, then: InputListing, now: InputListing): ChatportError {
   const said = (l: InputListing) => `${l.files} file${l.files === 1 ? '' : 's'}, ${l.bytes.toLocaleString('en-US')} bytes`;
-  const sizes = then.files === now.files && then.bytes === now.bytes ? 'the same count and bytes, other names or sizes' : `${said(then)} then, ${said(now)} now`;
+  const sizes = then.files === now.files && then.bytes === now.bytes ? 'the same count and bytes, other names, sizes or versions' : `${said(then)} then, ${said(now)} now`;
   return new ChatportError(
     `the ${stage} input changed since the interrupted run read it (${sizes}): that stage is not read again on resume, so its new or changed records would be left out and the rest of the run would work from two inputs; finish with the original input, or start over with --restart`,
     { code: 'INPUT_CHANGED', details: { stage, then, now } },
@@ -45,6 +51,7 @@ export function checkFinishedStageInputs(journaled: Partial<Record<StageName, In
   for (const [stage, then] of Object.entries(journaled) as Array<[StageName, InputListing | undefined]>) {
     const now = current.get(stage);
     if (then === undefined || now === undefined) continue;
-    if (then.sha256 !== now.sha256) throw finishedStageInputChanged(stage, then, now);
+    const otherVersions = then.versions !== undefined && now.versions !== undefined && then.versions !== now.versions;
+    if (then.sha256 !== now.sha256 || otherVersions) throw finishedStageInputChanged(stage, then, now);
   }
 }

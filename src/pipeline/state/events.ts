@@ -68,12 +68,14 @@ export interface ReplyDifference {
 
 /**
  * What a stage's locations listed: how many objects, their bytes, and a sha256 of each one's name (without
- * its folders) and size in listing order (pipeline/import/input-listing.ts).
+ * its folders) and size in listing order, and of the S3 objects' ETags (pipeline/import/input-listing.ts).
  */
 export interface InputListing {
   files: number;
   bytes: number;
   sha256: string;
+  /** sha256 over the objects' versions (S3 ETags), when the store names them; absent in older journals. */
+  versions?: string;
 }
 
 /** Counts of records a stage settled without sending them (see stage-input-read). */
