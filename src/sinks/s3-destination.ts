@@ -21,9 +21,9 @@ import {
   DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { Readable } from 'node:stream';
+import { Transform, pipeline, type Readable } from 'node:stream';
 import type { Sleep } from '../shared/async.js';
-import { UsageError } from '../shared/errors.js';
+import { ChatportError, UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls } from './destination.js';
@@ -99,6 +99,19 @@ async function exists(client: S3Client, bucket: string, key: string): Promise<bo
   }
 }
 
+/** `body` passed through, counting its bytes (a failure of `body` ends the copy with it). */
+function countingBytes(body: Readable): { stream: Readable; bytes: () => number } {
+  let bytes = 0;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      bytes += chunk.length;
+      done(null, chunk);
+    },
+  });
+  pipeline(body, stream, () => undefined);
+  return { stream, bytes: () => bytes };
+}
+
 /** The error when the folder shows another writer (keys neither ours nor there at our start, or ours gone). */
 function otherWriterSeen(folderUrl: string, current: readonly string[], ours: ReadonlySet<string>, before: ReadonlySet<string>, marker: string) {
   const present = new Set(current);
@@ -170,6 +183,24 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
       if (seen) throw seen;
     };
 
+    /**
+     * With checksums off (custom endpoints: WHEN_REQUIRED) nothing checks what the store kept. A store that
+     * keeps other bytes than it was sent (s3rver kept aws-chunked framing) would publish a manifest whose
+     * sizes and sha256 its files do not have: one HEAD per file compares the size.
+     */
+    const checkStoredSize = async (name: string, key: string, sent: number) => {
+      let stored: number | undefined;
+      try {
+        stored = (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ContentLength;
+      } catch (error) {
+        throw wrap(`checking the stored size of ${name}`, error);
+      }
+      if (stored !== sent)
+        throw wrap(`checking the stored size of ${name}`, new ChatportError(`the store holds ${stored ?? 'an unknown number of'} bytes under its key, ${sent} were sent`, {
+          code: 'OUTPUT_WRITE_FAILED', details: { key, stored: stored ?? null, sent },
+        }));
+    };
+
     return {
       dataUrl: formatS3Url({ bucket, key: folderKey }),
       urlOf: (name) => formatS3Url({ bucket, key: `${folderKey}${name}` }),
@@ -181,10 +212,11 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         // A failure of the rows themselves (a broken download, a bad value) must surface as itself.
         let bodyError: { error: unknown } | undefined;
         body.once('error', (error) => (bodyError ??= { error }));
+        const counted = countingBytes(body);
         try {
           await new Upload({
             client: uploadClient(s3, cleanup),
-            params: { Bucket: bucket, Key: key, Body: body, ContentType: contentType },
+            params: { Bucket: bucket, Key: key, Body: counted.stream, ContentType: contentType },
             partSize: options.partSizeBytes ?? 16 * 1024 * 1024,
             queueSize: options.queueSize ?? 2,
           }).done();
@@ -193,6 +225,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
           if (bodyError) throw bodyError.error;
           throw wrap(`uploading ${name}`, error);
         }
+        await checkStoredSize(name, key, counted.bytes());
       },
 
       async commit(manifestJson: string): Promise<PublishedUrls> {

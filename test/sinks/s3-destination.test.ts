@@ -255,3 +255,18 @@ it('S3: a date a killed run left without _SUCCESS is finished from its manifest 
   expect(await target.destination.finishInterrupted(partition, 'ndjson')).toBe('none');
   expect(await target.destination.isMarked(partition)).toBe(false);
 });
+
+it('S3: a store that keeps other bytes than it was sent fails the publication (73) instead of a manifest naming sizes and hashes the files do not have', async () => {
+  const proxy = await startCuttingProxy(Number(new URL(s3.endpoint).port), { pathPart: '/part-', bodyBytes: 0, cuts: 0, padPuts: '5\r\n' });
+  try {
+    const target = await s3Target(proxy.endpoint);
+    const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'OUTPUT_WRITE_FAILED' });
+    expect((failed as Error).message).toMatch(/^publishing s3:\/\/chatport-out\/t\d+\/messages\/dt=2026-11-21\/ failed while checking the stored size of part-\S+: the store holds (\d+) bytes under its key, \d+ were sent/);
+    expect(exitCodeFor(failed)).toBe(ExitCode.CANT_CREATE);
+    // Nothing was published: no manifest, no _SUCCESS, and the attempt's file deleted.
+    expect(await target.listFiles()).toEqual([]);
+  } finally {
+    await proxy.close();
+  }
+});

@@ -5,6 +5,8 @@
  * It records each request head so tests can check what the client asked for (e.g. a Range header).
  * `stripHeaders` (lower case) are dropped from every request, as a store or gateway that ignores them would
  * (HTTP lets a server answer a range request with the whole body, 200; some stores ignore If-Match).
+ * `padPuts` is put before the body of each PUT whose path contains `pathPart` (its Content-Length raised
+ * to match): a store that keeps other bytes than it was sent, as s3rver kept aws-chunked framing.
  */
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 
@@ -15,7 +17,7 @@ export interface CuttingProxy {
   close(): Promise<void>;
 }
 
-export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: string; bodyBytes: number; cuts: number; stripHeaders?: string[] }): Promise<CuttingProxy> {
+export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: string; bodyBytes: number; cuts: number; stripHeaders?: string[]; padPuts?: string }): Promise<CuttingProxy> {
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   let cutsLeft = rule.cuts;
@@ -41,6 +43,7 @@ export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: 
         const end = text.indexOf('\r\n\r\n');
         const requestHead = end >= 0 ? text.slice(0, end) : text;
         requests.push(requestHead);
+        if (rule.padPuts && end >= 0 && requestHead.startsWith('PUT ') && requestHead.split('\r\n')[0]!.includes(rule.pathPart)) chunk = padded(chunk, end, rule.padPuts);
         if (cutsLeft > 0 && requestHead.startsWith('GET ') && requestHead.split('\r\n')[0]!.includes(rule.pathPart)) {
           cutsLeft--;
           cutAfter = rule.bodyBytes;
@@ -94,4 +97,10 @@ export async function startCuttingProxy(upstreamPort: number, rule: { pathPart: 
         server.close(() => resolve());
       }),
   };
+}
+
+/** `chunk`, a request starting with its head (ending at `headEnd`), with `pad` before its body. */
+function padded(chunk: Buffer, headEnd: number, pad: string): Buffer {
+  const head = chunk.subarray(0, headEnd).toString('latin1').replace(/\r\ncontent-length: (\d+)/i, (_, n: string) => `\r\ncontent-length: ${Number(n) + Buffer.byteLength(pad)}`);
+  return Buffer.concat([Buffer.from(`${head}\r\n\r\n${pad}`, 'latin1'), chunk.subarray(headEnd + 4)]);
 }
