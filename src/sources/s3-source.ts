@@ -64,6 +64,9 @@ function changedWhileRead(uri: string, cause?: unknown): ChatportError {
 /** Maps a failed GetObject/HeadObject to the error a user can act on; transient ones get resumed. */
 function mapS3Error(error: unknown, uri: string): unknown {
   if (error instanceof ChatportError) return error;
+  // A missing bucket is a typo or the wrong account, not an empty prefix: say which.
+  if ((error as S3ErrorShape).name === 'NoSuchBucket')
+    return new InputMissingError(`input not found: ${uri}: the bucket "${parseS3Url(uri).bucket}" does not exist`, { uri }, error);
   if (isNotFound(error)) return new InputMissingError(`input not found: ${uri}`, { uri }, error);
   const status = statusOf(error);
   if (status === 412) return changedWhileRead(uri, error);

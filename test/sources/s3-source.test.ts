@@ -84,6 +84,15 @@ describe('S3 source', () => {
     }
   });
 
+  it('says that the bucket does not exist, for a prefix and for a key, rather than that nothing is under it', async () => {
+    for (const location of ['s3://no-such-bucket/users/', 's3://no-such-bucket/users.csv']) {
+      const failure = await listUris(createS3Source(location, connection())).catch((e: unknown) => e);
+      expect(failure).toBeInstanceOf(InputMissingError);
+      expect((failure as Error).message).toBe(`input not found: ${location}: the bucket "no-such-bucket" does not exist`);
+      expect(exitCodeFor(failure)).toBe(66);
+    }
+  });
+
   it('an unreachable store is INPUT_UNAVAILABLE (exit 69, retry), not a bug (exit 1)', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
