@@ -259,7 +259,8 @@ export function resolvePipelineConfig(text: string, options: ResolvePipelineOpti
   // As for the environment and --api-url: the token endpoint at the API's origin unless the file names one.
   if (file.api) config.api = { ...file.api, tokenUrl: file.api.tokenUrl ?? new URL('/oauth/token', file.api.url).href };
   if (file.s3) {
-    config.s3 = { forcePathStyle: file.s3.forcePathStyle };
+    config.s3 = {};
+    if (file.s3.forcePathStyle !== undefined) config.s3.forcePathStyle = file.s3.forcePathStyle;
     if (file.s3.region !== undefined) config.s3.region = file.s3.region;
     if (file.s3.endpoint !== undefined) config.s3.endpoint = file.s3.endpoint;
     const checksums = file.s3.checksums ?? (file.s3.endpoint !== undefined ? 'WHEN_REQUIRED' : undefined);

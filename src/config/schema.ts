@@ -273,7 +273,7 @@ const s3Schema = z
   .strictObject({
     region: z.string().min(1).optional().describe('AWS region. Default: the SDK\'s default chain (AWS_REGION, profile).'),
     endpoint: z.url().optional().describe('Endpoint of an S3-compatible store, e.g. http://127.0.0.1:9000.'),
-    forcePathStyle: z.boolean().default(false).describe('Path-style addressing (bucket in the path), which most S3-compatible stores need. Default false.'),
+    forcePathStyle: z.boolean().optional().describe('Path-style addressing (bucket in the path), which most S3-compatible stores need. Default: true with an endpoint (here, AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL), else false.'),
     checksums: z
       .enum(['WHEN_SUPPORTED', 'WHEN_REQUIRED'])
       .optional()

@@ -115,7 +115,8 @@ export interface ApiConfig {
 export interface S3Config {
   region?: string;
   endpoint?: string;
-  forcePathStyle: boolean;
+  /** Absent: path style with an endpoint (here or AWS_ENDPOINT_URL_S3 / AWS_ENDPOINT_URL), else virtual-hosted. */
+  forcePathStyle?: boolean;
   checksums?: 'WHEN_SUPPORTED' | 'WHEN_REQUIRED';
 }
 

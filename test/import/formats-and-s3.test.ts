@@ -1,4 +1,5 @@
 import { compareInt64 } from '../../src/shared/int64.js';
+import { mkdir } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
@@ -92,5 +93,28 @@ describe('an interrupted import whose S3 input was replaced before the resume', 
     await putUsers(csv.users);
     const resumed = await runImport({ config, stateDir: state }, { client: f.client });
     expect(resumed.stages.messages).toMatchObject({ read: 200, imported: 200 });
+  });
+});
+
+describe('an S3 endpoint given by AWS_ENDPOINT_URL_S3 alone (no s3 block), as for the export', () => {
+  it('reads with path-style addressing: a host name endpoint works, not "env-endpoint.localhost" unreachable (69)', async () => {
+    const dir = join(f.dir, 's3-env-endpoint');
+    await mkdir(dir, { recursive: true });
+    await s3.createBucket('env-endpoint');
+    await s3.client().send(new PutObjectCommand({ Bucket: 'env-endpoint', Key: 'users/u.csv', Body: 'id,username,display\nu1,env-ep-1,Env One\n' }));
+    const { config } = await writePipeline(dir, `name: s3-env-endpoint
+stages:
+  users:
+    source: { path: "s3://env-endpoint/users/" }
+    key: id
+    mapping: { name: username, displayName: display, isGuest: { const: false } }
+`);
+    process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint.replace('127.0.0.1', 'localhost');
+    try {
+      const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+      expect(report.stages.users).toMatchObject({ read: 1, imported: 1 });
+    } finally {
+      delete process.env.AWS_ENDPOINT_URL_S3;
+    }
   });
 });

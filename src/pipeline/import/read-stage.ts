@@ -236,17 +236,18 @@ function countBytes(source: Readable, onBytes: (n: number) => void): Readable {
 }
 
 /** The S3 settings of a pipeline file, as the sources take them. */
-export function sourceOptionsOf(config: PipelineConfig, signal?: AbortSignal): InputSourceOptions {
-  // The signal stops S3 requests under way (SIGTERM); local reads end between records anyway.
-  if (!config.s3) return signal ? { s3: { signal } } : {};
-  const { region, endpoint, forcePathStyle, checksums } = config.s3;
-  return {
-    s3: {
-      forcePathStyle,
-      ...(signal ? { signal } : {}),
-      ...(region ? { region } : {}),
-      ...(endpoint ? { endpoint } : {}),
-      ...(checksums ? { checksums } : {}),
-    },
+export function sourceOptionsOf(config: PipelineConfig, signal?: AbortSignal, env: NodeJS.ProcessEnv = process.env): InputSourceOptions {
+  // As for the export: the SDK's endpoint variables name an S3-compatible store too, which takes the
+  // custom endpoint's defaults (path style, a region, WHEN_REQUIRED), or a host name endpoint fails.
+  const endpoint = config.s3?.endpoint ?? (env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined);
+  const { region, forcePathStyle, checksums } = config.s3 ?? {};
+  const s3 = {
+    // The signal stops S3 requests under way (SIGTERM); local reads end between records anyway.
+    ...(signal ? { signal } : {}),
+    ...(forcePathStyle !== undefined ? { forcePathStyle } : {}),
+    ...(region ? { region } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    ...(checksums ? { checksums } : {}),
   };
+  return Object.keys(s3).length > 0 ? { s3 } : {};
 }
