@@ -96,25 +96,41 @@ describe('an interrupted import whose S3 input was replaced before the resume', 
   });
 });
 
-describe('an S3 endpoint given by AWS_ENDPOINT_URL_S3 alone (no s3 block), as for the export', () => {
-  it('reads with path-style addressing: a host name endpoint works, not "env-endpoint.localhost" unreachable (69)', async () => {
-    const dir = join(f.dir, 's3-env-endpoint');
-    await mkdir(dir, { recursive: true });
-    await s3.createBucket('env-endpoint');
-    await s3.client().send(new PutObjectCommand({ Bucket: 'env-endpoint', Key: 'users/u.csv', Body: 'id,username,display\nu1,env-ep-1,Env One\n' }));
-    const { config } = await writePipeline(dir, `name: s3-env-endpoint
+/** A bucket `name` with one user under users/, and a users-only pipeline over it (`s3Block`: its s3 block, if any). */
+async function oneUserOnS3(name: string, s3Block = '') {
+  const dir = join(f.dir, name);
+  await mkdir(dir, { recursive: true });
+  await s3.createBucket(name);
+  await s3.client().send(new PutObjectCommand({ Bucket: name, Key: 'users/u.csv', Body: `id,username,display\nu1,${name}-1,One\n` }));
+  const { config } = await writePipeline(dir, `name: ${name}
+${s3Block}
 stages:
   users:
-    source: { path: "s3://env-endpoint/users/" }
+    source: { path: "s3://${name}/users/" }
     key: id
     mapping: { name: username, displayName: display, isGuest: { const: false } }
 `);
-    process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint.replace('127.0.0.1', 'localhost');
+  return { config, stateDir: join(dir, 'state') };
+}
+
+/** The test server by a host name: virtual-hosted addressing would ask for "<bucket>.localhost". */
+const byHostName = () => s3.endpoint.replace('127.0.0.1', 'localhost');
+
+describe('an S3-compatible store at a host name endpoint, as MinIO at http://minio:9000', () => {
+  it('reads with path-style addressing when AWS_ENDPOINT_URL_S3 alone names it (no s3 block), as the export does', async () => {
+    const run = await oneUserOnS3('env-endpoint');
+    process.env.AWS_ENDPOINT_URL_S3 = byHostName();
     try {
-      const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+      const report = await runImport(run, { client: f.client });
       expect(report.stages.users).toMatchObject({ read: 1, imported: 1 });
     } finally {
       delete process.env.AWS_ENDPOINT_URL_S3;
     }
+  });
+
+  it('reads with path-style addressing when the s3 block names it and says nothing of forcePathStyle', async () => {
+    const run = await oneUserOnS3('block-endpoint', `s3: { endpoint: "${byHostName()}" }`);
+    const report = await runImport(run, { client: f.client });
+    expect(report.stages.users).toMatchObject({ read: 1, imported: 1 });
   });
 });
