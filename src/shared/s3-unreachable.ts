@@ -1,5 +1,5 @@
 /** How an S3 call failed, for S3 sources and sinks alike (each maps the kind to its own error code). */
-import { ChatportError } from './errors.js';
+import { ChatportError, ConfigError } from './errors.js';
 
 /**
  * Errors the SDK itself retries as transient or throttling whatever their status: S3 answers a request it
@@ -46,4 +46,14 @@ export function nextListToken(
   throw new ChatportError(`listing ${listing} cannot go on: the S3 store says there are more keys but gives no continuation token`, {
     code, transient: true, details: { uri: listing },
   });
+}
+
+/**
+ * The SDK found no region (no AWS_REGION, no profile's, none in the settings): it throws a plain Error,
+ * before any request, which read as a bug (exit 1) or as a store refusing a write. `target` (s3://…) and
+ * `setting` (where the command takes one) say what to fix; undefined for any other error.
+ */
+export function regionMissing(error: unknown, target: string, setting: string): ConfigError | undefined {
+  if (!(error instanceof Error) || error.message !== 'Region is missing') return undefined;
+  return new ConfigError(`${target} cannot be used: no S3 region is set; set AWS_REGION, a profile's region, or ${setting}`, { uri: target }, error);
 }

@@ -8,7 +8,7 @@
  * and status, never its text, so no key or signature from a response reaches a log.
  */
 import { ChatportError, isChatportError } from '../shared/errors.js';
-import { isCredentialsRefused, isUnreachable } from '../shared/s3-unreachable.js';
+import { isCredentialsRefused, isUnreachable, regionMissing } from '../shared/s3-unreachable.js';
 
 interface SdkError {
   name?: string;
@@ -24,6 +24,8 @@ function isMissingKey(error: SdkError): boolean {
 /** `error` of the S3 command `command` on `target` (s3://bucket/key) as the error to throw. */
 export function s3Failure(error: unknown, command: string, target: string): unknown {
   if (isChatportError(error) || !(error instanceof Error)) return error;
+  const noRegion = regionMissing(error, target, '--s3-region (or s3.region in the export pipeline file)');
+  if (noRegion) return noRegion;
   const sdk = error as SdkError;
   if (isMissingKey(sdk)) return error;
   const status = sdk.$metadata?.httpStatusCode;

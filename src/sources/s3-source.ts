@@ -12,7 +12,7 @@ import { createGlobMatcher, splitGlob } from './glob-pattern.js';
 import { isListedData, type InputObject, type InputSource } from './input-source.js';
 import { openResumableRead, type FetchedBody } from './resumable-read.js';
 import { createSourceS3Client } from './s3-client.js';
-import { isCredentialsRefused, isUnreachable, nextListToken } from '../shared/s3-unreachable.js';
+import { isCredentialsRefused, isUnreachable, nextListToken, regionMissing } from '../shared/s3-unreachable.js';
 
 export interface S3SourceOptions extends S3ConnectionOptions {
   /** A ready client (tests, or callers sharing one); default: built from the connection options. */
@@ -64,6 +64,8 @@ function changedWhileRead(uri: string, cause?: unknown): ChatportError {
 /** Maps a failed GetObject/HeadObject to the error a user can act on; transient ones get resumed. */
 function mapS3Error(error: unknown, uri: string): unknown {
   if (error instanceof ChatportError) return error;
+  const noRegion = regionMissing(error, uri, 's3.region in the pipeline file');
+  if (noRegion) return noRegion;
   // A missing bucket is a typo or the wrong account, not an empty prefix: say which.
   if ((error as S3ErrorShape).name === 'NoSuchBucket')
     return new InputMissingError(`input not found: ${uri}: the bucket "${parseS3Url(uri).bucket}" does not exist`, { uri }, error);

@@ -270,3 +270,20 @@ it('S3: a store that keeps other bytes than it was sent fails the publication (7
     await proxy.close();
   }
 });
+
+it('S3: no region anywhere (AWS_REGION, a profile, --s3-region) is a configuration error (78), not a store refusing the write (73)', async () => {
+  const saved = { AWS_REGION: process.env.AWS_REGION, AWS_DEFAULT_REGION: process.env.AWS_DEFAULT_REGION, AWS_CONFIG_FILE: process.env.AWS_CONFIG_FILE, AWS_ENDPOINT_URL_S3: process.env.AWS_ENDPOINT_URL_S3 };
+  delete process.env.AWS_REGION;
+  delete process.env.AWS_DEFAULT_REGION;
+  process.env.AWS_CONFIG_FILE = '/nonexistent/aws-config';
+  // No endpoint in the settings (as for AWS); the SDK itself sends to the test server by its variable.
+  process.env.AWS_ENDPOINT_URL_S3 = s3.endpoint;
+  try {
+    const destination = createS3Destination(`s3://${BUCKET}/noregion`, { credentials: connection().credentials });
+    const failure = await destination.readManifest({ dataset: 'messages', date: '2026-11-21' }).catch((e: unknown) => e);
+    expect(failure).toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringMatching(/^s3:\/\/chatport-out\/noregion\/_manifests\/messages\/dt=2026-11-21\/manifest.json cannot be used: no S3 region is set; set AWS_REGION, a profile's region, or --s3-region/) });
+    expect(exitCodeFor(failure)).toBe(ExitCode.CONFIG);
+  } finally {
+    for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+  }
+});

@@ -93,6 +93,23 @@ describe('S3 source', () => {
     }
   });
 
+  it('no region anywhere (AWS_REGION, a profile, s3.region) is a configuration error (exit 78), not a bug (exit 1)', async () => {
+    const saved = { AWS_REGION: process.env.AWS_REGION, AWS_DEFAULT_REGION: process.env.AWS_DEFAULT_REGION, AWS_CONFIG_FILE: process.env.AWS_CONFIG_FILE };
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    process.env.AWS_CONFIG_FILE = '/nonexistent/aws-config';
+    // The client chatport builds for AWS (no endpoint in the settings) when no region is configured.
+    const regionless = new S3Client({ endpoint: s3.endpoint, forcePathStyle: true, credentials: connection().credentials });
+    try {
+      const failure = await listUris(createS3Source(`s3://${BUCKET}/paged/`, { client: regionless })).catch((e: unknown) => e);
+      expect(failure).toMatchObject({ code: 'CONFIG_INVALID', message: `s3://${BUCKET}/paged/ cannot be used: no S3 region is set; set AWS_REGION, a profile's region, or s3.region in the pipeline file` });
+      expect(exitCodeFor(failure)).toBe(78);
+    } finally {
+      regionless.destroy();
+      for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    }
+  });
+
   it('an unreachable store is INPUT_UNAVAILABLE (exit 69, retry), not a bug (exit 1)', async () => {
     const closed = createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
