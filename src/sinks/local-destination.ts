@@ -6,11 +6,11 @@
  *      `commit.json` there is the point of no return: from then on the publication is finished, by this run
  *      or (killed) by the next run of the date in its format (`finishInterrupted`), never undone;
  *   2. the date's `_SUCCESS` is removed: readers now ignore the date;
- *   3. the new data files are renamed into the data folder beside the old ones (a retry with the same run
- *      id tags its names, as S3 attempts do), so the old manifest still names only files as it describes them;
- *   4. the manifest is renamed over the old one: it names the new files, all in place;
- *   5. files of the folder the manifest does not name are deleted, `_SUCCESS` is written (aside, renamed)
- *      and the staging removed.
+ *   3. the published manifest is moved aside, then the published data folder: the date has no manifest
+ *      naming files that are not there, and a reader that globs the files sees the old ones or none;
+ *   4. the staged data folder is renamed into place: the new files appear together, never beside old ones;
+ *   5. the new manifest is renamed into place;
+ *   6. `_SUCCESS` is written (aside, renamed) and the staging (with the old output) removed.
  * A crash before step 1 leaves the previous output whole (and leftovers under `_staging`, removed by the
  * next run of the date). One writer per dataset and date at a time (the CronJob uses concurrencyPolicy
  * Forbid): a run whose staging folder another run of the date cleared stops with OUTPUT_CONCURRENT_WRITE.
@@ -24,13 +24,15 @@ import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
 import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
 import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls } from './destination.js';
-import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
+import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
 
 /** In a run's staging folder: a publication past its point of no return (CommitRecord). */
 const COMMIT_RECORD = 'commit.json';
 /** Where earlier releases moved a date's published folder while they put the new one in its place. */
 const PREVIOUS_FOLDER = 'previous';
+/** The published manifest, moved aside while the data folders are swapped. */
+const PREVIOUS_MANIFEST = 'previous-manifest.json';
 
 interface CommitRecord {
   /** The run's data files, in the staging folder until moved into the data folder. */
@@ -83,21 +85,29 @@ export function createLocalDestination(rootDir: string): Destination {
     stagingForDate: join(root, STAGING_FOLDER, dataFolder(partition)),
   });
 
-  /** Steps 2–5 from a run's commit record; each step can be done again, so a killed finish is finished by the next. */
+  /**
+   * Steps 2–6 from a run's commit record; each step can be done again, so a killed finish is finished by the
+   * next. The date's data folder goes away whole and comes back whole, its manifest away first and back
+   * last: a reader that globs the files never sees old and new ones together, and a manifest never names
+   * files that are not there.
+   */
   async function finishCommitted(partition: Partition, staging: string, record: CommitRecord): Promise<void> {
     const { finalData, finalManifest, stagingForDate } = pathsOf(partition);
-    const names = new Set(record.files);
+    const stagedData = join(staging, 'data');
     await rm(join(finalData, SUCCESS_MARKER), { force: true });
-    await mkdir(finalData, { recursive: true });
-    for (const name of names) {
-      if (!(await renameIfExists(join(staging, 'data', name), join(finalData, name))) && (await isGone(join(finalData, name))))
-        throw new Error(`${name}, a file of the publication, is neither staged nor in ${finalData}`);
+    if (!(await isGone(stagedData))) {
+      await renameIfExists(finalManifest, join(staging, PREVIOUS_MANIFEST));
+      // Moved aside already when a killed finish got that far (the date then has no data folder).
+      if (await isGone(join(staging, PREVIOUS_FOLDER))) await renameIfExists(finalData, join(staging, PREVIOUS_FOLDER));
+      await mkdir(dirname(finalData), { recursive: true });
+      await rename(stagedData, finalData);
+    } else {
+      for (const name of record.files) if (await isGone(join(finalData, name))) throw new Error(`${name}, a file of the publication, is neither staged nor in ${finalData}`);
     }
     const stagedManifest = join(staging, 'manifest.json');
     await writeDurably(stagedManifest, record.manifest);
     await mkdir(dirname(finalManifest), { recursive: true });
     await rename(stagedManifest, finalManifest);
-    for (const name of await readdir(finalData)) if (!names.has(name)) await rm(join(finalData, name), { recursive: true, force: true });
     const stagedMarker = join(staging, SUCCESS_MARKER);
     await writeDurably(stagedMarker, '');
     await rename(stagedMarker, join(finalData, SUCCESS_MARKER));
@@ -113,10 +123,6 @@ export function createLocalDestination(rootDir: string): Destination {
     // Leftovers of crashed runs of this date (one writer per date at a time).
     await rm(stagingForDate, { recursive: true, force: true });
     await mkdir(stagedData, { recursive: true });
-    // Files move in beside the published ones: a retry with the same run id tags its names so none lands on
-    // a file the published manifest names (names stay `part-<run>-<n>` otherwise).
-    const published = new Set(await readdir(finalData).catch(() => [] as string[]));
-    const attempt = [...published].some((n) => n.startsWith(`part-${runId}-`)) ? newAttemptTag(runId, '', published) : undefined;
     let state: 'open' | 'committed' | 'aborted' = 'open';
     const written: string[] = [];
 
@@ -132,7 +138,7 @@ export function createLocalDestination(rootDir: string): Destination {
     return {
       dataUrl: `${fileUrl(dataFolder(partition))}/`,
       urlOf: (name) => fileUrl(`${dataFolder(partition)}/${name}`),
-      dataFileName: (sequence, extension) => dataFileName(runId, sequence, extension, attempt),
+      dataFileName: (sequence, extension) => dataFileName(runId, sequence, extension),
 
       async writeDataFile(name: string, body: Readable): Promise<void> {
         // `flush` fsyncs before close, so a renamed file is on disk, not only in the page cache.
@@ -183,12 +189,12 @@ export function createLocalDestination(rootDir: string): Destination {
     const { stagingForDate, finalData } = pathsOf(partition);
     for (const run of await readdir(stagingForDate).catch(() => [] as string[])) {
       const staging = join(stagingForDate, run);
-      // Earlier releases moved the published folder aside here before putting the new one in its
-      // place: one killed in between left the date without its folder, its manifest naming these files.
-      if ((await isGone(finalData)) && (await renameIfExists(join(staging, PREVIOUS_FOLDER), finalData))) return 'finished';
       try {
         const text = await readTextIfExists(join(staging, COMMIT_RECORD));
         const record = text === undefined ? undefined : (JSON.parse(text) as CommitRecord);
+        // Releases before the commit record moved the published folder aside here before putting the new
+        // one in its place: one killed in between left the date without its folder, its manifest naming these files.
+        if (record === undefined && (await isGone(finalData)) && (await renameIfExists(join(staging, PREVIOUS_FOLDER), finalData))) return 'finished';
         // A publication of another format is not finished: the run that asks will replace the date.
         if (record === undefined || formatOf(record.manifest) !== format) continue;
         await finishCommitted(partition, staging, record);

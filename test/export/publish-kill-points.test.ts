@@ -1,8 +1,9 @@
 /**
  * A local publish killed outright (SIGKILL) after each of its changes to the output folder, one kill point
- * after another: a warehouse loader reading the output then must find either the old complete state or
- * the new one — every file the manifest names present with its bytes, sha256 and rows, and `_SUCCESS`
- * only beside exactly the manifest's files — and the next run of that date must leave it whole.
+ * after another: a warehouse loader reading the output then must find the old complete state, the new one,
+ * or no date — every file the manifest names present with its bytes, sha256 and rows, the data folder
+ * holding exactly the manifest's files (a reader that globs them sees no mixture), `_SUCCESS` only beside a
+ * manifest — and the next run of that date must leave it whole.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -23,10 +24,18 @@ afterAll(() => bed.close());
 const env = () => ({ CHATPORT_API_URL: bed.sandbox.url, CHATPORT_CLIENT_ID: bed.sandbox.credentials.clientId, CHATPORT_CLIENT_SECRET: bed.sandbox.credentials.clientSecret });
 const args = (root: string, runId: string, ...extra: string[]) => ['export', 'messages', '--to', root, '--format', 'ndjson', '--date', BED_DAY, '--run-id', runId, '--poll-interval', '0.01', ...extra];
 
-/** What a loader may rely on: the manifest's files as it says, and `_SUCCESS` only beside exactly them. */
+/** What a loader may rely on: the manifest's files as it says, the folder holding exactly them, and `_SUCCESS` only beside them. */
 async function expectConsistent(root: string, at: string): Promise<{ runId: string; marked: boolean }> {
-  const manifest = readManifest(root, 'messages', BED_DAY);
   const folder = join(root, 'messages', `dt=${BED_DAY}`);
+  const present = existsSync(folder) ? readdirSync(folder).filter((n) => n !== '_SUCCESS').sort() : [];
+  if (!existsSync(join(root, '_manifests', 'messages', `dt=${BED_DAY}`, 'manifest.json'))) {
+    // The date between its two outputs: unmarked, and its files (if any) all of one run.
+    expect(existsSync(join(folder, '_SUCCESS')), `${at}: _SUCCESS without a manifest`).toBe(false);
+    expect(new Set(present.map((n) => /^part-([^-]+)-/.exec(n)?.[1])).size, `${at}: files of two runs together: ${present.join(', ')}`).toBeLessThanOrEqual(1);
+    return { runId: 'none', marked: false };
+  }
+  const manifest = readManifest(root, 'messages', BED_DAY);
+  expect(present, `${at}: the data folder holds exactly the manifest's files`).toEqual(manifest.files.map((f) => f.name).sort());
   let rows = 0;
   for (const file of manifest.files) {
     const path = join(folder, file.name);
@@ -59,7 +68,7 @@ it.each(['NEW', 'OLD'])('after a kill at any step of a local publish (run %s) th
     seen.push(at);
     expect(killed.signal, at).toBe('SIGKILL');
     const left = await expectConsistent(root, at);
-    expect(['OLD', 'NEW'], at).toContain(left.runId);
+    expect(['OLD', 'NEW', 'none'], at).toContain(left.runId);
 
     // The next run first finishes what the killed one left: the date is whole and marked even when that
     // run fails before publishing anything (its export job refused).
@@ -69,7 +78,7 @@ it.each(['NEW', 'OLD'])('after a kill at any step of a local publish (run %s) th
     expect(refused.exitCode, at).toBe(ExitCode.AUTH);
     const finished = await expectConsistent(root, `${at}, then a failed run`);
     expect(finished.marked, at).toBe(true);
-    expect([left.runId, runId], at).toContain(finished.runId);
+    expect(left.runId === 'none' ? [runId] : [left.runId, runId], at).toContain(finished.runId);
 
     // The next run of the date publishes it whole.
     expect((await runCli(args(root, 'NEXT'), env())).exitCode, at).toBe(ExitCode.OK);
