@@ -71,7 +71,15 @@ function interpolateDocument(
 ): void {
   visit(doc, {
     Scalar(key, node, ancestors) {
-      if (key === 'key' || typeof node.value !== 'string') return;
+      if (typeof node.value !== 'string') return;
+      if (key === 'key') {
+        // Keys are names, never interpolated: `${CODE}:` in a value map would match only that text, silently.
+        if (node.value.includes('${')) {
+          const path = `${pathOf(node, ancestors)}.${node.value}`;
+          onIssue({ path, message: `${path}: keys are not interpolated, so "${node.value}" would be taken as it is written; write the key itself (a value map's key is the source's text)`, expected: 'a key without ${' }, false);
+        }
+        return;
+      }
       const result = interpolate(node.value, env);
       if (!result.changed) return;
       const path = pathOf(node, ancestors);

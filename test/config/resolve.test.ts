@@ -66,6 +66,13 @@ describe('resolvePipelineConfig', () => {
     expect(users!.skip).toEqual([]);
   });
 
+  it('refuses a key holding ${…}: keys are never interpolated, so a value map would match only that text', () => {
+    const text = GOOD.replace('      type: { const: TEXT }\n', '      type: { field: kind, map: { "${TEXT_CODE}": TEXT } }\n');
+    expect(errorsOf(text, { env: { ...env, TEXT_CODE: 't' } })).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/keys are not interpolated, so "\$\{TEXT_CODE\}" would be taken as it is written/) }),
+    ]);
+  });
+
   it('names the exact path and line of a missing required mapping field', () => {
     const text = GOOD.replace('      body: text\n', '');
     const errors = errorsOf(text);
