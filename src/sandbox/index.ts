@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSilentLogger } from '../shared/logger.js';
 import { ChatportError, ConfigError } from '../shared/errors.js';
-import { registerSecret } from '../shared/secrets.js';
+import { holdSecret } from '../shared/secrets.js';
 import type { SandboxApp } from './app.js';
 import { TokenStore } from './auth.js';
 import { NO_CHAT_EVENTS } from './chat-events.js';
@@ -60,7 +60,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const logger = options.logger ?? createSilentLogger();
   const clientId = options.clientId ?? `sandbox-${randomBytes(4).toString('hex')}`;
   const clientSecret = options.clientSecret ?? randomBytes(18).toString('base64url');
-  registerSecret(clientSecret);
+  // Scrubbed while it serves: a suite or service starting many sandboxes would otherwise scrub every log line against all of them.
+  const releaseSecret = holdSecret(clientSecret);
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? SANDBOX_DEFAULTS.tokenLifetimeSeconds;
   const random = options.random ?? Math.random;
   const clock = options.clock ?? Date.now;
@@ -111,6 +112,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     persistence?.flush();
     texts.close();
     if (!options.dataDir) rmSync(exportsDir, { recursive: true, force: true });
+    releaseSecret();
   };
   try {
     await listen(server, options.port ?? 0, options.host ?? SANDBOX_DEFAULTS.host);

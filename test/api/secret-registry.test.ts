@@ -50,6 +50,17 @@ describe('the access tokens a client registered for scrubbing', () => {
   });
 });
 
+describe('a sandbox\'s client secret', () => {
+  it('is scrubbed while the sandbox serves and let go when it closes', async () => {
+    const settled = knownSecretCount();
+    const other = await startSandbox({ port: 0, clientSecret: 'sandbox-secret-h26' });
+    expect(scrubSecrets('sandbox-secret-h26')).toBe(REDACTED);
+    await other.close();
+    expect(scrubSecrets('sandbox-secret-h26')).toBe('sandbox-secret-h26');
+    expect(knownSecretCount()).toBe(settled);
+  });
+});
+
 describe('an access token renewed or shared', () => {
   /** A token endpoint handing out `<prefix>-tok-<n>` for an hour, on an injected clock. */
   function provider(clock: { now: number }, prefix: string) {
