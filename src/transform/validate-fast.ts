@@ -147,7 +147,8 @@ const validateChannel: ItemValidator = (item) => {
   if (out.typeError) return out;
   // Cross-field rules, unless a field has the wrong type (as zod's superRefine).
   const list = members as string[];
-  if (new Set(list).size !== list.length) out.push(reason('members', 'unique usernames', members));
+  const twice = list.find((name, i) => list.indexOf(name) !== i);
+  if (twice !== undefined) out.push(reason('members', `unique usernames ("${twice}" is listed twice)`, members));
   if (type === 'DIRECT') {
     if (list.length < LIMITS.directMembersMin || list.length > LIMITS.directMembersMax)
       out.push(reason('members', `${LIMITS.directMembersMin} to ${LIMITS.directMembersMax} members for a DIRECT channel`, members));

@@ -71,5 +71,7 @@ describe('fast validators agree with the zod schemas', () => {
     for (const [kind, item] of cases) check(kind, item);
     expect(FAST_VALIDATORS.channels({ type: 'DIRECT', members: ['a'] })?.[0]).toMatchObject({ field: 'members', expected: '2 to 10 members for a DIRECT channel' });
     expect(FAST_VALIDATORS.messages({ type: 'TEXT', channelId: 1, body: 'b' })?.[0]).toMatchObject({ field: 'user' });
+    // A reject for members listed twice names the one listed twice, not only the list's length.
+    expect(FAST_VALIDATORS.channels({ type: 'PUBLIC', members: ['ann', 'bo', 'ann'] })?.[0]).toMatchObject({ field: 'members', expected: 'unique usernames ("ann" is listed twice)' });
   });
 });
