@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runExport, runImport, runValidate, type ExportReport, type RunExportOptions, type StageName, type User } from '../../src/index.js';
+import { exitCodeFor, runExport, runImport, runValidate, type ExportReport, type RunExportOptions, type StageName, type User } from '../../src/index.js';
 import { setUpGeneratedRun, startImportFixture, type ImportFixture } from './support.js';
 
 /**
@@ -43,6 +43,15 @@ describe("a service's one AbortSignal (its shutdown) passed to many runs", () =>
     // A state folder under /proc is refused (ConfigError) after the run has taken the signal.
     await expect(runImport({ config, stateDir: '/proc/chatport-host-signal' }, { client: f.client, signal: shutdown.signal })).rejects.toThrow(/under \/proc/);
     expect(abortListeners(shutdown.signal)).toBe(0);
+  });
+});
+
+describe('a caller that forgets the client', () => {
+  it('gets a ChatportError a service can map to an exit code (64), not a TypeError (1, a bug)', async () => {
+    const { config } = await setUpGeneratedRun(f, 'host-no-client', { users: 1, channels: 1, messages: 1 });
+    const error = await runImport({ config, stateDir: join(f.dir, 'host-no-client-state') }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'USAGE', message: expect.stringContaining('runImport needs deps.client') });
+    expect(exitCodeFor(error)).toBe(64);
   });
 });
 

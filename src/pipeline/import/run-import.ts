@@ -5,7 +5,7 @@ import { ulid } from 'ulid';
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import { realNow, type Now } from '../../shared/async.js';
-import { interruptionSignal, isChatportError } from '../../shared/errors.js';
+import { UsageError, interruptionSignal, isChatportError } from '../../shared/errors.js';
 import { failureMessage } from '../../shared/thrown-message.js';
 import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
@@ -82,7 +82,8 @@ export interface ImportRunDeps {
 export async function runImport(given: ImportRunOptions, deps: ImportRunDeps = {}): Promise<RunReport> {
   const options = { ...given, config: forOneRun(given.config) };
   const mode = options.mode ?? 'import';
-  if (mode === 'import' && !deps.client) throw new TypeError('runImport needs deps.client unless mode is dry-run');
+  // A caller's mistake, not chatport's: a ChatportError (64) as the README promises, not a TypeError (1).
+  if (mode === 'import' && !deps.client) throw new UsageError("runImport needs deps.client (createClient(…)) unless mode is 'dry-run'");
   const interruption = interruptionSignal(deps.signal);
   const env: RunEnv = { mode, logger: deps.logger ?? createSilentLogger(), now: deps.now ?? realNow, signal: interruption.signal };
   try {
