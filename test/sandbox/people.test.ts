@@ -156,6 +156,18 @@ describe('users: secrets, display picture, full PUT', () => {
     expect(put.json).toMatchObject({ name: 'announcer', displayName: 'News', properties: { team: 'comms' } });
     expect((await t.call('/users/4', { method: 'PUT', body: { name: 'alice', displayName: 'x', isGuest: false } })).status).toBe(400);
   });
+
+  it('PUT /users/{id} sets displayPictureUrl, a field of the full User (§4 "full User"), and a PUT without it clears it', async () => {
+    const full = { name: 'announcer', displayName: 'News', isGuest: false, properties: {} };
+    const put = await t.call('/users/4', { method: 'PUT', body: { ...full, displayPictureUrl: 'https://cdn.example/news.png' } });
+    expect(put.status, put.text).toBe(200);
+    expect(put.json).toMatchObject({ displayPictureUrl: 'https://cdn.example/news.png', _links: { displayPicture: { href: 'https://cdn.example/news.png' } } });
+    expect((await t.call('/users/4')).json.displayPictureUrl).toBe('https://cdn.example/news.png');
+    const cleared = await t.call('/users/4', { method: 'PUT', body: full });
+    expect(cleared.json.displayPictureUrl).toBeUndefined();
+    expect(cleared.json._links.displayPicture).toBeUndefined();
+    expect((await t.call('/users/4', { method: 'PUT', body: { ...full, displayPictureUrl: '' } })).status).toBe(400);
+  });
 });
 
 describe('the people area persists with --data', () => {

@@ -15,7 +15,13 @@ import { userOr404 } from './users.js';
 
 const SecretBody = z.object({ secret: z.unknown().refine((v) => v !== undefined, 'required') });
 const DisplayPicture = z.object({ url: z.string().min(1), name: z.string().min(1), contentType: z.string().min(1), size: z.number().int().nonnegative() });
-const FullUser = z.object({ name: z.string().min(1).max(LIMITS.nameLength), displayName: z.string().min(1).max(LIMITS.displayNameLength), isGuest: z.boolean(), properties: z.record(z.string(), z.unknown()).default({}) });
+const FullUser = z.object({
+  name: z.string().min(1).max(LIMITS.nameLength),
+  displayName: z.string().min(1).max(LIMITS.displayNameLength),
+  isGuest: z.boolean(),
+  displayPictureUrl: z.string().min(1).optional(),
+  properties: z.record(z.string(), z.unknown()).default({}),
+});
 
 const SECRET_NAME = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -87,7 +93,8 @@ export const userExtraRoutes: Route[] = [
     },
   },
   {
-    // The older revision's full replace: every field given, properties replaced (not merged).
+    // The older revision's full replace of the User (§4): what the body leaves out is cleared (properties
+    // to {}, displayPictureUrl removed), properties are replaced (not merged).
     method: 'PUT',
     path: '/users/:id',
     scopes: ['read:user', 'update:user'],
@@ -95,7 +102,9 @@ export const userExtraRoutes: Route[] = [
       const user = userOr404(ctx, app);
       const body = await readBody(ctx, FullUser);
       if (body.name !== user.name && app.store.usersByName.has(body.name)) throw clientError(`username '${body.name}' is already taken`);
-      saveUser(ctx, app, { ...user, name: body.name, displayName: body.displayName, isGuest: body.isGuest, properties: body.properties });
+      const { displayPictureUrl: _old, ...kept } = user;
+      const picture = body.displayPictureUrl === undefined ? {} : { displayPictureUrl: body.displayPictureUrl };
+      saveUser(ctx, app, { ...kept, name: body.name, displayName: body.displayName, isGuest: body.isGuest, ...picture, properties: body.properties });
     },
   },
 ];
