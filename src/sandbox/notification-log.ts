@@ -152,12 +152,15 @@ export class NotificationLog {
     for (let i = 0; i < op.u.length; i++) this.feed(op.u[i]!).push(notifiedId(op, i), notifiedKind(op, i), note);
   }
 
-  /** Ids of a user's kept notifications, newest first. */
-  idsNewestFirst(userId: number): number[] {
+  /**
+   * Ids of a user's kept notifications, newest first; with `listed`, only those whose message it holds
+   * (a deleted message's notifications are not listed: §6.4's `data` carries the message).
+   */
+  idsNewestFirst(userId: number, listed?: (messageId: number) => boolean): number[] {
     const feed = this.feeds.get(userId);
     if (!feed) return [];
-    const ids = new Array<number>(feed.size);
-    for (let i = 0; i < feed.size; i++) ids[feed.size - 1 - i] = feed.idAt(i);
+    const ids: number[] = [];
+    for (let i = feed.size - 1; i >= 0; i--) if (!listed || listed(feed.notes[feed.slot(i)]!.messageId)) ids.push(feed.idAt(i));
     return ids;
   }
 
@@ -172,13 +175,17 @@ export class NotificationLog {
     this.feeds.delete(userId);
   }
 
-  /** The kept notifications as ops, one per send, in id order (a snapshot replays them in this order). */
-  *dump(): Generator<NotifiedOp> {
+  /**
+   * The kept notifications as ops, one per send, in id order (a snapshot replays them in this order); with
+   * `listed`, only the sends whose message it holds (see idsNewestFirst).
+   */
+  *dump(listed?: (messageId: number) => boolean): Generator<NotifiedOp> {
     const bySend = new Map<SendNote, Kept>();
     for (const [userId, feed] of this.feeds) {
       for (let i = 0; i < feed.size; i++) {
         const slot = feed.slot(i);
         const note = feed.notes[slot]!;
+        if (listed && !listed(note.messageId)) continue;
         let kept = bySend.get(note);
         if (!kept) bySend.set(note, (kept = { ids: [], users: [], kinds: [] }));
         kept.ids.push(feed.ids[slot]!);

@@ -468,7 +468,7 @@ export class Store {
     for (const v of this.jobs.values()) yield { t: 'job', v };
     for (const [k, { kind, id }] of this.keys.entries()) yield { t: 'key', k, kind, id };
     for (const [m, readers] of this.receipts) for (const [u, at] of readers) yield { t: 'read', m, u, at };
-    yield* this.notifications.dump();
+    yield* this.notifications.dump((m) => this.messages.has(m));
     for (const v of this.userSessions.values()) yield { t: 'usess', v };
     for (const v of this.chatSessions.values()) yield { t: 'csess', v };
     for (const [r, roles] of [['moderator', this.moderators], ['invite', this.invites]] as const)

@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISO, startTestSandbox, type Body, type TestSandbox } from './helpers.js';
 
@@ -72,6 +75,41 @@ describe('notifications (decisions.md "Sessions, notifications, read receipts")'
     expect([...all.map((n) => n.id)].sort((a, b) => b - a)).toEqual(all.map((n) => n.id));
     expect((await t.call('/users/999/notifications')).status).toBe(404);
     expect((await t.call('/users/2/notifications', { token: t.sandbox.issueToken({ scopes: ['read:user'] }) })).status).toBe(403);
+  });
+});
+
+describe('notifications of deleted messages (§6.4: data carries the message)', () => {
+  it('go with their message: deleted alone, with its thread, with its channel, or all at once; also after a restart', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'chatport-notif-'));
+    const s = await startTestSandbox({ seed: 'demo', dataDir });
+    const feed = async (box: TestSandbox, userId: number) => (await box.call(`/users/${userId}/notifications?size=100`)).json._embedded.notifications as Body[];
+    const messageIds = async (box: TestSandbox, userId: number) => (await feed(box, userId)).map((n) => n.data.message?.id as number | undefined);
+    const say = async (path: string, body: string, username: string) =>
+      (await s.call(path, { method: 'POST', body: { type: 'TEXT', body, user: { username } } })).json.id as number;
+    try {
+      const kept = await say('/channels/1/messages', 'kept', 'alice');
+      const root = await say('/channels/1/messages', 'root', 'alice');
+      const reply = await say(`/threads/${2 * root + 1}/messages`, 'reply', 'bob');
+      const inData = await say('/channels/2/messages', 'data team', 'bob');
+      expect(await messageIds(s, 3)).toEqual([inData, reply, root, kept]);
+      expect((await s.call(`/messages/${root}`, { method: 'DELETE' })).status).toBe(200);
+      expect(await messageIds(s, 3)).toEqual([inData, kept]);
+      expect(await messageIds(s, 1)).toEqual([]);
+      expect((await s.call('/channels/2', { method: 'DELETE' })).status).toBe(200);
+      expect(await messageIds(s, 3)).toEqual([kept]);
+      await s.close();
+      const again = await startTestSandbox({ dataDir });
+      try {
+        expect(await messageIds(again, 3)).toEqual([kept]);
+        expect((await again.call('/messages', { method: 'DELETE' })).status).toBe(200);
+        expect(await feed(again, 3)).toEqual([]);
+        expect(await feed(again, 2)).toEqual([]);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -76,6 +76,16 @@ describe('NotificationLog: a bounded feed per user', () => {
       for (const id of log.idsNewestFirst(user)) expect(rebuilt.get(user, id)).toEqual(log.get(user, id));
     }
   });
+
+  it('lists and dumps only the notifications of messages still held, when told which are (§6.4: data carries the message)', () => {
+    const log = new NotificationLog(5);
+    log.apply(send(1, 1, [7, 8]));
+    log.apply(send(3, 2, [7]));
+    const held = (m: number) => m !== 1;
+    expect(log.idsNewestFirst(7, held)).toEqual([3]);
+    expect(log.idsNewestFirst(8, held)).toEqual([]);
+    expect([...log.dump(held)].map((op) => op.m)).toEqual([2]);
+  });
 });
 
 describe('notifications across restarts (--data)', () => {

@@ -114,7 +114,7 @@ export const messageExtraRoutes: Route[] = [
     scopes: ['read:user', 'read:notifications'],
     handler: (ctx, app) => {
       const user = userOr404(ctx, app);
-      const keys = app.store.notifications.idsNewestFirst(user.id).map((id) => NEWEST_FIRST_TOP - id);
+      const keys = app.store.notifications.idsNewestFirst(user.id, (m) => app.store.messages.has(m)).map((id) => NEWEST_FIRST_TOP - id);
       const accept = (key: number) => app.store.notifications.get(user.id, NEWEST_FIRST_TOP - key);
       sendJson(ctx, 200, cursorPage(ctx, app.baseUrl(), 'notifications', keys, accept, (n) => app.render.notification(n)));
     },
