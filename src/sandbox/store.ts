@@ -296,6 +296,9 @@ export class Store {
         for (const [channelId, m] of this.members) if (m.delete(op.id) && this.channels.get(channelId)?.type === 'DIRECT') this.reindexDirect(channelId);
         // What names the user goes with them: an invite or a read receipt of nobody would list a user that 404s.
         for (const roles of [this.moderators, this.invites, this.receipts]) for (const byUser of roles.values()) byUser.delete(op.id);
+        // Their sessions too (a session of nobody would list without its `user`), and the chat sessions of those.
+        for (const [id, session] of this.userSessions) if (session.userId === op.id) this.userSessions.delete(id);
+        this.forgetChatSessions((chat) => !this.userSessions.has(chat.userSessionId));
         break;
       }
       case 'channel': {
@@ -314,6 +317,10 @@ export class Store {
         this.channels.delete(op.id);
         this.channelsByName.delete(old.name);
         this.members.delete(op.id);
+        // A chat session is a user session in this channel: it goes with it, as do the channel's roles.
+        this.forgetChatSessions((chat) => chat.channelId === op.id);
+        this.moderators.delete(op.id);
+        this.invites.delete(op.id);
         for (const id of this.messageIdsByChannel.get(op.id) ?? []) this.deleteWithReplies(id);
         this.messageIdsByChannel.delete(op.id);
         removeWhere(this.messageIds, (id) => !this.messages.has(id));
@@ -499,6 +506,10 @@ export class Store {
   lastMessageOf(channelId: number): MessageRec | undefined {
     const list = this.messageIdsByChannel.get(channelId);
     return list && list.length > 0 ? this.messages.get(list[list.length - 1]!) : undefined;
+  }
+
+  private forgetChatSessions(gone: (chat: ChatSessionRec) => boolean): void {
+    for (const [id, chat] of this.chatSessions) if (gone(chat)) this.chatSessions.delete(id);
   }
 
   /** A message and, depth first, every reply under it (the channel's indexes are the caller's). */

@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISO, startTestSandbox, type Body, type TestSandbox } from './helpers.js';
 
@@ -172,9 +175,6 @@ describe('users: secrets, display picture, full PUT', () => {
 
 describe('the people area persists with --data', () => {
   it('sessions, moderators, invites and secrets survive a restart', async () => {
-    const { mkdtemp } = await import('node:fs/promises');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
     const dataDir = await mkdtemp(join(tmpdir(), 'chatport-people-'));
     const first = await startTestSandbox({ seed: 'demo', dataDir });
     const s = (await first.call('/_sandbox/user-sessions', { method: 'POST', body: { username: 'bob' } })).json;
@@ -233,6 +233,37 @@ describe('DELETE /users/{id} takes what names the user with it', () => {
       expect((await s.call(`/messages/${message}/read-receipts`)).json._embedded.receipts).toEqual([]);
       const summaries = (await s.call('/application/message-read-receipt-summaries')).json._embedded.summaries;
       expect(summaries.map((x: Body) => x.messageId)).not.toContain(message);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('sessions go with the channel or user they are in (a chat session is a user session in one channel)', () => {
+  it("DELETE /channels/{id} takes its chat sessions; DELETE /users/{id} takes the user's sessions and their chat sessions, also after a restart", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'chatport-sessions-'));
+    const s = await startTestSandbox({ seed: 'demo', dataDir });
+    const start = async (box: TestSandbox, path: string, body: Body) => (await box.call(path, { method: 'POST', body })).json.id as number;
+    const listed = async (box: TestSandbox, kind: 'chat' | 'user') => (await box.call(`/${kind}-sessions`)).json._embedded.sessions.map((x: Body) => x.id);
+    try {
+      const carol = await start(s, '/_sandbox/user-sessions', { username: 'carol' });
+      const bob = await start(s, '/_sandbox/user-sessions', { username: 'bob' });
+      const inGeneral = await start(s, '/_sandbox/chat-sessions', { userSessionId: carol, channelId: 1 });
+      await start(s, '/_sandbox/chat-sessions', { userSessionId: carol, channelId: 2 });
+      const bobInGeneral = await start(s, '/_sandbox/chat-sessions', { userSessionId: bob, channelId: 1 });
+      expect((await s.call('/channels/2', { method: 'DELETE' })).status).toBe(200);
+      expect(await listed(s, 'chat')).toEqual([inGeneral, bobInGeneral]);
+      expect((await s.call('/users/3', { method: 'DELETE' })).status).toBe(200);
+      expect(await listed(s, 'user')).toEqual([bob]);
+      expect(await listed(s, 'chat')).toEqual([bobInGeneral]);
+      await s.close();
+      const again = await startTestSandbox({ dataDir });
+      try {
+        expect(await listed(again, 'user')).toEqual([bob]);
+        expect(await listed(again, 'chat')).toEqual([bobInGeneral]);
+      } finally {
+        await again.close();
+      }
     } finally {
       await s.close();
     }
