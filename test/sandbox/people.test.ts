@@ -82,6 +82,14 @@ describe('channel administration', () => {
     await t.call('/channels/1/moderators/3', { method: 'DELETE' });
   });
 
+  it('moderators apply to group channels (§4 "Adding and removing members and moderators applies to group channels"): a DIRECT channel is a 400', async () => {
+    const made = await post('/channels/3/moderators', { username: 'alice' });
+    expect(made.status, made.text).toBe(400);
+    expect(made.json.message).toContain('DIRECT');
+    expect((await t.call('/channels/3/moderators')).json.page.totalElements).toBe(0);
+    expect((await t.call('/channels/3/moderators/1', { method: 'DELETE' })).status).toBe(400);
+  });
+
   it('invites: a non-member is invited once; listed with links to channel and user', async () => {
     const invited = await post('/channels/2/invites', { user: { username: 'alice' } });
     expect(invited.status).toBe(200);

@@ -5,7 +5,7 @@ import { sendJson } from '../http.js';
 import { offsetPage } from '../paging.js';
 import type { UserRec } from '../store.js';
 import { BASIC_SORT, pathId, readBody } from './common.js';
-import { UserRef, bodyUserId, channelOr404 } from './channels.js';
+import { UserRef, bodyUserId, channelOr404, requireGroupChannel } from './channels.js';
 
 /**
  * Channel administration (management-api.md §4 "Channels", decisions.md): custom channel events, invites,
@@ -75,6 +75,7 @@ export const channelAdminRoutes: Route[] = [
     scopes: ['read:channel', 'read:user', 'read:channel_membership', 'create:channel_moderator'],
     handler: async (ctx, app) => {
       const channel = channelOr404(ctx, app);
+      requireGroupChannel(app, channel, 'moderators');
       // §4: the body is a user reference itself (as for members), not the invite's `{user}`.
       const userId = bodyUserId(app, await readBody(ctx, UserRef), '(body)');
       if (!app.store.members.get(channel.id)?.has(userId)) throw clientError(`field '(body)': a moderator must be a member of the channel`);
@@ -88,6 +89,7 @@ export const channelAdminRoutes: Route[] = [
     scopes: ['read:channel', 'read:user', 'delete:channel_moderator'],
     handler: (ctx, app) => {
       const channel = channelOr404(ctx, app);
+      requireGroupChannel(app, channel, 'moderators');
       const userId = pathId(ctx, 'userId');
       if (!app.store.moderators.get(channel.id)?.has(userId)) throw notFound();
       app.store.change({ t: '-role', r: 'moderator', c: channel.id, u: userId });

@@ -42,6 +42,11 @@ export function channelOr404(ctx: Ctx, app: SandboxApp): ChannelRec {
   return channel;
 }
 
+/** §4: "Adding and removing members and moderators applies to group channels"; a DIRECT channel's are its own. */
+export function requireGroupChannel(app: SandboxApp, channel: ChannelRec, managed: 'members' | 'moderators'): void {
+  if (channel.type === 'DIRECT') throw clientError(`channel ${app.ids.toWire(channel.id)} is DIRECT; ${managed} are managed on group channels only`);
+}
+
 const CHANNEL_SORT = { ...BASIC_SORT, displayName: (c: ChannelRec) => c.displayName, type: (c: ChannelRec) => c.type };
 
 export const channelRoutes: Route[] = [

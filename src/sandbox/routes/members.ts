@@ -1,10 +1,10 @@
 import type { Route } from '../router.js';
-import { clientError, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { sendJson } from '../http.js';
 import { offsetPage } from '../paging.js';
 import type { UserRec } from '../store.js';
 import { BASIC_SORT, pathId, readBody } from './common.js';
-import { UserRef, bodyUserId, channelOr404 } from './channels.js';
+import { UserRef, bodyUserId, channelOr404, requireGroupChannel } from './channels.js';
 
 export const memberRoutes: Route[] = [
   {
@@ -27,8 +27,7 @@ export const memberRoutes: Route[] = [
     handler: async (ctx, app) => {
       const channel = channelOr404(ctx, app);
       const ref = await readBody(ctx, UserRef);
-      // §4: adding and removing members applies to group channels.
-      if (channel.type === 'DIRECT') throw clientError(`channel ${channel.id} is DIRECT; members are managed on group channels only`);
+      requireGroupChannel(app, channel, 'members');
       const userId = bodyUserId(app, ref, '(body)');
       if (!app.store.members.get(channel.id)?.has(userId)) app.store.change({ t: 'member', c: channel.id, u: userId, at: Date.now() });
       sendJson(ctx, 200, app.render.channel(channel));
@@ -41,7 +40,7 @@ export const memberRoutes: Route[] = [
     handler: (ctx, app) => {
       const channel = channelOr404(ctx, app);
       const userId = pathId(ctx, 'userId');
-      if (channel.type === 'DIRECT') throw clientError(`channel ${channel.id} is DIRECT; members are managed on group channels only`);
+      requireGroupChannel(app, channel, 'members');
       if (!app.store.members.get(channel.id)?.has(userId)) throw notFound();
       app.store.change({ t: '-member', c: channel.id, u: userId });
       sendJson(ctx, 200, app.render.channel(channel));
