@@ -337,6 +337,8 @@ export class Store {
         const m = this.members.get(op.c);
         if (!m?.has(op.u)) break;
         m.delete(op.u);
+        // A moderator is a member (POST moderators refuses others): the role goes with the membership.
+        this.moderators.get(op.c)?.delete(op.u);
         if (this.channels.get(op.c)?.type === 'DIRECT') this.reindexDirect(op.c);
         break;
       }

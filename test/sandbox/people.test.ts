@@ -90,6 +90,14 @@ describe('channel administration', () => {
     expect((await t.call('/channels/3/moderators/1', { method: 'DELETE' })).status).toBe(400);
   });
 
+  it('a moderator removed from the members is no longer a moderator (a moderator is a member: POST moderators refuses others)', async () => {
+    await post('/channels/1/moderators', { username: 'carol' });
+    expect((await t.call('/channels/1/members/3', { method: 'DELETE' })).status).toBe(200);
+    expect(names(await t.call('/channels/1/moderators'))).toEqual([]);
+    await post('/channels/1/members', { username: 'carol' });
+    expect(names(await t.call('/channels/1/moderators'))).toEqual([]);
+  });
+
   it('invites: a non-member is invited once; listed with links to channel and user', async () => {
     const invited = await post('/channels/2/invites', { user: { username: 'alice' } });
     expect(invited.status).toBe(200);
