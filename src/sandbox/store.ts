@@ -330,6 +330,8 @@ export class Store {
         const channel = this.channels.get(op.c);
         if (!channel) break;
         this.members.get(op.c)!.set(op.u, op.at);
+        // Invites are for non-members (POST invites refuses a member): joining takes up the invite.
+        this.invites.get(op.c)?.delete(op.u);
         if (channel.type === 'DIRECT') this.reindexDirect(op.c);
         break;
       }

@@ -98,6 +98,14 @@ describe('channel administration', () => {
     expect(names(await t.call('/channels/1/moderators'))).toEqual([]);
   });
 
+  it('an invited user who joins is no longer listed as invited (invites are for non-members: POST invites refuses a member)', async () => {
+    const erin = (await post('/users', { name: 'erin', displayName: 'Erin', isGuest: false })).json.id as number;
+    await post('/channels/1/invites', { user: { id: erin } });
+    expect((await t.call('/channels/1/invites')).json.page.totalElements).toBe(1);
+    await post('/channels/1/members', { id: erin });
+    expect((await t.call('/channels/1/invites')).json._embedded.invites).toEqual([]);
+  });
+
   it('invites: a non-member is invited once; listed with links to channel and user', async () => {
     const invited = await post('/channels/2/invites', { user: { username: 'alice' } });
     expect(invited.status).toBe(200);
