@@ -209,6 +209,18 @@ describe('channel members and memberships', () => {
     expect((await t.call('/channels/2/members', { method: 'POST', body: { username: 'ghost' } })).status).toBe(400);
     expect((await t.call('/channels/999/members')).status).toBe(404);
   });
+
+  it('a user reference holds either username or id (§2 "User reference"): both is a 400 naming the field, and nothing changes', async () => {
+    const both = await t.call('/channels/2/members', { method: 'POST', body: { username: 'alice', id: 3 } });
+    expect(both.status, both.text).toBe(400);
+    expect(both.json.message).toContain('either username or id');
+    expect(names(await t.call('/channels/2/members'), 'users')).not.toContain('alice');
+    const sent = await t.call('/channels/1/messages', { method: 'POST', body: { type: 'TEXT', body: 'hi', user: { username: 'alice', id: 2 } } });
+    expect(sent.status).toBe(400);
+    expect(sent.json.message).toContain("field 'user'");
+    expect((await t.call('/channels', { method: 'POST', body: { type: 'PUBLIC', name: 'refs', members: [{ username: 'bob', id: 1 }] } })).status).toBe(400);
+    expect((await t.call('/channels?type=PUBLIC')).json._embedded.channels.map((c: Body) => c.name)).not.toContain('refs');
+  });
 });
 
 describe('messages', () => {

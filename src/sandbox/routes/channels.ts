@@ -9,8 +9,21 @@ import type { SandboxApp } from '../app.js';
 import { directKey, type ChannelRec, type ChannelType } from '../store.js';
 import { BASIC_SORT, booleanParam, dateParam, mergeProperties, pathId, propertiesFilter, readBody, readMergePatch } from './common.js';
 import { positiveInt64 } from '../../wire/int64.js';
+import type { Int64 } from '../../shared/int64.js';
 
-export const UserRef = z.union([z.object({ username: z.string().min(1) }), z.object({ id: positiveInt64 })]);
+/**
+ * A user reference (§2): an object holding either `username` or `id`. One holding both is refused, not
+ * read as one of them: which user it means is the caller's mistake to see, not the sandbox's guess.
+ */
+export const UserRef = z
+  .object({ username: z.string().min(1).optional(), id: positiveInt64.optional() })
+  .transform((ref, ctx): { username: string } | { id: Int64 } => {
+    if (ref.username !== undefined && ref.id !== undefined) ctx.addIssue({ code: 'custom', message: 'a user reference holds either username or id, not both' });
+    else if (ref.id !== undefined) return { id: ref.id };
+    else if (ref.username !== undefined) return { username: ref.username };
+    else ctx.addIssue({ code: 'custom', message: 'a user reference holds username or id' });
+    return z.NEVER;
+  });
 const channelName = z.string().min(1).max(LIMITS.nameLength);
 const displayName = z.string().min(1).max(LIMITS.displayNameLength);
 
