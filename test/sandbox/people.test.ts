@@ -44,6 +44,18 @@ describe('sessions through /_sandbox/, presence and participants', () => {
     expect((await t.call(`/chat-sessions?state=ENDED`)).json._embedded.sessions.map((s: Body) => s.id)).toContain(chat.json.id);
   });
 
+  it("a member removed from a channel has their chat sessions in it ENDED (a chat session needs membership to start)", async () => {
+    const session = (await post('/_sandbox/user-sessions', { username: 'carol' })).json.id;
+    const inData = (await post('/_sandbox/chat-sessions', { userSessionId: session, channelId: 2 })).json.id;
+    const inGeneral = (await post('/_sandbox/chat-sessions', { userSessionId: session, channelId: 1 })).json.id;
+    expect((await t.call('/channels/2/members/3', { method: 'DELETE' })).status).toBe(200);
+    const ended = (await t.call('/chat-sessions?state=ENDED&size=100')).json._embedded.sessions.find((x: Body) => x.id === inData);
+    expect(ended).toMatchObject({ state: 'ENDED', endTime: expect.stringMatching(ISO) });
+    expect((await t.call('/chat-sessions?state=ACTIVE&size=100')).json._embedded.sessions.map((x: Body) => x.id)).toContain(inGeneral);
+    await post('/channels/2/members', { username: 'carol' });
+    await post(`/_sandbox/user-sessions/${session}/end`, {});
+  });
+
   it('refuses unknown users, ended sessions, non-members, a bad state filter; lists need their scopes', async () => {
     expect((await post('/_sandbox/user-sessions', { username: 'ghost' })).status).toBe(400);
     const s = (await post('/_sandbox/user-sessions', { username: 'alice' })).json;

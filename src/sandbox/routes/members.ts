@@ -5,6 +5,7 @@ import { offsetPage } from '../paging.js';
 import type { UserRec } from '../store.js';
 import { BASIC_SORT, pathId, readBody } from './common.js';
 import { UserRef, bodyUserId, channelOr404, requireGroupChannel } from './channels.js';
+import { endChatSessions } from './sessions.js';
 
 export const memberRoutes: Route[] = [
   {
@@ -43,6 +44,8 @@ export const memberRoutes: Route[] = [
       requireGroupChannel(app, channel, 'members');
       if (!app.store.members.get(channel.id)?.has(userId)) throw notFound();
       app.store.change({ t: '-member', c: channel.id, u: userId });
+      // A chat session is a member's (it needs membership to start): the user's in this channel end.
+      endChatSessions(app, (chat) => chat.channelId === channel.id && app.store.userSessions.get(chat.userSessionId)?.userId === userId, app.clock());
       sendJson(ctx, 200, app.render.channel(channel));
     },
   },

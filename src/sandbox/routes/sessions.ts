@@ -64,6 +64,12 @@ async function startChatSession(ctx: Ctx, app: SandboxApp): Promise<void> {
   void app.chatEvents.fire('user.started.chat_session', { chatSession: app.render.chatSession(session), channel: app.render.channel(channel) });
 }
 
+/** Ends the ACTIVE chat sessions `which` picks, at `at`. */
+export function endChatSessions(app: SandboxApp, which: (chat: ChatSessionRec) => boolean, at: number): void {
+  for (const chat of app.store.chatSessions.values())
+    if (chat.state === 'ACTIVE' && which(chat)) app.store.change({ t: 'csess', v: { ...chat, state: 'ENDED', endTime: at } });
+}
+
 export const sessionRoutes: Route[] = [
   {
     method: 'GET',
@@ -97,8 +103,7 @@ export const sessionRoutes: Route[] = [
       if (ended !== session) {
         app.store.change({ t: 'usess', v: ended });
         // Its chat sessions end with it.
-        for (const chat of app.store.chatSessions.values())
-          if (chat.userSessionId === session.id && chat.state === 'ACTIVE') app.store.change({ t: 'csess', v: { ...chat, state: 'ENDED', endTime: ended.endTime! } });
+        endChatSessions(app, (chat) => chat.userSessionId === session.id, ended.endTime!);
       }
       sendJson(ctx, 200, app.render.userSession(ended));
     },
