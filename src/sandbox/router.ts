@@ -30,15 +30,24 @@ export class Router {
     return this;
   }
 
+  /**
+   * The route of `method` on `path`. HEAD is answered wherever GET is (RFC 9110 §9.3.2; wire rule 7), by
+   * the GET route, whose body is then not sent (http.ts), unless the path has a HEAD route of its own
+   * (`HEAD /users`, an existence check by name).
+   */
   match(method: string, path: string): RouteMatch {
     const parts = split(path);
     const allow: string[] = [];
+    let get: RouteMatch | undefined;
     for (const { route, segments } of this.compiled) {
       const params = matchSegments(segments, parts);
       if (!params) continue;
       if (route.method === method) return { kind: 'found', route, params };
+      if (route.method === 'GET') get = { kind: 'found', route, params };
       allow.push(route.method);
     }
+    if (method === 'HEAD' && get) return get;
+    if (get && !allow.includes('HEAD')) allow.push('HEAD');
     return allow.length > 0 ? { kind: 'wrong-method', allow } : { kind: 'none' };
   }
 }

@@ -79,7 +79,20 @@ describe('wire rules (management-api.md §1, §9)', () => {
   it('answers a known path with the wrong method with 405 and Allow', async () => {
     const reply = await t.call('/application', { method: 'DELETE' });
     expect(reply.status).toBe(405);
-    expect(reply.headers.get('allow')).toBe('GET');
+    expect(reply.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it('answers HEAD wherever it answers GET (§1 wire rule 7: standard verbs carry their usual meaning), with no body', async () => {
+    const get = await t.call('/users/1');
+    const head = await t.call('/users/1', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expectWireHeaders(head);
+    expect((await t.call('/users/999', { method: 'HEAD' })).status).toBe(404);
+    expect((await t.call('/users/1', { method: 'HEAD', token: null })).status).toBe(401);
+    // HEAD /users keeps its own meaning (§4: an existence check by name).
+    expect((await t.call('/users?name=nobody', { method: 'HEAD' })).status).toBe(404);
   });
 });
 
