@@ -255,6 +255,9 @@ describe('messages', () => {
       [{ type: 'FILE', body: 'no file', user: { username: 'bob' } }, 'file'],
       [{ type: 'SYSTEM_TEXT', body: 'notice', user: { username: 'bob' } }, 'user'],
       [{ type: 'SYSTEM_FILE', file, user: { username: 'bob' } }, 'user'],
+      // decisions.md "Enumerations": a file message is FILE (SYSTEM_FILE); a text type carrying a file contradicts itself.
+      [{ type: 'TEXT', body: 'see attached', file, user: { username: 'bob' } }, 'file'],
+      [{ type: 'SYSTEM_TEXT', body: 'see attached', file }, 'file'],
     ];
     for (const [body, field] of refused) {
       const reply = await t.call('/channels/1/messages', { method: 'POST', body });

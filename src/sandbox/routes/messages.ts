@@ -32,14 +32,16 @@ const CreateMessage = z
   });
 
 /**
- * What the type asks of the rest of the body (§2: "body required for text"): a text needs its body, a
- * file its file; a SYSTEM_* message is the application's, so it names no sender.
+ * What the type asks of the rest of the body (§2: "body required for text"): a text needs its body and
+ * carries no file, a file needs its file; a SYSTEM_* message is the application's, so it names no sender.
  */
 function typeProblems(type: MessageType, m: { body?: string; file?: object; user?: object }): Array<{ path: string[]; message: string }> {
   const problems: Array<{ path: string[]; message: string }> = [];
   const isText = type === 'TEXT' || type === 'SYSTEM_TEXT';
   if (isText && m.body === undefined) problems.push({ path: ['body'], message: `a ${type} message needs a body` });
   if (!isText && m.file === undefined) problems.push({ path: ['file'], message: `a ${type} message needs a file` });
+  // decisions.md "Enumerations": a file message is FILE (SYSTEM_FILE without a user); stored as a text it would hide its file.
+  if (isText && m.file !== undefined) problems.push({ path: ['file'], message: `a ${type} message carries no file; a file message is FILE, or SYSTEM_FILE without a user` });
   if (type.startsWith('SYSTEM_') && m.user !== undefined) problems.push({ path: ['user'], message: `a ${type} message is sent by the application and carries no user` });
   return problems;
 }
