@@ -3,7 +3,8 @@
  * middleware of the sink's client, s3-client.ts):
  * - the store cannot be reached, or keeps failing or throttling (5xx, 429 after the SDK's retries): OUTPUT_UNAVAILABLE (69);
  * - the credentials are refused or lack a permission: OUTPUT_FORBIDDEN (77);
- * - anything else the store refuses (a missing bucket, a bad request): OUTPUT_WRITE_FAILED (73).
+ * - anything else the store refuses (a missing bucket, a bad request, bytes that arrived other than sent:
+ *   BadDigest): OUTPUT_WRITE_FAILED (73).
  * A missing key passes through as it is: callers read it as "absent". Messages carry the SDK's error name
  * and status, never its text, so no key or signature from a response reaches a log.
  */
@@ -14,6 +15,11 @@ interface SdkError {
   name?: string;
   code?: string;
   $metadata?: { httpStatusCode?: number };
+}
+
+/** The store's own integrity check (Content-MD5, s3-client.ts) refused what it received. */
+function isBadDigest(error: SdkError): boolean {
+  return error.name === 'BadDigest' || error.name === 'InvalidDigest' || error.code === 'BadDigest';
 }
 
 function isMissingKey(error: SdkError): boolean {
@@ -40,7 +46,11 @@ export function s3Failure(error: unknown, command: string, target: string): unkn
     return new ChatportError(`${what} was refused (${said}): the S3 credentials are wrong, expired or lack a permission for this bucket`, {
       code: 'OUTPUT_FORBIDDEN', details, cause: error,
     });
-  const why = sdk.name === 'NoSuchBucket' ? 'the bucket does not exist' : 'the store refused it';
+  const why = sdk.name === 'NoSuchBucket'
+    ? 'the bucket does not exist'
+    : isBadDigest(sdk)
+      ? 'the bytes the store received are not the bytes sent (their MD5 differs from the Content-MD5 chatport computed), so it kept none of them'
+      : 'the store refused it';
   return new ChatportError(`${what} failed: ${why} (${said})`, { code: 'OUTPUT_WRITE_FAILED', details, cause: error });
 }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -18,6 +19,13 @@ export interface OtherOriginOptions {
    * a stand-in for a storage service that serves what another server holds.
    */
   forwardTo?: string;
+  /** In `forwardTo` mode: the body to forward instead of the one received (bytes altered on the way). */
+  alterBody?: (request: ReceivedRequest) => Buffer;
+  /**
+   * In `forwardTo` mode, as S3 does: a request whose `Content-MD5` is not the MD5 of the body that
+   * arrives (after `alterBody`) is answered 400 BadDigest and not forwarded.
+   */
+  checkContentMd5?: boolean;
 }
 
 export interface OtherOrigin {
@@ -43,6 +51,13 @@ export async function startOtherOrigin(options: OtherOriginOptions = {}): Promis
       const entry: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) };
       received.push(entry);
       if (options.forwardTo) {
+        const body = options.alterBody?.(entry) ?? entry.body;
+        const md5 = req.headers['content-md5'];
+        if (options.checkContentMd5 && md5 !== undefined && md5 !== createHash('md5').update(body).digest('base64')) {
+          res.writeHead(400, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>BadDigest</Code><Message>The Content-MD5 you specified did not match what we received.</Message></Error>');
+          return;
+        }
         const { host: _host, ...headers } = req.headers;
         const upstream = httpRequest(new URL(entry.path, options.forwardTo), { method: entry.method, headers }, (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -61,7 +76,7 @@ export async function startOtherOrigin(options: OtherOriginOptions = {}): Promis
           });
         });
         upstream.on('error', () => res.destroy());
-        upstream.end(entry.body);
+        upstream.end(body);
         return;
       }
       const answer = options.respond?.(entry) ?? { status: 200, headers: { 'content-type': 'application/json' }, body: '{}' };

@@ -1,4 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -268,6 +269,33 @@ it('S3: a store that keeps other bytes than it was sent fails the publication (7
     expect(await target.listFiles()).toEqual([]);
   } finally {
     await proxy.close();
+  }
+});
+
+/** A byte of `body` changed, its length kept: what a store that keeps other bytes of the same size holds. */
+const flipped = (body: Buffer) => Buffer.concat([body.subarray(0, -1), Buffer.from([body.at(-1)! ^ 0xff])]);
+
+it('S3: every upload carries its Content-MD5, so a store that receives other bytes of the same size refuses them (73) and the previous output stays published', async () => {
+  let alter = false;
+  const store = await startOtherOrigin({ forwardTo: s3.endpoint, checkContentMd5: true, alterBody: (r) => (alter && r.method === 'PUT' && r.path.includes('/part-') ? flipped(r.body) : r.body) });
+  try {
+    const target = await s3Target(store.url);
+    await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson', { runId: 'EARLIER' }));
+    const puts = store.received.filter((r) => r.method === 'PUT');
+    // Data, manifest and _SUCCESS, each with the MD5 of its bytes (the store accepted them all).
+    expect(puts.map((r) => r.path.replace(/\?.*$/, '').replace(/^.*\//, '').replace(/^part-.*/, 'part'))).toEqual(['part', 'manifest.json', '_SUCCESS']);
+    for (const put of puts) expect(put.headers['content-md5']).toBe(createHash('md5').update(put.body).digest('base64'));
+    const published = await target.listFiles();
+
+    alter = true;
+    const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'OUTPUT_WRITE_FAILED', message: expect.stringMatching(/failed while uploading part-\S+: .*the bytes the store received are not the bytes sent .*\(BadDigest, 400\)$/) });
+    expect(exitCodeFor(failed)).toBe(ExitCode.CANT_CREATE);
+    expect(await target.listFiles()).toEqual(published);
+    const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
+    expect(manifest.runId).toBe('EARLIER');
+  } finally {
+    await store.close();
   }
 });
 
