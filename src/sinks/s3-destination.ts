@@ -213,9 +213,10 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         let bodyError: { error: unknown } | undefined;
         body.once('error', (error) => (bodyError ??= { error }));
         const counted = countingBytes(body);
+        let partsLeft = false;
         try {
           await new Upload({
-            client: uploadClient(s3, cleanup),
+            client: uploadClient(s3, cleanup, () => (partsLeft = true)),
             params: { Bucket: bucket, Key: key, Body: counted.stream, ContentType: contentType },
             partSize: options.partSizeBytes ?? 16 * 1024 * 1024,
             queueSize: options.queueSize ?? 2,
@@ -223,7 +224,8 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         } catch (error) {
           body.destroy();
           if (bodyError) throw bodyError.error;
-          throw wrap(`uploading ${name}`, error);
+          const left = partsLeft ? ' (its parts could not be removed either: they stay stored until a bucket lifecycle rule, AbortIncompleteMultipartUpload, removes them)' : '';
+          throw wrap(`uploading ${name}${left}`, error);
         }
         await checkStoredSize(name, key, counted.bytes());
       },

@@ -22,10 +22,18 @@ export function sendingWith(client: S3Client, signal: AbortSignal | undefined): 
 /**
  * The client of a lib-storage Upload: its own cleanup (AbortMultipartUpload, sent when an upload fails or
  * is stopped, so its parts do not stay stored and billed) goes by `cleanup`, everything else by `run`.
+ * lib-storage throws that cleanup's failure in place of the upload's own (a part the store refused would
+ * be reported as a missing s3:AbortMultipartUpload permission, 77): it goes to `abortFailed` instead.
  */
-export function uploadClient(run: S3Client, cleanup: S3Client): S3Client {
+export function uploadClient(run: S3Client, cleanup: S3Client, abortFailed: (error: unknown) => void): S3Client {
   const routed = Object.create(run) as S3Client;
-  routed.send = ((command: Parameters<S3Client['send']>[0], options?: object) => (command instanceof AbortMultipartUploadCommand ? cleanup : run).send(command, options)) as S3Client['send'];
+  routed.send = ((command: Parameters<S3Client['send']>[0], options?: object) => {
+    if (!(command instanceof AbortMultipartUploadCommand)) return run.send(command, options);
+    return cleanup.send(command, options).catch((error: unknown) => {
+      abortFailed(error);
+      return {};
+    });
+  }) as S3Client['send'];
   return routed;
 }
 

@@ -1,5 +1,5 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -294,6 +294,31 @@ it('S3: every upload carries its Content-MD5, so a store that receives other byt
     expect(await target.listFiles()).toEqual(published);
     const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
     expect(manifest.runId).toBe('EARLIER');
+  } finally {
+    await store.close();
+  }
+});
+
+it('S3: each part of a multipart upload carries its Content-MD5; a part the store receives altered fails the upload (73) for that reason, even when the store then refuses to abort the upload (s3rver: 405)', async () => {
+  let alterPart: string | undefined;
+  const store = await startOtherOrigin({ forwardTo: s3.endpoint, checkContentMd5: true, alterBody: (r) => (alterPart && r.path.includes(`partNumber=${alterPart}`) ? flipped(r.body) : r.body) });
+  try {
+    const destination = createS3Destination(`s3://${BUCKET}/multipart-md5`, { ...connection(store.url), partSizeBytes: 5 * 1024 * 1024 });
+    const partition = { dataset: 'messages', date: '2026-11-21' };
+    const body = randomBytes(6 * 1024 * 1024);
+    const accepted = await destination.beginPublication(partition, 'RUNA');
+    await accepted.writeDataFile(accepted.dataFileName(0, 'csv.gz'), Readable.from([body]), 'text/csv');
+    const parts = store.received.filter((r) => r.method === 'PUT' && r.path.includes('partNumber='));
+    expect(parts).toHaveLength(2);
+    for (const part of parts) expect(part.headers['content-md5']).toBe(createHash('md5').update(part.body).digest('base64'));
+    await accepted.abort();
+
+    alterPart = '2';
+    const refused = await destination.beginPublication(partition, 'RUNB');
+    const failed = await refused.writeDataFile(refused.dataFileName(0, 'csv.gz'), Readable.from([body]), 'text/csv').catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'OUTPUT_WRITE_FAILED', message: expect.stringMatching(/its parts could not be removed either.*\(BadDigest, 400\)$/) });
+    expect(exitCodeFor(failed)).toBe(ExitCode.CANT_CREATE);
+    await refused.abort();
   } finally {
     await store.close();
   }
