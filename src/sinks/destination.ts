@@ -45,6 +45,19 @@ export interface Publication {
   abort(): Promise<void>;
 }
 
+/**
+ * Files kept in the store beside the output but outside its data and manifest folders (an S3 export's
+ * rejects, `_rejects/…`), so they outlive the machine that ran the export. Paths are relative to the root.
+ */
+export interface SideFiles {
+  urlOf(relative: string): string;
+  /** Stores the local file at `relative` (streamed; every part's MD5 checked by the store). */
+  upload(relative: string, localPath: string, contentType: string): Promise<void>;
+  /** The names of the files directly in folder `relative`. */
+  list(relativeFolder: string): Promise<string[]>;
+  remove(relatives: readonly string[]): Promise<void>;
+}
+
 export interface Destination {
   /** The root as the user gave it, e.g. `/data/out` or `s3://bucket/prefix`. */
   readonly root: string;
@@ -60,4 +73,6 @@ export interface Destination {
    * left could not be finished (a file of it lost) and was removed, so the date is left to the run to replace.
    */
   finishInterrupted(partition: Partition, format: string): Promise<FinishOutcome>;
+  /** S3 only: side files in the store (a local destination's rejects are plain files under it). */
+  readonly sideFiles?: SideFiles;
 }

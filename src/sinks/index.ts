@@ -2,7 +2,7 @@
 export { writeExport, noteCleanupFailure, type WriteExportOptions, type ExportResult } from './write-export.js';
 export { createLocalDestination } from './local-destination.js';
 export type { S3DestinationOptions } from './s3-destination.js';
-export type { Destination, FinishOutcome, Publication, PublishedUrls } from './destination.js';
+export type { Destination, FinishOutcome, Publication, PublishedUrls, SideFiles } from './destination.js';
 export { createFileEncoder, columnBatchRows, OUTPUT_FORMATS, type OutputFormat, type EncoderOptions, type FileEncoder, type ParquetOptions, type ParquetCompression, type GzipTextOptions } from './encoders/index.js';
 export { writeRolledFiles, type RolledFile, type RollOptions } from './roll-files.js';
 export { ColumnBatch, isColumnBatches, type ColumnBatches, type ColumnBuffer } from './column-batch.js';
@@ -30,5 +30,11 @@ export function createDestination(target: string, s3: S3DestinationOptions = {})
     readManifest: async (partition) => (await load()).readManifest(partition),
     isMarked: async (partition) => (await load()).isMarked(partition),
     finishInterrupted: async (partition, format) => (await load()).finishInterrupted(partition, format),
+    sideFiles: {
+      urlOf: (relative) => `${target.replace(/\/+$/, '')}/${relative}`,
+      upload: async (relative, localPath, contentType) => (await load()).sideFiles!.upload(relative, localPath, contentType),
+      list: async (relativeFolder) => (await load()).sideFiles!.list(relativeFolder),
+      remove: async (relatives) => (await load()).sideFiles!.remove(relatives),
+    },
   };
 }

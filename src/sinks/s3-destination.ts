@@ -21,12 +21,13 @@ import {
   DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, DeleteObjectCommand, type S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { createReadStream } from 'node:fs';
 import { Transform, pipeline, type Readable } from 'node:stream';
 import type { Sleep } from '../shared/async.js';
 import { ChatportError, UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
-import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls } from './destination.js';
+import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls, type SideFiles } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3Failure, s3PublishFailure } from './s3-errors.js';
@@ -332,5 +333,36 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     }
   }
 
-  return { root: rootUrl, beginPublication, readManifest, isMarked, finishInterrupted };
+  const sideFiles: SideFiles = {
+    urlOf: (relative) => formatS3Url({ bucket, key: keyOf(relative) }),
+    async upload(relative, localPath, contentType) {
+      const s3 = getClient();
+      const key = keyOf(relative);
+      try {
+        await new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentType: contentType }, partSize: options.partSizeBytes ?? 16 * 1024 * 1024, queueSize: 1 }).done();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw s3Failure(error, 'Upload', formatS3Url({ bucket, key }));
+      }
+    },
+    async list(relativeFolder) {
+      const folderKey = `${keyOf(relativeFolder)}/`;
+      try {
+        return (await listKeys(getClient(), bucket, folderKey)).map((k) => k.slice(folderKey.length)).filter((name) => !name.includes('/'));
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw s3Failure(error, 'ListObjectsV2', formatS3Url({ bucket, key: folderKey }));
+      }
+    },
+    async remove(relatives) {
+      try {
+        await deleteKeys(getClient(), bucket, relatives.map(keyOf));
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw s3Failure(error, 'DeleteObjects', formatS3Url({ bucket, key: keyOf(relatives[0] ?? '') }));
+      }
+    },
+  };
+
+  return { root: rootUrl, beginPublication, readManifest, isMarked, finishInterrupted, sideFiles };
 }

@@ -36,8 +36,11 @@ export interface WriteExportOptions extends EncoderOptions {
    * is called once the rows are written, so it can report counts only known at the end.
    */
   details?: Record<string, unknown> | (() => Record<string, unknown>);
-  /** The last check before the publication commits, told how many rows it holds: a throw aborts it, and what the date held before stays. */
-  beforeCommit?: (rows: number) => void;
+  /**
+   * The last step before the publication commits, told how many rows it holds (a check, or files the
+   * manifest will name put in place): a throw aborts it, and what the date held before stays.
+   */
+  beforeCommit?: (rows: number) => void | Promise<void>;
   now?: Now;
   logger?: Logger;
 }
@@ -81,7 +84,7 @@ export async function writeExport(rows: AsyncIterable<Row> | ColumnBatches, opti
       bytes: f.bytes,
       sha256: f.sha256,
     }));
-    options.beforeCommit?.(files.reduce((sum, f) => sum + f.rows, 0));
+    await options.beforeCommit?.(files.reduce((sum, f) => sum + f.rows, 0));
     const manifest = buildManifest({
       dataset: partition.dataset,
       date: partition.date,

@@ -2,7 +2,8 @@
  * Typing rows against the declared schemas: exports in other shapes (NDJSON, gzip, a JSON array, new
  * columns, snake_case names, bad values) served from "storage" on another origin, and the pure parts.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -267,11 +268,14 @@ describe('exports in other shapes, from another origin', () => {
     expect(existsSync(dirname(staged))).toBe(false);
   });
 
-  it('s3: exports to two roots keep their own default rejects (one no longer deletes the other\'s)', async () => {
+  it('s3: the rejects go into the store beside the output (a pod gone after the run loses none), each root its own; re-runs replace them', async () => {
     const tmp = stored.bed.tempDir();
     const savedTmp = process.env.TMPDIR;
-    // The default rejects folder of an S3 export is under the temp folder.
+    // The pod's temp folder, which goes with the pod.
     process.env.TMPDIR = tmp;
+    const client = s3.client();
+    const keysUnder = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: 'out', Prefix: prefix }))).Contents ?? []).map((c) => c.Key!).sort();
+    const readS3 = async (url: string) => (await (await client.send(new GetObjectCommand({ Bucket: 'out', Key: url.replace(/^s3:\/\/out\//, '') }))).Body!.transformToString());
     try {
       const s3Options = { s3: { endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } } };
       const run = (to: string, runId: string, csv: string) => {
@@ -280,15 +284,23 @@ describe('exports in other shapes, from another origin', () => {
       };
       const tenantA = await run('s3://out/tenant-a', 'a1', 'id,name\n1,a\nx,b\n');
       const tenantB = await run('s3://out/tenant-b/', 'b1', 'id,name\n1,a\ny,b\n');
+      rmSync(tmp, { recursive: true, force: true });
       const [fileA, fileB] = [tenantA.datasets[0]!.rejectsFile!, tenantB.datasets[0]!.rejectsFile!];
-      expect(fileA.startsWith(tmp) && fileB.startsWith(tmp)).toBe(true);
-      expect(readFileSync(fileA, 'utf8')).toContain('"x"');
-      expect(readFileSync(fileB, 'utf8')).toContain('"y"');
-      // The same root (a trailing slash or not) still replaces its own.
+      expect(fileA).toMatch(new RegExp(`^s3://out/tenant-a/_rejects/users/dt=${DATE}/rejects-a1-[0-9a-f]{8}\\.ndjson$`));
+      expect(fileB).toMatch(new RegExp(`^s3://out/tenant-b/_rejects/users/dt=${DATE}/rejects-b1-[0-9a-f]{8}\\.ndjson$`));
+      const manifestA = JSON.parse(await readS3(`s3://out/tenant-a/_manifests/users/dt=${DATE}/manifest.json`)) as { details: { rejectsFile: string; rowsRejected: number } };
+      expect(manifestA.details).toMatchObject({ rejectsFile: fileA, rowsRejected: 1 });
+      expect(await readS3(fileA)).toContain('"x"');
+      expect(await readS3(fileB)).toContain('"y"');
+      // The same root (a trailing slash or not) replaces its own; a clean run leaves none.
       const again = await run('s3://out/tenant-a/', 'a2', 'id,name\n1,a\nz,b\n');
-      expect(existsSync(fileA)).toBe(false);
-      expect(dirname(again.datasets[0]!.rejectsFile!)).toBe(dirname(fileA));
+      expect(await keysUnder('tenant-a/_rejects/')).toEqual([again.datasets[0]!.rejectsFile!.replace('s3://out/', '')]);
+      expect(await keysUnder('tenant-b/_rejects/')).toEqual([fileB.replace('s3://out/', '')]);
+      const clean = await run('s3://out/tenant-a', 'a3', 'id,name\n1,a\n');
+      expect(clean.datasets[0]!.rejectsFile).toBeNull();
+      expect(await keysUnder('tenant-a/_rejects/')).toEqual([]);
     } finally {
+      client.destroy();
       if (savedTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = savedTmp;
     }

@@ -107,7 +107,7 @@ export function registerExport(program: Command, ctx: CliContext): void {
     .option('--s3-region <region>', 'S3 region (default: the AWS SDK chain)')
     .addOption(new Option('--timestamp-unit <unit>', 'TIMESTAMP unit in the output (default: us)').choices(['ms', 'us']))
     .option('--max-file-mb <mb>', 'roll data files past this size (default: 128)', positiveNumber('--max-file-mb', 'megabytes'))
-    .option('--rejects-dir <dir>', 'where rejected rows go (default: <to>/_rejects, or a temp folder for S3)')
+    .option('--rejects-dir <dir>', 'a local folder for rejected rows (default: <to>/_rejects; for S3 that prefix in the store)')
     .option('--max-rejects <n>', 'fail (exit 65, nothing of that dataset published) past this many rejected rows', wholeNumber('--max-rejects'))
     .option('--poll-interval <seconds>', 'first pause between job polls; it grows up to 15 s (default: 1)', positiveNumber('--poll-interval'))
     .option('--job-timeout <seconds>', 'give up waiting for an export job after this long (default: 3600)', positiveNumber('--job-timeout'))

@@ -9,6 +9,7 @@
 import { basename } from 'node:path';
 import type { Destination, OutputFormat, Partition } from '../../sinks/index.js';
 import type { Logger } from '../../shared/logger.js';
+import { isS3Url } from '../../shared/s3-location.js';
 import { finishKilledRunRejects } from './rejects-file.js';
 
 export async function finishInterruptedPublications(destination: Destination, partitions: readonly Partition[], format: OutputFormat, logger: Pick<Logger, 'warn'>): Promise<void> {
@@ -20,6 +21,8 @@ export async function finishInterruptedPublications(destination: Destination, pa
     const named = await rejectsNamedBy(destination, partition);
     const names = new Set(named.map((r) => basename(r.path)));
     for (const rejects of named) {
+      // Rejects in the store went up before the manifest that names them: nothing is left aside.
+      if (isS3Url(rejects.path)) continue;
       if (await finishKilledRunRejects(rejects.path, rejects.window, names))
         logger.warn({ dataset: partition.dataset, date: partition.date, rejectsFile: rejects.path }, 'moved into place the rejects a killed run had left aside');
     }

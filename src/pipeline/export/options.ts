@@ -39,8 +39,9 @@ export interface RunExportOptions {
   /** NDJSON.gz / CSV.gz settings. */
   text?: GzipTextOptions;
   /**
-   * Where rejected rows go (outside the data folder). Default `<to>/_rejects` for a local destination,
-   * `<os tmpdir>/chatport-export/<bucket>-<hash of the root>/_rejects` for S3 (rejects are written locally).
+   * A local folder for the rejected rows (outside the data folder). Default `<to>/_rejects`; for an S3
+   * destination the rejects go into the store, `<to>/_rejects/…`, staged under
+   * `<os tmpdir>/chatport-export/<bucket>-<hash of the root>/_rejects` (given, this folder keeps them instead).
    */
   rejectsDir?: string;
   /** Stop (exit 65, nothing of that dataset published) once more rows than this are rejected. Default no limit. */
@@ -72,6 +73,8 @@ export interface NormalizedExportOptions extends Required<Pick<RunExportOptions,
   window: ExportWindow;
   /** The window's last day: the users snapshot's and the rejects file's label. */
   date: string;
+  /** The rejects are published in the S3 store (`<to>/_rejects`), `rejectsDir` only staging them. */
+  rejectsInStore: boolean;
   maxFileBytes: number | undefined;
   parquet: ParquetOptions | undefined;
   text: GzipTextOptions | undefined;
@@ -111,6 +114,7 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
     runId,
     timestampUnit: options.timestampUnit ?? 'us',
     rejectsDir,
+    rejectsInStore: isS3Url(options.to) && options.rejectsDir === undefined,
     maxRejects: options.maxRejects ?? Infinity,
     maxFileBytes: options.maxFileBytes,
     parquet: options.parquet,

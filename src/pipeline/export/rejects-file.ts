@@ -13,11 +13,13 @@
  * missing or bad created_time) go to `undated-<runId>.ndjson` in its last day's folder, which runs of one
  * day leave alone (those rows belong to none of their days) and the next window over that day replaces.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ChatportError } from '../../shared/errors.js';
+import { ChatportError, isChatportError } from '../../shared/errors.js';
+import type { SideFiles } from '../../sinks/index.js';
 import type { RecordPosition } from '../../formats/index.js';
 import type { RejectReason } from './column-plan.js';
 
@@ -44,24 +46,46 @@ const DAY_REJECTS = /^rejects-.+\.ndjson$/;
 const WINDOW_REJECTS = /^(rejects|undated)-.+\.ndjson$/;
 
 export interface RejectsPaths {
-  /** The staging and published folders of every date the run publishes, oldest first. */
-  dates: Array<{ date: string; staged: string; published: string }>;
+  /**
+   * The staging and published folders of every date the run publishes, oldest first. With `remote`,
+   * `published` is the folder's URL in the store and `remoteFolder` its path under the root.
+   */
+  dates: Array<{ date: string; staged: string; published: string; remoteFolder?: string }>;
   runId: string;
+  /** An S3 export's rejects go into its store (`<to>/_rejects/…`); the local folder only stages them. */
+  remote?: SideFiles;
 }
 
-/** The folders of the rejects of a run publishing `dates` of a dataset. */
-export function rejectsPathFor(rejectsDir: string, dataset: string, dates: readonly string[], runId: string): RejectsPaths {
-  return { dates: dates.map((date) => ({ date, staged: join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`), published: join(rejectsDir, dataset, `dt=${date}`) })), runId };
+/**
+ * The folders of the rejects of a run publishing `dates` of a dataset: under `rejectsDir`, or, with
+ * `remote`, staged under `rejectsDir` and published under `_rejects/` in the store.
+ */
+export function rejectsPathFor(rejectsDir: string, dataset: string, dates: readonly string[], runId: string, remote?: SideFiles): RejectsPaths {
+  return {
+    dates: dates.map((date) => {
+      const staged = join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`);
+      if (!remote) return { date, staged, published: join(rejectsDir, dataset, `dt=${date}`) };
+      const remoteFolder = `${REMOTE_REJECTS}/${dataset}/dt=${date}`;
+      return { date, staged, published: remote.urlOf(remoteFolder), remoteFolder };
+    }),
+    runId,
+    ...(remote ? { remote } : {}),
+  };
 }
 
-/** One file of rejects: written aside, moved into place once the dataset is published. */
+/** The folder of an S3 export's rejects under its root, beside the datasets and `_manifests`. */
+export const REMOTE_REJECTS = '_rejects';
+
+/** One file of rejects: written aside, moved into place (or uploaded, `remoteKey`) once the dataset is published. */
 class RejectsSink {
   count = 0;
+  uploaded = false;
   private stream: WriteStream | undefined;
 
   constructor(
     readonly staged: string,
     readonly published: string,
+    readonly remoteKey?: string,
   ) {}
 
   async write(text: string): Promise<void> {
@@ -94,13 +118,23 @@ export class RejectsFile {
   private readonly publishedDays = new Set<string>();
   private last: RejectsSink;
 
+  private readonly remote: SideFiles | undefined;
+
   constructor(paths: RejectsPaths) {
     this.dates = paths.dates;
-    const name = `rejects-${paths.runId}.ndjson`;
-    for (const d of paths.dates) this.days.set(d.date, new RejectsSink(join(d.staged, name), join(d.published, name)));
+    this.remote = paths.remote;
+    // In the store each attempt's files get a tag of their own: a retry keeps its run id, and must not
+    // write over the rejects a published manifest names (S3 has no rename to publish them by).
+    const tag = paths.remote ? `-${randomBytes(4).toString('hex')}` : '';
+    const sink = (d: RejectsPaths['dates'][number], stem: string) => {
+      const staged = join(d.staged, `${stem}-${paths.runId}.ndjson`);
+      if (d.remoteFolder === undefined) return new RejectsSink(staged, join(d.published, `${stem}-${paths.runId}.ndjson`));
+      const name = `${stem}-${paths.runId}${tag}.ndjson`;
+      return new RejectsSink(staged, `${d.published}/${name}`, `${d.remoteFolder}/${name}`);
+    };
+    for (const d of paths.dates) this.days.set(d.date, sink(d, 'rejects'));
     const own = paths.dates.at(-1)!;
-    const undatedName = `undated-${paths.runId}.ndjson`;
-    this.undated = this.isWindow ? new RejectsSink(join(own.staged, undatedName), join(own.published, undatedName)) : this.days.get(own.date)!;
+    this.undated = this.isWindow ? sink(own, 'undated') : this.days.get(own.date)!;
     this.last = this.undated;
   }
 
@@ -153,7 +187,8 @@ export class RejectsFile {
     const folder = this.dates.find((d) => d.date === date);
     if (!folder || this.publishedDays.has(date)) return;
     this.publishedDays.add(date);
-    const sinks = [this.days.get(date)!, ...(this.isWindow && date === this.dates.at(-1)!.date ? [this.undated] : [])];
+    const sinks = this.sinksOf(date);
+    if (this.remote) return this.replaceRemote(this.remote, folder, sinks);
     const kept = new Set<string>();
     for (const sink of sinks) {
       if (!(await sink.close())) continue;
@@ -173,6 +208,46 @@ export class RejectsFile {
   async publish(): Promise<string | undefined> {
     for (const { date } of this.dates) await this.publishDay(date);
     return this.isWindow ? undefined : (this.publishedPathOf(this.dates[0]!.date) ?? undefined);
+  }
+
+  /**
+   * In the store (S3), before `date`'s manifest is written: its rejects are uploaded, so the manifest names
+   * only files that are there, and a machine lost after the publication loses none of them.
+   */
+  async uploadDay(date: string): Promise<void> {
+    if (!this.remote) return;
+    for (const sink of this.sinksOf(date)) {
+      if (sink.uploaded || !(await sink.close())) continue;
+      await this.remote.upload(sink.remoteKey!, sink.staged, 'application/x-ndjson');
+      sink.uploaded = true;
+    }
+  }
+
+  /** In the store: removes the rejects uploaded for days that were not published (named by no manifest). */
+  async discardUnpublished(): Promise<void> {
+    if (!this.remote) return;
+    const keys = this.sinks().filter((s) => s.uploaded && !this.dates.some((d) => this.publishedDays.has(d.date) && this.sinksOf(d.date).includes(s))).map((s) => s.remoteKey!);
+    if (keys.length > 0) await this.remote.remove(keys);
+  }
+
+  private sinksOf(date: string): RejectsSink[] {
+    return [this.days.get(date)!, ...(this.isWindow && date === this.dates.at(-1)!.date ? [this.undated] : [])];
+  }
+
+  /** After `folder`'s date is published in the store: its older rejects go, and the local copies too. */
+  private async replaceRemote(remote: SideFiles, folder: RejectsPaths['dates'][number], sinks: RejectsSink[]): Promise<void> {
+    try {
+      await this.uploadDay(folder.date);
+      const kept = new Set(sinks.filter((s) => s.uploaded).map((s) => basename(s.remoteKey!)));
+      const replaced = this.isWindow ? WINDOW_REJECTS : DAY_REJECTS;
+      const older = (await remote.list(folder.remoteFolder!)).filter((name) => replaced.test(name) && !kept.has(name));
+      await remote.remove(older.map((name) => `${folder.remoteFolder!}/${name}`));
+    } catch (error) {
+      throw new ChatportError(`replacing the rejects in ${folder.published} failed (the data is published)${isChatportError(error) ? `: ${error.message}` : ''}`, {
+        code: isChatportError(error) && error.code.startsWith('OUTPUT_') ? error.code : 'OUTPUT_WRITE_FAILED', details: { folder: folder.published }, cause: error,
+      });
+    }
+    for (const sink of sinks) await rm(sink.staged, { force: true });
   }
 
   private sinks(): RejectsSink[] {

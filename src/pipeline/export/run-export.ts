@@ -155,7 +155,7 @@ async function exportDataset(
   // Without a record, a CSV's header, or a JSON array read to its closing bracket (`[]`), proves an empty
   // day; bytes that prove nothing (0 bytes, blank lines) are refused by the typer (typed-source.ts).
   const headerColumns = () => header ?? (format === 'json' ? schema.columns.map((c) => c.source) : undefined);
-  const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, schema.dayColumn ? daysOf(opts.window) : [opts.date], opts.runId));
+  const rejects = new RejectsFile(rejectsPathFor(opts.rejectsDir, dataset, schema.dayColumn ? daysOf(opts.window) : [opts.date], opts.runId, opts.rejectsInStore ? destination.sideFiles : undefined));
   let rejectsPublished = false;
   try {
     await rejects.discardLeftovers();
@@ -195,7 +195,11 @@ async function exportDataset(
     const files: DatasetReport['files'] = [];
     const keepIfAllRejected = allRejectedGuard(name, dataset, typed.counts, rejects, opts);
     for await (const day of typed.days) {
-      const result = await writeExport(day.rows, { ...writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, () => details(day.date)), ...(keepIfAllRejected ? { beforeCommit: keepIfAllRejected(day.date) } : {}) });
+      const beforeCommit = async (rows: number) => {
+        keepIfAllRejected?.(day.date)(rows);
+        await rejects.uploadDay(day.date);
+      };
+      const result = await writeExport(day.rows, { ...writeOptions(dataset, day.date, typed.plan.schema, String(job.id), destination, opts, deps, () => details(day.date)), beforeCommit });
       partitions.push({
         date: day.date, rowsWritten: result.manifest.rowCount, files: result.manifest.files.length, manifestUrl: result.manifestUrl, successUrl: result.successUrl, rejectsFile: rejects.publishedPathOf(day.date),
       });
@@ -230,6 +234,8 @@ async function exportDataset(
     return report;
   } catch (error) {
     if (error instanceof ChatportError && error.code === 'SINK_ROW_INVALID') logger.error({ err: error.toJSON() }, 'a typed row did not fit the sink schema (a bug in the row typer)');
+    // Rejects uploaded for a day that was then not published are named by no manifest.
+    await rejects.discardUnpublished().catch((cleanup: unknown) => logger.warn({ err: cleanup }, 'removing the rejects of an unpublished day from the store failed; the next run of that day removes them'));
     throw damagedExportFile(name, error);
   } finally {
     await items.return?.();
