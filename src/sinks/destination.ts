@@ -73,6 +73,11 @@ export interface Destination {
    * left could not be finished (a file of it lost) and was removed, so the date is left to the run to replace.
    */
   finishInterrupted(partition: Partition, format: string): Promise<FinishOutcome>;
+  /**
+   * The dates of `dataset` whose data folder holds files but no `_SUCCESS` (locally also a publication past
+   * its point of no return): a run killed while publishing them, or one publishing them now. Oldest first.
+   */
+  unmarkedDates(dataset: string): Promise<string[]>;
   /** S3 only: side files in the store (a local destination's rejects are plain files under it). */
   readonly sideFiles?: SideFiles;
 }

@@ -30,6 +30,7 @@ export function createDestination(target: string, s3: S3DestinationOptions = {})
     readManifest: async (partition) => (await load()).readManifest(partition),
     isMarked: async (partition) => (await load()).isMarked(partition),
     finishInterrupted: async (partition, format) => (await load()).finishInterrupted(partition, format),
+    unmarkedDates: async (dataset) => (await load()).unmarkedDates(dataset),
     sideFiles: {
       urlOf: (relative) => `${target.replace(/\/+$/, '')}/${relative}`,
       upload: async (relative, localPath, contentType) => (await load()).sideFiles!.upload(relative, localPath, contentType),

@@ -51,6 +51,11 @@ export function validateRunId(runId: string): string {
   return runId;
 }
 
+/** The date of a data folder's name (`dt=2026-11-21`), or undefined for any other name. */
+export function dateOfFolder(name: string): string | undefined {
+  return new RegExp(`^${PARTITION_COLUMN}=(\\d{4}-\\d{2}-\\d{2})$`).exec(name)?.[1];
+}
+
 export function dataFolder(partition: Partition): string {
   return `${partition.dataset}/${PARTITION_COLUMN}=${partition.date}`;
 }

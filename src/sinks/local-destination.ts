@@ -24,7 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { ChatportError } from '../shared/errors.js';
 import { ExitCode, exitCodeFor, isSystemError } from '../shared/exit-codes.js';
 import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls } from './destination.js';
-import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
+import { STAGING_FOLDER, SUCCESS_MARKER, dataFileName, dataFolder, dateOfFolder, manifestPath, validatePartition, validateRunId, type Partition } from './layout.js';
 import { readTextIfExists } from '../shared/read-if-exists.js';
 
 /** In a run's staging folder: a publication past its point of no return (CommitRecord). */
@@ -214,5 +214,25 @@ export function createLocalDestination(rootDir: string): Destination {
     return 'none';
   }
 
-  return { root, beginPublication, readManifest, isMarked, finishInterrupted };
+  async function unmarkedDates(datasetIn: string): Promise<string[]> {
+    const { dataset } = validatePartition({ dataset: datasetIn, date: '2000-01-01' });
+    const dates = new Set<string>();
+    const folders = (path: string) => readdir(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return [] as string[];
+      throw error;
+    });
+    for (const name of await folders(join(root, dataset))) {
+      const date = dateOfFolder(name);
+      if (date !== undefined && (await isGone(join(root, dataset, name, SUCCESS_MARKER)))) dates.add(date);
+    }
+    // Past its commit record a publication is the date's, whatever its folder holds now.
+    for (const name of await folders(join(root, STAGING_FOLDER, dataset))) {
+      const date = dateOfFolder(name);
+      if (date === undefined) continue;
+      for (const run of await folders(join(root, STAGING_FOLDER, dataset, name))) if (!(await isGone(join(root, STAGING_FOLDER, dataset, name, run, COMMIT_RECORD)))) dates.add(date);
+    }
+    return [...dates].sort();
+  }
+
+  return { root, beginPublication, readManifest, isMarked, finishInterrupted, unmarkedDates };
 }

@@ -28,7 +28,7 @@ import { ChatportError, UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls, type SideFiles } from './destination.js';
-import { SUCCESS_MARKER, dataFileName, dataFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
+import { SUCCESS_MARKER, dataFileName, dataFolder, dateOfFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3Failure, s3PublishFailure } from './s3-errors.js';
 import { cleanupDeadline, cleanupFailure, sendingWith, uploadClient } from './s3-stop.js';
@@ -333,6 +333,22 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     }
   }
 
+  async function unmarkedDates(dataset: string): Promise<string[]> {
+    const folderKey = `${keyOf(validatePartition({ dataset, date: '2000-01-01' }).dataset)}/`;
+    const marked = new Map<string, boolean>();
+    try {
+      for (const key of await listKeys(getClient(), bucket, folderKey)) {
+        const [folder, ...rest] = key.slice(folderKey.length).split('/');
+        const date = dateOfFolder(folder ?? '');
+        if (date !== undefined && rest.length > 0) marked.set(date, marked.get(date) === true || rest.join('/') === SUCCESS_MARKER);
+      }
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      throw s3Failure(error, 'ListObjectsV2', formatS3Url({ bucket, key: folderKey }));
+    }
+    return [...marked].filter(([, done]) => !done).map(([date]) => date).sort();
+  }
+
   const sideFiles: SideFiles = {
     urlOf: (relative) => formatS3Url({ bucket, key: keyOf(relative) }),
     async upload(relative, localPath, contentType) {
@@ -364,5 +380,5 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     },
   };
 
-  return { root: rootUrl, beginPublication, readManifest, isMarked, finishInterrupted, sideFiles };
+  return { root: rootUrl, beginPublication, readManifest, isMarked, finishInterrupted, unmarkedDates, sideFiles };
 }

@@ -2,11 +2,12 @@
  * Publishing: to S3 (a real s3rver) and to a local directory, re-runs of the same date leave exactly one
  * copy; hyparquet (a different Parquet implementation from the writer) reads what was published.
  */
-import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { runExport, type RunExportOptions } from '../../src/pipeline/export/index.js';
+import { successSummary } from '../../src/cli/commands/export-termination-log.js';
+import { formatExportReport, runExport, type RunExportOptions } from '../../src/pipeline/export/index.js';
 import type { ExportManifest } from '../../src/sinks/index.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { runCli } from './cli.js';
@@ -135,4 +136,25 @@ it('the CLI with --pipeline publishes to S3: the file gives the settings, env th
   const broken = join(dir, 'broken.yaml');
   writeFileSync(broken, 'kind: export\nto: /tmp/x\nformat: xlsx\n');
   expect((await runCli(['export', '--pipeline', broken], env)).exitCode).toBe(78);
+});
+
+it.each(['s3', 'local'] as const)('%s: a run for another date reports a date a killed run left without _SUCCESS, and leaves it to a run of that date', async (where) => {
+  const root = where === 's3' ? 's3://warehouse/killed' : bed.tempDir();
+  const base: RunExportOptions = { datasets: ['messages'], to: root, format: 'ndjson', date: DATE, job: { pollIntervalMs: 5 }, ...(where === 's3' ? { s3: s3Options() } : {}) };
+  await runExport({ ...base, runId: 'first' }, { client: bed.client });
+  // Killed while publishing DATE again: the date's _SUCCESS was already down.
+  if (where === 's3') await s3client.send(new DeleteObjectCommand({ Bucket: 'warehouse', Key: `killed/messages/dt=${DATE}/_SUCCESS` }));
+  else rmSync(join(root, `messages/dt=${DATE}/_SUCCESS`));
+
+  const next = await runExport({ ...base, date: '2026-11-22', runId: 'next' }, { client: bed.client });
+  expect(next.unfinishedDates).toEqual([{ dataset: 'messages', date: DATE }]);
+  expect(formatExportReport(next)).toContain(`messages: warning: dt=${DATE} has no _SUCCESS: a run killed while publishing it left it so (or one publishes it now); readers ignore it until that date is exported again`);
+  expect(successSummary(next, 0)).toMatchObject({ unfinished: [{ dataset: 'messages', date: DATE }] });
+  // Another date's run does not finish it: a run of that date may be writing it right now.
+  const marked = where === 's3' ? (await listKeys(`killed/messages/dt=${DATE}/`)).some((k) => k.endsWith('/_SUCCESS')) : existsSync(join(root, `messages/dt=${DATE}/_SUCCESS`));
+  expect(marked).toBe(false);
+
+  const again = await runExport({ ...base, runId: 'again' }, { client: bed.client });
+  expect(again.unfinishedDates).toEqual([]);
+  expect(successSummary(again, 0)).not.toHaveProperty('unfinished');
 });

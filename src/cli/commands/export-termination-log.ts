@@ -12,6 +12,8 @@ export function successSummary(report: ExportReport, exitCode: number): Record<s
     runId: report.runId,
     date: report.date,
     datasets: Object.fromEntries(report.datasets.map((d) => [d.dataset, { jobId: d.jobId, rows: d.rowsWritten, rejected: d.rowsRejected, files: d.files.length }])),
+    // Other dates a killed run left unpublished: a monitor alerts on them (the run's own dates are fine).
+    ...(report.unfinishedDates.length > 0 ? { unfinished: report.unfinishedDates.slice(0, 20) } : {}),
   };
 }
 

@@ -41,3 +41,21 @@ async function rejectsNamedBy(destination: Destination, partition: Partition): P
   const window = Array.isArray(details?.window?.days) && details.window.days.length > 1;
   return [details?.rejectsFile, details?.undatedRejectsFile].filter((p): p is string => typeof p === 'string').map((path) => ({ path, window }));
 }
+
+/**
+ * The dates of the run's datasets, other than its own, left without `_SUCCESS`: a run killed while
+ * publishing them, whose repair only a run of that date makes. They are reported, not finished: a run of
+ * that date may be publishing it at this moment (a backfill beside the nightly run), and finishing it from
+ * here would delete that run's files.
+ */
+export async function unfinishedOtherDates(destination: Destination, datasets: readonly string[], own: readonly Partition[], logger: Pick<Logger, 'warn'>): Promise<Partition[]> {
+  const unfinished: Partition[] = [];
+  for (const dataset of datasets) {
+    for (const date of await destination.unmarkedDates(dataset)) {
+      if (own.some((p) => p.dataset === dataset && p.date === date)) continue;
+      unfinished.push({ dataset, date });
+      logger.warn({ dataset, date }, 'a date of this dataset has no _SUCCESS (a run killed while publishing it, or one publishing it now): readers ignore it until that date is exported again');
+    }
+  }
+  return unfinished;
+}

@@ -68,6 +68,11 @@ export interface ExportReport {
   endedAt: string;
   durationMs: number;
   datasets: DatasetReport[];
+  /**
+   * Other dates of the run's datasets left without `_SUCCESS` (a run killed while publishing them, or one
+   * publishing them now): readers ignore them until a run of that date publishes it again.
+   */
+  unfinishedDates: Array<{ dataset: string; date: string }>;
   totals: { rowsRead: number; rowsWritten: number; rowsRejected: number; rowsOutsideWindow: number; files: number; bytesWritten: number; balanced: boolean };
 }
 
@@ -125,6 +130,8 @@ export function formatExportReport(report: ExportReport): string {
     if (d.rowsOutsideWindow > 0) out.push(`${d.dataset}: outside the window (other days, not written): ${d.rowsOutsideWindow}`);
     for (const p of d.partitions) out.push(`${d.dataset} dt=${p.date}: ${p.rowsWritten} rows, manifest ${p.manifestUrl}${p.rejectsFile && p.rejectsFile !== d.rejectsFile ? `, rejects in ${p.rejectsFile}` : ''}`);
   }
+  for (const u of report.unfinishedDates)
+    out.push(`${u.dataset}: warning: dt=${u.date} has no _SUCCESS: a run killed while publishing it left it so (or one publishes it now); readers ignore it until that date is exported again (--date ${u.date})`);
   if (report.apiVersion) out.push(`server API version ${report.apiVersion}`);
   return `${out.join('\n')}\n`;
 }

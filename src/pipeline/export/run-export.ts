@@ -21,7 +21,7 @@ import { partitionByDay } from './day-partitions.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
 import { dayEnded, daysOf, describeWindow, type ExportWindow } from './export-window.js';
 import { refuseOtherFormat } from './format-guard.js';
-import { finishInterruptedPublications } from './interrupted.js';
+import { finishInterruptedPublications, unfinishedOtherDates } from './interrupted.js';
 import { damagedExportFile, exportFromZeroOnChange, openExportDownload } from './download.js';
 import { startExportJob } from './start-export.js';
 import { normalizeExportDeps, normalizeExportOptions, type NormalizedExportOptions, type RunExportDeps, type RunExportOptions } from './options.js';
@@ -54,6 +54,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
     await removeSpillsOfKilledRuns(logger);
     const destination = deps.destination ?? createDestination(opts.to, { ...options.s3, signal });
     await finishInterruptedPublications(destination, partitionsOf(opts), opts.format, logger);
+    const unfinishedDates = await unfinishedOtherDates(destination, opts.datasets, partitionsOf(opts), logger);
     await refuseOtherFormat(destination, partitionsOf(opts), opts.format);
     const finished = await startAndWaitForJobs(opts, { ...deps, logger }, signal);
     const datasets: DatasetReport[] = [];
@@ -77,6 +78,7 @@ export async function runExport(options: RunExportOptions, depsIn: RunExportDeps
       endedAt: new Date(endedAtMs).toISOString(),
       durationMs: endedAtMs - startedAtMs,
       datasets,
+      unfinishedDates,
       totals,
     };
     logger.info({ status: report.status, totals, durationMs: report.durationMs }, 'export run finished');
