@@ -19,6 +19,11 @@ export interface InputObject {
   readonly version?: string;
   /** Opens the object as a byte stream. Each call starts a new read from the first byte. */
   open(): Readable;
+  /**
+   * The size and version the latest `open()` found when it began (S3: its first answer's), when the store
+   * says: the object may have been replaced since it was listed, and a resume compares what was read.
+   */
+  readAs?(): { size?: number; version?: string } | undefined;
 }
 
 export interface InputSource {

@@ -33,6 +33,8 @@ export interface ResumableReadOptions {
   onResume?: (info: { uri: string; offset: number; attempt: number; cause: unknown }) => void;
   /** Once aborted, a break is not resumed: the signal's reason is thrown. */
   signal?: AbortSignal;
+  /** Told what the first answer says of the object (its size and version): what this read reads. */
+  onFirstAnswer?: (answer: { totalBytes?: number; etag?: string }) => void;
 }
 
 export class InputReadError extends ChatportError {
@@ -74,6 +76,7 @@ async function* readFromOffset(
       if (offset === 0) {
         total = fetched.totalBytes;
         etag = fetched.etag;
+        options.onFirstAnswer?.({ ...(total !== undefined ? { totalBytes: total } : {}), ...(etag !== undefined ? { etag } : {}) });
       }
       let skip = bytesBefore(offset, fetched.start ?? offset);
       for await (const whole of body) {

@@ -99,7 +99,7 @@ function rangeStart(contentRange: string | undefined): number {
   return match ? Number(match[1]) : 0;
 }
 
-function openObject(client: S3Client, bucket: string, key: string, options: S3SourceOptions): Readable {
+function openObject(client: S3Client, bucket: string, key: string, options: S3SourceOptions, onFirstAnswer: (answer: { totalBytes?: number; etag?: string }) => void): Readable {
   const uri = formatS3Url({ bucket, key });
   const fetchFrom = async (offset: number, etag: string | undefined): Promise<FetchedBody> => {
     try {
@@ -131,6 +131,7 @@ function openObject(client: S3Client, bucket: string, key: string, options: S3So
     baseDelayMs: options.resumeDelayMs,
     sleep: options.sleep,
     onResume: options.onResume,
+    onFirstAnswer,
   });
 }
 
@@ -150,12 +151,16 @@ export function createS3Source(location: string, options: S3SourceOptions = {}):
   const { bucket, key } = parseS3Url(location);
   let client = options.client;
   const getClient = () => (client ??= createSourceS3Client(options));
-  const toInput = (objectKey: string, size: number | undefined, etag: string | undefined): InputObject => ({
-    uri: formatS3Url({ bucket, key: objectKey }),
-    size,
-    ...(etag ? { version: etag } : {}),
-    open: () => openObject(getClient(), bucket, objectKey, options),
-  });
+  const toInput = (objectKey: string, size: number | undefined, etag: string | undefined): InputObject => {
+    let read: { size?: number; version?: string } | undefined;
+    return {
+      uri: formatS3Url({ bucket, key: objectKey }),
+      size,
+      ...(etag ? { version: etag } : {}),
+      open: () => openObject(getClient(), bucket, objectKey, options, (answer) => (read = { size: answer.totalBytes, version: answer.etag })),
+      readAs: () => read,
+    };
+  };
 
   async function* listUnder(prefix: string, accept: (key: string) => boolean): AsyncGenerator<InputObject> {
     let found = 0;

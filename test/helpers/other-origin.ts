@@ -26,6 +26,8 @@ export interface OtherOriginOptions {
    * arrives (after `alterBody`) is answered 400 BadDigest and not forwarded.
    */
   checkContentMd5?: boolean;
+  /** In `forwardTo` mode: awaited before a request is forwarded (the store changed just before it answers). */
+  beforeForward?: (request: ReceivedRequest) => Promise<void>;
 }
 
 export interface OtherOrigin {
@@ -47,10 +49,11 @@ export async function startOtherOrigin(options: OtherOriginOptions = {}): Promis
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
+    req.on('end', async () => {
       const entry: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) };
       received.push(entry);
       if (options.forwardTo) {
+        await options.beforeForward?.(entry);
         const body = options.alterBody?.(entry) ?? entry.body;
         const md5 = req.headers['content-md5'];
         if (options.checkContentMd5 && md5 !== undefined && md5 !== createHash('md5').update(body).digest('base64')) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { startOtherOrigin } from '../helpers/other-origin.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
 import { generatedPipelineYaml } from '../../fixtures/csv-generated/pipeline.js';
@@ -69,14 +70,8 @@ stages:
 
 describe('an interrupted import whose S3 input was replaced before the resume', () => {
   it('stops with INPUT_CHANGED when an object of a stage it finished reading was replaced by one of the same size', async () => {
-    const dir = join(f.dir, 's3-same-size');
-    const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, 'sss-');
-    await writeCsvs(dir, { channels: csv.channels, messages: csv.messages });
-    await s3.createBucket('resume-in');
-    const putUsers = (text: string) => s3.client().send(new PutObjectCommand({ Bucket: 'resume-in', Key: 'users/users.csv', Body: text }));
-    await putUsers(csv.users);
-    const pipeline = generatedPipelineYaml({ name: 's3-same-size', options: 'chunkRecords: 20\n  concurrency: 1', usersSource: '{ path: "s3://resume-in/users/" }' });
-    const { config } = await writePipeline(dir, `${pipeline}s3: { endpoint: "${s3.endpoint}", region: us-east-1 }\n`);
+    const { dir, csv, putUsers } = await usersOnS3('s3-same-size', 'resume-in', 'sss-');
+    const { config } = await writePipeline(dir, usersOnS3Pipeline('s3-same-size', 'resume-in', s3.endpoint));
     const state = join(dir, 'state');
     expect(await interruptInMessages(f, config, state)).toBeInstanceOf(Error);
 
@@ -95,6 +90,47 @@ describe('an interrupted import whose S3 input was replaced before the resume', 
     expect(resumed.stages.messages).toMatchObject({ read: 200, imported: 200 });
   });
 });
+
+describe('an S3 object replaced after the run listed it but before its stage read it', () => {
+  it('is no INPUT_CHANGED on resume: the stage read the new object, which is what the resume finds', async () => {
+    const { dir, csv, putUsers } = await usersOnS3('s3-replaced-early', 'replaced-early', 'sre-');
+    // After the pre-flight listed and opened users.csv, and before anything else lists it, another export
+    // of the users lands under its key (same size, other display names): every read from then on gets it.
+    let listings = 0;
+    const store = await startOtherOrigin({
+      forwardTo: s3.endpoint,
+      beforeForward: async (r) => {
+        if (r.method === 'GET' && r.path.includes('list-type=2') && r.path.includes('prefix=users') && ++listings === 2) await putUsers(csv.users.replaceAll('User ', 'Uxer '));
+      },
+    });
+    try {
+      const { config } = await writePipeline(dir, usersOnS3Pipeline('s3-replaced-early', 'replaced-early', store.url));
+      const state = join(dir, 'state');
+      expect(await interruptInMessages(f, config, state)).toBeInstanceOf(Error);
+      expect(listings).toBeGreaterThanOrEqual(2);
+      const resumed = await runImport({ config, stateDir: state }, { client: f.client });
+      expect(resumed.stages.messages).toMatchObject({ read: 200, imported: 200 });
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+/** Generated CSVs: users in bucket `bucket` (users/users.csv, `putUsers` replaces it), the rest local. */
+async function usersOnS3(name: string, bucket: string, prefix: string) {
+  const dir = join(f.dir, name);
+  const csv = generateCsvs({ users: 3, channels: 2, messages: 200 }, prefix);
+  await writeCsvs(dir, { channels: csv.channels, messages: csv.messages });
+  await s3.createBucket(bucket);
+  const putUsers = (text: string) => s3.client().send(new PutObjectCommand({ Bucket: bucket, Key: 'users/users.csv', Body: text }));
+  await putUsers(csv.users);
+  return { dir, csv, putUsers };
+}
+
+function usersOnS3Pipeline(name: string, bucket: string, endpoint: string): string {
+  const pipeline = generatedPipelineYaml({ name, options: 'chunkRecords: 20\n  concurrency: 1', usersSource: `{ path: "s3://${bucket}/users/" }` });
+  return `${pipeline}s3: { endpoint: "${endpoint}", region: us-east-1 }\n`;
+}
 
 /** A bucket `name` with one user under users/, and a users-only pipeline over it (`s3Block`: its s3 block, if any). */
 async function oneUserOnS3(name: string, s3Block = '') {

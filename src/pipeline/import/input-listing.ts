@@ -8,9 +8,10 @@ import type { RunState } from '../state/run-state.js';
 export type { InputListing } from '../state/events.js';
 
 /**
- * What a stage's locations list now. Journaled with the stage's end (stage-input-read), so a resumed run
- * can tell that a stage it will not read again has other input now (rows appended, a file added or
- * removed). Names without their folders: a run resumed with its folders moved is the same input. An S3
+ * What a stage's locations list now, or (with each object's size and version as its read found them:
+ * read-stage.ts) what the stage read. The latter is journaled with the stage's end (stage-input-read), so a
+ * resumed run can tell that a stage it will not read again has other input now (rows appended, a file
+ * added or removed), and an object replaced before the stage read it is not taken for one changed after. Names without their folders: a run resumed with its folders moved is the same input. An S3
  * object replaced by one of the same size is told by its ETag (`versions`, a digest of its own so that
  * journals written before it still match); a local file edited in place to the same size is not seen here
  * (the chunks' sha256 catches it in a stage still read).

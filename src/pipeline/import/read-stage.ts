@@ -9,6 +9,7 @@ import { stageProcessorSpec, type PipelineConfig, type ShardSpec, type StageConf
 import { readSlackStageBatches } from '../slack/index.js';
 import { platformExportReader } from '../platform-export/index.js';
 import { inputReadFailure } from './input-errors.js';
+import { listingOf, type InputListing } from './input-listing.js';
 import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
 import { ForeignKeys, foreignKeyReader } from '../shards/foreign-keys.js';
 import { ForeignNames } from '../shards/foreign-names.js';
@@ -23,6 +24,11 @@ export interface ReadStageDeps {
   onInputBytes?: (read: number, total: number | undefined) => void;
   /** Shown every batch of source records as parsed, before mapping (e.g. to see which fields the input has). */
   onSourceBatch?: (batch: readonly SourceItem[]) => void;
+  /**
+   * Told, once every object of a file stage was read to its end, what was read: each object's size and
+   * version as its read found them (an object replaced after the run listed it is read in its new version).
+   */
+  onInputsRead?: (listing: InputListing) => void;
 }
 
 /**
@@ -149,9 +155,18 @@ async function* readSourceBatches(
         throw inputReadFailure(stage, input.uri, last, error);
       }
     }
+    deps.onInputsRead?.(listingOf(inputs.map(asRead)));
   } finally {
     foreign?.close();
   }
+}
+
+/** `input` with the size and version its read found, where the store said. */
+function asRead(input: InputObject): InputObject {
+  const read = input.readAs?.();
+  if (!read) return input;
+  const version = read.version ?? input.version;
+  return { uri: input.uri, size: read.size ?? input.size, ...(version !== undefined ? { version } : {}), open: () => input.open() };
 }
 
 /**

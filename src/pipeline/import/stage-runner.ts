@@ -113,6 +113,8 @@ class StageRun implements StageTally {
   private readonly maxRejects: number | undefined;
   private readonly chunks: StageChunks;
   private duplicates: SourceDuplicates | undefined;
+  /** What the stage's read found (input-listing.ts), journaled with its end. */
+  private inputsRead: InputListing | undefined;
   /** A record's parts go together through the duplicate check (split-parts.ts). */
   private readonly duplicateParts = new DuplicateParts();
   private duplicateLog: RejectsWriter<DuplicateLine & { stage: StageName }> | undefined;
@@ -216,7 +218,8 @@ class StageRun implements StageTally {
       counts.bytesRead = read;
       if (total !== undefined) counts.bytesTotal = total;
     };
-    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+    const onInputsRead = (listing: InputListing) => (this.inputsRead = listing);
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
   }
 
   /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */
@@ -298,7 +301,10 @@ class StageRun implements StageTally {
     await this.duplicateLog?.close();
     await this.skippedListing.close();
     if (ctx.mode !== 'import') return;
-    await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}), ...(ctx.inputListing ? { inputs: ctx.inputListing } : {}) });
+    // What the stage read, which a resume compares with what is there then (the pre-flight's listing for
+    // stages whose reader does not say: an object replaced between the two would otherwise seem changed).
+    const inputs = this.inputsRead ?? ctx.inputListing;
+    await ctx.journal.append({ t: 'stage-input-read', stage, chunks: counts.chunks, read: counts.read, rejected: counts.rejected - counts.refused, skipped: counts.skipped, duplicates: counts.duplicates, ...ctx.held?.unsent(), ...(counts.matched ? { matched: counts.matched } : {}), ...(replies ? { replies: replies.queued } : {}), ...(inputs ? { inputs } : {}) });
     await ctx.journal.append({ t: 'stage-done', stage, at: new Date(ctx.now()).toISOString() });
     ctx.state.done = true;
   }
