@@ -1,7 +1,7 @@
 /** The S3 client of the sinks stage (the settings are shared: src/shared/s3-location.ts). */
 import { createHash } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
-import { formatS3Url, s3ClientConfig, type S3ConnectionOptions } from '../shared/s3-location.js';
+import { formatS3Url, resolveS3Connection, s3ClientConfig, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { s3Failure } from './s3-errors.js';
 
 /** The commands that send an object's bytes (lib-storage sends each part, or a small file whole, as a buffer). */
@@ -22,17 +22,20 @@ export function createSinkS3Client(options: S3ConnectionOptions = {}): S3Client 
     },
     { step: 'initialize', name: 'chatportS3Errors' },
   );
-  // Every upload names the MD5 of its bytes, so the store itself refuses bytes that changed on the way
-  // (BadDigest) instead of keeping them. With a custom endpoint the SDK's own checksums are off
-  // (WHEN_REQUIRED, s3-location.ts); Content-MD5 is the check every S3-compatible store knows.
-  client.middlewareStack.add(
-    (next, context) => (args) => {
-      const input = args.input as { Body?: unknown; ContentMD5?: string };
-      if (UPLOADS.has(context.commandName ?? '') && input.ContentMD5 === undefined && (typeof input.Body === 'string' || input.Body instanceof Uint8Array))
-        input.ContentMD5 = createHash('md5').update(input.Body).digest('base64');
-      return next(args);
-    },
-    { step: 'initialize', name: 'chatportContentMd5' },
-  );
+  // With a custom endpoint the SDK's own checksums are off (WHEN_REQUIRED, s3-location.ts): every upload
+  // then names the MD5 of its bytes, so the store itself refuses bytes that changed on the way (BadDigest)
+  // instead of keeping them; Content-MD5 is the check every S3-compatible store knows. With the SDK's
+  // checksums on (AWS) its CRC32 is checked already, and directory buckets (S3 Express) refuse MD5.
+  if (resolveS3Connection(options).checksums === 'WHEN_REQUIRED') {
+    client.middlewareStack.add(
+      (next, context) => (args) => {
+        const input = args.input as { Bucket?: string; Body?: unknown; ContentMD5?: string };
+        if (UPLOADS.has(context.commandName ?? '') && input.ContentMD5 === undefined && !input.Bucket?.endsWith('--x-s3') && (typeof input.Body === 'string' || input.Body instanceof Uint8Array))
+          input.ContentMD5 = createHash('md5').update(input.Body).digest('base64');
+        return next(args);
+      },
+      { step: 'initialize', name: 'chatportContentMd5' },
+    );
+  }
   return client;
 }

@@ -324,6 +324,21 @@ it('S3: each part of a multipart upload carries its Content-MD5; a part the stor
   }
 });
 
+it('S3: with the SDK\'s checksums on (AWS: WHEN_SUPPORTED) uploads carry its CRC32, not a Content-MD5 of their own', async () => {
+  const store = await startOtherOrigin({ forwardTo: s3.endpoint, checkContentMd5: true });
+  try {
+    const destination = createS3Destination(`s3://${BUCKET}/sdk-checksums`, { ...connection(store.url), checksums: 'WHEN_SUPPORTED' });
+    const publication = await destination.beginPublication({ dataset: 'messages', date: '2026-11-21' }, 'RUNA');
+    await publication.writeDataFile(publication.dataFileName(0, 'csv.gz'), Readable.from([Buffer.from('a,b\n')]), 'text/csv');
+    const put = store.received.find((r) => r.method === 'PUT')!;
+    expect(put.headers['content-md5']).toBeUndefined();
+    expect(put.headers['x-amz-checksum-crc32']).toEqual(expect.any(String));
+    await publication.abort();
+  } finally {
+    await store.close();
+  }
+});
+
 it('S3: no region anywhere (AWS_REGION, a profile, --s3-region) is a configuration error (78), not a store refusing the write (73)', async () => {
   const saved = { AWS_REGION: process.env.AWS_REGION, AWS_DEFAULT_REGION: process.env.AWS_DEFAULT_REGION, AWS_CONFIG_FILE: process.env.AWS_CONFIG_FILE, AWS_ENDPOINT_URL_S3: process.env.AWS_ENDPOINT_URL_S3 };
   delete process.env.AWS_REGION;
