@@ -11,6 +11,7 @@ import { planColumns, typeRecord } from '../../src/pipeline/export/column-plan.j
 import { parseInt32, parseInt64, parseTimestamp } from '../../src/pipeline/export/parse-cell.js';
 import { parseExportPipelineFile, resolveExportDate, runExport, USERS_SCHEMA } from '../../src/pipeline/export/index.js';
 import { exitCodeFor } from '../../src/shared/exit-codes.js';
+import { failureSummary } from '../../src/cli/commands/export-termination-log.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { readDataset, readManifest } from './read-output.js';
 import { startStoredExportBed, type StoredExportBed } from './support.js';
@@ -303,6 +304,30 @@ describe('exports in other shapes, from another origin', () => {
       client.destroy();
       if (savedTmp === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = savedTmp;
+    }
+  });
+
+  it('s3: a run that fails on its rejects keeps them aside in the store (the pod goes), and names them; the next run of the date clears them', async () => {
+    const client = s3.client();
+    const keysUnder = async (prefix: string) => ((await client.send(new ListObjectsV2Command({ Bucket: 'out', Prefix: prefix }))).Contents ?? []).map((c) => c.Key!).sort();
+    const s3Options = { s3: { endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } } };
+    const run = (runId: string, csv: string, maxRejects?: number) => {
+      stored.serve(csv);
+      return runExport({ datasets: ['users'], to: 's3://out/aside', format: 'ndjson', date: DATE, runId, job: { pollIntervalMs: 5 }, ...s3Options, ...(maxRejects === undefined ? {} : { maxRejects }) }, { client: stored.bed.client });
+    };
+    try {
+      const failed: unknown = await run('f1', 'id,name\n1,a\nq,b\n', 0).catch((e: unknown) => e);
+      expect(failed).toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED', details: { rejectsInStore: [expect.stringMatching(new RegExp(`^s3://out/aside/_rejects/_staging/users/dt=${DATE}/rejects-f1-[0-9a-f]{8}\\.ndjson$`))] } });
+      const [aside] = (failed as { details: { rejectsInStore: string[] } }).details.rejectsInStore;
+      const text = await (await client.send(new GetObjectCommand({ Bucket: 'out', Key: aside!.replace('s3://out/', '') }))).Body!.transformToString();
+      expect(text).toContain('"q"');
+      expect(failureSummary(failed, {}, [])).toMatchObject({ rejectsInStore: [aside] });
+      // Nothing was published, and nothing is in the published rejects folder.
+      expect(await keysUnder('aside/_rejects/users/')).toEqual([]);
+      await run('f2', 'id,name\n1,a\n');
+      expect(await keysUnder('aside/_rejects/')).toEqual([]);
+    } finally {
+      client.destroy();
     }
   });
 

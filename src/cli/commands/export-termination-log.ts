@@ -57,6 +57,8 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
     error: { code, message: thrownMessage(error) },
     // A cleanup that could not reach the store says what it left and what the next run does.
     ...(isChatportError(error) && error.details.cleanup !== undefined ? { cleanup: error.details.cleanup } : {}),
+    // An S3 run's rejects of the days it did not publish, kept aside in the store: the pod's copy goes with it.
+    ...(isChatportError(error) && Array.isArray(error.details.rejectsInStore) ? { rejectsInStore: (error.details.rejectsInStore as unknown[]).slice(0, 5) } : {}),
     // Datasets published before the failure stay published (each is complete on its own).
     published: published.filter((d) => d.complete).map((d) => d.dataset),
     // Days of a window published before a later day failed stay published too (each with its _SUCCESS).

@@ -50,7 +50,7 @@ export interface RejectsPaths {
    * The staging and published folders of every date the run publishes, oldest first. With `remote`,
    * `published` is the folder's URL in the store and `remoteFolder` its path under the root.
    */
-  dates: Array<{ date: string; staged: string; published: string; remoteFolder?: string }>;
+  dates: Array<{ date: string; staged: string; published: string; remoteFolder?: string; remoteStaging?: string }>;
   runId: string;
   /** An S3 export's rejects go into its store (`<to>/_rejects/…`); the local folder only stages them. */
   remote?: SideFiles;
@@ -66,7 +66,7 @@ export function rejectsPathFor(rejectsDir: string, dataset: string, dates: reado
       const staged = join(rejectsDir, REJECTS_STAGING, dataset, `dt=${date}`);
       if (!remote) return { date, staged, published: join(rejectsDir, dataset, `dt=${date}`) };
       const remoteFolder = `${REMOTE_REJECTS}/${dataset}/dt=${date}`;
-      return { date, staged, published: remote.urlOf(remoteFolder), remoteFolder };
+      return { date, staged, published: remote.urlOf(remoteFolder), remoteFolder, remoteStaging: `${REMOTE_REJECTS}/${REJECTS_STAGING}/${dataset}/dt=${date}` };
     }),
     runId,
     ...(remote ? { remote } : {}),
@@ -175,7 +175,32 @@ export class RejectsFile {
 
   /** Removes what earlier failed runs of this dataset's dates left aside (one writer per date at a time). */
   async discardLeftovers(): Promise<void> {
-    for (const folder of this.dates) await rm(folder.staged, { recursive: true, force: true });
+    for (const folder of this.dates) {
+      await rm(folder.staged, { recursive: true, force: true });
+      if (this.remote && folder.remoteStaging) await this.remote.remove((await this.remote.list(folder.remoteStaging)).map((name) => `${folder.remoteStaging!}/${name}`));
+    }
+  }
+
+  /**
+   * In the store (S3), after a failure: the rejects of the days not published are kept aside there
+   * (`_rejects/_staging/<dataset>/dt=<date>/`, until the next run of the date), since the machine that ran
+   * may be gone when someone looks (a pod's temp folder); what went up for them beside the published
+   * rejects is removed. Returns the URLs of the files kept aside.
+   */
+  async keepAsideInStore(): Promise<string[]> {
+    if (!this.remote) return [];
+    await this.discardUnpublished();
+    const kept: string[] = [];
+    for (const d of this.dates) {
+      if (this.publishedDays.has(d.date)) continue;
+      for (const sink of this.sinksOf(d.date)) {
+        if (!(await sink.close())) continue;
+        const key = `${d.remoteStaging!}/${basename(sink.remoteKey!)}`;
+        await this.remote.upload(key, sink.staged, 'application/x-ndjson');
+        kept.push(this.remote.urlOf(key));
+      }
+    }
+    return kept;
   }
 
   /**

@@ -236,9 +236,14 @@ async function exportDataset(
     return report;
   } catch (error) {
     if (error instanceof ChatportError && error.code === 'SINK_ROW_INVALID') logger.error({ err: error.toJSON() }, 'a typed row did not fit the sink schema (a bug in the row typer)');
-    // Rejects uploaded for a day that was then not published are named by no manifest.
-    await rejects.discardUnpublished().catch((cleanup: unknown) => logger.warn({ err: cleanup }, 'removing the rejects of an unpublished day from the store failed; the next run of that day removes them'));
-    throw damagedExportFile(name, error);
+    const failure = damagedExportFile(name, error);
+    // On S3 the rejects of the days not published go aside in the store (the pod may be gone when someone looks).
+    const aside = await rejects.keepAsideInStore().catch((cleanup: unknown) => {
+      logger.warn({ err: cleanup }, 'keeping the rejects of the unpublished days aside in the store failed; they stay in the local folder only');
+      return [];
+    });
+    if (aside.length > 0 && isChatportError(failure)) failure.details.rejectsInStore = aside;
+    throw failure;
   } finally {
     await items.return?.();
     if (!rejectsPublished) await rejects.close().catch(() => undefined);
