@@ -4,12 +4,15 @@
  * say — and the failure must name them, so a scheduler knows what was replaced. Day 3's manifest folder
  * is a dangling symbolic link: publishing that day fails (exit 73) after days 1 and 2 were published.
  */
+import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeFailure } from '../../src/cli/failure.js';
 import { ExitCode } from '../../src/shared/exit-codes.js';
+import { runExport } from '../../src/pipeline/export/index.js';
 import { startOtherOrigin, type OtherOrigin } from '../helpers/other-origin.js';
+import { startS3Server } from '../helpers/s3-server.js';
 import { runCli } from './cli.js';
 import { readDataset, readManifest } from './read-output.js';
 import { startExportBed, type ExportBed } from './support.js';
@@ -72,4 +75,23 @@ it('a window failing on its last day names the days it published, on stdout (--j
   const published = [{ dataset: 'messages', dates: [DAY1, DAY2] }];
   expect(describeFailure(result.error, { debug: false }).json.error.details).toMatchObject({ published });
   expect(JSON.parse(readFileSync(log, 'utf8'))).toMatchObject({ exitCode: ExitCode.CANT_CREATE, published: [], partlyPublished: [{ dataset: 'messages', days: 2, first: DAY1, last: DAY2 }] });
+});
+
+it('a window to S3 puts each day\'s rejects into the store beside its output, named by that day\'s manifest', async () => {
+  const s3 = await startS3Server();
+  try {
+    await s3.createBucket('lake');
+    const client = s3.client();
+    const report = await runExport(
+      { datasets: ['messages'], to: 's3://lake/win', format: 'csv', window: { sinceMs: Date.parse(DAY1), untilMs: Date.parse(DAY4) }, runId: 'win', job: { pollIntervalMs: 5 }, s3: { endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } } },
+      { client: bed.client },
+    );
+    const rejects = ((await client.send(new ListObjectsV2Command({ Bucket: 'lake', Prefix: 'win/_rejects/' }))).Contents ?? []).map((c) => c.Key!);
+    expect(rejects).toEqual([expect.stringMatching(new RegExp(`^win/_rejects/messages/dt=${DAY1}/rejects-win-[0-9a-f]{8}\\.ndjson$`))]);
+    expect(report.datasets[0]!.partitions.map((p) => p.rejectsFile)).toEqual([`s3://lake/${rejects[0]}`, null, null]);
+    const text = await (await client.send(new GetObjectCommand({ Bucket: 'lake', Key: rejects[0]! }))).Body!.transformToString();
+    expect(text).toContain('"seven"');
+  } finally {
+    await s3.close();
+  }
 });
