@@ -1,10 +1,10 @@
 /**
  * The sink's S3 failures as errors a scheduler can act on, classified once for every S3 call (a
  * middleware of the sink's client, s3-client.ts):
- * - the store cannot be reached, or keeps failing or throttling (5xx, 429 after the SDK's retries): OUTPUT_UNAVAILABLE (69);
+ * - the store cannot be reached, or keeps failing or throttling (5xx, 429 after the SDK's retries), or
+ *   received other bytes than were sent (BadDigest: damaged on the way, which a retry clears): OUTPUT_UNAVAILABLE (69);
  * - the credentials are refused or lack a permission: OUTPUT_FORBIDDEN (77);
- * - anything else the store refuses (a missing bucket, a bad request, bytes that arrived other than sent:
- *   BadDigest): OUTPUT_WRITE_FAILED (73).
+ * - anything else the store refuses (a missing bucket, a bad request): OUTPUT_WRITE_FAILED (73).
  * A missing key passes through as it is: callers read it as "absent". Messages carry the SDK's error name
  * and status, never its text, so no key or signature from a response reaches a log.
  */
@@ -42,15 +42,16 @@ export function s3Failure(error: unknown, command: string, target: string): unkn
     return new ChatportError(`${what} failed: the store is unreachable or failing (${said}); check AWS_ENDPOINT_URL_S3 or the network`, {
       code: 'OUTPUT_UNAVAILABLE', transient: true, details, cause: error,
     });
+  if (isBadDigest(sdk))
+    return new ChatportError(
+      `${what} failed: the bytes the store received are not the bytes sent (their MD5 differs from the Content-MD5 chatport computed), so it kept none of them; a rerun sends them again (if it persists, check the S3 endpoint or a proxy before it) (${said})`,
+      { code: 'OUTPUT_UNAVAILABLE', transient: true, details, cause: error },
+    );
   if (isCredentialsRefused(sdk, status))
     return new ChatportError(`${what} was refused (${said}): the S3 credentials are wrong, expired or lack a permission for this bucket`, {
       code: 'OUTPUT_FORBIDDEN', details, cause: error,
     });
-  const why = sdk.name === 'NoSuchBucket'
-    ? 'the bucket does not exist'
-    : isBadDigest(sdk)
-      ? 'the bytes the store received are not the bytes sent (their MD5 differs from the Content-MD5 chatport computed), so it kept none of them'
-      : 'the store refused it';
+  const why = sdk.name === 'NoSuchBucket' ? 'the bucket does not exist' : 'the store refused it';
   return new ChatportError(`${what} failed: ${why} (${said})`, { code: 'OUTPUT_WRITE_FAILED', details, cause: error });
 }
 

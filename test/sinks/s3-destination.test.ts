@@ -289,8 +289,8 @@ it('S3: every upload carries its Content-MD5, so a store that receives other byt
 
     alter = true;
     const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
-    expect(failed).toMatchObject({ code: 'OUTPUT_WRITE_FAILED', message: expect.stringMatching(/failed while uploading part-\S+: .*the bytes the store received are not the bytes sent .*\(BadDigest, 400\)$/) });
-    expect(exitCodeFor(failed)).toBe(ExitCode.CANT_CREATE);
+    expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(/failed while uploading part-\S+: .*the bytes the store received are not the bytes sent .*a rerun sends them again.*\(BadDigest, 400\)$/) });
+    expect(exitCodeFor(failed)).toBe(ExitCode.UNAVAILABLE);
     expect(await target.listFiles()).toEqual(published);
     const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
     expect(manifest.runId).toBe('EARLIER');
@@ -316,8 +316,8 @@ it('S3: each part of a multipart upload carries its Content-MD5; a part the stor
     alterPart = '2';
     const refused = await destination.beginPublication(partition, 'RUNB');
     const failed = await refused.writeDataFile(refused.dataFileName(0, 'csv.gz'), Readable.from([body]), 'text/csv').catch((e: unknown) => e);
-    expect(failed).toMatchObject({ code: 'OUTPUT_WRITE_FAILED', message: expect.stringMatching(/its parts could not be removed either.*\(BadDigest, 400\)$/) });
-    expect(exitCodeFor(failed)).toBe(ExitCode.CANT_CREATE);
+    expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(/its parts could not be removed either.*\(BadDigest, 400\)$/) });
+    expect(exitCodeFor(failed)).toBe(ExitCode.UNAVAILABLE);
     await refused.abort();
   } finally {
     await store.close();
