@@ -4,39 +4,18 @@
  * one holding it, as a message in the wrong channel is named; not one missing and one extra. A reply moved
  * and changed is missing and extra: a move keeps the content.
  */
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/api/index.js';
 import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
-import { runImport } from '../../src/pipeline/import/run-import.js';
 import { runVerify } from '../../src/pipeline/verify/run-verify.js';
-import { all, writeInput, writePipeline } from '../import/support.js';
+import { all } from '../import/support.js';
+import { importThreads, inChannel } from './threads-case.js';
 import { sandboxAndHand } from './by-hand.js';
 
 const t = sandboxAndHand();
 
-/** c1 holds roots m1 and m2 and the plain m8, c2 root m5; m3, m4 reply to m1, m6 to m2, m7 to m5. */
-async function importThreads(name: string) {
-  const dir = join(t.f.dir, name);
-  await writeInput(dir, 'users.csv', `id,username,display\n1,${name}a,A\n2,${name}b,B\n`);
-  await writeInput(dir, 'channels.csv', `key,name,members\nc1,${name}one,${name}a|${name}b\nc2,${name}two,${name}a|${name}b\n`);
-  const rows = ['m1,c1,a,root one,', 'm2,c1,b,root two,', 'm3,c1,b,reply 1 to one,m1', 'm4,c1,a,reply 2 to one,m1', 'm5,c2,a,root five,', 'm6,c1,a,reply to two,m2', 'm7,c2,b,reply to five,m5', 'm8,c1,b,plain,'];
-  await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', ...rows.map((r) => r.replace(/,(a|b),/, `,${name}$1,`)), ''].join('\n'));
-  const { config } = await writePipeline(dir, `name: ${name}
-stages:
-  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: display, isGuest: { const: false } } }
-  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { field: members, split: "|" } } }
-  messages: { source: { path: messages.csv }, key: id, channel: channel, thread: parent, mapping: { type: { const: TEXT }, user: author, body: text } }
-`);
-  const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: t.f.client });
-  expect(report.verification?.status).toBe('exact');
-  return config;
-}
-
-async function root(channelName: string, body: string): Promise<Message> {
-  const channel = (await all(t.f.client.channels.list())).find((c) => c.name === channelName)!;
-  return (await all(t.f.client.channels.messages(channel.id))).find((m) => m.body === body)!;
-}
+const importThreadsAs = (name: string) => importThreads(t.f, name);
+const root = (channelName: string, body: string) => inChannel(t.f, channelName, body);
 
 /** Deletes the reply of `body` under `from` and posts it (body changed by `edit`) under `to`; answers the new id. */
 async function moveReply(from: Message, body: string, to: Message, edit = (b: string) => b): Promise<string> {
@@ -48,7 +27,7 @@ async function moveReply(from: Message, body: string, to: Message, edit = (b: st
 
 describe('a reply moved to another thread', () => {
   it('is misplaced, naming the thread it belongs in and the one holding it (same channel, and another channel)', async () => {
-    const config = await importThreads('mv');
+    const config = await importThreadsAs('mv');
     const one = await root('mvone', 'root one');
     const inTwo = await moveReply(one, 'reply 2 to one', await root('mvone', 'root two'));
     const inFive = await moveReply(one, 'reply 1 to one', await root('mvtwo', 'root five'));
@@ -63,7 +42,7 @@ describe('a reply moved to another thread', () => {
   });
 
   it('moved under a message the source gives no replies: misplaced, naming that message', async () => {
-    const config = await importThreads('mvp');
+    const config = await importThreadsAs('mvp');
     const plain = await root('mvpone', 'plain');
     const moved = await moveReply(await root('mvpone', 'root one'), 'reply 2 to one', plain);
     const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
@@ -72,7 +51,7 @@ describe('a reply moved to another thread', () => {
   });
 
   it('moved and changed: missing in its thread, extra in the other', async () => {
-    const config = await importThreads('mvc');
+    const config = await importThreadsAs('mvc');
     const moved = await moveReply(await root('mvcone', 'root one'), 'reply 2 to one', await root('mvcone', 'root two'), (b) => `${b}!`);
     const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
     expect(differences.map((d) => [d.kind, d.sourceKey ?? d.platformId])).toEqual([['missing', 'm4'], ['extra', moved]]);

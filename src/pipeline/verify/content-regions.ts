@@ -3,6 +3,7 @@ import { align } from './align.js';
 import { hunksOf, type MessageFinding } from './compare-messages.js';
 import { messageContentDifferences, type SourceMessage } from './source-messages.js';
 import { closestPairs } from './closest-pairs.js';
+import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
 
 /** A region (see compareMessages) with its records read in full: the source's and the platform's. */
 export interface ContentRegion {
@@ -39,11 +40,15 @@ export function classifyContentRegions(regions: readonly ContentRegion[]): { fin
 
 type Hunk = { channelKey: string; missing: Array<{ ordinal: number; message: SourceMessage }>; extra: Message[] };
 
-/** The hunk's missing and extra messages of one type paired as `changed` (closest-pairs.ts). Removes the pairs from the hunk. */
+/**
+ * The hunk's missing and extra messages paired as `changed` (closest-pairs.ts): those of one type, and those of
+ * another type that are the same record (sameRecord). Removes the pairs from the hunk.
+ */
 function pairChanged(h: Hunk, findings: MessageFinding[]): void {
-  const pairs = closestPairs(h.missing.length, h.extra.length, (i, j) =>
-    h.missing[i]!.message.item.type === h.extra[j]!.type ? messageContentDifferences(h.missing[i]!.message.item, h.extra[j]!) : undefined,
-  );
+  const pairs = closestPairs(h.missing.length, h.extra.length, (i, j) => {
+    const [src, found] = [h.missing[i]!.message.item, h.extra[j]!];
+    return src.type === found.type || sameRecord(src, found) ? messageContentDifferences(src, found) : undefined;
+  });
   for (const { i, j, fields } of pairs) findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: h.missing[i]!.ordinal, platformId: BigInt(h.extra[j]!.id), fields });
   const [pairedI, pairedJ] = [new Set(pairs.map((p) => p.i)), new Set(pairs.map((p) => p.j))];
   h.missing = h.missing.filter((_, i) => !pairedI.has(i));
@@ -74,6 +79,20 @@ function pairMoves(hunks: Hunk[], findings: MessageFinding[]): void {
       else findings.push({ kind: 'misplaced', channelKey: hunk.channelKey, ordinal: src.ordinal, platformId, foundIn: found.hunk.channelKey });
     }
 }
+
+/**
+ * Whether a platform message of another type than the source's is that record all the same (its type changed
+ * there, as a message deleted and posted again as the application's is): it carries the record's key
+ * (`properties.chatportKey`), or, neither carrying one, it holds the same body, group tag and properties (an
+ * export's message: its `source.id` among them). Two keys that differ are two messages.
+ */
+function sameRecord(source: SourceMessage['item'], platform: Message): boolean {
+  const [a, b] = [keyOf(source.properties), keyOf(platform.properties)];
+  if (a !== undefined || b !== undefined) return a === b;
+  return messageContentDifferences(source, platform).every((field) => field === 'type' || field === 'user');
+}
+
+const keyOf = (properties: unknown): unknown => (properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
 
 function contentKey(type: unknown, user: unknown, body: unknown): string {
   return JSON.stringify([type, user ?? null, body ?? null]);
