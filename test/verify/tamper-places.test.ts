@@ -6,7 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/api/index.js';
+import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
 import { runVerify } from '../../src/pipeline/verify/run-verify.js';
+import type { Difference } from '../../src/pipeline/verify/types.js';
+import { all } from '../import/support.js';
 import { importThreads, inChannel } from './threads-case.js';
 import { sandboxAndHand } from './by-hand.js';
 
@@ -47,5 +50,55 @@ describe('a message held with another type', () => {
     await postAsSystem({ ...plain, body: 'other' });
     const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
     expect(differences.map((d) => d.kind)).toEqual(['missing', 'extra']);
+  });
+});
+
+/** Deletes `message` and posts it as it was (sender, body, properties) to `path` (a channel's or a thread's messages); answers the new id. */
+async function moveTo(message: Message, path: string): Promise<string> {
+  await t.hand.call('DELETE', `/messages/${String(message.id)}`);
+  const posted = await t.hand.call('POST', path, { type: message.type, body: message.body, user: { username: message.user!.name }, properties: message.properties });
+  return String(posted.id);
+}
+
+const threadOf = (root: Message) => `/threads/${String(replyThreadIdOf(root))}/messages`;
+const where = (differences: Difference[]) => differences.map((d) => [d.kind, d.sourceKey, d.channelKey, d.platformId, d.foundIn, d.foundInThread]);
+
+describe('a message moved between its thread and its channel', () => {
+  it('a reply moved into its channel is misplaced, naming its thread and the channel', async () => {
+    const config = await importMessages('rc');
+    const [one] = [await inChannelNamed('rcone', 'root one')];
+    const reply = (await all(t.f.client.threads.messages(replyThreadIdOf(one)!))).find((m) => m.body === 'reply 2 to one')!;
+    const id = await moveTo(reply, `/channels/${String(one.channelId)}/messages`);
+    const { differences, summary } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(where(differences)).toEqual([['misplaced', 'm4', 'c1', id, 'c1', undefined]]);
+    expect(differences[0]!.message).toMatch(new RegExp(`^reply m4 \\(.*messages\\.csv:5\\) belongs in the reply thread of m1 but is in channel c1 \\(message ${id}\\)$`));
+    expect(summary.counts).toMatchObject({ misplaced: 1, missing: 0, extra: 0 });
+  });
+
+  it('a reply moved into its channel where a channel message was deleted: misplaced, and that one missing (not one changed message)', async () => {
+    const config = await importMessages('rd');
+    const one = await inChannelNamed('rdone', 'root one');
+    await t.hand.call('DELETE', `/messages/${String((await inChannelNamed('rdone', 'plain')).id)}`);
+    const reply = (await all(t.f.client.threads.messages(replyThreadIdOf(one)!))).find((m) => m.body === 'reply 1 to one')!;
+    const id = await moveTo(reply, `/channels/${String(one.channelId)}/messages`);
+    const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(where(differences)).toEqual([['misplaced', 'm3', 'c1', id, 'c1', undefined], ['missing', 'm8', 'c1', undefined, undefined, undefined]]);
+  });
+
+  it('a channel message moved into a thread is misplaced, naming its channel and the thread', async () => {
+    const config = await importMessages('ct');
+    const id = await moveTo(await inChannelNamed('ctone', 'plain'), threadOf(await inChannelNamed('ctone', 'root one')));
+    const { differences, summary } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(where(differences)).toEqual([['misplaced', 'm8', 'c1', id, 'c1', 'm1']]);
+    expect(differences[0]!.message).toMatch(new RegExp(`^message m8 \\(.*messages\\.csv:9\\) belongs in channel c1 but is in the reply thread of m1 \\(message ${id}\\)$`));
+    expect(summary.counts).toMatchObject({ misplaced: 1, missing: 0, extra: 0 });
+  });
+
+  it('moved into another channel\'s thread, and changed on the way: missing and extra', async () => {
+    const config = await importMessages('cx');
+    const plain = await inChannelNamed('cxone', 'plain');
+    const id = await moveTo({ ...plain, body: 'plain!' }, threadOf(await inChannelNamed('cxtwo', 'root five')));
+    const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(differences.map((d) => [d.kind, d.sourceKey ?? d.platformId])).toEqual([['missing', 'm8'], ['extra', id]]);
   });
 });

@@ -42,12 +42,14 @@ type Hunk = { channelKey: string; missing: Array<{ ordinal: number; message: Sou
 
 /**
  * The hunk's missing and extra messages paired as `changed` (closest-pairs.ts): those of one type, and those of
- * another type that are the same record (sameRecord). Removes the pairs from the hunk.
+ * another type that are the same record (sameRecord); never two carrying different keys. Removes the pairs
+ * from the hunk.
  */
 function pairChanged(h: Hunk, findings: MessageFinding[]): void {
   const pairs = closestPairs(h.missing.length, h.extra.length, (i, j) => {
     const [src, found] = [h.missing[i]!.message.item, h.extra[j]!];
-    return src.type === found.type || sameRecord(src, found) ? messageContentDifferences(src, found) : undefined;
+    const same = sameRecord(src, found);
+    return same === true || (same === undefined && src.type === found.type) ? messageContentDifferences(src, found) : undefined;
   });
   for (const { i, j, fields } of pairs) findings.push({ kind: 'changed', channelKey: h.channelKey, ordinal: h.missing[i]!.ordinal, platformId: BigInt(h.extra[j]!.id), fields });
   const [pairedI, pairedJ] = [new Set(pairs.map((p) => p.i)), new Set(pairs.map((p) => p.j))];
@@ -81,15 +83,17 @@ function pairMoves(hunks: Hunk[], findings: MessageFinding[]): void {
 }
 
 /**
- * Whether a platform message of another type than the source's is that record all the same (its type changed
- * there, as a message deleted and posted again as the application's is): it carries the record's key
- * (`properties.chatportKey`), or, neither carrying one, it holds the same body, group tag and properties (an
- * export's message: its `source.id` among them). Two keys that differ are two messages.
+ * Whether the platform's message is the source's record. Both carrying a key (`properties.chatportKey`): the
+ * keys say (a reply moved into the channel is not the channel message deleted beside it). Neither carrying
+ * one: the same body, group tag and properties, whatever its type and sender (a message posted again as the
+ * application's; an export's message carries its `source.id` among its properties). Otherwise undefined:
+ * the content pairing decides as before.
  */
-function sameRecord(source: SourceMessage['item'], platform: Message): boolean {
+function sameRecord(source: SourceMessage['item'], platform: Message): boolean | undefined {
   const [a, b] = [keyOf(source.properties), keyOf(platform.properties)];
-  if (a !== undefined || b !== undefined) return a === b;
-  return messageContentDifferences(source, platform).every((field) => field === 'type' || field === 'user');
+  if (a !== undefined && b !== undefined) return a === b;
+  if (a !== undefined || b !== undefined) return undefined;
+  return messageContentDifferences(source, platform).every((field) => field === 'type' || field === 'user') || undefined;
 }
 
 const keyOf = (properties: unknown): unknown => (properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];

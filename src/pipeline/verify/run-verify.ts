@@ -18,7 +18,9 @@ import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } fro
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
-import { compareReplyContent, settleThreads, verifyThreads, type NameReplies, type ThreadsVerification } from './verify-threads.js';
+import { compareReplyContent, settleThreads, verifyThreads, type NameReplies, type Stray, type ThreadsVerification } from './verify-threads.js';
+import { keyHashText } from './expected-replies.js';
+import { replyKeyOf } from '../import/replies/index.js';
 import { MessageIdSet } from './key-set.js';
 import { readMessagesAt } from './source-messages.js';
 import { findRootThreads, rootKey } from '../import/replies/roots.js';
@@ -162,12 +164,20 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     // Free when every message holds the replies the source gives it; threads are read only where more are held.
     const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
     threads.differences.push(...unexpected.differences);
-    await settleThreads(threads, unexpected.strays, expected.replies, nameReplies);
     if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
       maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
     });
+    // A reply moved into its channel is one of the channel's extras; a channel message moved into a thread, a stray there.
+    const keyOf = (properties: unknown) => replyKeyOf(messagesStage, properties);
+    const inChannels: Stray[] = [];
+    for (const { difference, message } of result.movable.extras) {
+      const key = keyOf(message.properties);
+      if (key === undefined) result.differences.push(difference);
+      else inChannels.push({ keyHash: keyHashText(key), message, thread: `channel ${difference.channelKey!}`, channelKey: difference.channelKey!, inChannel: true, extra: difference });
+    }
+    await settleThreads(threads, [...unexpected.strays, ...inChannels], expected.replies, nameReplies, { missing: result.movable.missing, keyOf: (item) => keyOf(item.properties) });
     contentChecked = result.contentChecked + threads.contentChecked;
     record('messages', expected.messageCount, { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
   }

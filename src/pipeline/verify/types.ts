@@ -4,8 +4,8 @@ import type { StageName } from '../state/events.js';
  * What verification can find, per record:
  * - `missing`: expected from the source, not on the platform;
  * - `extra`: on the platform (in a place the pipeline owns), not expected;
- * - `misplaced`: a message missing in its channel whose equal is extra in another channel of the pipeline, or a
- *   reply missing in its thread whose equal is in another root's thread;
+ * - `misplaced`: a message missing in its channel whose equal is extra in another channel of the pipeline or in
+ *   a thread, or a reply missing in its thread whose equal is in another root's thread or in its channel;
  * - `out-of-order`: a message present in its channel, but not where the source puts it;
  * - `changed`: on the platform at its place, with other content (fields named).
  */
@@ -31,7 +31,7 @@ export interface Difference {
   platformId?: string;
   /** `changed`: the fields that differ. */
   fields?: string[];
-  /** `misplaced`: the channel key where the record is instead (a reply: the channel of the thread holding it). */
+  /** `misplaced`: the channel key where the record is instead (in a thread: the channel of that thread). */
   foundIn?: string;
   /** `misplaced` reply: the source key of the root whose thread holds it instead. */
   foundInThread?: string;

@@ -14,6 +14,17 @@ export interface MessagesVerification {
   differences: Difference[];
   verified: number;
   contentChecked: number;
+  /** What a move between a channel and a reply thread may explain (verify-threads.ts settleThreads). */
+  movable: ChannelMovable;
+}
+
+/**
+ * Extras read in full (not in `differences`: a reply moved into the channel is one), and the missing
+ * messages with their source records (in `differences`: a thread may hold one, moved there).
+ */
+export interface ChannelMovable {
+  extras: Array<{ difference: Difference; message: Message }>;
+  missing: Array<{ difference: Difference; src: SourceMessage }>;
 }
 
 export interface MessagesVerifyInput {
@@ -56,7 +67,15 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
     verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
   }
   const differences: Difference[] = [];
-  for (const finding of findings) differences.push(...(await explain(finding, finding.ordinal === undefined ? undefined : source.get(finding.ordinal), fetcher)));
+  const movable: ChannelMovable = { extras: [], missing: [] };
+  for (const finding of findings) {
+    const src = finding.ordinal === undefined ? undefined : source.get(finding.ordinal);
+    const explained = await explain(finding, src, fetcher);
+    const read = finding.kind === 'extra' ? await fetcher.peek(finding.platformId!) : undefined;
+    if (read) movable.extras.push({ difference: explained[0]!, message: read });
+    else differences.push(...explained);
+    if (finding.kind === 'missing' && src) movable.missing.push({ difference: explained[0]!, src });
+  }
   // Aligned messages that the platform says were edited, and the sample: compared in full.
   const checks = new Map<number, { channelKey: string; platformId: bigint; edited?: true }>(comparison.matched);
   for (const e of comparison.edited) checks.set(e.ordinal, { ...e, edited: true });
@@ -73,7 +92,7 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
     verified--;
     differences.push(changed(src, channelKey, platformId, fields));
   }
-  return { differences, verified, contentChecked: fetcher.fetched };
+  return { differences, verified, contentChecked: fetcher.fetched, movable };
 }
 
 /** The regions' platform messages, read `width` at a time (the fetch budget was checked to hold them all). */
@@ -139,6 +158,11 @@ class MessageFetcher {
     private readonly limit: number,
     private readonly signal: AbortSignal | undefined,
   ) {}
+
+  /** The message when it was read already (no read of its own). */
+  peek(id: bigint): Promise<Message | undefined> {
+    return this.cache.get(id) ?? Promise.resolve(undefined);
+  }
 
   /** `beyondLimit`: read even when `limit` reads were made. */
   get(id: bigint, beyondLimit = false): Promise<Message | undefined> {

@@ -59,6 +59,8 @@ export interface Stray {
   channelKey: string;
   /** The source key of the root whose thread holds it, when that is a root of the source. */
   rootKey?: string;
+  /** Held among its channel's messages, not in a thread (`thread` says `channel <key>`). */
+  inChannel?: true;
   extra: Difference;
 }
 
@@ -124,17 +126,55 @@ export async function verifyThreads(
 
 /**
  * Names what the threads' comparison found (one second read of the source), once the replies under
- * messages the source gives none are known too (`strays`, unexpected-replies.ts): a reply missing in its
- * thread that another thread holds was moved there.
+ * messages the source gives none are known too (`strays`, unexpected-replies.ts), and the channels' extras
+ * and missing messages (`channel`): a reply missing in its thread that another thread, or its channel,
+ * holds was moved there; a channel message missing in its channel that a thread holds was moved there.
  */
-export async function settleThreads(threads: ThreadsVerification, strays: readonly Stray[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<void> {
+export async function settleThreads(threads: ThreadsVerification, strays: readonly Stray[], replies: ExpectedReplies, nameReplies: NameReplies, channel: ChannelMoves = { missing: [], keyOf: () => undefined }): Promise<void> {
   const { findings, checks } = threads.pending;
-  threads.differences.push(...pairMoves(findings, [...threads.pending.strays, ...strays], replies));
+  const unclaimed = pairMoves(findings, [...threads.pending.strays, ...strays], replies);
+  threads.differences.push(...pairIntoThreads(channel, unclaimed).map((s) => s.extra));
   const described = await describeReplyFindings(findings, checks, replies, nameReplies);
   threads.differences.push(...described.differences);
   threads.verified -= described.changedOnCheck;
   threads.contentChecked += checks.length;
   threads.pending = { findings: [], checks: [], strays: [] };
+}
+
+/** Channel messages missing in their channel (already differences), and a source record's reply key. */
+export interface ChannelMoves {
+  missing: ReadonlyArray<{ difference: Difference; src: SourceMessage }>;
+  keyOf: (item: SourceMessage['item']) => string | undefined;
+}
+
+/**
+ * A channel message missing in its channel that a thread holds by its key, with its content, was moved
+ * there: its difference becomes `misplaced` (changed on the way, it stays missing there and extra here).
+ * Answers the strays no missing message claims.
+ */
+function pairIntoThreads(channel: ChannelMoves, strays: Stray[]): Stray[] {
+  const byKey = new Map<string, Stray[]>();
+  for (const stray of strays) if (!stray.inChannel) byKey.set(stray.keyHash, [...(byKey.get(stray.keyHash) ?? []), stray]);
+  if (byKey.size === 0) return strays;
+  const claimed = new Set<Stray>();
+  for (const { difference, src } of channel.missing) {
+    const key = channel.keyOf(src.item);
+    const list = key === undefined ? undefined : byKey.get(keyHashText(key));
+    const stray = list?.find((s) => !claimed.has(s) && messageContentDifferences(src.item, s.message).length === 0);
+    if (stray === undefined) continue;
+    claimed.add(stray);
+    const id = String(stray.message.id);
+    Object.assign(difference, {
+      kind: 'misplaced', platformId: id, foundIn: stray.channelKey, ...(stray.rootKey !== undefined ? { foundInThread: stray.rootKey } : {}),
+      message: `message ${src.sourceKey} (${where(src.position)}) belongs in channel ${src.channelKey} but is in ${placeOf(stray, src.channelKey)} (message ${id})`,
+    });
+  }
+  return strays.filter((s) => !claimed.has(s));
+}
+
+/** Where a stray is, in words: its thread (and the thread's channel when it is not `channelKey`), or its channel. */
+function placeOf(stray: Stray, channelKey: string): string {
+  return stray.inChannel || stray.channelKey === channelKey ? stray.thread : `${stray.thread} in channel ${stray.channelKey}`;
 }
 
 /** A root's thread read: its replies count once toward its channel's, however many refs name it. */
@@ -217,11 +257,11 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
 }
 
 /**
- * A reply missing in its thread whose key another root's thread holds was moved there: `misplaced`, as a
- * message in another channel is (its content is compared when it is named: a changed one is missing and
- * extra after all). Answers the extras no missing reply claims.
+ * A reply missing in its thread whose key another root's thread (or its channel) holds was moved there:
+ * `misplaced`, as a message in another channel is (its content is compared when it is named: a changed one is
+ * missing and extra after all). Answers the strays no missing reply claims.
  */
-function pairMoves(findings: ReplyFinding[], strays: readonly Stray[], replies: ExpectedReplies): Difference[] {
+function pairMoves(findings: ReplyFinding[], strays: readonly Stray[], replies: ExpectedReplies): Stray[] {
   const byKey = new Map<string, Stray[]>();
   for (const stray of strays) {
     const list = byKey.get(stray.keyHash);
@@ -236,7 +276,7 @@ function pairMoves(findings: ReplyFinding[], strays: readonly Stray[], replies: 
     f.moved = stray;
     f.platformId = String(stray.message.id);
   }
-  return [...byKey.values()].flatMap((list) => list.map((s) => s.extra));
+  return [...byKey.values()].flat();
 }
 
 /** Indexes of one longest strictly increasing subsequence of `values` (patience sorting, n log n). */
@@ -313,9 +353,8 @@ function describe(f: ReplyFinding, src: SourceMessage | undefined, replies: Expe
     case 'changed':
       return { kind: 'changed', ...base, platformId: f.platformId!, fields: f.fields!, message: `${name} differs in ${f.place} (message ${f.platformId}) in ${f.fields!.join(', ')}` };
     case 'misplaced': {
-      const { thread, rootKey, channelKey } = f.moved!;
-      const where = `${thread}${channelKey === base.channelKey ? '' : ` in channel ${channelKey}`}`;
-      return { kind: 'misplaced', ...base, platformId: f.platformId!, foundIn: channelKey, ...(rootKey !== undefined ? { foundInThread: rootKey } : {}), message: `${name} belongs in ${f.place} but is in ${where} (message ${f.platformId})` };
+      const { rootKey, channelKey } = f.moved!;
+      return { kind: 'misplaced', ...base, platformId: f.platformId!, foundIn: channelKey, ...(rootKey !== undefined ? { foundInThread: rootKey } : {}), message: `${name} belongs in ${f.place} but is in ${placeOf(f.moved!, base.channelKey)} (message ${f.platformId})` };
     }
   }
 }
