@@ -4,9 +4,11 @@
  * channel it belongs in and the one holding it), not one missing and one extra; and the replies of a root
  * deleted on the platform must be named as what they are (their root is gone), not as "not in channel".
  */
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../src/api/index.js';
 import { replyThreadIdOf } from '../../src/pipeline/import/replies/index.js';
+import { findLatestRun } from '../../src/pipeline/verify/latest-run.js';
 import { runVerify } from '../../src/pipeline/verify/run-verify.js';
 import type { Difference } from '../../src/pipeline/verify/types.js';
 import { all } from '../import/support.js';
@@ -100,5 +102,27 @@ describe('a message moved between its thread and its channel', () => {
     const id = await moveTo({ ...plain, body: 'plain!' }, threadOf(await inChannelNamed('cxtwo', 'root five')));
     const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
     expect(differences.map((d) => [d.kind, d.sourceKey ?? d.platformId])).toEqual([['missing', 'm8'], ['extra', id]]);
+  });
+});
+
+describe('a root deleted on the platform (its replies went with it)', () => {
+  it('names its replies as gone with their thread, with the run folder\'s roots and without', async () => {
+    const config = await importMessages('dr');
+    await t.hand.call('DELETE', `/messages/${String((await inChannelNamed('drone', 'root two')).id)}`);
+    const run = (await findLatestRun(join(t.f.dir, 'dr', 'state')))!;
+    for (const outDir of [undefined, run.runDir]) {
+      const { differences } = await runVerify({ config, sample: 0, ...(outDir ? { outDir } : {}) }, { client: t.f.client });
+      expect(differences.map((d) => [d.kind, d.sourceKey])).toEqual([['missing', 'm2'], ['missing', 'm6']]);
+      expect(differences[0]!.message).toMatch(/^message m2 \(.*messages\.csv:3\) is not in channel c1$/);
+      expect(differences[1]!.message).toMatch(/^reply m6 \(.*messages\.csv:7\) is not on the platform, nor is its thread: its root m2 \(.*messages\.csv:3\) is missing$/);
+    }
+  });
+
+  it('an orphan (its root is in no source) not in its channel: says it belongs there because its root is not on the platform', async () => {
+    const config = await importThreads(t.f, 'od', true, ['m9,c1,a,reply to nothing,m99']);
+    await t.hand.call('DELETE', `/messages/${String((await inChannelNamed('odone', 'reply to nothing')).id)}`);
+    const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(differences.map((d) => [d.kind, d.sourceKey])).toEqual([['missing', 'm9']]);
+    expect(differences[0]!.message).toMatch(/^reply m9 \(.*messages\.csv:10\) is not in channel c1, where it belongs as the root of its thread, m99, is not on the platform$/);
   });
 });

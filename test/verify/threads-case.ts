@@ -8,13 +8,14 @@ import { all, writeInput, writePipeline, type ImportFixture } from '../import/su
 
 /**
  * c1 holds roots m1 and m2 and the plain m8, c2 root m5; m3, m4 reply to m1, m6 to m2, m7 to m5. Users and
- * channels are named after `name` (`<name>a`, `<name>one`). `thread: false`: no threads and no keys.
+ * channels are named after `name` (`<name>a`, `<name>one`). `thread: false`: no threads and no keys. `more`:
+ * rows after those, in their form (`m9,c1,a,text,parent`).
  */
-export async function importThreads(f: ImportFixture, name: string, thread = true): Promise<PipelineConfig> {
+export async function importThreads(f: ImportFixture, name: string, thread = true, more: string[] = []): Promise<PipelineConfig> {
   const dir = join(f.dir, name);
   await writeInput(dir, 'users.csv', `id,username,display\n1,${name}a,A\n2,${name}b,B\n`);
   await writeInput(dir, 'channels.csv', `key,name,members\nc1,${name}one,${name}a|${name}b\nc2,${name}two,${name}a|${name}b\n`);
-  const rows = ['m1,c1,a,root one,', 'm2,c1,b,root two,', 'm3,c1,b,reply 1 to one,m1', 'm4,c1,a,reply 2 to one,m1', 'm5,c2,a,root five,', 'm6,c1,a,reply to two,m2', 'm7,c2,b,reply to five,m5', 'm8,c1,b,plain,'];
+  const rows = ['m1,c1,a,root one,', 'm2,c1,b,root two,', 'm3,c1,b,reply 1 to one,m1', 'm4,c1,a,reply 2 to one,m1', 'm5,c2,a,root five,', 'm6,c1,a,reply to two,m2', 'm7,c2,b,reply to five,m5', 'm8,c1,b,plain,', ...more];
   await writeInput(dir, 'messages.csv', ['id,channel,author,text,parent', ...rows.map((r) => r.replace(/,(a|b),/, `,${name}$1,`)), ''].join('\n'));
   const { config } = await writePipeline(dir, `name: ${name}
 stages:

@@ -167,7 +167,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
-      maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, ...(deps.signal ? { signal: deps.signal } : {}),
+      maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, orphanRoots: threads.orphanRoots, ...(deps.signal ? { signal: deps.signal } : {}),
     });
     // A reply moved into its channel is one of the channel's extras; a channel message moved into a thread, a stray there.
     const keyOf = (properties: unknown) => replyKeyOf(messagesStage, properties);
@@ -204,7 +204,7 @@ async function checkThreads(
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
   const replies = expected.replies;
-  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
+  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], orphanRoots: new Map(), rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
   // Replies to replies are expected in the thread their chain starts from, as the import sends them.
   const threadRoots = replies.threadRoots();
   const wanted = new Map<string, Set<string>>();
@@ -233,6 +233,7 @@ async function checkThreads(
     const message = held.get(i);
     if (message === undefined) {
       expectInChannel(expected, replies.channelKeyOf(i), replies.token(i), replies.ordinal[i]!);
+      result.orphanRoots.set(replies.ordinal[i]!, replies.parents.name(threadRoots[i]! >= 0 ? threadRoots[i]! : replies.parent[i]!));
       continue;
     }
     result.replyIds.add(String(message.id));

@@ -1,4 +1,5 @@
 import { int64 } from '../../shared/int64.js';
+import { messageRefOf } from '../import/replies/index.js';
 import type { ChatportClient, Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
@@ -38,6 +39,8 @@ export interface MessagesVerifyInput {
   read: ExpectedReadDeps & { channelIds: ChannelIdLookup };
   client: ChatportClient;
   signal?: AbortSignal;
+  /** Replies expected in their channel because their thread's root is not on the platform: ordinal → the root's ref. */
+  orphanRoots?: ReadonlyMap<number, string>;
 }
 
 /**
@@ -68,9 +71,10 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   }
   const differences: Difference[] = [];
   const movable: ChannelMovable = { extras: [], missing: [] };
+  const orphans = new OrphanNames(input.stage, input.orphanRoots, findings, source);
   for (const finding of findings) {
     const src = finding.ordinal === undefined ? undefined : source.get(finding.ordinal);
-    const explained = await explain(finding, src, fetcher);
+    const explained = await explain(finding, src, fetcher, orphans);
     const read = finding.kind === 'extra' ? await fetcher.peek(finding.platformId!) : undefined;
     if (read) movable.extras.push({ difference: explained[0]!, message: read });
     else differences.push(...explained);
@@ -106,13 +110,13 @@ async function readRegions(regions: readonly Region[], source: ReadonlyMap<numbe
   });
 }
 
-async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher): Promise<Difference[]> {
+async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher, orphans?: OrphanNames): Promise<Difference[]> {
   const at = src ? { sourceKey: src.sourceKey, position: src.position } : {};
   const name = src ? `message ${src.sourceKey} (${where(src.position)})` : 'message';
   const id = finding.platformId === undefined ? undefined : String(finding.platformId);
   switch (finding.kind) {
     case 'missing':
-      return [{ kind: 'missing', stage: 'messages', ...at, channelKey: finding.channelKey, message: `${name} is not in channel ${finding.channelKey}` }];
+      return [{ kind: 'missing', stage: 'messages', ...at, channelKey: finding.channelKey, message: orphans?.missing(finding, src) ?? `${name} is not in channel ${finding.channelKey}` }];
     case 'extra':
       return [{ kind: 'extra', stage: 'messages', channelKey: finding.channelKey, platformId: id!, message: `message ${id} in channel ${finding.channelKey} is not in the source` }];
     case 'changed': {
@@ -143,6 +147,39 @@ function changed(src: SourceMessage | undefined, channelKey: string, platformId:
     kind: 'changed', stage: 'messages', ...(src ? { sourceKey: src.sourceKey, position: src.position } : {}), channelKey, platformId: String(platformId), fields,
     message: `${name} differs on the platform (message ${platformId}) in ${fields.join(', ')}`,
   };
+}
+
+/**
+ * How a reply expected in its channel (its thread's root is not on the platform) is named when it is not
+ * there: when the root is a source message missing too (deleted on the platform, its replies with it), the
+ * reply is gone with its thread; otherwise (a root the source lacks, or the run rejected) it is missing from
+ * the channel the import places it in, and the sentence says why it belongs there.
+ */
+class OrphanNames {
+  /** The missing messages by the ref replies name them by. */
+  private readonly missingByRef = new Map<string, SourceMessage>();
+
+  constructor(
+    private readonly stage: StageConfig,
+    private readonly roots: ReadonlyMap<number, string> | undefined,
+    findings: readonly MessageFinding[],
+    source: ReadonlyMap<number, SourceMessage>,
+  ) {
+    if (!roots || roots.size === 0) return;
+    for (const f of findings) {
+      const src = f.kind === 'missing' && f.ordinal !== undefined ? source.get(f.ordinal) : undefined;
+      if (src) this.missingByRef.set(messageRefOf(stage, src.item.properties) ?? src.sourceKey, src);
+    }
+  }
+
+  missing(finding: MessageFinding, src: SourceMessage | undefined): string | undefined {
+    const root = finding.ordinal === undefined ? undefined : this.roots?.get(finding.ordinal);
+    if (root === undefined || !src) return undefined;
+    const name = `reply ${src.sourceKey} (${where(src.position)})`;
+    const gone = this.missingByRef.get(root);
+    if (gone) return `${name} is not on the platform, nor is its thread: its root ${gone.sourceKey} (${where(gone.position)}) is missing`;
+    return `${name} is not in channel ${finding.channelKey}, where it belongs as the root of its thread, ${root}, is not on the platform`;
+  }
 }
 
 /**

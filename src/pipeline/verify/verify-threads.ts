@@ -29,6 +29,8 @@ export interface ThreadsVerification {
   contentChecked: number;
   /** Indexes (into the expected replies) of replies whose root has no thread on the platform. */
   orphans: number[];
+  /** Orphans expected in their channel (not held there): ordinal → the ref of their thread's root, to name them by. */
+  orphanRoots: Map<number, string>;
   /** The roots' threads read, and the replies they hold per channel key (unexpected-replies.ts). */
   rootThreads: { threads: Set<string>; heldByChannel: Map<string, number> };
   /** Named by settleThreads, with the replies found under other messages. */
@@ -103,7 +105,7 @@ export async function verifyThreads(
   content: ReplyContent,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
-  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
+  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], orphanRoots: new Map(), rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
   const { findings, checks, strays } = out.pending;
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
   // A reply on a ring of replies has no root: an orphan (expected-replies.ts threadRoots).
@@ -184,13 +186,18 @@ function countRootThread(read: ThreadsVerification['rootThreads'], thread: strin
   read.heldByChannel.set(channelKey, (read.heldByChannel.get(channelKey) ?? 0) + replies);
 }
 
-async function threadReplies(client: ChatportClient, stage: StageConfig, threadId: Parameters<ChatportClient['threads']['get']>[0], signal?: AbortSignal): Promise<HeldReply[]> {
+/**
+ * The thread's replies; undefined when the platform no longer has the thread (a root deleted since the run
+ * folder's roots.json found it, its replies with it): its replies are then judged as a root not found is,
+ * so the answer does not depend on whether the folder had that file.
+ */
+async function threadReplies(client: ChatportClient, stage: StageConfig, threadId: Parameters<ChatportClient['threads']['get']>[0], signal?: AbortSignal): Promise<HeldReply[] | undefined> {
   const out: HeldReply[] = [];
   try {
     for await (const m of client.threads.messages(threadId, { pageSize: 100, ...(signal ? { signal } : {}) })) out.push({ key: replyKeyOf(stage, m.properties), id: String(m.id), message: m });
   } catch (error) {
-    // A root deleted since the run: its replies are all missing.
     if (!isNotFoundError(error)) throw error;
+    return undefined;
   }
   return out;
 }
