@@ -12,8 +12,20 @@ export interface ClosePair {
   fields: string[];
 }
 
+/**
+ * Hunks up to this many (missing × extra) candidates are searched whole. Past it (a channel of a bot whose
+ * user was deleted is one hunk of every message, changed in `user`) the search is linear: a whole search
+ * would hold and sort a candidate for every pair, and a hunk of a few thousand on each side ran verify out of
+ * memory.
+ */
+const WHOLE_SEARCH_MAX = 10_000;
+
+/** How far ahead of the last extra paired the linear search looks for each missing message. */
+const WINDOW = 16;
+
 /** `differences(i, j)`: the fields that differ, or undefined when the two cannot be one message (another type). */
 export function closestPairs(missing: number, extra: number, differences: (i: number, j: number) => string[] | undefined): ClosePair[] {
+  if (missing * extra > WHOLE_SEARCH_MAX) return pairsInOrder(missing, extra, differences);
   const candidates: ClosePair[] = [];
   for (let i = 0; i < missing; i++)
     for (let j = 0; j < extra; j++) {
@@ -28,6 +40,27 @@ export function closestPairs(missing: number, extra: number, differences: (i: nu
     usedI.add(pair.i);
     usedJ.add(pair.j);
     pairs.push(pair);
+  }
+  return pairs;
+}
+
+/**
+ * A big hunk, in order: each missing message is paired with the closest (fewest fields, then first) of the
+ * next WINDOW extras after the last one paired; one with none there stays missing. Both sides keep their
+ * order, as a hunk's messages do when each was changed where it stands.
+ */
+function pairsInOrder(missing: number, extra: number, differences: (i: number, j: number) => string[] | undefined): ClosePair[] {
+  const pairs: ClosePair[] = [];
+  let next = 0;
+  for (let i = 0; i < missing && next < extra; i++) {
+    let best: ClosePair | undefined;
+    for (let j = next; j < Math.min(extra, next + WINDOW); j++) {
+      const fields = differences(i, j);
+      if (fields !== undefined && (best === undefined || fields.length < best.fields.length)) best = { i, j, fields };
+    }
+    if (best === undefined) continue;
+    pairs.push(best);
+    next = best.j + 1;
   }
   return pairs;
 }
