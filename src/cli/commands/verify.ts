@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { exportWaitOf, formatVerification, runVerify } from '../../pipeline/verify/index.js';
+import { once } from 'node:events';
+import { exportWaitOf, formatVerification, runVerify, verificationJsonPieces } from '../../pipeline/verify/index.js';
 import { positiveNumber } from '../number-flags.js';
 import { UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
@@ -55,7 +56,10 @@ export function registerVerify(program: Command, ctx: CliContext): void {
           { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, channelIdFiles: run.channelIdFiles, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
-        if (options.json) ctx.stdout.write(`${JSON.stringify({ pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...(run?.unfinishedRun ? { unfinishedRun: run.unfinishedRun } : {}), ...result.summary, differences: result.differences }, null, 2)}\n`);
+        if (options.json) {
+          const head = { pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...(run?.unfinishedRun ? { unfinishedRun: run.unfinishedRun } : {}), ...result.summary };
+          for (const piece of verificationJsonPieces(head, result.differences)) if (!ctx.stdout.write(piece)) await once(ctx.stdout, 'drain');
+        }
         else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${unfinishedNote(run)}${formatVerification(result.summary, result.differences)}`);
         if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
       } finally {

@@ -3,9 +3,10 @@ import { dirname } from 'node:path';
 
 /**
  * Writes a whole file so that readers (and a restarted run) see either the old content or the new one,
- * never half: write to a temporary name beside it, fsync, then rename over the target.
+ * never half: write to a temporary name beside it, fsync, then rename over the target. `data` may come in
+ * pieces (an iterable of strings): a file of millions of lines need not be one string.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array | Iterable<string>): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   const handle = await open(temp, 'w');

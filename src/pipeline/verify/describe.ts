@@ -54,3 +54,21 @@ function describeCounts(counts: DifferenceCounts): string {
     .map((k) => `${counts[k]} ${k}`)
     .join(', ');
 }
+
+/**
+ * `verify --json`: the same text as JSON.stringify({ ...head, differences }, null, 2), in pieces of a thousand
+ * differences, so that millions of them (an import stopped half way) never make one string past what the
+ * runtime can hold (about 512 MB): that stopped verify with a bug's exit code.
+ */
+export function* verificationJsonPieces(head: Record<string, unknown>, differences: readonly Difference[]): Generator<string> {
+  const whole = JSON.stringify({ ...head, differences: [] }, null, 2);
+  if (differences.length === 0) {
+    yield `${whole}\n`;
+    return;
+  }
+  yield `${whole.slice(0, -'[]\n}'.length)}[\n`;
+  for (let at = 0; at < differences.length; at += 1000) {
+    const piece = differences.slice(at, at + 1000).map((d) => JSON.stringify(d, null, 2).replace(/^/gm, '    ')).join(',\n');
+    yield at + 1000 < differences.length ? `${piece},\n` : `${piece}\n  ]\n}\n`;
+  }
+}

@@ -2,5 +2,5 @@
 export { exportWaitOf, runVerify, type VerifyOptions, type VerifyDeps, type VerifyResult } from './run-verify.js';
 export { verifyImportRun } from './verify-import-run.js';
 export { findLatestRun } from './latest-run.js';
-export { formatVerification, where } from './describe.js';
+export { formatVerification, verificationJsonPieces, where } from './describe.js';
 export type { Difference, DifferenceKind, DifferenceCounts, StageVerification, VerificationSummary } from './types.js';

@@ -308,6 +308,14 @@ function bySourceOrder(a: Difference, b: Difference): number {
 }
 
 /**
+ * One NDJSON line per difference, in pieces of a thousand lines: ten million differences (an import stopped
+ * half way) joined into one string would pass the most a string can hold (about 512 MB) and stop verify.
+ */
+export function* ndjsonPieces(differences: readonly Difference[]): Generator<string> {
+  for (let at = 0; at < differences.length; at += 1000) yield differences.slice(at, at + 1000).map((d) => `${JSON.stringify(d)}\n`).join('');
+}
+
+/**
  * The earlier summary goes first and each file is replaced whole, so a kill at any point never leaves a
  * summary beside another verification's differences (at worst the differences without their summary).
  */
@@ -317,7 +325,7 @@ export async function writeVerifyFiles(
   await mkdir(dir, { recursive: true });
   const files = { summary: join(dir, 'verify.json'), differences: join(dir, 'verify-differences.ndjson') };
   await rm(files.summary, { force: true });
-  await write(files.differences, differences.map((d) => `${JSON.stringify(d)}\n`).join(''));
+  await write(files.differences, ndjsonPieces(differences));
   await write(files.summary, `${JSON.stringify({ ...summary, files, differences: differences.slice(0, 1000) }, null, 2)}\n`);
   return files;
 }
