@@ -126,3 +126,14 @@ describe('a root deleted on the platform (its replies went with it)', () => {
     expect(differences[0]!.message).toMatch(/^reply m9 \(.*messages\.csv:10\) is not in channel c1, where it belongs as the root of its thread, m99, is not on the platform$/);
   });
 });
+
+describe('a message sent twice', () => {
+  it('the second copy is extra, named as a copy of the message it repeats (by its key)', async () => {
+    const config = await importMessages('du');
+    const plain = await inChannelNamed('duone', 'plain');
+    const copy = await t.hand.call('POST', `/channels/${String(plain.channelId)}/messages`, { type: plain.type, body: plain.body, user: { username: plain.user!.name }, properties: plain.properties });
+    const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(differences.map((d) => [d.kind, d.sourceKey, d.platformId])).toEqual([['extra', undefined, String(copy.id)]]);
+    expect(differences[0]!.message).toMatch(new RegExp(`^message ${String(copy.id)} in channel c1 is a second copy of message m8 \\(.*messages\\.csv:9\\), held as message ${String(plain.id)}$`));
+  });
+});

@@ -1,5 +1,6 @@
 import { int64 } from '../../shared/int64.js';
 import { messageRefOf } from '../import/replies/index.js';
+import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
 import type { ChatportClient, Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
@@ -63,8 +64,10 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
 
   let findings = comparison.findings;
   let verified = comparison.verified;
+  let copies: SecondCopies | undefined;
   if (byContent) {
     const regions = await readRegions(comparison.regions, source, fetcher, input.stage.options.concurrency);
+    copies = new SecondCopies(regions);
     const classified = classifyContentRegions(regions);
     findings = classified.findings;
     verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
@@ -76,6 +79,7 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
     const src = finding.ordinal === undefined ? undefined : source.get(finding.ordinal);
     const explained = await explain(finding, src, fetcher, orphans);
     const read = finding.kind === 'extra' ? await fetcher.peek(finding.platformId!) : undefined;
+    if (read && copies) copies.name(explained[0]!, read);
     if (read) movable.extras.push({ difference: explained[0]!, message: read });
     else differences.push(...explained);
     if (finding.kind === 'missing' && src) movable.missing.push({ difference: explained[0]!, src });
@@ -148,6 +152,44 @@ function changed(src: SourceMessage | undefined, channelKey: string, platformId:
     message: `${name} differs on the platform (message ${platformId}) in ${fields.join(', ')}`,
   };
 }
+
+/**
+ * An extra carrying the key of a source message its region holds as another platform message is a second
+ * copy of it (sent twice, or posted again by hand): said so, with the message it repeats, rather than "not in
+ * the source". Only the regions read in full are looked at (a copy far from its original stays "not in the
+ * source", as the budget of reads allows).
+ */
+class SecondCopies {
+  private readonly sources = new Map<string, SourceMessage>();
+  private readonly held = new Map<string, string[]>();
+
+  constructor(regions: readonly ContentRegion[]) {
+    for (const region of regions) {
+      for (const { message } of region.source) {
+        const key = keyOf(message.item.properties);
+        if (key !== undefined) this.sources.set(key, message);
+      }
+      for (const message of region.platform) {
+        const key = keyOf(message.properties);
+        if (key !== undefined) this.held.set(key, [...(this.held.get(key) ?? []), String(message.id)]);
+      }
+    }
+  }
+
+  /** Rewords the extra's sentence when it is a second copy. */
+  name(extra: Difference, message: Message): void {
+    const key = keyOf(message.properties);
+    const src = key === undefined ? undefined : this.sources.get(key);
+    const original = key === undefined ? undefined : this.held.get(key)?.find((id) => id !== extra.platformId);
+    if (src === undefined || original === undefined) return;
+    extra.message = `message ${extra.platformId} in channel ${extra.channelKey} is a second copy of message ${src.sourceKey} (${where(src.position)}), held as message ${original}`;
+  }
+}
+
+const keyOf = (properties: unknown): string | undefined => {
+  const key = (properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
+  return typeof key === 'string' ? key : undefined;
+};
 
 /**
  * How a reply expected in its channel (its thread's root is not on the platform) is named when it is not
