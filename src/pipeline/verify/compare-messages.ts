@@ -1,5 +1,6 @@
 import { align, forEachColumn, forEachMatch, type AlignOptions, type EditOp } from './align.js';
 import { closestPairs } from './closest-pairs.js';
+import { TokenExtras } from './token-extras.js';
 import { ExpectedMessages, PlatformMessages, sameToken, type Interner } from './message-columns.js';
 import type { DifferenceKind } from './types.js';
 
@@ -51,11 +52,6 @@ export interface MessageSides {
   platform: ReadonlyMap<string, PlatformMessages>;
   authors: Interner;
   types: Interner;
-}
-
-interface Loose {
-  channelKey: string;
-  index: number;
 }
 
 /**
@@ -166,24 +162,17 @@ interface Taken {
 function pairIdentical(hunks: ReadonlyArray<{ channelKey: string; dels: number[]; inss: number[] }>, sides: MessageSides, findings: MessageFinding[]): Taken {
   const taken: Taken = { dels: new Set(), inss: new Set() };
   // Extras by token; missing ones look for their equal, in their own channel first.
-  const extras = new Map<string, Loose[]>();
+  const extras = new TokenExtras();
   for (const h of hunks) {
     const p = sides.platform.get(h.channelKey)!;
-    for (const j of h.inss) {
-      const token = `${p.author[j]}/${p.type[j]}/${p.length[j]}`;
-      const list = extras.get(token) ?? [];
-      list.push({ channelKey: h.channelKey, index: j });
-      extras.set(token, list);
-    }
+    for (const j of h.inss) extras.add(`${p.author[j]}/${p.type[j]}/${p.length[j]}`, { channelKey: h.channelKey, index: j });
   }
   if (extras.size === 0) return taken;
   for (const h of hunks) {
     const e = sides.expected.get(h.channelKey)!;
     for (const i of h.dels) {
-      const list = extras.get(`${e.author[i]}/${e.type[i]}/${e.length[i]}`);
-      if (!list || list.length === 0) continue;
-      const at = Math.max(0, list.findIndex((x) => x.channelKey === h.channelKey));
-      const found = list.splice(at, 1)[0]!;
+      const found = extras.take(`${e.author[i]}/${e.type[i]}/${e.length[i]}`, h.channelKey);
+      if (found === undefined) continue;
       const platformId = sides.platform.get(found.channelKey)!.id[found.index]!;
       taken.dels.add(`${h.channelKey}\u0000${i}`);
       taken.inss.add(`${found.channelKey}\u0000${found.index}`);
