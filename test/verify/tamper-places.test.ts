@@ -137,3 +137,15 @@ describe('a message sent twice', () => {
     expect(differences[0]!.message).toMatch(new RegExp(`^message ${String(copy.id)} in channel c1 is a second copy of message m8 \\(.*messages\\.csv:9\\), held as message ${String(plain.id)}$`));
   });
 });
+
+describe('a channel renamed on the platform', () => {
+  it('is changed in name, saying the name it has there', async () => {
+    const config = await importMessages('rn');
+    const channel = (await all(t.f.client.channels.list())).find((c) => c.name === 'rnone')!;
+    await t.hand.mergePatch(`/channels/${String(channel.id)}`, { name: 'rnone-renamed', displayName: 'Renamed' });
+    const { differences, summary } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(differences.map((d) => [d.kind, d.stage, d.sourceKey, d.fields])).toEqual([['changed', 'channels', 'c1', ['name', 'displayName']]]);
+    expect(differences[0]!.message).toBe('channel c1 ("rnone") is named "rnone-renamed" on the platform, and differs there in displayName');
+    expect(summary.stages.messages).toMatchObject({ expected: 8, verified: 8 });
+  });
+});

@@ -179,6 +179,13 @@ function pickCompared(candidates: readonly PlatformChannel[], name: string | und
   return named.length === 1 ? pick(named[0]!, 'name') : pick(ordered[0]!, 'first');
 }
 
+/** A renamed channel says the name it has now (as a renamed user does): the one the user looks for. */
+function channelChanged(key: string, item: ExpectedChannel, found: PlatformChannel, fields: readonly string[]): string {
+  if (!fields.includes('name')) return `channel ${key} differs on the platform in ${fields.join(', ')}`;
+  const rest = fields.filter((f) => f !== 'name');
+  return `channel ${key} ("${item.name}") is named "${found.name}" on the platform${rest.length > 0 ? `, and differs there in ${rest.join(', ')}` : ''}`;
+}
+
 export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedChannel>>, matched: ReturnType<typeof matchChannels>): { differences: Difference[]; verified: number } {
   const differences: Difference[] = [];
   let verified = 0;
@@ -195,7 +202,7 @@ export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedCh
     // A DIRECT channel the people already had (no chatport marks) keeps its own properties: the item was not sent.
     if (found.properties?.[CHANNEL_KEY_PROPERTY] !== undefined && !samePatchedValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
-    else differences.push({ kind: 'changed', stage: 'channels', sourceKey, position, platformId: found.id, fields, message: `channel ${key} differs on the platform in ${fields.join(', ')}` });
+    else differences.push({ kind: 'changed', stage: 'channels', sourceKey, position, platformId: found.id, fields, message: channelChanged(key, item, found, fields) });
   }
   differences.push(...heldTwiceDifferences(expected, matched.heldTwice));
   for (const c of matched.extras)
