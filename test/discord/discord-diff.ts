@@ -292,6 +292,16 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
     const held = new Map<string, MessageJudged[]>();
     const order: Judged[] = [];
     const keys = new Map<string, string>();
+    // docs: under systemMessages: skip, a system message that roots a thread, or that an inline reply of its channel answers, is kept.
+    const answered = new Set<string>();
+    const systemIds = new Set<string>();
+    for (const f of list)
+      for (const raw of f.header!.channel.id === id ? f.messages : []) {
+        const reference = raw.reference as { messageId?: string; channelId?: string | null } | undefined;
+        if (typeof raw.id !== 'string' || typeof raw.type !== 'string') continue;
+        if (raw.type === 'Reply' && reference?.messageId !== undefined && (reference.channelId ?? id) === id && systemIds.has(reference.messageId)) answered.add(reference.messageId);
+        else if (!PERSON_TYPES.has(raw.type) && raw.type !== 'ThreadStarterMessage') systemIds.add(raw.id);
+      }
     for (const f of list) {
       const threadId = f.header!.channel.id === id ? undefined : f.header!.channel.id;
       for (const [index, raw] of f.messages.entries()) {
@@ -353,7 +363,7 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
       else if (raw.type === 'Reply' && reference !== undefined && reference.channelId === id) root = rootOf.get(reference.messageId) ?? reference.messageId;
       rootOf.set(mid, root ?? mid);
       const system = !PERSON_TYPES.has(raw.type as string);
-      if (system && systemMessages === 'skip') return done({ fate: 'skipped', reason: new RegExp(`^system message: ${raw.type as string}$`) });
+      if (system && systemMessages === 'skip' && !answered.has(mid) && !(threadId === undefined && threadIds.has(mid))) return done({ fate: 'skipped', reason: new RegExp(`^system message: ${raw.type as string}$`) });
       const files = (raw.attachments as Json[]).map((a) => `[file: ${a.fileName as string}] ${a.url as string}`);
       const stickers = (raw.stickers as Json[]).map((s) => `[sticker: ${s.name as string}]`);
       const body = [toText(raw.content, names), ...files, ...stickers].filter((l) => l !== '').join('\n') || embedsText(raw.embeds as Json[]) || '(empty message)';

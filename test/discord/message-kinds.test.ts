@@ -14,7 +14,7 @@ function dce(id: string, type: string, content: string, extra: Record<string, un
 function mapped(raw: unknown, threadId?: string) {
   const parsed = parseRecord(DiscordMessage, raw);
   if (!parsed.ok) throw new Error(JSON.stringify(parsed));
-  const context = { names: { user: () => undefined, channel: () => undefined }, threadIds: new Set<string>(), roots: new ReplyRoots(), threadRoots: new Map<string, string>() };
+  const context = { names: { user: () => undefined, channel: () => undefined }, threadIds: new Set<string>(), roots: new ReplyRoots(), threadRoots: new Map<string, string>(), answeredSystemMessages: new Set<string>() };
   return discordMessage(parsed.value, { channelId: '600', ...(threadId ? { threadId } : {}) }, context, { file: 'f.json', index: 0 });
 }
 

@@ -1,9 +1,10 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { GUILD, LOBBY, LOBBY_FILE, ana, bo, file, fixtureWithExport, message } from './hand-made-export.js';
 import { readPlatform, type PlatformState } from '../slack-migration/support.js';
 
 /**
@@ -12,19 +13,9 @@ import { readPlatform, type PlatformState } from '../slack-migration/support.js'
  * (its own id, `reference.channelId` the thread) instead of a starter; a thread whose starter message was
  * deleted has the id of a message the export lacks.
  */
-const GUILD = { id: '1150000000000000001', name: 'Guild', iconUrl: 'https://cdn/g.png' };
-const LOBBY = { id: '661735342080000001', type: 'GuildTextChat', categoryId: '661735342080000000', category: 'Text Channels', name: 'lobby', topic: null };
 const STANDALONE = '927400000000000050';
 const DELETED_STARTER = '927400000000000060';
 const PRIVATE = '927400000000000080';
-type Author = Record<string, unknown>;
-const ana: Author = { id: '532347774566400008', name: 'ana', discriminator: '0000', nickname: 'Ana', color: null, isBot: false, roles: [], avatarUrl: '' };
-const bo: Author = { id: '532347774566400009', name: 'bo', discriminator: '0000', nickname: 'bo', color: '#FF0000', isBot: false, roles: [], avatarUrl: '' };
-const message = (id: string, minute: number, content: string, author = ana, extra: Record<string, unknown> = {}) => ({
-  id, type: 'Default', timestamp: `2024-03-01T10:${String(minute).padStart(2, '0')}:00.000+01:00`, timestampEdited: null, callEndedTimestamp: null, isPinned: false, content, author,
-  attachments: [], embeds: [], stickers: [], reactions: [], mentions: [], inlineEmojis: [], ...extra,
-});
-const file = (channel: object, messages: object[]) => JSON.stringify({ guild: GUILD, channel, dateRange: { after: null, before: null }, exportedAt: '2024-05-06T07:08:09.123+00:00', messages, messageCount: messages.length });
 const thread = (id: string, name: string, type = 'GuildPublicThread') => ({ id, type, categoryId: LOBBY.id, category: 'lobby', name, topic: null });
 
 let f: ImportFixture;
@@ -35,10 +26,9 @@ let skipReport: RunReport;
 let skipPlatform: PlatformState;
 
 beforeAll(async () => {
-  f = await startImportFixture();
-  const dir = join(f.dir, 'export');
-  await mkdir(dir);
-  await writeFile(join(dir, 'Guild - Text Channels - lobby [661735342080000001].json'), file(LOBBY, [
+  let dir: string;
+  ({ f, dir } = await fixtureWithExport());
+  await writeFile(join(dir, LOBBY_FILE), file(LOBBY, [
     message('927400000000000001', 1, 'hello'),
     message('927400000000000051', 2, 'plans', ana, { type: 'ThreadCreated', reference: { messageId: null, channelId: STANDALONE, guildId: GUILD.id } }),
     message('927400000000000070', 9, 'back in the channel', bo),

@@ -6,6 +6,7 @@ import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
+import { AnsweredSystemMessages } from './answered-system.js';
 import { HeldReplies, mergeByTime } from './held-replies.js';
 import { planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
@@ -40,8 +41,10 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
     const authors = new Set<string>();
     const chains = files.some((f) => f.threadId !== undefined) ? new ReplyRoots() : undefined;
     const starts = new ThreadStarts(new Set(files.flatMap((f) => (f.threadId === undefined ? [] : [f.threadId]))));
+    const answered = new AnsweredSystemMessages(channelId, (id) => builder.markAnswered(id));
     for (const f of files)
       for await (const { key, value } of messagesOf(exp, f, signal)) {
+        if (f.threadId === undefined) answered.note(value);
         if (chains && f.threadId === undefined) {
           noteChainOf(value, channelId, chains);
           starts.note(value, plan.threadIds);
@@ -128,6 +131,7 @@ async function* discordMessages(
     threadIds: plan.threadIds,
     roots: new ReplyRoots(),
     threadRoots: directory.threadRoots,
+    answeredSystemMessages: directory.answeredSystemMessages,
   };
   const rootOfThread = (id: string) => directory.threadRoots.get(id) ?? id;
   for (const [channelId, files] of plan.channels) {

@@ -36,6 +36,11 @@ export interface ChatDirectory {
    * joins that reply's chain): thread id → that root. The messages pass needs it before it meets the reply.
    */
   threadRoots: ReadonlyMap<string, string>;
+  /**
+   * System messages a reply answers (a Discord "Wave to say hi!" on a join note): kept under
+   * `systemMessages: skip`, their replies need them. The messages pass meets them before their replies.
+   */
+  answeredSystemMessages: ReadonlySet<string>;
 }
 
 export interface DirectoryRejection {
@@ -60,6 +65,8 @@ export interface ChatDirectoryBuilder {
   setWorkspace(workspace: string): void;
   /** A thread whose replies go into the thread of `root`, another message. */
   setThreadRoot(threadId: string, root: string): void;
+  /** A system message a reply answers (ChatDirectory.answeredSystemMessages). */
+  markAnswered(messageId: string): void;
   build(): ChatDirectory;
 }
 
@@ -70,6 +77,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
   const channels = new Map<string, SourceChannel>();
   const rejected: DirectoryRejection[] = [];
   const threadRoots = new Map<string, string>();
+  const answeredSystemMessages = new Set<string>();
   const noteUser = (id: string, hint: UserHint, at: ExportPosition) => {
     if (!users.has(id) && !placeholders.has(id)) placeholders.set(id, structuredClone({ hint, at }));
   };
@@ -86,6 +94,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
     hasUser: (id) => users.has(id),
     reject: (r) => void rejected.push(r),
     setThreadRoot: (threadId, root) => void threadRoots.set(threadId, root),
+    markAnswered: (messageId) => void answeredSystemMessages.add(messageId),
     addChannel(channel) {
       if (channels.has(channel.id)) return false;
       channel = structuredClone({ ...channel, memberIds: [...new Set(channel.memberIds)] });
@@ -93,7 +102,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
       for (const id of channel.memberIds) noteUser(id, { reason: `member of channel ${channel.name ?? channel.id}` }, channel.position);
       return true;
     },
-    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected, threadRoots }),
+    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected, threadRoots, answeredSystemMessages }),
   };
 }
 

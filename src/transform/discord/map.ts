@@ -84,6 +84,8 @@ export interface DiscordMessageContext {
   roots: ReplyRoots;
   /** Thread id → the message whose reply thread it feeds, where that is not the thread's own id (pass 1). */
   threadRoots: ReadonlyMap<string, string>;
+  /** System messages a reply answers (pass 1): roots, kept under `systemMessages: skip`. */
+  answeredSystemMessages: ReadonlySet<string>;
 }
 
 /** One message as read in the messages pass. */
@@ -140,7 +142,7 @@ function threadOf(raw: DiscordMessage, placement: DiscordPlacement, context: Dis
   const root = noteReplyChain(raw, placement.channelId, context.roots);
   if (root !== raw.id) return { root, isRoot: false };
   const announced = threadCreatedFor(raw, context.threadIds);
-  const rootsAThread = context.threadIds.has(raw.id) || (announced !== undefined && context.threadRoots.get(announced) === raw.id);
+  const rootsAThread = context.threadIds.has(raw.id) || (announced !== undefined && context.threadRoots.get(announced) === raw.id) || context.answeredSystemMessages.has(raw.id);
   return rootsAThread ? { root: raw.id, isRoot: true } : undefined;
 }
 

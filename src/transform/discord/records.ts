@@ -41,7 +41,7 @@ const emoji = z.looseObject({ id: optStr, name: optStr, code: optStr, isAnimated
  * These read as the names the mapping knows; other numbers stay as written (system messages).
  */
 const NUMBERED_KINDS: Readonly<Record<string, string>> = { '0': 'Default', '19': 'Reply', '20': 'ChatInputCommand', '21': 'ThreadStarterMessage', '23': 'ContextMenuCommand' };
-const messageKind = (type: string): string => NUMBERED_KINDS[type] ?? type;
+export const messageKind = (type: string): string => NUMBERED_KINDS[type] ?? type;
 
 export const DiscordMessage = z.looseObject({
   id: snowflake,

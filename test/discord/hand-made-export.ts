@@ -1,0 +1,29 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
+
+/** Hand-made DiscordChatExporter JSON (its shapes, field for field) for tests of one case each. */
+export const GUILD = { id: '1150000000000000001', name: 'Guild', iconUrl: 'https://cdn/g.png' };
+export const LOBBY = { id: '661735342080000001', type: 'GuildTextChat', categoryId: '661735342080000000', category: 'Text Channels', name: 'lobby', topic: null };
+export const LOBBY_FILE = 'Guild - Text Channels - lobby [661735342080000001].json';
+export type Author = Record<string, unknown>;
+export const ana: Author = { id: '532347774566400008', name: 'ana', discriminator: '0000', nickname: 'Ana', color: null, isBot: false, roles: [], avatarUrl: '' };
+export const bo: Author = { id: '532347774566400009', name: 'bo', discriminator: '0000', nickname: 'bo', color: '#FF0000', isBot: false, roles: [], avatarUrl: '' };
+
+/** A message on 2024-03-01 at 10:<minute> (+01:00). */
+export const message = (id: string, minute: number, content: string, author = ana, extra: Record<string, unknown> = {}) => ({
+  id, type: 'Default', timestamp: `2024-03-01T10:${String(minute).padStart(2, '0')}:00.000+01:00`, timestampEdited: null, callEndedTimestamp: null, isPinned: false, content, author,
+  attachments: [], embeds: [], stickers: [], reactions: [], mentions: [], inlineEmojis: [], ...extra,
+});
+
+/** A channel file: its header and messages. */
+export const file = (channel: object, messages: object[], dateRange: object = { after: null, before: null }) =>
+  JSON.stringify({ guild: GUILD, channel, dateRange, exportedAt: '2024-05-06T07:08:09.123+00:00', messages, messageCount: messages.length });
+
+/** A sandbox with an empty export folder in its directory. */
+export async function fixtureWithExport(): Promise<{ f: ImportFixture; dir: string }> {
+  const f = await startImportFixture();
+  const dir = join(f.dir, 'export');
+  await mkdir(dir);
+  return { f, dir };
+}
