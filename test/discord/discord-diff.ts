@@ -302,10 +302,25 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
         if (raw.type === 'Reply' && reference?.messageId !== undefined && (reference.channelId ?? id) === id && systemIds.has(reference.messageId)) answered.add(reference.messageId);
         else if (!PERSON_TYPES.has(raw.type) && raw.type !== 'ThreadStarterMessage') systemIds.add(raw.id);
       }
+    // docs: a thread whose id no record of its channel has, and no ThreadCreated note announces, lost its
+    // starter: a root in its place, at the starter's (snowflake) time, among the channel's messages.
+    const ownRecords = list.filter((f) => f.header!.channel.id === id).flatMap((f) => f.messages);
+    const recorded = new Set(ownRecords.map((raw) => raw.id));
+    const announced = new Set(ownRecords.filter((raw) => raw.type === 'ThreadCreated').map((raw) => (raw.reference as { channelId?: string } | undefined)?.channelId));
+    const lost: MessageJudged[] = [];
+    for (const f of list) {
+      const { id: tid, name } = f.header!.channel;
+      if (tid === id || recorded.has(tid) || announced.has(tid) || lost.some((l) => l.id === tid)) continue;
+      const time = new Date(Number((BigInt(tid) >> 22n) + 1_420_070_400_000n)).toISOString();
+      const parts: PlatformMessage[] = [{ type: 'SYSTEM_TEXT', body: `Original message was deleted (thread: ${name})`, source: {} }];
+      lost.push({ kind: 'message', id: tid, root: undefined, time, file: f.name, index: -1, parts, m: { at: `${f.name}#-1`, raw: '', fate: { fate: 'channel' }, parts } });
+    }
     for (const f of list) {
       const threadId = f.header!.channel.id === id ? undefined : f.header!.channel.id;
+      if (threadId !== undefined) order.push(...lost.splice(0));
       for (const [index, raw] of f.messages.entries()) {
         const j = judge(raw, `${f.name}#${index}`, threadId);
+        if (threadId === undefined && j.kind === 'message') while (lost.length > 0 && lost[0]!.time < j.time) order.push(lost.shift()!);
         if (threadId !== undefined && j.kind === 'message') {
           const waiting = held.get(j.root!) ?? [];
           while (waiting.length > 0 && waiting[0]!.time < j.time) order.push(waiting.shift()!);
@@ -315,6 +330,7 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
       }
       if (f.cutAt !== undefined) order.push({ kind: 'done', m: { at: `${f.name}#${f.cutAt}`, raw: '', fate: { fate: 'rejected', field: '(file)' }, parts: [] }, time: '' });
     }
+    order.push(...lost.splice(0));
     order.push(...[...held.values()].flat().sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.index - b.index)));
     // Roots are looked for once the imports are done: any message of the channel imported in its place.
     const placed = new Map<string, Expected['channels'][number]['messages'][number]>();

@@ -27,3 +27,6 @@ export async function fixtureWithExport(): Promise<{ f: ImportFixture; dir: stri
   await mkdir(dir);
   return { f, dir };
 }
+
+/** A snowflake made at a time (`2024-03-01T10:04:30+01:00`): Discord's ids carry their creation time. */
+export const snowflakeAt = (iso: string, n = 0): string => String(((BigInt(Date.parse(iso)) - 1_420_070_400_000n) << 22n) + BigInt(n));

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
-import { GUILD, LOBBY, LOBBY_FILE, ana, bo, file, fixtureWithExport, message } from './hand-made-export.js';
+import { GUILD, LOBBY, LOBBY_FILE, ana, bo, file, fixtureWithExport, message, snowflakeAt } from './hand-made-export.js';
 import { readPlatform, type PlatformState } from '../slack-migration/support.js';
 
 /**
@@ -14,7 +14,8 @@ import { readPlatform, type PlatformState } from '../slack-migration/support.js'
  * deleted has the id of a message the export lacks.
  */
 const STANDALONE = '927400000000000050';
-const DELETED_STARTER = '927400000000000060';
+// The deleted starter's id is a snowflake of its time, 10:04:30 (+01:00): between 'plans' and 'back in the channel'.
+const DELETED_STARTER = snowflakeAt('2024-03-01T10:04:30.000+01:00');
 const PRIVATE = '927400000000000080';
 const thread = (id: string, name: string, type = 'GuildPublicThread') => ({ id, type, categoryId: LOBBY.id, category: 'lobby', name, topic: null });
 
@@ -37,7 +38,7 @@ beforeAll(async () => {
     message('927400000000000052', 3, 'first in the thread'),
     message('927400000000000053', 4, 'answer in the thread', bo, { type: 'Reply', reference: { messageId: '927400000000000052', channelId: STANDALONE, guildId: GUILD.id } }),
   ]));
-  await writeFile(join(dir, 'Guild - Text Channels - gone [927400000000000060].json'), file(thread(DELETED_STARTER, 'gone'), [
+  await writeFile(join(dir, `Guild - Text Channels - gone [${DELETED_STARTER}].json`), file(thread(DELETED_STARTER, 'gone'), [
     message('927400000000000061', 5, 'its starter was deleted', bo),
     message('927400000000000062', 6, 'still here', ana),
   ]));
@@ -58,20 +59,21 @@ afterAll(() => Promise.all([f?.close(), skipping?.close()]));
 
 describe('Discord threads with no starter message in the export', () => {
   it('imports every message once, rejects none, and verifies exact', () => {
-    expect(report.stages.messages).toMatchObject({ read: 9, imported: 9, rejected: 0, skipped: 0, duplicates: 0 });
+    // 9 messages and the root in place of the deleted starter.
+    expect(report.stages.messages).toMatchObject({ read: 10, imported: 10, rejected: 0, skipped: 0, duplicates: 0 });
     expect(report.verification?.status).toBe('exact');
   });
 
   it('makes a thread started without a message the reply thread of its ThreadCreated note, at its time in the channel', () => {
     const lobby = platform.channels.find((c) => c.slackId === LOBBY.id)!;
-    expect(lobby.messages.slice(0, 3).map((m) => [m.type, m.body])).toEqual([['TEXT', 'hello'], ['SYSTEM_TEXT', 'plans'], ['TEXT', 'back in the channel']]);
+    expect(lobby.messages.map((m) => [m.type, m.body])).toEqual([['TEXT', 'hello'], ['SYSTEM_TEXT', 'plans'], ['SYSTEM_TEXT', 'Original message was deleted (thread: gone)'], ['TEXT', 'back in the channel']]);
     expect(lobby.threads.get('927400000000000051')?.replies.map((m) => [m.user, m.body])).toEqual([['ana', 'first in the thread'], ['bo', 'answer in the thread']]);
   });
 
-  it('sends a thread with no root in the export (its starter deleted) to the channel\'s end as orphans (docs/discord-migration.md "Limits")', () => {
+  it('gives a thread whose starter was deleted a root at the starter\'s time, as Discord shows it (deleted-thread-starter.test.ts has re-runs)', () => {
     const lobby = platform.channels.find((c) => c.slackId === LOBBY.id)!;
-    expect(lobby.messages.slice(3).map((m) => m.body)).toEqual(['its starter was deleted', 'still here']);
-    expect(report.stages.messages).toMatchObject({ orphans: 2 });
+    expect(lobby.threads.get(DELETED_STARTER)?.replies.map((m) => m.body)).toEqual(['its starter was deleted', 'still here']);
+    expect(report.stages.messages?.orphans ?? 0).toBe(0);
   });
 
   it('makes a private thread a PRIVATE channel of the people who wrote in it, not a reply thread every lobby member reads', () => {
@@ -84,7 +86,7 @@ describe('Discord threads with no starter message in the export', () => {
   });
 
   it('keeps that note under systemMessages: skip: it holds the thread (as Slack keeps a thread root\'s tombstone)', () => {
-    expect(skipReport.stages.messages).toMatchObject({ read: 9, imported: 9, skipped: 0, rejected: 0 });
+    expect(skipReport.stages.messages).toMatchObject({ read: 10, imported: 10, skipped: 0, rejected: 0 });
     expect(skipReport.verification?.status).toBe('exact');
     const lobby = skipPlatform.channels.find((c) => c.slackId === LOBBY.id)!;
     expect(lobby.threads.get('927400000000000051')?.replies.map((m) => m.body)).toEqual(['first in the thread', 'answer in the thread']);

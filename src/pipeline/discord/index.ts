@@ -1,12 +1,13 @@
 import { DiscordFileError, discordChannelFiles, openDiscordExport, readDiscordMessages } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import type { ChatDirectory, ChatDirectoryBuilder, MessageOutcome } from '../../transform/chat-export/index.js';
-import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, discordChannel, discordMessage, discordUser, noteReplyChain, threadCreatedFor, type DiscordMessageContext } from '../../transform/discord/index.js';
+import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, deletedStarterRoot, discordChannel, discordMessage, discordUser, noteReplyChain, snowflakeTimeMs, threadCreatedFor, type DiscordMessageContext } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
 import { AnsweredSystemMessages } from './answered-system.js';
+import { coveredByOwnFiles } from './deleted-starters.js';
 import { HeldReplies, mergeByTime } from './held-replies.js';
 import { planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
@@ -63,6 +64,7 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
     for (const f of files) {
       const root = f.threadId === undefined ? undefined : starts.announcedBy(f.threadId) ?? chains!.rootOf(f.threadId);
       if (root !== undefined && root !== f.threadId) builder.setThreadRoot(f.threadId!, root);
+      else if (root !== undefined && starts.lostStarter(root) && coveredByOwnFiles(files, snowflakeTimeMs(root))) builder.markStarterDeleted(root);
     }
     const own = files[0]!;
     // A thread whose parent channel is not in the export, or a private one, is a channel of its own.
@@ -76,14 +78,22 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
  */
 class ThreadStarts {
   private readonly withMessage = new Set<string>();
+  private readonly recorded = new Set<string>();
   private readonly announced = new Map<string, string>();
   constructor(private readonly threads: ReadonlySet<string>) {}
   note(value: unknown, threadIds: ReadonlySet<string>): void {
+    // Any record of the starter, even one the messages pass rejects: its thread is not given another root.
+    const id = (value as { id?: unknown } | null)?.id;
+    if (typeof id === 'string' && this.threads.has(id)) this.recorded.add(id);
     const message = validMessage(value);
     if (message === undefined) return;
     if (this.threads.has(message.id)) this.withMessage.add(message.id);
     const thread = threadCreatedFor(message, threadIds);
     if (thread !== undefined && this.threads.has(thread) && !this.announced.has(thread)) this.announced.set(thread, message.id);
+  }
+  /** A thread whose starter no record of the channel has and no `ThreadCreated` note stands for. */
+  lostStarter(threadId: string): boolean {
+    return !this.recorded.has(threadId) && !this.announced.has(threadId);
   }
   /** The `ThreadCreated` message that roots a thread started without a message, if any. */
   announcedBy(threadId: string): string | undefined {
@@ -142,12 +152,35 @@ async function* discordMessages(
     const held = new HeldReplies(new Set(threadFiles.map((f) => rootOfThread(f.threadId!))));
     // A thread's messages go into its root's reply thread (pass 1 found it: a reply chain's root, a ThreadCreated note).
     for (const f of threadFiles) if (rootOfThread(f.threadId!) !== f.threadId) context.roots.note(f.threadId!, rootOfThread(f.threadId!));
-    for (const f of files) if (f.threadId === undefined) for await (const batch of fileMessages(exp, f, context, signal)) yield batch.filter((outcome) => !held.hold(outcome));
+    const own = ownMessages(exp, files, context, signal);
+    const channelOrder = directory.deletedThreadStarters.size === 0 ? own : mergeByTime([own, deletedStarterRoots(threadFiles, directory.deletedThreadStarters)]);
+    for await (const batch of channelOrder) yield batch.filter((outcome) => !held.hold(outcome));
     for (const group of byRoot(threadFiles, rootOfThread))
       for await (const batch of mergeByTime(group.map((f) => fileMessages(exp, f, context, signal)))) yield batch.flatMap((outcome) => held.before(outcome));
     const rest = held.rest();
     if (rest.length > 0) yield rest;
   }
+}
+
+/** A channel's own files' messages, file after file. */
+async function* ownMessages(exp: SlackExport, files: DiscordFile[], context: DiscordMessageContext, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
+  for (const f of files) if (f.threadId === undefined) yield* fileMessages(exp, f, context, signal);
+}
+
+/**
+ * The roots put where the channel's deleted thread starters were, in time order (thread ids are
+ * snowflakes: by id is by time). Each counts as a record of its thread's first file, record -1: its header
+ * names the thread (record 0 is the file's first message).
+ */
+async function* deletedStarterRoots(threadFiles: DiscordFile[], deleted: ReadonlySet<string>): AsyncGenerator<MessageOutcome[]> {
+  const seen = new Set<string>();
+  const roots: MessageOutcome[] = [];
+  for (const f of threadFiles) {
+    if (!deleted.has(f.threadId!) || seen.has(f.threadId!)) continue;
+    seen.add(f.threadId!);
+    roots.push(deletedStarterRoot(f.channel, f.channelId, { file: f.file, index: -1 }));
+  }
+  if (roots.length > 0) yield roots;
 }
 
 /** Thread files grouped by the reply thread they feed, in the order of each group's first file. */

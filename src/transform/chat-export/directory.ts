@@ -41,6 +41,11 @@ export interface ChatDirectory {
    * `systemMessages: skip`, their replies need them. The messages pass meets them before their replies.
    */
   answeredSystemMessages: ReadonlySet<string>;
+  /**
+   * Threads whose starter message was deleted (a Discord thread file whose id no record of its channel has,
+   * where the channel's files cover the starter's time): each gets a root in the starter's place.
+   */
+  deletedThreadStarters: ReadonlySet<string>;
 }
 
 export interface DirectoryRejection {
@@ -67,6 +72,8 @@ export interface ChatDirectoryBuilder {
   setThreadRoot(threadId: string, root: string): void;
   /** A system message a reply answers (ChatDirectory.answeredSystemMessages). */
   markAnswered(messageId: string): void;
+  /** A thread whose starter message was deleted (ChatDirectory.deletedThreadStarters). */
+  markStarterDeleted(threadId: string): void;
   build(): ChatDirectory;
 }
 
@@ -78,6 +85,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
   const rejected: DirectoryRejection[] = [];
   const threadRoots = new Map<string, string>();
   const answeredSystemMessages = new Set<string>();
+  const deletedThreadStarters = new Set<string>();
   const noteUser = (id: string, hint: UserHint, at: ExportPosition) => {
     if (!users.has(id) && !placeholders.has(id)) placeholders.set(id, structuredClone({ hint, at }));
   };
@@ -95,6 +103,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
     reject: (r) => void rejected.push(r),
     setThreadRoot: (threadId, root) => void threadRoots.set(threadId, root),
     markAnswered: (messageId) => void answeredSystemMessages.add(messageId),
+    markStarterDeleted: (threadId) => void deletedThreadStarters.add(threadId),
     addChannel(channel) {
       if (channels.has(channel.id)) return false;
       channel = structuredClone({ ...channel, memberIds: [...new Set(channel.memberIds)] });
@@ -102,7 +111,7 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
       for (const id of channel.memberIds) noteUser(id, { reason: `member of channel ${channel.name ?? channel.id}` }, channel.position);
       return true;
     },
-    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected, threadRoots, answeredSystemMessages }),
+    build: () => ({ platform, workspace, users: allocateUsers(users, placeholders), channels: allocateChannels(channels), rejected, threadRoots, answeredSystemMessages, deletedThreadStarters }),
   };
 }
 

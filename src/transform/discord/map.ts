@@ -211,3 +211,33 @@ function isoOf(timestamp: string): string {
   const ms = Date.parse(timestamp);
   return Number.isNaN(ms) ? timestamp : isoOfEpochMs(ms);
 }
+
+/** Discord's epoch (2015-01-01T00:00:00Z): a snowflake's top 42 bits are milliseconds since it. */
+const DISCORD_EPOCH_MS = 1_420_070_400_000n;
+
+/** When a snowflake was made: a message's or a thread's creation time, in ms since 1970. */
+export function snowflakeTimeMs(id: string): number {
+  return Number((BigInt(id) >> 22n) + DISCORD_EPOCH_MS);
+}
+
+/** The subtype of the root chatport puts where a thread's deleted starter message was. */
+export const DELETED_STARTER = 'ThreadStarterDeleted';
+
+/**
+ * The root of a thread whose starter message was deleted (pass 1 found no record of it where the export
+ * covers its time): what Discord shows in its place, "Original message was deleted" with the thread on it,
+ * at the starter's time (the thread's id is the starter's, a snowflake). It takes the starter's id, so its
+ * key is the one the starter would have had and the thread's messages are its replies.
+ */
+export function deletedStarterRoot(thread: DiscordChannel, channelId: string, position: ExportPosition): MessageOutcome {
+  const time = isoOfEpochMs(snowflakeTimeMs(thread.id));
+  const message: SourceMessage = {
+    id: thread.id,
+    channelId,
+    system: DELETED_STARTER,
+    body: thread.name ? `Original message was deleted (thread: ${thread.name})` : 'Original message was deleted',
+    facts: compact({ ts: time, time, authorKind: 'system' as const, thread: { root: thread.id, isRoot: true }, extra: compact({ thread: compact({ id: thread.id, name: thread.name ?? undefined }) }) }),
+    position,
+  };
+  return { kind: 'message', message };
+}
