@@ -308,9 +308,11 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
     const recorded = new Set(ownRecords.map((raw) => raw.id));
     const announced = new Set(ownRecords.filter((raw) => raw.type === 'ThreadCreated').map((raw) => (raw.reference as { channelId?: string } | undefined)?.channelId));
     const lost: MessageJudged[] = [];
+    // docs: not in a channel with a record that cannot be read, nor in an export with a file whose header cannot be.
+    const damaged = files.some((f) => f.header === undefined) || list.some((f) => f.header!.channel.id === id && f.cutAt !== undefined);
     for (const f of list) {
       const { id: tid, name } = f.header!.channel;
-      if (tid === id || recorded.has(tid) || announced.has(tid) || lost.some((l) => l.id === tid)) continue;
+      if (damaged || tid === id || recorded.has(tid) || announced.has(tid) || lost.some((l) => l.id === tid)) continue;
       const time = new Date(Number((BigInt(tid) >> 22n) + 1_420_070_400_000n)).toISOString();
       const parts: PlatformMessage[] = [{ type: 'SYSTEM_TEXT', body: `Original message was deleted (thread: ${name})`, source: {} }];
       lost.push({ kind: 'message', id: tid, root: undefined, time, file: f.name, index: -1, parts, m: { at: `${f.name}#-1`, raw: '', fate: { fate: 'channel' }, parts } });

@@ -43,8 +43,10 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
     const chains = files.some((f) => f.threadId !== undefined) ? new ReplyRoots() : undefined;
     const starts = new ThreadStarts(new Set(files.flatMap((f) => (f.threadId === undefined ? [] : [f.threadId]))));
     const answered = new AnsweredSystemMessages(channelId, (id) => builder.markAnswered(id));
+    // A record of the channel that cannot be read may be a thread's starter: none is then taken as deleted.
+    let damaged = plan.unreadable.length > 0;
     for (const f of files)
-      for await (const { key, value } of messagesOf(exp, f, signal)) {
+      for await (const { key, value } of messagesOf(exp, f, signal, () => f.threadId === undefined && (damaged = true))) {
         if (f.threadId === undefined) answered.note(value);
         if (chains && f.threadId === undefined) {
           noteChainOf(value, channelId, chains);
@@ -64,7 +66,7 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
     for (const f of files) {
       const root = f.threadId === undefined ? undefined : starts.announcedBy(f.threadId) ?? chains!.rootOf(f.threadId);
       if (root !== undefined && root !== f.threadId) builder.setThreadRoot(f.threadId!, root);
-      else if (root !== undefined && starts.lostStarter(root) && coveredByOwnFiles(files, snowflakeTimeMs(root))) builder.markStarterDeleted(root);
+      else if (root !== undefined && !damaged && starts.lostStarter(root) && coveredByOwnFiles(files, snowflakeTimeMs(root))) builder.markStarterDeleted(root);
     }
     const own = files[0]!;
     // A thread whose parent channel is not in the export, or a private one, is a channel of its own.
@@ -109,16 +111,19 @@ function noteChainOf(value: unknown, channelId: string, chains: ReplyRoots): voi
 
 /**
  * A file's messages one by one; a file that breaks off mid-way simply ends (pass 2 reports it). Messages
- * pass 2 rejects for their text are left out: a user taken from one would carry that text.
+ * pass 2 rejects for their text are left out: a user taken from one would carry that text. `damaged` is
+ * told of each record left out and of a break.
  */
-async function* messagesOf(exp: SlackExport, f: DiscordFile, signal?: AbortSignal): AsyncGenerator<{ key: number; value: unknown }> {
+async function* messagesOf(exp: SlackExport, f: DiscordFile, signal: AbortSignal | undefined, damaged: () => void): AsyncGenerator<{ key: number; value: unknown }> {
   try {
     for await (const batch of readDiscordMessages(exp, f.file)) {
       signal?.throwIfAborted();
       for (const message of batch) if (!message.unreadable) yield message;
+      else damaged();
     }
   } catch (error) {
     if (!(error instanceof DiscordFileError)) throw error;
+    damaged();
   }
 }
 
