@@ -1,11 +1,8 @@
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
-import { writePipeline, type ImportFixture } from '../import/support.js';
-import { GUILD, LOBBY, LOBBY_FILE, ana, bo, file, fixtureWithExport, message } from './hand-made-export.js';
-import { readPlatform, type PlatformState } from '../slack-migration/support.js';
+import type { ImportFixture } from '../import/support.js';
+import type { PlatformState } from '../slack-migration/support.js';
+import { GUILD, LOBBY, LOBBY_FILE, ana, bo, file, importFiles, message } from './hand-made-export.js';
 
 /**
  * Replies to system messages under `systemMessages: skip` (hand-made, DiscordChatExporter's shapes): Discord
@@ -18,19 +15,16 @@ let report: RunReport;
 let platform: PlatformState;
 
 beforeAll(async () => {
-  let dir: string;
-  ({ f, dir } = await fixtureWithExport());
-  await writeFile(join(dir, LOBBY_FILE), file(LOBBY, [
-    message('927400000000000001', 1, 'hello'),
-    message('927400000000000002', 2, 'Joined the server.', bo, { type: 'GuildMemberJoin' }),
-    message('927400000000000003', 3, '[sticker: Wave]', ana, reply('927400000000000002')),
-    message('927400000000000004', 4, 'Pinned a message.', ana, { type: 'ChannelPinnedMessage' }),
-    message('927400000000000005', 5, 'thanks!', bo, reply('927400000000000003')),
-    message('927400000000000006', 6, 'back in the channel', bo),
-  ]));
-  const { config } = await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n  systemMessages: skip\n`);
-  report = await runImport({ config, stateDir: join(f.dir, 'state'), verify: {} }, { client: f.client });
-  platform = await readPlatform(f.client);
+  ({ f, report, platform } = await importFiles({
+    [LOBBY_FILE]: file(LOBBY, [
+      message('927400000000000001', 1, 'hello'),
+      message('927400000000000002', 2, 'Joined the server.', bo, { type: 'GuildMemberJoin' }),
+      message('927400000000000003', 3, '[sticker: Wave]', ana, reply('927400000000000002')),
+      message('927400000000000004', 4, 'Pinned a message.', ana, { type: 'ChannelPinnedMessage' }),
+      message('927400000000000005', 5, 'thanks!', bo, reply('927400000000000003')),
+      message('927400000000000006', 6, 'back in the channel', bo),
+    ]),
+  }, '  systemMessages: skip\n'));
 }, 60_000);
 afterAll(() => f?.close());
 

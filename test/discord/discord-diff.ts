@@ -239,8 +239,9 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
   const threadIds = new Set(threadFiles.map((t) => t.header!.channel.id));
   const workspace = readable.find((f) => f.header!.guild.id !== '0')?.header!.guild.id ?? 'direct-messages';
 
-  // Pass 1: users are the authors, mentioned and reacting users, first seen first; members the authors of a channel and its threads.
+  // Pass 1: users are the authors, mentioned and reacting users, in first-seen order; members the authors of a channel and its threads.
   const users = new Map<string, DUser>();
+  const latestOf = new Map<string, string>();
   const authorsOf = new Map<string, string[]>();
   for (const [id, list] of plan) {
     const authors: string[] = [];
@@ -248,7 +249,14 @@ function judgeExport(seed: number, systemMessages: 'import' | 'skip', files: DFi
       for (const m of f.messages) {
         const author = m.author as DUser;
         if (!/^\d{1,20}$/.test(author.id)) continue;
-        for (const u of [author, ...(m.mentions as DUser[]), ...(m.reactions as Array<{ users: DUser[] }>).flatMap((r) => r.users)]) if (!users.has(u.id)) users.set(u.id, u);
+        // docs: each user as the latest message naming them has them (a snowflake id: by time), in first-seen order.
+        const mid = typeof m.id === 'string' && /^\d{1,20}$/.test(m.id) ? m.id : undefined;
+        for (const u of [author, ...(m.mentions as DUser[]), ...(m.reactions as Array<{ users: DUser[] }>).flatMap((r) => r.users)]) {
+          const seen = latestOf.get(u.id);
+          if (seen !== undefined && (mid === undefined || compareSnowflakes(mid, seen) < 0)) continue;
+          users.set(u.id, u);
+          latestOf.set(u.id, mid ?? seen ?? '0');
+        }
         if (!authors.includes(author.id)) authors.push(author.id);
       }
     authorsOf.set(id, authors);

@@ -1,6 +1,9 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startImportFixture, type ImportFixture } from '../import/support.js';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import type { RunReport } from '../../src/pipeline/report.js';
+import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { readPlatform, type PlatformState } from '../slack-migration/support.js';
 
 /** Hand-made DiscordChatExporter JSON (its shapes, field for field) for tests of one case each. */
 export const GUILD = { id: '1150000000000000001', name: 'Guild', iconUrl: 'https://cdn/g.png' };
@@ -30,3 +33,12 @@ export async function fixtureWithExport(): Promise<{ f: ImportFixture; dir: stri
 
 /** A snowflake made at a time (`2024-03-01T10:04:30+01:00`): Discord's ids carry their creation time. */
 export const snowflakeAt = (iso: string, n = 0): string => String(((BigInt(Date.parse(iso)) - 1_420_070_400_000n) << 22n) + BigInt(n));
+
+/** One import of the files (name → text) into a new sandbox, verified; the platform read back. */
+export async function importFiles(files: Record<string, string>, discordOptions = ''): Promise<{ f: ImportFixture; report: RunReport; platform: PlatformState }> {
+  const { f, dir } = await fixtureWithExport();
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  const { config } = await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n${discordOptions}`);
+  const report = await runImport({ config, stateDir: join(f.dir, 'state'), verify: {} }, { client: f.client });
+  return { f, report, platform: await readPlatform(f.client) };
+}

@@ -1,7 +1,7 @@
 import { DiscordFileError, discordChannelFiles, openDiscordExport, readDiscordMessages } from '../../sources/discord/channel-file.js';
 import type { SlackExport } from '../../sources/slack/index.js';
 import type { ChatDirectory, ChatDirectoryBuilder, MessageOutcome } from '../../transform/chat-export/index.js';
-import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, deletedStarterRoot, discordChannel, discordMessage, discordUser, noteReplyChain, snowflakeTimeMs, threadCreatedFor, type DiscordMessageContext } from '../../transform/discord/index.js';
+import { DiscordMessage, DiscordMessagePeople, ReplyRoots, THREAD_STARTER, THREAD_TYPES, deletedStarterRoot, discordChannel, discordMessage, noteReplyChain, snowflakeTimeMs, threadCreatedFor, type DiscordMessageContext } from '../../transform/discord/index.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import type { ChatExportAdapter } from '../chat-export/adapter.js';
 import { chatExportReader } from '../chat-export/read-stage.js';
@@ -9,6 +9,7 @@ import type { PlatformExportReader } from '../platform-export/types.js';
 import { AnsweredSystemMessages } from './answered-system.js';
 import { coveredByOwnFiles } from './deleted-starters.js';
 import { HeldReplies, mergeByTime } from './held-replies.js';
+import { LatestUsers } from './latest-users.js';
 import { planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
 /** DiscordChatExporter JSON exports as pipeline stages (docs/discord-migration.md). */
@@ -38,6 +39,7 @@ export const discordExportReader: PlatformExportReader = chatExportReader(discor
  */
 async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDirectoryBuilder, signal?: AbortSignal): Promise<void> {
   builder.setWorkspace(plan.workspace);
+  const users = new LatestUsers(builder);
   for (const [channelId, files] of plan.channels) {
     const authors = new Set<string>();
     const chains = files.some((f) => f.threadId !== undefined) ? new ReplyRoots() : undefined;
@@ -56,8 +58,9 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
         if (!parsed.ok) continue;
         const m = parsed.value;
         const at = { file: f.file, index: key };
-        // The first record of a user wins; later ones are not even mapped (pass 1 meets each author often).
-        const add = (u: typeof m.author) => builder.hasUser(u.id) || builder.addUser(discordUser(u, at));
+        const id = (value as { id?: unknown }).id;
+        const messageId = typeof id === 'string' && /^\d{1,20}$/.test(id) ? id : undefined;
+        const add = (u: typeof m.author) => users.note(u, messageId, at);
         add(m.author);
         authors.add(m.author.id);
         for (const u of m.mentions ?? []) add(u);

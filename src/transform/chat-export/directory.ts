@@ -60,6 +60,8 @@ export interface DirectoryRejection {
 export interface ChatDirectoryBuilder {
   /** A user the export has; the first record of an id wins (false for a later one). */
   addUser(user: SourceUser): boolean;
+  /** A later record of a user added before, which takes that one's place (Discord: the latest name wins). */
+  replaceUser(user: SourceUser): void;
   /** A user a record names: a placeholder unless the export has (or later adds) them. */
   noteUser(id: string, hint: UserHint, at: ExportPosition): void;
   /** The first record of a channel id wins (false for a later one); its members are noted. */
@@ -96,6 +98,10 @@ export function createChatDirectoryBuilder(platform: string): ChatDirectoryBuild
       // Kept for the whole run: a copy, so that no string of it pins the parser's input (detach-string.ts).
       users.set(user.id, structuredClone(user));
       return true;
+    },
+    replaceUser(user) {
+      // Same Map entry: the user keeps its place in the order names are allotted in.
+      if (users.has(user.id)) users.set(user.id, structuredClone(user));
     },
     noteUser,
     hasChannel: (id) => channels.has(id),
