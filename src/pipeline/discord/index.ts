@@ -33,9 +33,11 @@ export const discordExportReader: PlatformExportReader = chatExportReader(discor
 
 /**
  * Pass 1: every file's messages streamed once for their authors, mentioned and reacting users (an export
- * has no user list); a channel's members are the people who wrote in it or its threads. A channel with
- * thread files also has its reply chains followed, so that the messages pass knows, before it meets them,
- * which inline replies go into a thread that a file feeds (a thread opened on a reply joins its chain).
+ * has no user list; each as their latest message has them); a channel's members are the people who wrote
+ * in it or its threads. A channel with thread files also has its reply chains followed, so that the
+ * messages pass knows, before it meets them, which inline replies go into a thread that a file feeds (a
+ * thread opened on a reply joins its chain), and which threads lost their starter. The system messages a
+ * reply answers are noted, to be kept under `systemMessages: skip`.
  */
 async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDirectoryBuilder, signal?: AbortSignal): Promise<void> {
   builder.setWorkspace(plan.workspace);
