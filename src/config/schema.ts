@@ -55,7 +55,7 @@ const fieldRule = z
     field: fieldRef,
     type: valueType.optional(),
     split: z.string().min(1).optional().describe('Split text at this separator into an array; items are trimmed, empty items dropped; `type` applies to each item.'),
-    default: z.unknown().optional().describe('Used when the source value is missing, null or empty text. With `type`, coerced to it once when the pipeline loads (one it cannot take is a configuration error); with `split`, a list; with `map`, taken as written.'),
+    default: z.unknown().optional().describe('Used when the source value is missing, null or empty text. With `type`, coerced to it once when the pipeline loads (one it cannot take is a configuration error); with `split`, a list; with `map`, taken as written; with `ref: user`, a users-stage key (or list of keys), resolved as the values are.'),
     trim: z.boolean().optional().describe('Trim whitespace around text before anything else. Default false.'),
     unicode: z.enum(UNICODE_FORMS).optional().describe('Unicode normalisation of text (after trim): NFC, NFD, NFKC or NFKD.'),
     case: z.enum(['lower', 'upper']).optional().describe('Case folding of text (after unicode).'),

@@ -173,7 +173,10 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     if (rule.unicode) code += `if (typeof v === "string") v = v.normalize(${lit(rule.unicode)});\n`;
     if (rule.case) code += `if (typeof v === "string") v = v.${rule.case === 'lower' ? 'toLowerCase' : 'toUpperCase'}();\n`;
     if (rule.asName) code += `if (typeof v === "string") v = R.makeValidName(v, "");\nelse if (typeof v === "bigint") v = R.makeValidName(String(v), "");\n`;
-    code += `if ${missing('v')} v = ${fallback === undefined ? 'undefined' : constant(fallback)};\nelse {\n`;
+    // A default of a reference is a users-stage key like the values it stands in for, never a name: taken as
+    // written it would attach the record to whoever has that name, or to no one.
+    const missingValue = fallback === undefined ? 'undefined' : rule.ref === 'user' ? `R.userRef(L, ${constant(fallback)}, e, ${lit(path)}, ${src}, true)` : constant(fallback);
+    code += `if ${missing('v')} v = ${missingValue};\nelse {\n`;
     if (rule.split !== undefined) {
       code += `v = R.splitText(v, ${lit(rule.split)}, e, ${lit(path)}, ${src});\n`;
       if (type !== undefined) code += `if (v !== B) v = R.coerceEach(v, ${lit(type)}, e, ${lit(path)}, ${src});\n`;

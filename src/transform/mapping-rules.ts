@@ -66,13 +66,16 @@ function uniqueName(state: UniqueNames, value: unknown, sourceKey: string | unde
   return name;
 }
 
-/** `ref: user`: a users-stage source key (or a list of them) becomes the user's platform name. */
-function userRef(lookup: UserNameLookup | undefined, value: unknown, reasons: Reason[], path: string, source: string): unknown {
+/**
+ * `ref: user`: a users-stage source key (or a list of them) becomes the user's platform name. `fromDefault`:
+ * the key is the entry's `default` (the source field was missing), which the reason says.
+ */
+function userRef(lookup: UserNameLookup | undefined, value: unknown, reasons: Reason[], path: string, source: string, fromDefault = false): unknown {
   if (lookup === undefined) throw new TypeError(`${path}: "ref: user" needs the users stage's names (CompileMappingOptions.userNames)`);
   if (Array.isArray(value)) {
     let failed = false;
     const out = value.map((v, i) => {
-      const name = userRef(lookup, v, reasons, `${path}.${i}`, source);
+      const name = userRef(lookup, v, reasons, `${path}.${i}`, source, fromDefault);
       if (name === BAD) failed = true;
       return name;
     });
@@ -80,7 +83,8 @@ function userRef(lookup: UserNameLookup | undefined, value: unknown, reasons: Re
   }
   const name = lookup(conditionText(value));
   if (name !== undefined) return name;
-  reasons.push(reason(path, 'the key of a user that the users stage imported', value, source));
+  const why = fromDefault ? ' (the source field is missing, so the default was used)' : '';
+  reasons.push(reason(path, `the key of a user that the users stage imported${why}`, value, source));
   return BAD;
 }
 

@@ -129,6 +129,21 @@ describe('user references', () => {
     expect(reasons.map((r) => r.message)).toEqual(['members.1 (from source field "m"): expected the key of a user that the users stage imported, found "u9"']);
   });
 
+  it('read a default as a users-stage key too, never as a name: a default no user has rejects the record, saying it was the default', () => {
+    const user = { field: 'author_id', ref: 'user' as const, default: 'u2' };
+    expect(run({ user }, { author_id: '' }, undefined, lookup)).toEqual({ item: { user: 'bob-2' }, reasons: [] });
+    const { item, reasons } = run({ user: { ...user, default: 'bob' } }, {}, undefined, lookup);
+    expect(item).toEqual({});
+    expect(reasons.map((r) => r.message)).toEqual([
+      'user (from source field "author_id"): expected the key of a user that the users stage imported (the source field is missing, so the default was used), found "bob"',
+    ]);
+    const members = { field: 'm', split: '|', ref: 'user' as const, default: ['u1', 'u9'] };
+    expect(run({ members }, { m: 'u2' }, undefined, lookup).item).toEqual({ members: ['bob-2'] });
+    expect(run({ members }, {}, undefined, lookup).reasons.map((r) => r.field)).toEqual(['members.1']);
+    const mapped = { field: 't', map: { sys: 'u1' }, default: 'u2', ref: 'user' as const };
+    expect(run({ user: mapped }, {}, undefined, lookup).item).toEqual({ user: 'bob-2' });
+  });
+
   it('make a stage processor require the users table', () => {
     expect(() => createStageProcessor({ pipelineId: 'p', stage: 'messages', key: 'id', channel: 'c', mapping: { type: { const: 'TEXT' }, body: 'b', user: { field: 'a', ref: 'user' } } }, { channelIds: () => 1 })).toThrow(
       'needs deps.userNames',
