@@ -40,11 +40,11 @@ const conditionShape = {
   notEquals: z.unknown().optional().describe('Holds when the value is missing or differs from this.'),
   in: z.array(z.unknown()).optional().describe('Holds when the value is one of these.'),
   notIn: z.array(z.unknown()).optional().describe('Holds when the value is missing or none of these.'),
-  matches: z.string().optional().describe('Holds when the text matches this regular expression (JavaScript syntax).'),
-  empty: z.boolean().optional().describe('true: holds when missing, null or empty text; false: when present.'),
+  matches: z.string().optional().describe('Holds when the text, without the spaces around it, matches this regular expression (JavaScript syntax).'),
+  empty: z.boolean().optional().describe('true: holds when missing, null, or text of spaces only; false: when present.'),
 };
 
-const condition = z.strictObject(conditionShape).describe('A test on one source field: `field` and exactly one test. Values compare as text.');
+const condition = z.strictObject(conditionShape).describe('A test on one source field: `field` and exactly one test. Values compare as text, without the spaces around it (a spreadsheet\'s "yes " is yes).');
 
 const when = z
   .union([condition, z.array(condition).min(1)])
@@ -63,7 +63,7 @@ const fieldRule = z
     map: z
       .record(z.string(), z.unknown())
       .optional()
-      .describe('Value map: the source value, as text, → the value to use, taken as written (e.g. {c: PUBLIC, p: PRIVATE, d: DIRECT}). A value with no entry takes `default`; without a default the record is rejected, naming the value and the keys.'),
+      .describe('Value map: the source value, as text, → the value to use, taken as written (e.g. {c: PUBLIC, p: PRIVATE, d: DIRECT}). A value with no entry takes `default`; without a default the record is rejected, naming the value and the keys. Spaces around a value or a key are ignored.'),
     unique: z
       .enum(UNIQUE_POLICIES)
       .optional()

@@ -114,6 +114,17 @@ function typedDefault(value: unknown, type: ValueType | undefined, split: boolea
   return coerced;
 }
 
+/** A value map's entries by key without its surrounding spaces, as values are looked up (comparedText). */
+function mapTable(map: Record<string, unknown>, path: string): Map<string, unknown> {
+  const table = new Map<string, unknown>();
+  for (const [key, value] of Object.entries(map)) {
+    const text = key.trim();
+    if (table.has(text)) throw new MappingError(`${path}.map: the keys ${JSON.stringify(text)} and ${JSON.stringify(key)} are the same key (spaces around a value are ignored)`, `${path}.map`);
+    table.set(text, value);
+  }
+  return table;
+}
+
 const RUNTIME = { BAD, COERCERS, templateText, templateValueProblem, splitText, coerceEach, ...RULE_HELPERS };
 
 /**
@@ -183,7 +194,7 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     } else code += coerceCall(type, path, source);
     if (rule.map === undefined) code += textOutsideProperties(type, path);
     if (rule.map !== undefined) {
-      const table = new Map(Object.entries(rule.map));
+      const table = mapTable(rule.map, path);
       code += `v = R.mapValue(${constant(table)}, v, ${rule.default === undefined ? 'undefined' : constant(rule.default)}, e, ${lit(path)}, ${src});\n`;
     }
     if (rule.ref === 'user') {

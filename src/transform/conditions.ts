@@ -11,10 +11,18 @@ export type ConditionTest = (record: Record<string, unknown>) => boolean;
 
 export const CONDITION_OPERATORS = ['equals', 'notEquals', 'in', 'notIn', 'matches', 'empty'] as const;
 
-const isMissing = (v: unknown) => v === undefined || v === null || v === '';
+/** Missing, null, or text of spaces only (a spreadsheet cell that shows nothing). */
+const isMissing = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
 
-/** A value as conditions and value maps compare it: text as it is, a number (a bigint too) as its digits, a list or an object as its JSON. */
+/** A value as text, as a key or a property is matched: text as it is, a number (a bigint too) as its digits, a list or an object as its JSON. */
 export const conditionText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? stringifyJson(v) : String(v));
+
+/**
+ * A value as conditions and value maps compare it: conditionText without the spaces around a text, which a
+ * spreadsheet cell (`deleted `, `yes\u00a0`) does not show: a rule that read them would let such a record
+ * through without a word.
+ */
+export const comparedText = (v: unknown): string => (typeof v === 'string' ? v.trim() : conditionText(v));
 
 /**
  * Whether a source value is one of `values` (texts written in the pipeline file): compared as text, except
@@ -23,11 +31,11 @@ export const conditionText = (v: unknown): string => (typeof v === 'string' ? v 
  * match otherwise.
  */
 function listedText(values: readonly unknown[]): (v: unknown) => boolean {
-  const texts = new Set(values.map(conditionText));
+  const texts = new Set(values.map(comparedText));
   const booleans = booleanNames(texts);
   const numbers = new Set<number>();
   for (const t of texts) if (denotesNumber(t)) numbers.add(Number(t));
-  return (v) => (typeof v === 'boolean' ? booleans.has(v) : typeof v === 'number' ? numbers.has(v) || texts.has(conditionText(v)) : texts.has(conditionText(v)));
+  return (v) => (typeof v === 'boolean' ? booleans.has(v) : typeof v === 'number' ? numbers.has(v) || texts.has(conditionText(v)) : texts.has(comparedText(v)));
 }
 
 /** A number as JSON writes one (no leading zero: `007` is a code, which no JSON number is written as). */
@@ -109,7 +117,7 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
       }
       return (r) => {
         const v = valueAt(r, field);
-        return !isMissing(v) && re.test(conditionText(v));
+        return !isMissing(v) && re.test(comparedText(v));
       };
     }
     default: {

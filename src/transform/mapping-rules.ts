@@ -1,5 +1,5 @@
 import { BAD } from './coerce.js';
-import { conditionText, denotesNumber } from './conditions.js';
+import { comparedText, conditionText, denotesNumber } from './conditions.js';
 import { createNameAllocator, makeValidName, type NameAllocator } from './names.js';
 import type { UniquePolicy } from './mapping-spec.js';
 import { reason, type Reason } from './types.js';
@@ -38,7 +38,7 @@ function describeKeys(table: ReadonlyMap<string, unknown>): string {
  * compare), else the default, else a reason naming the keys.
  */
 function mapValue(table: ReadonlyMap<string, unknown>, value: unknown, fallback: unknown, reasons: Reason[], path: string, source: string): unknown {
-  const text = conditionText(value);
+  const text = comparedText(value);
   if (table.has(text)) return table.get(text);
   if (typeof value === 'boolean') for (const [key, entry] of table) if (key.toLowerCase() === text) return entry;
   if (typeof value === 'number') for (const [key, entry] of table) if (denotesNumber(key) && Number(key) === value) return entry;

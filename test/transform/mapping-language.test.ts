@@ -24,6 +24,12 @@ describe('value maps', () => {
     expect(run(mapping, { x: '1' }).item).toEqual({ n: 'one' });
   });
 
+  it('ignore the spaces around a value, as conditions do: "p " is p, not the default', () => {
+    expect(run({ type: { ...type, default: 'PUBLIC' } }, { t: 'p ' }).item).toEqual({ type: 'PRIVATE' });
+    expect(run({ type }, { t: ' d' }).item).toEqual({ type: 'DIRECT' });
+    expect(() => compileMapping({ type: { field: 't', map: { c: 'PUBLIC', ' c': 'PRIVATE' } } })).toThrow('type.map: the keys "c" and " c" are the same key');
+  });
+
   it('reject a value with no entry, naming the value, the field and the keys, unless a default is given', () => {
     const { item, reasons } = run({ type }, { t: 'x' });
     expect(item).toEqual({});

@@ -21,6 +21,16 @@ describe('skip rules', () => {
     expect(test({ status: 'active', n: '3', email: 'a@b.c', body: 'x', lang: 'de' })).toBe(-1);
   });
 
+  it('ignore the spaces around a text, as a spreadsheet cell "deleted " or "   " shows', () => {
+    expect(test({ status: 'deleted ', body: 'x', lang: 'en' })).toBe(0);
+    expect(test({ n: ' 2', body: 'x', lang: 'en' })).toBe(1);
+    expect(test({ email: 'a@example.com\t', body: 'x', lang: 'en' })).toBe(2);
+    expect(test({ body: '   ', lang: 'en' })).toBe(3);
+    expect(test({ body: 'x', lang: ' de ' })).toBe(-1);
+    expect(compileSkipRules([{ field: 'a', notEquals: 'x' }])({ a: ' x' })).toBe(-1);
+    expect(compileSkipRules([{ field: 'a', empty: false }])({ a: ' \u00a0' })).toBe(-1);
+  });
+
   it('refuses a rule without exactly one test, or with a bad regular expression, naming the rule', () => {
     expect(() => compileSkipRules([{ field: 'a' }])).toThrow(/skip\.0/);
     expect(() => compileSkipRules([{ field: 'a', equals: 1 }, { field: 'a', equals: 1, in: [1] }])).toThrow(/skip\.1/);
