@@ -21,7 +21,8 @@ export { runImport, type ImportRunOptions, type ImportRunDeps } from './pipeline
 export type { StageName } from './pipeline/state/events.js';
 export type { VerificationSummary } from './pipeline/verify/types.js';
 export { reportOf } from './pipeline/import/partial-report.js';
-export { runValidate, type ValidationResult } from './pipeline/import/run-validate.js';
+export { runValidate, type ValidationResult, type ValidateOptions } from './pipeline/import/run-validate.js';
+export type { RejectLine } from './pipeline/import/rejects-writer.js';
 export { readRunStatus, type RunStatusView } from './pipeline/import/read-status.js';
 export { formatReportTable, exitCodeForReport, type RunReport, type StageCounts, type RunStatus } from './pipeline/report.js';
 

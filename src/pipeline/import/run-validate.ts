@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PipelineConfig } from '../../config/index.js';
@@ -16,14 +16,21 @@ import { sourceOptionsOf } from './read-stage.js';
 import { StageChecks } from './stage-checks.js';
 import { runStage } from './stage-runner.js';
 import { skippedFolderOf } from './skipped-listing.js';
+import { readFirstRejects } from './first-rejects.js';
+import type { RejectLine } from './rejects-writer.js';
 
 export interface ValidationResult {
   stages: Partial<Record<StageName, StageCounts>>;
   totals: ReturnType<typeof sumTotals>;
   durationMs: number;
-  /** rejects.ndjson of every stage, in the validation's own folder. */
+  /**
+   * rejects.ndjson of every stage, in `outDir`. Empty without `outDir`: the files were in a temporary folder,
+   * removed before runValidate resolved (`rejects` has their first lines).
+   */
   rejectsFiles: Partial<Record<StageName, string>>;
-  /** The folder listing the skipped records (`<stage>.ndjson`), when a stage skipped any. */
+  /** The first rejects of each stage that rejected any (at most `keepRejects` each), as the rejects files list them. */
+  rejects: Partial<Record<StageName, RejectLine[]>>;
+  /** The folder listing the skipped records (`<stage>.ndjson`), when a stage skipped any and `outDir` was given. */
   skippedDir?: string;
   /** Mapped fields absent from the first records, and fields no record of a stage had. */
   warnings: RunWarning[];
@@ -34,13 +41,32 @@ export interface ValidationResult {
  * rejects), and the cross-references that can be checked offline — members and messages naming users the
  * users stage does not produce, and channels the channels stage does not produce.
  */
-export async function runValidate(config: PipelineConfig, options: { outDir?: string; signal?: AbortSignal } = {}): Promise<ValidationResult> {
-  const outDir = options.outDir ?? (await mkdtemp(join(tmpdir(), 'chatport-validate-')));
+export interface ValidateOptions {
+  /**
+   * Folder for the rejects and skipped files, kept (the caller's). Without one they are written to a
+   * temporary folder that is removed before runValidate settles: a service validating in a loop leaves
+   * nothing behind, and reads what it needs in the result's `rejects`.
+   */
+  outDir?: string;
+  /** Rejects per stage the result hands back in `rejects` (the first ones, in source order). Default 100. */
+  keepRejects?: number;
+  signal?: AbortSignal;
+}
+
+const KEPT_REJECTS = 100;
+
+export async function runValidate(config: PipelineConfig, options: ValidateOptions = {}): Promise<ValidationResult> {
+  const temporary = options.outDir === undefined ? await mkdtemp(join(tmpdir(), 'chatport-validate-')) : undefined;
   const interruption = interruptionSignal(options.signal);
   try {
-    return await validateStages(config, outDir, interruption.signal);
+    const result = await validateStages(config, options.outDir ?? temporary!, interruption.signal);
+    result.rejects = await readFirstRejects(result.rejectsFiles, options.keepRejects ?? KEPT_REJECTS);
+    if (temporary === undefined) return result;
+    const { skippedDir: _gone, ...kept } = result;
+    return { ...kept, rejectsFiles: {} };
   } finally {
     interruption.release();
+    if (temporary !== undefined) await rm(temporary, { recursive: true, force: true });
   }
 }
 
@@ -80,5 +106,5 @@ async function validateStages(config: PipelineConfig, outDir: string, signal: Ab
     rejectsFiles[stage] = paths.stageRejects(runId, stage);
   }
   const skippedDir = await skippedFolderOf(paths, runId, Object.keys(stages) as StageName[]);
-  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles, ...(skippedDir ? { skippedDir } : {}), warnings };
+  return { stages, totals: sumTotals(stages), durationMs: realNow() - startedAt, rejectsFiles, rejects: {}, ...(skippedDir ? { skippedDir } : {}), warnings };
 }
