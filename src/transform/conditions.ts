@@ -2,6 +2,7 @@ import { MappingError } from './compile-mapping-error.js';
 import { stringifyJson } from '../shared/lossless-json.js';
 import type { Condition } from './mapping-spec.js';
 import { fieldRefName, valueAt } from './source-fields.js';
+import { isBlank } from './idempotency.js';
 
 /**
  * Tests on one source field's value, shared by skip rules (`skip:`) and conditional mapping entries
@@ -12,7 +13,7 @@ export type ConditionTest = (record: Record<string, unknown>) => boolean;
 export const CONDITION_OPERATORS = ['equals', 'notEquals', 'in', 'notIn', 'matches', 'empty'] as const;
 
 /** Missing, null, or text of spaces only (a spreadsheet cell that shows nothing). */
-const isMissing = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && v.trim() === '');
+const isMissing = (v: unknown) => v === undefined || v === null || (typeof v === 'string' && isBlank(v));
 
 /** A value as text, as a key or a property is matched: text as it is, a number (a bigint too) as its digits, a list or an object as its JSON. */
 export const conditionText = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'object' ? stringifyJson(v) : String(v));

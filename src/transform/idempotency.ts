@@ -28,7 +28,7 @@ export function idempotencyKeysOf(pipelineId: string, stage: StageKind): (source
 
 /**
  * The text of a record's source key: one field's value as text, or for several key fields the JSON array
- * of their texts. Undefined when any part is missing (undefined, null or empty text) or is no key at all
+ * of their texts. Undefined when any part is missing (undefined, null, empty text or spaces only) or is no key at all
  * (isKeyless: the record is rejected, saying so).
  */
 export function sourceKeyOf(values: readonly unknown[]): string | undefined {
@@ -44,9 +44,13 @@ export function sourceKeyOf(values: readonly unknown[]): string | undefined {
 
 function keyText(v: unknown): string | undefined {
   if (v === undefined || v === null || v === '' || isKeyless(v)) return undefined;
-  if (typeof v === 'string') return v;
+  // Text of spaces only shows as an empty cell: taken as a key, every such record would be one record.
+  if (typeof v === 'string') return isBlank(v) ? undefined : v;
   return String(v);
 }
+
+/** Text of spaces only (a spreadsheet cell that shows nothing; conditions take it for empty too). */
+export const isBlank = (text: string): boolean => text.trim() === '';
 
 /**
  * A value that names nothing as a key: an object, a list, true or false (from JSON sources). Its JSON text

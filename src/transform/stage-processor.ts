@@ -1,7 +1,7 @@
 import { resolveChannelId } from './channel-ref.js';
 import type { ChannelIdLookup } from './channel-ref.js';
 import { compileMapping, MappingError } from './compile-mapping.js';
-import { idempotencyKeysOf, isKeyless, sourceKeyOf } from './idempotency.js';
+import { idempotencyKeysOf, isBlank, isKeyless, sourceKeyOf } from './idempotency.js';
 import type { NestedMapping, SkipRule } from './mapping-spec.js';
 import { compileSkipRules, describeSkipRule } from './skip-rules.js';
 import { roundedIdReason } from './rounded-ids.js';
@@ -154,7 +154,7 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
     const reasons: Reason[] = [];
     const sourceKey = sourceKeyOf(keyFields.length === 1 ? [record[keyFields[0]!]] : keyFields.map((f) => record[f]));
     if (sourceKey === undefined)
-      reasons.push(keylessReason(record, keyFields, 'idempotencyKey', 'the source key') ?? reason('idempotencyKey', `a source key (${keyFields.length === 1 ? 'field' : 'fields'} ${keyName})`, undefined, keyName));
+      reasons.push(keylessReason(record, keyFields, 'idempotencyKey', 'the source key') ?? missingKeyReason(record, keyFields, keyName));
     else {
       const rounded = roundedIdReason(record, keyFields, 'idempotencyKey');
       if (rounded) reasons.push(rounded);
@@ -206,6 +206,12 @@ export function createStageProcessor(spec: StageProcessorSpec, deps: StageProces
 function keylessReason(record: Record<string, unknown>, fields: readonly string[], itemField: string, what: string): Reason | undefined {
   const field = fields.find((f) => isKeyless(record[f]));
   return field === undefined ? undefined : reason(itemField, `text or a number (${what})`, record[field], field);
+}
+
+/** The reason for a record without a key, showing a key field of spaces only as it is (not as missing). */
+function missingKeyReason(record: Record<string, unknown>, fields: readonly string[], keyName: string): Reason {
+  const blank = fields.find((f) => typeof record[f] === 'string' && record[f] !== '' && isBlank(record[f]));
+  return reason('idempotencyKey', `a source key (${fields.length === 1 ? 'field' : 'fields'} ${keyName})`, blank === undefined ? undefined : record[blank], blank ?? keyName);
 }
 
 /** A mapping's message led by its path in the mapping (`properties.x: …`), led by its path in the stage instead. */

@@ -69,6 +69,17 @@ describe('createStageProcessor', () => {
       expect(() => createStageProcessor({ ...users, mapping: { ...users.mapping, properties: { [name]: 'login' } } })).toThrow(`mapping.properties.${name}: chatport sets ${name} itself`);
   });
 
+  it('takes a key of spaces only (a spreadsheet cell that shows nothing) for none: every such record was one key', () => {
+    expect(sourceKeyOf(['  '])).toBeUndefined();
+    expect(sourceKeyOf(['a', '\u00a0'])).toBeUndefined();
+    expect(sourceKeyOf([' a '])).toBe(' a ');
+    const result = process({ record: { id: '  ', login: 'ann', first: 'Ann', guest: 'no' }, position: at(3) });
+    expect(result.kind === 'rejected' && result.reasons.map((r) => r.message)).toEqual(['idempotencyKey (from source field "id"): expected a source key (field id), found "  "']);
+    const messages = createStageProcessor({ pipelineId: 'demo', stage: 'messages', key: 'id', channel: 'c', mapping: { type: { const: 'TEXT' }, user: 'u', body: 'b' } }, { channelIds: (k) => (k === '  ' ? 1 : undefined) });
+    const message = messages({ record: { id: 'm1', c: '  ', u: 'ann', b: 'hi' }, position: at(4) });
+    expect(message.kind === 'rejected' && message.reasons.map((r) => r.field)).toEqual(['channelId']);
+  });
+
   it('rejects with every reason, once per field, with the position and the raw record', () => {
     const record = { id: '', login: '', first: 'Ann', guest: 'maybe', joined: 'soon', extra: 'x' };
     const result = process({ record, position: at(9) });
