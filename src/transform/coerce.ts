@@ -55,8 +55,14 @@ function toNumber(value: unknown, reasons: Reason[], field: string, source: stri
       const n = Number(text);
       // Rounding to the nearest double is a number's nature; becoming 0 or Infinity (null) is not.
       const lost = lostInDouble(text, n);
-      if (lost === undefined) return n;
-      reasons.push(reason(field, `a number a double holds (${DOUBLE_RANGE}; this one would arrive as ${arrivesAs(lost)}): map this field with type string to keep its text`, value, source));
+      if (lost !== undefined) {
+        reasons.push(reason(field, `a number a double holds (${DOUBLE_RANGE}; this one would arrive as ${arrivesAs(lost)}): map this field with type string to keep its text`, value, source));
+        return BAD;
+      }
+      // A fraction rounds to the nearest double, as any float (and so does 1.5e308, written as a float); a
+      // whole number written in digits becoming another one (an id of 17 digits) is another id, refused.
+      if (Math.abs(n) <= Number.MAX_SAFE_INTEGER || !WHOLE_DIGITS.test(text) || keepsWholeNumber(text, n)) return n;
+      reasons.push(reason(field, `a whole number a double holds (within ±${Number.MAX_SAFE_INTEGER}, or one such as 100000000000000000000 that a double holds exactly; this one would arrive as ${String(n)}): map this field with type string to keep its digits`, value, source));
       return BAD;
     }
   }
@@ -82,6 +88,12 @@ function wholeNumberOf(text: string): number | 'beyond' | undefined {
   const n = Number(`${sign}${significant}${'0'.repeat(scale)}`);
   return Number.isSafeInteger(n) ? n : 'beyond';
 }
+
+/** A whole number written in digits, as ids are (`12345678901234567`, `-42.00`): no exponent, no fraction but zeros. */
+const WHOLE_DIGITS = /^[+-]?\d+(?:\.0*)?$/;
+
+/** Whether the double `n` read from a WHOLE_DIGITS text is exactly the text's value. */
+const keepsWholeNumber = (text: string, n: number): boolean => BigInt(text.replace(/\..*$/, '')) === BigInt(n);
 
 function toInteger(value: unknown, reasons: Reason[], field: string, source: string | undefined): unknown {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return value;

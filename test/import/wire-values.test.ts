@@ -28,12 +28,13 @@ stages:
     mapping: { type: { const: TEXT }, body: t, user: a, properties: { geo: { lat: lat }, n: { field: n, type: number } } }
 `;
 
-const users = 'id,name,n\n1,wv-b1,123456789012345678\n2,wv-b2,-0\n3,wv-b3,9007199254740993\n7,wv-b7,100000000000000000000\n8,wv-b8,42\n';
+// Written with an exponent: a whole number in plain digits that its double changes is refused (an id), these round as floats.
+const users = 'id,name,n\n1,wv-b1,1.23456789012345678e17\n2,wv-b2,-0\n3,wv-b3,9007199254740993e0\n7,wv-b7,100000000000000000000\n8,wv-b8,42\n';
 const channels = 'key,name\nc1,wv-c1\n';
 // -0.0 is what Python's json.dumps writes for a negative zero.
 const messages = [
   '{"id":"m1","ch":"c1","a":"wv-b1","t":"hello","lat":-0.0}',
-  '{"id":"m2","ch":"c1","a":"wv-b1","t":"hello2","lat":1.5,"n":"123456789012345678"}',
+  '{"id":"m2","ch":"c1","a":"wv-b1","t":"hello2","lat":1.5,"n":"1.23456789012345678e17"}',
   '{"id":"m3","ch":"c1","a":"wv-b1","t":"hello3","lat":0,"n":"100000000000000000000"}',
 ].join('\n');
 

@@ -42,6 +42,20 @@ describe('number and integer texts are never silently changed (a CSV cell)', () 
       expect(COERCERS.number(text, [], 'n', 'n'), text).toBe(n);
   });
 
+  it('type number refuses a whole number a double would hold as another one (a spreadsheet id of 17 digits), naming type string', () => {
+    for (const text of ['9007199254740993', '12345678901234567', '-12345678901234567.0', '+98765432109876543210']) {
+      const reasons: Reason[] = [];
+      expect(COERCERS.number(text, reasons, 'properties.n', 'n'), text).toBe(BAD);
+      expect(reasons.map((r) => r.message), text).toEqual([
+        `properties.n (from source field "n"): expected a whole number a double holds (within ±9007199254740991, or one such as 100000000000000000000 that a double holds exactly; this one would arrive as ${String(Number(text))}): map this field with type string to keep its digits, found ${JSON.stringify(text)}`,
+      ]);
+    }
+    expect(COERCERS.number(12345678901234567n, [], 'n', 'n')).toBe(BAD);
+    // Whole numbers a double holds, and fractions and exponents, which round to the nearest double as any float does.
+    for (const [text, n] of [['9007199254740992', 2 ** 53], ['1e20', 1e20], ['100000000000000000000', 1e20], ['-9007199254740991', -9007199254740991], ['0.1', 0.1], ['12345678901234567.5', 12345678901234568], ['1.5e308', 1.5e308], ['12345678901234567e0', 12345678901234568]] as const)
+      expect(COERCERS.number(text, [], 'n', 'n'), text).toBe(n);
+  });
+
   it('type integer takes a text only when it denotes a whole number itself, never through rounding', () => {
     const integer = (text: string | number) => {
       const reasons: Reason[] = [];
