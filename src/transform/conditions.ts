@@ -80,6 +80,7 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
       `${path}.${op}: a value is compared as text, and null is none: for a missing, null or empty value write \`empty: true\` (\`empty: false\` for a present one); for the text "null", quote it`,
       `${path}.${op}`,
     );
+  checkComparedValues(rule, op, path);
   switch (op) {
     case 'equals': {
       const listed = listedText([rule.equals]);
@@ -125,6 +126,28 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
       const wantEmpty = rule.empty === true;
       return (r) => isMissing(valueAt(r, field)) === wantEmpty;
     }
+  }
+}
+
+const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : 'an object');
+const isListOrObject = (v: unknown) => typeof v === 'object' && v !== null;
+
+/**
+ * A list or an object where a value is compared (`equals: [a, b]`, meaning `in`) and an empty `in` list: a
+ * rule that never holds (or, with notEquals/notIn, always), which a skip rule or a `when` obeys without a word.
+ */
+function checkComparedValues(rule: Condition, op: (typeof CONDITION_OPERATORS)[number], path: string): void {
+  const at = `${path}.${op}`;
+  const value = rule[op];
+  if ((op === 'equals' || op === 'notEquals') && isListOrObject(value))
+    throw new MappingError(
+      `${at}: compares one value, found ${kindOf(value)}; for any of several values write \`${op === 'equals' ? 'in' : 'notIn'}: [x, y]\` (to compare with a JSON list or object of the source, quote its JSON text)`,
+      at,
+    );
+  if ((op === 'in' || op === 'notIn') && Array.isArray(value)) {
+    if (value.length === 0) throw new MappingError(`${at}: an empty list, which no value is in; list the values, or remove the condition`, at);
+    const nested = value.find(isListOrObject);
+    if (nested !== undefined) throw new MappingError(`${at}: compares values, found ${kindOf(nested)} among them (to compare with a JSON list or object of the source, quote its JSON text)`, at);
   }
 }
 

@@ -36,5 +36,10 @@ describe('skip rules', () => {
     expect(() => compileSkipRules([{ field: 'a', equals: 1 }, { field: 'a', equals: 1, in: [1] }])).toThrow(/skip\.1/);
     expect(() => compileSkipRules([{ field: 'a', matches: '(' }])).toThrow(MappingError);
     expect(() => compileSkipRules([{ field: 'a', matches: '(' }])).toThrow(expect.objectContaining({ details: expect.objectContaining({ path: 'skip.0.matches' }) }));
+    // A list or an object has no text a value could equal, and an empty list holds for no value: either rule would never (or always) hold.
+    expect(() => compileSkipRules([{ field: 'a', equals: ['x', 'y'] }])).toThrow('skip.0.equals: compares one value, found a list; for any of several values write `in: [x, y]`');
+    expect(() => compileSkipRules([{ field: 'a', notEquals: { x: 1 } }])).toThrow('skip.0.notEquals: compares one value, found an object');
+    expect(() => compileSkipRules([{ field: 'a', in: [] }])).toThrow('skip.0.in: an empty list, which no value is in');
+    expect(() => compileSkipRules([{ field: 'a', notIn: ['x', ['y']] }])).toThrow('skip.0.notIn: compares values, found a list among them');
   });
 });
