@@ -111,6 +111,11 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
       };
     }
     case 'matches': {
+      if (REGEX_LITERAL.test(rule.matches ?? ''))
+        throw new MappingError(
+          `${path}.matches: ${JSON.stringify(rule.matches)} is written as a JavaScript /pattern/flags literal, which no text matches here: write the pattern alone (\`^bot\`; for any case, \`^[Bb][Oo][Tt]\`)`,
+          `${path}.matches`,
+        );
       let re: RegExp;
       try {
         re = new RegExp(rule.matches ?? '');
@@ -128,6 +133,9 @@ export function compileCondition(rule: Condition, path: string): ConditionTest {
     }
   }
 }
+
+/** `/^…/flags` or `/…$/flags`: a `^` after a `/` or a `$` before one matches nothing (no multiline flag here). */
+const REGEX_LITERAL = /^\/(?:\^.*\/|.*\$\/)[dgimsuyv]*$/;
 
 const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : 'an object');
 const isListOrObject = (v: unknown) => typeof v === 'object' && v !== null;

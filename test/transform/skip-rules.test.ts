@@ -40,6 +40,10 @@ describe('skip rules', () => {
     expect(() => compileSkipRules([{ field: 'a', equals: ['x', 'y'] }])).toThrow('skip.0.equals: compares one value, found a list; for any of several values write `in: [x, y]`');
     expect(() => compileSkipRules([{ field: 'a', notEquals: { x: 1 } }])).toThrow('skip.0.notEquals: compares one value, found an object');
     expect(() => compileSkipRules([{ field: 'a', in: [] }])).toThrow('skip.0.in: an empty list, which no value is in');
+    // Written as a JavaScript literal, a pattern holds a `^` after a `/` (or a `$` before one): it matches no text.
+    for (const matches of ['/^bot/i', '/^bot-/', '/-bot$/'])
+      expect(() => compileSkipRules([{ field: 'a', matches }]), matches).toThrow(`skip.0.matches: ${JSON.stringify(matches)} is written as a JavaScript /pattern/flags literal, which no text matches here: write the pattern alone`);
+    expect(compileSkipRules([{ field: 'a', matches: '/archive/' }])({ a: 'x/archive/y' })).toBe(0);
     expect(() => compileSkipRules([{ field: 'a', notIn: ['x', ['y']] }])).toThrow('skip.0.notIn: compares values, found a list among them');
   });
 });
