@@ -81,11 +81,26 @@ function userRef(lookup: UserNameLookup | undefined, value: unknown, reasons: Re
     });
     return failed ? BAD : out;
   }
-  const name = lookup(conditionText(value));
+  const key = conditionText(value);
+  const name = lookup(key);
   if (name !== undefined) return name;
   const why = fromDefault ? ' (the source field is missing, so the default was used)' : '';
-  reasons.push(reason(path, `the key of a user that the users stage imported${why}`, value, source));
+  const near = nearKey(lookup, key);
+  const hint = near === undefined ? '' : ` (the key ${JSON.stringify(near)} differs from it only in spaces, case or Unicode form: set trim, case or unicode on this entry)`;
+  reasons.push(reason(path, `the key of a user that the users stage imported${why}${hint}`, value, source));
   return BAD;
+}
+
+/**
+ * A users-stage key that reads as `key` does (a spreadsheet's ` U1`, `u1`, a combining accent): looked for
+ * only when `key` names no user, so that the reason can say which option would make it one.
+ */
+function nearKey(lookup: UserNameLookup, key: string): string | undefined {
+  const trimmed = key.trim();
+  const forms = [trimmed, trimmed.normalize('NFC'), trimmed.normalize('NFD')];
+  for (const form of [...forms, ...forms.map((f) => f.toLowerCase()), ...forms.map((f) => f.toUpperCase())])
+    if (form !== key && lookup(form) !== undefined) return form;
+  return undefined;
 }
 
 /**

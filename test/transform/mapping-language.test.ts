@@ -150,6 +150,16 @@ describe('user references', () => {
     expect(run({ user: mapped }, {}, undefined, lookup).item).toEqual({ user: 'bob-2' });
   });
 
+  it('name, for a key no user has, the key that reads the same but for spaces, case or Unicode form', () => {
+    const keys = new Map([['U1', 'ann'], ['Jos\u00e9', 'jose']]);
+    const lookupKeys = (k: string) => keys.get(k);
+    const messages = (value: string) => run({ user: { field: 'a', ref: 'user' } }, { a: value }, undefined, lookupKeys).reasons.map((r) => r.message);
+    expect(messages(' U1')).toEqual(['user (from source field "a"): expected the key of a user that the users stage imported (the key "U1" differs from it only in spaces, case or Unicode form: set trim, case or unicode on this entry), found " U1"']);
+    expect(messages('u1')[0]).toContain('(the key "U1" differs from it only');
+    expect(messages('Jose\u0301')[0]).toContain('(the key "José" differs from it only');
+    expect(messages('U2')).toEqual(['user (from source field "a"): expected the key of a user that the users stage imported, found "U2"']);
+  });
+
   it('make a stage processor require the users table', () => {
     expect(() => createStageProcessor({ pipelineId: 'p', stage: 'messages', key: 'id', channel: 'c', mapping: { type: { const: 'TEXT' }, body: 'b', user: { field: 'a', ref: 'user' } } }, { channelIds: () => 1 })).toThrow(
       'needs deps.userNames',
