@@ -156,4 +156,13 @@ describe('verification against the sandbox', () => {
     expect(saved.verification?.status).toBe('exact');
     expect(formatReportTable(report)).toMatch(/messages\s+8 of 8 verified on the platform/);
   });
+
+  it('an import stopped before its messages (150,000 of them missing) is reported, not ended with exit 1', async () => {
+    const { dir, config } = await importGenerated('stopped', { users: 2, channels: 1, messages: 0 });
+    // The source holds the messages the run never sent: more than one call's arguments can carry (about 125,000).
+    await writeCsvs(dir, generateCsvs({ users: 2, channels: 1, messages: 150_000 }, 'stopped-'));
+    const result = await runVerify({ config, ...FAST_EXPORT }, { client: f.client });
+    expect(result.summary.counts.missing).toBe(150_000);
+    expect(result.summary.stages.messages).toMatchObject({ expected: 150_000, verified: 0 });
+  }, 30_000);
 });

@@ -3,6 +3,7 @@ import { closestPairs } from './closest-pairs.js';
 import { TokenExtras } from './token-extras.js';
 import { ExpectedMessages, PlatformMessages, sameToken, type Interner } from './message-columns.js';
 import type { DifferenceKind } from './types.js';
+import { appendAll } from '../../shared/append-all.js';
 
 /** A difference in the messages stage before it is tied back to the source (by ordinal) and explained. */
 export interface MessageFinding {
@@ -73,8 +74,8 @@ export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number>
     const p = sides.platform.get(channelKey) ?? empty.p;
     const alignment = align(e.count, p.count, (i, j) => sameToken(e, i, p, j), options);
     if (!alignment.shortest) result.approximate.push(channelKey);
-    hunks.push(...hunksOf(alignment.ops).map((h) => ({ channelKey, ...h })));
-    if (alignment.ops.length > 0) result.regions.push(...regionsOf(channelKey, alignment.ops, e, p));
+    appendAll(hunks, hunksOf(alignment.ops).map((h) => ({ channelKey, ...h })));
+    if (alignment.ops.length > 0) appendAll(result.regions, regionsOf(channelKey, alignment.ops, e, p));
     forEachMatch(alignment.ops, e.count, p.count, (i, j) => {
       result.verified++;
       const ordinal = e.ordinal[i]!;

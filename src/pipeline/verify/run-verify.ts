@@ -29,6 +29,7 @@ import { orphansHeld } from './verify-orphans.js';
 import { RepliesOnPlatform, unexpectedReplies } from './unexpected-replies.js';
 import { readRunChannelIds } from './run-channel-ids.js';
 import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
+import { appendAll } from '../../shared/append-all.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -129,7 +130,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const differences: Difference[] = [];
   const stages: Partial<Record<StageName, StageVerification>> = {};
   const record = (stage: StageName, expectedCount: number, result: { differences: Difference[]; verified: number }) => {
-    differences.push(...result.differences);
+    appendAll(differences, result.differences);
     stages[stage] = stageVerification(expectedCount, result.verified, result.differences);
   };
 
@@ -137,7 +138,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     const compared = compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey, judged);
     // Before the platform's messages are read: expected.authors then holds the source's authors only.
     const sourceNames = await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read));
-    compared.differences.push(...usersNamedForOthers(config, sourceNames, users, expected));
+    appendAll(compared.differences, usersNamedForOthers(config, sourceNames, users, expected));
     record('users', expected.users.length, compared);
     if (compared.renamed.size > 0) compareAsRenamed(config, expected, compared.renamed);
   }
@@ -163,7 +164,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds, repliesHeld);
     // Free when every message holds the replies the source gives it; threads are read only where more are held.
     const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
-    threads.differences.push(...unexpected.differences);
+    appendAll(threads.differences, unexpected.differences);
     if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
     const result = await verifyMessages({
       config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,

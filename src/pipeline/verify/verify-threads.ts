@@ -10,6 +10,7 @@ import { MessageIdSet } from './key-set.js';
 import type { Interner } from './message-columns.js';
 import { messageContentDifferences, type SourceMessage } from './source-messages.js';
 import type { Difference } from './types.js';
+import { appendAll } from '../../shared/append-all.js';
 
 /**
  * Reply threads (docs/threads.md): each root's thread must hold exactly the source's replies to it, in
@@ -116,7 +117,7 @@ export async function verifyThreads(
   });
   for await (const { parent, channelKey, thread, group, held } of reads) {
     if (held === undefined) {
-      out.orphans.push(...group);
+      appendAll(out.orphans, group);
       continue;
     }
     countRootThread(out.rootThreads, String(thread), channelKey, held.length);
@@ -135,9 +136,9 @@ export async function verifyThreads(
 export async function settleThreads(threads: ThreadsVerification, strays: readonly Stray[], replies: ExpectedReplies, nameReplies: NameReplies, channel: ChannelMoves = { missing: [], keyOf: () => undefined }): Promise<void> {
   const { findings, checks } = threads.pending;
   const unclaimed = pairMoves(findings, [...threads.pending.strays, ...strays], replies);
-  threads.differences.push(...pairIntoThreads(channel, unclaimed).map((s) => s.extra));
+  appendAll(threads.differences, pairIntoThreads(channel, unclaimed).map((s) => s.extra));
   const described = await describeReplyFindings(findings, checks, replies, nameReplies);
-  threads.differences.push(...described.differences);
+  appendAll(threads.differences, described.differences);
   threads.verified -= described.changedOnCheck;
   threads.contentChecked += checks.length;
   threads.pending = { findings: [], checks: [], strays: [] };
