@@ -50,7 +50,12 @@ function keyText(v: unknown): string | undefined {
 }
 
 /** Text of spaces only (a spreadsheet cell that shows nothing; conditions take it for empty too). */
-export const isBlank = (text: string): boolean => text.trim() === '';
+export function isBlank(text: string): boolean {
+  // Per key field of every record: text starting with a printable ASCII character is not blank, without trim's copy.
+  const first = text.charCodeAt(0);
+  if (first > 0x20 && first < 0x7f) return false;
+  return text.trim() === '';
+}
 
 /**
  * A value that names nothing as a key: an object, a list, true or false (from JSON sources). Its JSON text
