@@ -143,7 +143,8 @@ export class Renderer {
     return {
       createdTime: iso(at),
       _links: {
-        self: link(`${b}/channels/${channel}/members/${user}`),
+        // No operation reads one membership (§4 has only DELETE at /members/{user_id}): self is the list holding it, as for invites.
+        self: link(`${b}/channels/${channel}/memberships`),
         channel: link(`${b}/channels/${channel}`),
         user: link(`${b}/users/${user}`),
       },
@@ -186,7 +187,8 @@ export class Renderer {
       userAgent: session.userAgent,
       endTime: session.endTime === undefined ? undefined : iso(session.endTime),
       createdTime: iso(session.createdTime),
-      _links: { self: link(`${b}/user-sessions/${id}`) },
+      // No operation reads one session (decisions.md gives only the lists): links to what answers, no self.
+      _links: { user: link(`${b}/users/${this.ids.toWire(session.userId)}`) },
     });
   }
 
@@ -200,7 +202,7 @@ export class Renderer {
       state: session.state,
       endTime: session.endTime === undefined ? undefined : iso(session.endTime),
       createdTime: iso(session.createdTime),
-      _links: { self: link(`${b}/chat-sessions/${id}`), channel: link(`${b}/channels/${this.ids.toWire(session.channelId)}`) },
+      _links: { channel: link(`${b}/channels/${this.ids.toWire(session.channelId)}`) },
     });
   }
 

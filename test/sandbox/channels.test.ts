@@ -192,7 +192,7 @@ describe('channel members and memberships', () => {
     expect(memberships.json._embedded.memberships[0]).toEqual({
       createdTime: expect.stringMatching(ISO),
       _links: {
-        self: { href: `${t.url}/channels/2/members/2` },
+        self: { href: `${t.url}/channels/2/memberships` },
         channel: { href: `${t.url}/channels/2` },
         user: { href: `${t.url}/users/2` },
       },

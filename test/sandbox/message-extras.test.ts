@@ -164,9 +164,9 @@ describe('keystrokes', () => {
   it('channel and thread keystrokes echo the keys with the username; the user must be a member', async () => {
     const k = await t.call('/channels/1/keystrokes', { method: 'POST', body: { keys: 'typ', user: { username: 'alice' } }, headers: { 'content-type': 'application/json' } });
     expect(k.status).toBe(200);
-    expect(k.json).toEqual({ keys: 'typ', username: 'alice', _links: { self: { href: `${t.url}/channels/1/keystrokes` } } });
+    expect(k.json).toEqual({ keys: 'typ', username: 'alice', _links: { channel: { href: `${t.url}/channels/1` } } });
     const thread = await t.call('/threads/2/keystrokes', { method: 'POST', body: { keys: 'x', user: { id: 2 } } });
-    expect(thread.json).toMatchObject({ keys: 'x', username: 'bob' });
+    expect(thread.json).toEqual({ keys: 'x', username: 'bob', _links: { thread: { href: `${t.url}/threads/2` }, channel: { href: `${t.url}/channels/1` } } });
     expect((await t.call('/channels/2/keystrokes', { method: 'POST', body: { keys: 'x', user: { username: 'alice' } } })).status).toBe(400);
     expect((await t.call('/channels/1/keystrokes', { method: 'POST', body: { keys: '', user: { username: 'alice' } } })).status).toBe(400);
     expect((await t.call('/channels/1/keystrokes', { method: 'POST', token: t.sandbox.issueToken({ scopes: ['read:channel', 'read:user'] }), body: { keys: 'a', user: { id: 1 } } })).status).toBe(403);

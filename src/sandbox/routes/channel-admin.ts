@@ -31,8 +31,8 @@ export const channelAdminRoutes: Route[] = [
       const channel = channelOr404(ctx, app);
       const body = await readBody(ctx, ChannelEvent);
       const user = body.user ? app.store.users.get(bodyUserId(app, body.user, 'user')) : undefined;
-      const self = `${app.baseUrl()}/channels/${app.ids.toWire(channel.id)}/events`;
-      sendJson(ctx, 200, { type: body.type, ...(user ? { user: app.render.user(user) } : {}), properties: body.properties, _links: { self: { href: self }, channel: { href: `${app.baseUrl()}/channels/${app.ids.toWire(channel.id)}` } } });
+      // An event is not kept and no operation reads one back: no `self` (it would answer 405), the channel instead.
+      sendJson(ctx, 200, { type: body.type, ...(user ? { user: app.render.user(user) } : {}), properties: body.properties, _links: { channel: { href: `${app.baseUrl()}/channels/${app.ids.toWire(channel.id)}` } } });
     },
   },
   {

@@ -25,12 +25,17 @@ function messageOr404(ctx: Ctx, app: SandboxApp, name = 'id'): MessageRec {
   return message;
 }
 
-/** Keystrokes are not kept: the answer echoes them with the user's name. */
-async function keystrokes(ctx: Ctx, app: SandboxApp, channelId: number, self: string): Promise<void> {
+/**
+ * Keystrokes are not kept: the answer echoes them with the user's name. No operation reads keystrokes back,
+ * so the answer links the channel (and thread) they were typed in, not a `self` that would answer 405.
+ */
+async function keystrokes(ctx: Ctx, app: SandboxApp, channelId: number, threadPath?: string): Promise<void> {
   const body = await readBody(ctx, Keystrokes);
   const userId = bodyUserId(app, body.user, 'user');
   if (!app.store.members.get(channelId)?.has(userId)) throw clientError(`field 'user': not a member of the channel`);
-  sendJson(ctx, 200, { keys: body.keys, username: app.store.users.get(userId)!.name, _links: { self: { href: `${app.baseUrl()}${self}` } } });
+  const b = app.baseUrl();
+  const links = { ...(threadPath === undefined ? {} : { thread: { href: `${b}${threadPath}` } }), channel: { href: `${b}/channels/${app.ids.toWire(channelId)}` } };
+  sendJson(ctx, 200, { keys: body.keys, username: app.store.users.get(userId)!.name, _links: links });
 }
 
 type Summary = { messageId: number; channelId: number; readCount: number; lastReadTime: number };
@@ -56,7 +61,7 @@ export const messageExtraRoutes: Route[] = [
     method: 'POST',
     path: '/channels/:id/keystrokes',
     scopes: ['read:channel', 'read:user', 'create:keystrokes'],
-    handler: (ctx, app) => keystrokes(ctx, app, channelOr404(ctx, app).id, ctx.path),
+    handler: (ctx, app) => keystrokes(ctx, app, channelOr404(ctx, app).id),
   },
   {
     method: 'POST',
@@ -65,7 +70,7 @@ export const messageExtraRoutes: Route[] = [
     handler: (ctx, app) => {
       const thread = findThread(app.store, pathId(ctx));
       if (!thread) throw notFound();
-      return keystrokes(ctx, app, thread.type === 'MAIN' ? thread.channelId : thread.message.channelId, ctx.path);
+      return keystrokes(ctx, app, thread.type === 'MAIN' ? thread.channelId : thread.message.channelId, `/threads/${app.ids.toWire(pathId(ctx))}`);
     },
   },
   {
