@@ -57,6 +57,10 @@ describe('channels', () => {
       { type: 'GROUP', name: 'x' },
       { type: 'PUBLIC', members: [{ username: 'ghost' }] },
       { type: 'PUBLIC', members: [{ username: 'alice' }, { username: 'alice' }] },
+      // §2 Create-channel body: "members | array of user references, unique". One user referenced by username
+      // and by id is not unique (alice is user 1 in the demo seed); as a DIRECT it would pass the 2-member minimum with one person.
+      { type: 'PUBLIC', name: 'twice', members: [{ username: 'alice' }, { id: 1 }] },
+      { type: 'DIRECT', members: [{ username: 'carol' }, { id: 3 }] },
       // The name is a PUBLIC channel's: not an equivalent of a PRIVATE one.
       { type: 'PRIVATE', name: 'general' },
       // The name is alice and bob's DIRECT channel: not an equivalent of one for bob and carol (who have none).

@@ -100,9 +100,13 @@ export const channelRoutes: Route[] = [
       const body = await readBody(ctx, CreateChannel);
       const s = app.store;
       const creatorId = body.creator ? bodyUserId(app, body.creator, 'creator') : undefined;
-      const ids = new Set((body.members ?? []).map((ref, i) => bodyUserId(app, ref, `members.${i}`)));
-      if (new Set((body.members ?? []).map((r) => JSON.stringify(r))).size !== (body.members ?? []).length)
-        throw clientError(`field 'members': user references must be unique`);
+      // §2: members are unique users; `{username}` and `{id}` of one user are the same member twice.
+      const ids = new Set<number>();
+      for (const [i, ref] of (body.members ?? []).entries()) {
+        const id = bodyUserId(app, ref, `members.${i}`);
+        if (ids.has(id)) throw clientError(`field 'members.${i}': user references must be unique; ${JSON.stringify(ref)} names a user already in members`);
+        ids.add(id);
+      }
       if (creatorId !== undefined) ids.add(creatorId);
       // "Creates, or returns an equivalent existing channel" (§4): same DIRECT member set, or same name.
       if (body.type === 'DIRECT') {
