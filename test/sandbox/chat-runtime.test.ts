@@ -222,6 +222,23 @@ describe('the runtime and its functions (management-api.md §4, decisions.md)', 
     expect((await ended(id, 2)).result).toEqual({ payload: { ok: 'bob' } });
   });
 
+  it('a start-session attempt by an unknown username runs the functions first: one may create the user, and the session starts', async () => {
+    // management-api.md §6.3: the handler receives `username` and `authParams` ("may hold displayName"), and
+    // decisions.md gives it getUserExists and createUser: the attempt is the place to create a user on first sign-in.
+    await deploy(
+      'user.attempted.start_session',
+      'provision',
+      `async function handleEvent(e, context) {
+         const users = context.getUserApi();
+         if (!(await users.getUserExists(e.username)).data) await users.createUser({ name: e.username, displayName: e.authParams.displayName, isGuest: false });
+         return { provisioned: e.username };
+       }`,
+    );
+    const started = await post('/_sandbox/user-sessions', { username: 'newcomer', authParams: { displayName: 'New Comer' } });
+    expect(started.status).toBe(201);
+    expect(started.json.user).toMatchObject({ name: 'newcomer', displayName: 'New Comer', presence: { status: 'AVAILABLE', online: true } });
+  });
+
   it('imports run no functions', async () => {
     const id = await deploy('user.sent.message', 'counter', 'async function handleEvent() { return 1; }');
     const job = await t.upload('/imports/messages', [{ type: 'TEXT', channelId: 1, body: 'imported', user: 'alice', idempotencyKey: 'runtime-import-1' }]);

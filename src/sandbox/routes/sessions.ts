@@ -37,13 +37,15 @@ function wireToStore(app: SandboxApp, value: number | bigint | string, field: st
 
 async function startUserSession(ctx: Ctx, app: SandboxApp): Promise<void> {
   const body = await readBody(ctx, StartUserSession);
-  const user = app.store.userByName(body.username);
-  if (!user) throw clientError(`field 'username': unknown user '${body.username}'`);
+  // The functions run before the user is looked up: the attempt is where a handler creates a user on first
+  // sign-in (§6.3 gives it `authParams`, which may hold displayName; decisions.md gives it createUser).
   const outcomes = await app.chatEvents.fire('user.attempted.start_session', { username: body.username, authParams: body.authParams ?? {} });
   const refused = outcomes.find((o) => o.status === 'FAILED');
   // decisions.md: a refused start is the §7 403 body (authentication error), the handler's reason appended.
   if (refused)
     throw new HttpError(403, { error: 'access_denied', error_description: `access is denied: a start-session function refused the session: ${refused.error ?? 'it failed'}` });
+  const user = app.store.userByName(body.username);
+  if (!user) throw clientError(`field 'username': unknown user '${body.username}'`);
   const session: UserSessionRec = { id: app.store.nextId('session'), userId: user.id, state: 'ACTIVE', ...(body.userAgent ? { userAgent: body.userAgent } : {}), createdTime: app.clock() };
   app.store.change({ t: 'usess', v: session });
   sendJson(ctx, 201, app.render.userSession(session));
