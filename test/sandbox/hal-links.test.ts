@@ -28,28 +28,30 @@ function linksOf(value: unknown, path = '$', out: Array<{ at: string; href: stri
   return out;
 }
 
-async function failingLinks(replies: Array<{ what: string; reply: Reply }>): Promise<string[]> {
+/** The links of one answer that do not answer 200 when followed right away (the state they were handed out in). */
+async function failingLinks(what: string, reply: Reply, seen: Set<string>): Promise<string[]> {
+  expect(reply.status, what).toBeLessThan(300);
   const failing: string[] = [];
-  const seen = new Set<string>();
-  for (const { what, reply } of replies) {
-    expect(reply.status, what).toBeLessThan(300);
-    for (const { at, href } of linksOf(reply.json)) {
-      // Hosted files and export data are served without the token at another address (decisions.md); they are links too.
-      if (!href.startsWith(t.url) || seen.has(href)) continue;
-      seen.add(href);
-      const followed = await t.call(href);
-      if (followed.status !== 200) failing.push(`${what} ${at} ${href} → ${followed.status}`);
-    }
+  for (const { at, href } of linksOf(reply.json)) {
+    // Hosted files and export data are served at their own addresses (decisions.md); only the API's links are followed.
+    if (!href.startsWith(t.url) || seen.has(href)) continue;
+    // §2: a function's _links "includes currentVersion" also while currentVersionNumber is 0 ("no version is
+    // deployed"); that one answers 404 until the first deploy (docs/chat-functions.md).
+    if (at.endsWith('._links.currentVersion') && /"currentVersionNumber":0[,}]/.test(reply.text)) continue;
+    const followed = await t.call(href);
+    if (followed.status === 200) seen.add(href);
+    else failing.push(`${what} ${at} ${href} → ${followed.status}`);
   }
   return failing;
 }
 
 describe('every link the sandbox hands out answers 200 when followed (wire rule 5)', () => {
   it('links of channels, members, messages, threads, users, sessions, invites, events, keystrokes, secrets, jobs, pages', async () => {
-    const replies: Array<{ what: string; reply: Reply }> = [];
+    const failing: string[] = [];
+    const seen = new Set<string>();
     const keep = async (what: string, reply: Promise<Reply>) => {
       const r = await reply;
-      replies.push({ what, reply: r });
+      failing.push(...(await failingLinks(what, r, seen)));
       return r;
     };
     await keep('GET /application', t.call('/application'));
@@ -93,7 +95,13 @@ describe('every link the sandbox hands out answers 200 when followed (wire rule 
     await keep('GET /functions/{id}/current-version', t.call(`/functions/${fn.json.id}/current-version`));
     await keep('GET /runtimes/nodejs', t.call('/runtimes/nodejs'));
     await keep('GET /runtimes/nodejs/functions', t.call('/runtimes/nodejs/functions'));
+    await post('/channels/1/messages', { type: 'TEXT', body: 'runs f', user: { username: 'alice' } });
+    for (let i = 0; i < 200 && (await t.call(`/functions/${fn.json.id}/invocations`)).json._embedded.invocations.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
     await keep('GET /functions/{id}/invocations', t.call(`/functions/${fn.json.id}/invocations`));
-    expect(await failingLinks(replies)).toEqual([]);
+    const exported = await keep('POST /analytics/messages', t.call('/analytics/messages', { method: 'POST' }));
+    await t.waitJob(exported.json.id);
+    await keep('GET /jobs/{id} (export)', t.call(`/jobs/${exported.json.id}`));
+    await keep('DELETE /messages/{id}', t.call(`/messages/${message.json.id}`, { method: 'DELETE' }));
+    expect(failing).toEqual([]);
   });
 });
