@@ -22,15 +22,16 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { createReadStream } from 'node:fs';
-import { Transform, pipeline, type Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Sleep } from '../shared/async.js';
-import { ChatportError, UsageError } from '../shared/errors.js';
+import { UsageError } from '../shared/errors.js';
 import { nextListToken } from '../shared/s3-unreachable.js';
 import { formatS3Url, parseS3Url, type S3ConnectionOptions } from '../shared/s3-location.js';
 import { concurrentWriteError, type Destination, type FinishOutcome, type Publication, type PublishedUrls, type SideFiles } from './destination.js';
 import { SUCCESS_MARKER, dataFileName, dataFolder, dateOfFolder, manifestPath, newAttemptTag, validatePartition, validateRunId, type Partition } from './layout.js';
 import { createSinkS3Client } from './s3-client.js';
 import { s3Failure, s3PublishFailure } from './s3-errors.js';
+import { confirmStored, hashingBytes, sentBytesOf, type SentBytes } from './stored-bytes.js';
 import { cleanupDeadline, cleanupFailure, sendingWith, uploadClient } from './s3-stop.js';
 
 export interface S3DestinationOptions extends S3ConnectionOptions {
@@ -98,19 +99,6 @@ async function exists(client: S3Client, bucket: string, key: string): Promise<bo
     if (isNotFound(error)) return false;
     throw error;
   }
-}
-
-/** `body` passed through, counting its bytes (a failure of `body` ends the copy with it). */
-function countingBytes(body: Readable): { stream: Readable; bytes: () => number } {
-  let bytes = 0;
-  const stream = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      bytes += chunk.length;
-      done(null, chunk);
-    },
-  });
-  pipeline(body, stream, () => undefined);
-  return { stream, bytes: () => bytes };
 }
 
 /** The error when the folder shows another writer (keys neither ours nor there at our start, or ours gone). */
@@ -185,21 +173,17 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     };
 
     /**
-     * With checksums off (custom endpoints: WHEN_REQUIRED) nothing checks what the store kept. A store that
-     * keeps other bytes than it was sent (s3rver kept aws-chunked framing) would publish a manifest whose
-     * sizes and sha256 its files do not have: one HEAD per file compares the size.
+     * Nothing else checks what the store kept: a store that keeps other bytes than it was sent (s3rver kept
+     * aws-chunked framing; one that ignores Content-MD5 keeps damaged bytes) would publish a manifest whose
+     * sizes and sha256 its files do not have (stored-bytes.ts: one HEAD per file, a read-back when the ETag
+     * cannot tell).
      */
-    const checkStoredSize = async (name: string, key: string, sent: number) => {
-      let stored: number | undefined;
+    const checkStored = async (name: string, key: string, sent: SentBytes) => {
       try {
-        stored = (await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }))).ContentLength;
+        await confirmStored(s3, bucket, key, formatS3Url({ bucket, key }), sent);
       } catch (error) {
-        throw wrap(`checking the stored size of ${name}`, error);
+        throw wrap(`checking the stored bytes of ${name}`, error);
       }
-      if (stored !== sent)
-        throw wrap(`checking the stored size of ${name}`, new ChatportError(`the store holds ${stored ?? 'an unknown number of'} bytes under its key, ${sent} were sent`, {
-          code: 'OUTPUT_WRITE_FAILED', details: { key, stored: stored ?? null, sent },
-        }));
     };
 
     return {
@@ -213,13 +197,14 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
         // A failure of the rows themselves (a broken download, a bad value) must surface as itself.
         let bodyError: { error: unknown } | undefined;
         body.once('error', (error) => (bodyError ??= { error }));
-        const counted = countingBytes(body);
+        const partSize = options.partSizeBytes ?? 16 * 1024 * 1024;
+        const counted = hashingBytes(body, partSize);
         let partsLeft = false;
         try {
           await new Upload({
             client: uploadClient(s3, cleanup, () => (partsLeft = true)),
             params: { Bucket: bucket, Key: key, Body: counted.stream, ContentType: contentType },
-            partSize: options.partSizeBytes ?? 16 * 1024 * 1024,
+            partSize,
             queueSize: options.queueSize ?? 2,
           }).done();
         } catch (error) {
@@ -228,7 +213,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
           const left = partsLeft ? ' (its parts could not be removed either: they stay stored until a bucket lifecycle rule, AbortIncompleteMultipartUpload, removes them)' : '';
           throw wrap(`uploading ${name}${left}`, error);
         }
-        await checkStoredSize(name, key, counted.bytes());
+        await checkStored(name, key, counted.sent());
       },
 
       async commit(manifestJson: string): Promise<PublishedUrls> {
@@ -240,6 +225,8 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
           step = 'writing the manifest';
           manifestReplaced = true;
           await s3.send(new PutObjectCommand({ Bucket: bucket, Key: manifestKey, Body: manifestJson, ContentType: 'application/json' }));
+          step = 'checking the stored bytes of the manifest';
+          await confirmStored(s3, bucket, manifestKey, urls.manifestUrl, sentBytesOf(manifestJson));
           state = 'committed';
           step = 'removing files of the previous output';
           const stale = (await listKeys(s3, bucket, folderKey)).filter((k) => !ours.has(k) && k !== markerKey);
@@ -354,8 +341,11 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
     async upload(relative, localPath, contentType) {
       const s3 = getClient();
       const key = keyOf(relative);
+      const partSize = options.partSizeBytes ?? 16 * 1024 * 1024;
+      const file = hashingBytes(createReadStream(localPath), partSize);
       try {
-        await new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: createReadStream(localPath), ContentType: contentType }, partSize: options.partSizeBytes ?? 16 * 1024 * 1024, queueSize: 1 }).done();
+        await new Upload({ client: s3, params: { Bucket: bucket, Key: key, Body: file.stream, ContentType: contentType }, partSize, queueSize: 1 }).done();
+        await confirmStored(s3, bucket, key, formatS3Url({ bucket, key }), file.sent());
       } catch (error) {
         if (signal?.aborted) throw signal.reason;
         throw s3Failure(error, 'Upload', formatS3Url({ bucket, key }));

@@ -56,6 +56,17 @@ export function s3Failure(error: unknown, command: string, target: string): unkn
 }
 
 /**
+ * A key whose bytes, read back, are not the bytes sent (same size: s3rver ignores Content-MD5 and keeps
+ * bytes damaged on the way). The same fault as BadDigest, and a rerun sends them again.
+ */
+export function storedBytesDiffer(target: string, storedMd5: string, sentMd5: string): ChatportError {
+  return new ChatportError(
+    `the bytes stored at ${target} are not the bytes sent (MD5 ${storedMd5}, sent ${sentMd5}): the store kept bytes damaged on the way; a rerun sends them again (if it persists, check the S3 endpoint or a proxy before it)`,
+    { code: 'OUTPUT_UNAVAILABLE', transient: true, details: { target, storedMd5, sentMd5 } },
+  );
+}
+
+/**
  * A step of publishing to S3 that failed: the step named, the classified cause's code and words kept
  * (an unreachable store stays 69, refused credentials 77), anything else OUTPUT_WRITE_FAILED.
  */

@@ -26,6 +26,8 @@ export interface OtherOriginOptions {
    * arrives (after `alterBody`) is answered 400 BadDigest and not forwarded.
    */
   checkContentMd5?: boolean;
+  /** In `forwardTo` mode: the headers to relay instead of the origin's (a store answering other ETags). */
+  answerHeaders?: (request: ReceivedRequest, headers: IncomingHttpHeaders) => IncomingHttpHeaders;
   /** In `forwardTo` mode: awaited before a request is forwarded (the store changed just before it answers). */
   beforeForward?: (request: ReceivedRequest) => Promise<void>;
 }
@@ -63,7 +65,7 @@ export async function startOtherOrigin(options: OtherOriginOptions = {}): Promis
         }
         const { host: _host, ...headers } = req.headers;
         const upstream = httpRequest(new URL(entry.path, options.forwardTo), { method: entry.method, headers }, (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          res.writeHead(answer.statusCode ?? 502, options.answerHeaders?.(entry, answer.headers) ?? answer.headers);
           const parts: Buffer[] = [];
           answer.on('data', (chunk: Buffer) => {
             parts.push(chunk);

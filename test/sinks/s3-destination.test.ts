@@ -1,5 +1,6 @@
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash, randomBytes } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -263,7 +264,7 @@ it('S3: a store that keeps other bytes than it was sent fails the publication (7
     const target = await s3Target(proxy.endpoint);
     const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
     expect(failed).toMatchObject({ code: 'OUTPUT_WRITE_FAILED' });
-    expect((failed as Error).message).toMatch(/^publishing s3:\/\/chatport-out\/t\d+\/messages\/dt=2026-11-21\/ failed while checking the stored size of part-\S+: the store holds (\d+) bytes under its key, \d+ were sent/);
+    expect((failed as Error).message).toMatch(/^publishing s3:\/\/chatport-out\/t\d+\/messages\/dt=2026-11-21\/ failed while checking the stored bytes of part-\S+: the store holds (\d+) bytes under its key, \d+ were sent/);
     expect(exitCodeFor(failed)).toBe(ExitCode.CANT_CREATE);
     // Nothing was published: no manifest, no _SUCCESS, and the attempt's file deleted.
     expect(await target.listFiles()).toEqual([]);
@@ -274,6 +275,15 @@ it('S3: a store that keeps other bytes than it was sent fails the publication (7
 
 /** A byte of `body` changed, its length kept: what a store that keeps other bytes of the same size holds. */
 const flipped = (body: Buffer) => Buffer.concat([body.subarray(0, -1), Buffer.from([body.at(-1)! ^ 0xff])]);
+
+/** A failed run of a date published before by run EARLIER: 69 naming `reason`, and EARLIER's output still published. */
+async function expectEarlierKept(target: DestinationUnderTest, failed: unknown, published: string[], reason: RegExp): Promise<void> {
+  expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(reason) });
+  expect(exitCodeFor(failed)).toBe(ExitCode.UNAVAILABLE);
+  expect(await target.listFiles()).toEqual(published);
+  const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
+  expect(manifest.runId).toBe('EARLIER');
+}
 
 it('S3: every upload carries its Content-MD5, so a store that receives other bytes of the same size refuses them (73) and the previous output stays published', async () => {
   let alter = false;
@@ -289,11 +299,7 @@ it('S3: every upload carries its Content-MD5, so a store that receives other byt
 
     alter = true;
     const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
-    expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(/failed while uploading part-\S+: .*the bytes the store received are not the bytes sent .*a rerun sends them again.*\(BadDigest, 400\)$/) });
-    expect(exitCodeFor(failed)).toBe(ExitCode.UNAVAILABLE);
-    expect(await target.listFiles()).toEqual(published);
-    const manifest = JSON.parse((await target.readFile('_manifests/messages/dt=2026-11-21/manifest.json')).toString('utf8')) as { runId: string };
-    expect(manifest.runId).toBe('EARLIER');
+    await expectEarlierKept(target, failed, published, /failed while uploading part-\S+: .*the bytes the store received are not the bytes sent .*a rerun sends them again.*\(BadDigest, 400\)$/);
   } finally {
     await store.close();
   }
@@ -319,6 +325,74 @@ it('S3: each part of a multipart upload carries its Content-MD5; a part the stor
     expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(/its parts could not be removed either.*\(BadDigest, 400\)$/) });
     expect(exitCodeFor(failed)).toBe(ExitCode.UNAVAILABLE);
     await refused.abort();
+  } finally {
+    await store.close();
+  }
+});
+
+it('S3: a store that ignores Content-MD5 and keeps other bytes of the same size is caught (its ETag is the MD5 of what it kept): the date is not published (69)', async () => {
+  let alter = false;
+  const store = await startOtherOrigin({ forwardTo: s3.endpoint, alterBody: (r) => (alter && r.method === 'PUT' && r.path.includes('/part-') ? flipped(r.body) : r.body) });
+  try {
+    const target = await s3Target(store.url);
+    await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson', { runId: 'EARLIER' }));
+    const published = await target.listFiles();
+
+    alter = true;
+    const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
+    await expectEarlierKept(target, failed, published, /failed while checking the stored bytes of part-\S+: the bytes stored at s3:\/\/\S+ are not the bytes sent \(MD5 [0-9a-f]{32}, sent [0-9a-f]{32}\).*a rerun sends them again/);
+  } finally {
+    await store.close();
+  }
+});
+
+it('S3: a multipart part that a store ignoring Content-MD5 keeps altered is caught after the upload (69)', async () => {
+  const store = await startOtherOrigin({ forwardTo: s3.endpoint, alterBody: (r) => (r.path.includes('partNumber=2') ? flipped(r.body) : r.body) });
+  try {
+    const destination = createS3Destination(`s3://${BUCKET}/multipart-etag`, { ...connection(store.url), partSizeBytes: 5 * 1024 * 1024 });
+    const publication = await destination.beginPublication({ dataset: 'messages', date: '2026-11-21' }, 'RUNA');
+    const failed = await publication.writeDataFile(publication.dataFileName(0, 'csv.gz'), Readable.from([randomBytes(6 * 1024 * 1024)]), 'text/csv').catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(/checking the stored bytes of part-\S+: the bytes stored at .* are not the bytes sent/) });
+    await publication.abort();
+  } finally {
+    await store.close();
+  }
+});
+
+it('S3: a manifest that a store ignoring Content-MD5 keeps altered fails the date before _SUCCESS (69)', async () => {
+  const store = await startOtherOrigin({ forwardTo: s3.endpoint, alterBody: (r) => (r.method === 'PUT' && r.path.includes('manifest.json') ? flipped(r.body) : r.body) });
+  try {
+    const target = await s3Target(store.url);
+    const failed = await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson')).catch((e: unknown) => e);
+    expect(failed).toMatchObject({ code: 'OUTPUT_UNAVAILABLE', message: expect.stringMatching(/failed while checking the stored bytes of the manifest: the bytes stored at \S+manifest.json are not the bytes sent/) });
+    expect((await target.listFiles()).filter((f) => f.endsWith('_SUCCESS'))).toEqual([]);
+  } finally {
+    await store.close();
+  }
+});
+
+/** A store whose ETags tell nothing (SSE-KMS, MinIO's --no-compat): 32 hex digits, no MD5 of anything. */
+const opaqueEtags = (r: { method: string }, headers: IncomingHttpHeaders): IncomingHttpHeaders => (r.method === 'HEAD' && headers.etag ? { ...headers, etag: `"${randomBytes(16).toString('hex')}"` } : headers);
+
+it('S3: a store whose ETags are no MD5 has each file read back instead: the bytes it kept publish (0), other bytes of the same size are caught (69)', async () => {
+  let alter = false;
+  const store = await startOtherOrigin({
+    forwardTo: s3.endpoint,
+    answerHeaders: opaqueEtags,
+    alterBody: (r) => (alter && r.method === 'PUT' && r.path.includes('/part-') ? flipped(r.body) : r.body),
+  });
+  try {
+    const target = await s3Target(store.url);
+    const { manifest } = await writeExport(asyncRows(sampleRows(10)), options(target, 'ndjson', { runId: 'EARLIER' }));
+    expect(manifest.rowCount).toBe(10);
+    const gets = store.received.filter((r) => r.method === 'GET').map((r) => r.path.replace(/\?.*$/, '').replace(/^.*\//, '').replace(/^part-.*/, 'part'));
+    expect(gets).toEqual(expect.arrayContaining(['part', 'manifest.json']));
+    const published = await target.listFiles();
+    expect(published.filter((f) => f.endsWith('_SUCCESS'))).toHaveLength(1);
+
+    alter = true;
+    const failed = await writeExport(asyncRows(sampleRows(50)), options(target, 'ndjson')).catch((e: unknown) => e);
+    await expectEarlierKept(target, failed, published, /checking the stored bytes of part-\S+: the bytes stored at .* are not the bytes sent/);
   } finally {
     await store.close();
   }
