@@ -4,7 +4,8 @@
  *
  * - CPU: for each source format, chatport's CPU per record against that format's floor (bench/lib/floor-*.mjs),
  *   taken in pairs, run after run, with min / median / max; and the sandbox's CPU per imported item against
- *   chatport's.
+ *   chatport's. Beside them, the import's reader alone on the same file (bench/lib/reader-alone.mjs): what the
+ *   source format costs of the import, the rest being the same for every format.
  * - Memory: chatport's peak RSS importing CSV at each of `--memory-sizes`, and the peak RSS of a sandbox
  *   started with `--data` (as a large rehearsal runs it) once it holds them.
  *
@@ -66,26 +67,34 @@ async function cpuPairs(format: InputFormat, messages: number, runs: number): Pr
   const rows: string[] = [];
   const ratios: number[] = [];
   const shares: number[] = [];
+  const readerRatios: number[] = [];
+  /** The import without its reader, against the floor: the ratio a reader costing nothing would leave. */
+  const restRatios: number[] = [];
   for (let run = 1; run <= runs; run++) {
     process.stderr.write(`import bench: ${format} run ${run} of ${runs}…\n`);
     const imported = await importOnce(dir, messages);
     const floor = await runMeasured(benchLib(FLOOR[format]), [join(dir, MESSAGE_FILE[format])]);
     if (floor.code !== 0) throw new Error(`floor exited ${floor.code}: ${floor.stderrTail}`);
+    const reader = await runMeasured(benchLib('reader-alone.mjs'), [join(dir, MESSAGE_FILE[format]), format]);
+    if (reader.code !== 0) throw new Error(`reader exited ${reader.code}: ${reader.stderrTail}`);
     const chatportUs = usPerRecord(imported.chatport.cpuMs, imported.records);
     const floorUs = usPerRecord(floor.cpuMs, messages);
     const sandboxUs = usPerRecord(imported.sandboxCpuMs, imported.records);
+    const readerUs = usPerRecord(reader.cpuMs, messages);
+    readerRatios.push(readerUs / floorUs);
+    restRatios.push((chatportUs - readerUs) / floorUs);
     ratios.push(chatportUs / floorUs);
     shares.push(sandboxUs / chatportUs);
-    rows.push(`| ${run} | ${(imported.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(imported.records / (imported.chatport.wallMs / 1000)).toLocaleString('en-US')} | ${chatportUs.toFixed(2)} | ${floorUs.toFixed(2)} | ${(chatportUs / floorUs).toFixed(2)}× | ${imported.chatport.maxRssMb.toFixed(0)} | ${sandboxUs.toFixed(2)} | ${(sandboxUs / chatportUs).toFixed(2)} |`);
+    rows.push(`| ${run} | ${(imported.chatport.wallMs / 1000).toFixed(1)} | ${Math.round(imported.records / (imported.chatport.wallMs / 1000)).toLocaleString('en-US')} | ${chatportUs.toFixed(2)} | ${floorUs.toFixed(2)} | ${(chatportUs / floorUs).toFixed(2)}× | ${readerUs.toFixed(2)} | ${imported.chatport.maxRssMb.toFixed(0)} | ${sandboxUs.toFixed(2)} | ${(sandboxUs / chatportUs).toFixed(2)} |`);
   }
   await rm(dir, { recursive: true, force: true });
-  console.log(`\n### ${format}: ${messages.toLocaleString('en-US')} messages, chatport then floor, ${runs} pairs\n`);
-  console.log('| run | wall s | records/s | chatport CPU µs/record | floor CPU µs/record | ratio | chatport peak RSS MB | sandbox CPU µs/item | sandbox / chatport |');
-  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`\n### ${format}: ${messages.toLocaleString('en-US')} messages, chatport then floor then its reader alone, ${runs} runs\n`);
+  console.log('| run | wall s | records/s | chatport CPU µs/record | floor CPU µs/record | ratio | reader alone CPU µs/record | chatport peak RSS MB | sandbox CPU µs/item | sandbox / chatport |');
+  console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of rows) console.log(row);
   const r = spread(ratios, 2);
   const s = spread(shares, 2);
-  console.log(`\nratio min / median / max: ${r.text}; sandbox share: ${s.text}`);
+  console.log(`\nratio min / median / max: ${r.text}; reader alone / floor: ${spread(readerRatios, 2).text}; the import less its reader / floor: ${spread(restRatios, 2).text}; sandbox share: ${s.text}`);
   ratioGoal(`${format} import CPU per record vs its floor`, CPU_GOAL, r, runs);
   ratioGoal(`sandbox CPU per item vs chatport's (${format})`, SANDBOX_SHARE_GOAL, s, runs);
 }
