@@ -1,5 +1,5 @@
 import { BAD } from './coerce.js';
-import { comparedText, conditionText, denotesNumber } from './conditions.js';
+import { comparedText, conditionText, denotesNumber, wholeNumberText } from './conditions.js';
 import { createNameAllocator, makeValidName, type NameAllocator } from './names.js';
 import type { UniquePolicy } from './mapping-spec.js';
 import { reason, type Reason } from './types.js';
@@ -34,14 +34,18 @@ function describeKeys(table: ReadonlyMap<string, unknown>): string {
 
 /**
  * A value map: the entry for the value's text (a JSON true or false: else the key that is its name in
- * another case, `True:` as YAML writes it; a JSON number: else a key denoting it, `2.0:` for 2; as conditions
- * compare), else the default, else a reason naming the keys.
+ * another case, `True:` as YAML writes it; a JSON number: else a key denoting it, `2.0:` for 2; text of a whole
+ * number with a zero fraction, `1.0`: else the key of that whole number; as conditions compare), else the default, else a reason naming the keys.
  */
 function mapValue(table: ReadonlyMap<string, unknown>, value: unknown, fallback: unknown, reasons: Reason[], path: string, source: string): unknown {
   const text = comparedText(value);
   if (table.has(text)) return table.get(text);
   if (typeof value === 'boolean') for (const [key, entry] of table) if (key.toLowerCase() === text) return entry;
   if (typeof value === 'number') for (const [key, entry] of table) if (denotesNumber(key) && Number(key) === value) return entry;
+  if (typeof value === 'string') {
+    const whole = wholeNumberText(text);
+    if (whole !== undefined && table.has(whole)) return table.get(whole);
+  }
   if (fallback !== undefined) return fallback;
   reasons.push(reason(path, `one of the values the map lists (${describeKeys(table)})`, value, source));
   return BAD;
