@@ -4,7 +4,7 @@ import { compileWhen, type ConditionTest } from './conditions.js';
 import { isConstRule, isFieldRule, isTemplateRule } from './mapping-spec.js';
 import type { FieldRef, FieldRule, MappingValue, NestedMapping, TemplateRule, ValueType, When } from './mapping-spec.js';
 import { RULE_HELPERS, createUniqueNames, type UserNameLookup } from './mapping-rules.js';
-import { parseTemplate } from './template.js';
+import { parseTemplate, type TemplatePart } from './template.js';
 import { describeFound, reason, type Reason } from './types.js';
 
 export { MappingError };
@@ -48,6 +48,36 @@ function templateText(value: unknown): string {
   if (typeof value === 'string') return value;
   return String(value);
 }
+
+/**
+ * A template's text where a missing field between two spaces leaves one (`{first} {middle} {last}` without a
+ * middle name is "Ann Lee", not "Ann  Lee"): text after a missing field loses its leading spaces when the
+ * text before it ends in spaces. Only for templates closesGaps picks; the others concatenate.
+ */
+function joinTemplate(pieces: readonly unknown[], isField: readonly boolean[]): string {
+  let out = '';
+  let gap = false;
+  for (let i = 0; i < pieces.length; i++) {
+    if (isField[i]) {
+      const text = templateText(pieces[i]);
+      if (text === '') gap = gap || /\s$/.test(out);
+      else gap = false;
+      out += text;
+    } else {
+      const text = pieces[i] as string;
+      out += gap ? text.trimStart() : text;
+      gap = false;
+    }
+  }
+  return out;
+}
+
+/** Whether a field of the template stands between spaces: a missing value there would leave two (at either end, the trim removes them). */
+function closesGaps(parts: readonly TemplatePart[]): boolean {
+  return parts.some((p, i) => 'field' in p && /^\s/.test(textOf(parts[i + 1])) && /\s$/.test(textOf(parts[i - 1])));
+}
+
+const textOf = (part: TemplatePart | undefined): string => (part !== undefined && 'text' in part ? part.text : '');
 
 /**
  * 1 (and a reason) for a template's value that is an object or a list: its JSON text in a name or a display
@@ -125,7 +155,7 @@ function mapTable(map: Record<string, unknown>, path: string): Map<string, unkno
   return table;
 }
 
-const RUNTIME = { BAD, COERCERS, templateText, templateValueProblem, splitText, coerceEach, ...RULE_HELPERS };
+const RUNTIME = { BAD, COERCERS, templateText, joinTemplate, templateValueProblem, splitText, coerceEach, ...RULE_HELPERS };
 
 /**
  * Compiles a mapping ONCE into a function built with `new Function`: no interpretation of the mapping per
@@ -220,7 +250,9 @@ export function compileMapping(mapping: NestedMapping, options: CompileMappingOp
     let code = `{\n${fields.map((f, i) => `const ${names[i]} = ${access(f)};\n`).join('')}`;
     const allMissing = names.length === 0 ? 'false' : names.map(missing).join(' && ');
     let n = 0;
-    const concat = parts.map((p) => ('field' in p ? `R.templateText(${names[n++]})` : lit(p.text))).join(' + ') || '""';
+    const concat = closesGaps(parts)
+      ? `R.joinTemplate([${parts.map((p) => ('field' in p ? names[n++] : lit(p.text))).join(', ')}], ${constant(parts.map((p) => 'field' in p))})`
+      : parts.map((p) => ('field' in p ? `R.templateText(${names[n++]})` : lit(p.text))).join(' + ') || '""';
     const problems = fields.map((f, i) => `R.templateValueProblem(${names[i]}, e, ${lit(path)}, ${lit(f)})`).join(' + ') || '0';
     code += `if (${problems} > 0) v = B;\nelse if (${allMissing}) v = undefined; else v = (${concat}).trim();\n`;
     const type = rule.type ?? implied[path];

@@ -230,3 +230,38 @@ describe('a whole number written as a float column writes it (1.0)', () => {
     ]);
   });
 });
+
+const templatePipeline = `name: template-gaps
+stages:
+  users:
+    source: { path: users.ndjson }
+    key: id
+    mapping:
+      name: name
+      displayName: { template: "{first} {middle} {last}" }
+      isGuest: { const: false }
+      properties: { label: { template: "{title} {first}  ({team})" } }
+`;
+
+describe('a template whose middle field is missing', () => {
+  it('leaves one space where the field was, not two; spaces a present value holds stay', async () => {
+    const report = await importFiles('template-gaps', templatePipeline, {
+      'users.ndjson': [
+        '{"id":1,"name":"tpl-a","first":"Ann","middle":"","last":"Lee","title":"Dr","team":"ops"}',
+        '{"id":2,"name":"tpl-b","first":"Bo","last":"Ray","team":"x"}',
+        '{"id":3,"name":"tpl-c","first":"Cy","middle":"Q","last":"Oh","title":"Ms"}',
+        '{"id":4,"name":"tpl-d","first":"Di  Mo","middle":null,"last":"X","title":"  "}',
+      ].join('\n') + '\n',
+    });
+
+    expect(report.stages.users).toMatchObject({ read: 4, imported: 4, rejected: 0 });
+    expect(report.verification?.status).toBe('exact');
+    const users = await ownUsers('template-gaps');
+    expect(users.map((u) => [u.name, u.displayName, u.properties?.label]).sort()).toEqual([
+      ['tpl-a', 'Ann Lee', 'Dr Ann  (ops)'],
+      ['tpl-b', 'Bo Ray', 'Bo  (x)'],
+      ['tpl-c', 'Cy Q Oh', 'Ms Cy  ()'],
+      ['tpl-d', 'Di  Mo X', 'Di  Mo  ()'],
+    ]);
+  });
+});
