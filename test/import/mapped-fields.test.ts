@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { runValidate } from '../../src/pipeline/import/run-validate.js';
 import { formatReportTable, type RunReport } from '../../src/pipeline/report.js';
+import { captureLogs } from '../api/support.js';
 import { all, startImportFixture, runCli, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 
@@ -88,5 +89,20 @@ describe('mappings checked against the data', () => {
     expect(validated.warnings.filter((w) => w.path === 'stages.users.mapping.displayName')).toEqual([displayName('first'), displayName('last')]);
     const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
     expect(report.warnings?.filter((w) => w.path === 'stages.users.mapping.displayName')).toEqual([displayName('first'), displayName('last')]);
+  });
+
+  it('files numbered without padding (part-10 read before part-2) are warned of by validate and import', async () => {
+    const dir = join(f.dir, 'numbered');
+    for (const n of [1, 2, 10]) await writeInput(dir, `users/part-${n}.csv`, `id,username\nu${n},num-${n}\n`);
+    const { config } = await writePipeline(dir, `name: numbered\nstages:\n  users:\n    source: { path: users/ }\n    key: id\n    mapping: { name: username, displayName: username, isGuest: { const: false } }\n`);
+    const message = `stages.users.source.path: the stage's files are read in the order of their names' characters, so ${join(dir, 'users/part-10.csv')} is read before ${join(dir, 'users/part-2.csv')}`;
+    const validated = await runValidate(config, { outDir: join(dir, 'validate') });
+    expect(validated.warnings.map((w) => w.message)).toEqual([expect.stringContaining(message)]);
+    const logs = captureLogs();
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client, logger: logs.logger });
+    expect(report.status).toBe('succeeded');
+    expect(logs.lines.join('')).toContain(message);
+    const names = (await all(f.client.users.list())).filter((u) => u.properties?.chatportPipeline === 'numbered').map((u) => u.name);
+    expect(names).toEqual(['num-1', 'num-10', 'num-2']);
   });
 });

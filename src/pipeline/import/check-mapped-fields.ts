@@ -5,6 +5,7 @@ import { ConfigError } from '../../shared/errors.js';
 import { closest } from '../../shared/closest-name.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { listStageInputs } from './stage-inputs.js';
+import { numberedFilesOrderWarning } from './input-order.js';
 import { FieldPresence, fieldRefName, stageSourceFields, type MappedSourceField } from '../../transform/index.js';
 import type { RunWarning } from '../report.js';
 
@@ -23,7 +24,10 @@ export async function checkMappedFields(config: PipelineConfig, sources: InputSo
     if (mappedByChatport(stage) || signal.aborted) continue;
     const fields = stageSourceFields(stageProcessorSpec(config, stage));
     let firstRecordsChecked = false;
-    for (const input of await listStageInputs(stage, sources)) {
+    const inputs = await listStageInputs(stage, sources);
+    const order = numberedFilesOrderWarning(stage, inputs.map((input) => input.uri));
+    if (order) warnings.push(order);
+    for (const input of inputs) {
       const head = await readHead(stage, input.uri, input.open());
       if (head.columns) {
         const missing = missingColumns(stage, fields, input.uri, head.columns);
