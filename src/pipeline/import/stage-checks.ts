@@ -250,9 +250,9 @@ function heldByRenamedMessage(field: string, what: string, name: string, holderK
   return `${field}: ${what} '${name}' is still held on the platform by source key ${holderKey}, which the source renames to '${renamedTo}' but not before this record (it comes later in the source, or its rename was rejected); the platform holds one ${what} per name at every moment. Put that record first, or, for two records swapping names, rename one through a free name in a run of its own`;
 }
 
-/** A name as a reader sees it: one Unicode form, one letter case. */
+/** A name as a reader sees it: no spaces around it, one Unicode form, one letter case. */
 function foldName(name: string): string {
-  return name.normalize('NFC').toLowerCase();
+  return name.trim().normalize('NFC').toLowerCase();
 }
 
 /** Folded name → a name that folds so (the first one). */
@@ -267,10 +267,13 @@ function lookAlikeNames(names: Iterable<string>): Map<string, string> {
 
 /**
  * Why a name that reads like a known one is not it: the platform compares names exactly, so 'José' with a
- * combining accent, or 'BOB', would be rejected as unknown beside 'José' or 'bob' with no visible reason.
+ * combining accent, 'BOB', or ' bob ' (a cell of a list joined with ", ") would be rejected as unknown beside
+ * 'José' or 'bob' with no visible reason.
  */
 function lookAlikeHint(name: string, alike: string, who: string): string {
-  const why = name.normalize('NFC') === alike.normalize('NFC')
+  const why = name.trim() === alike
+    ? 'which differs in the spaces around it only (names are compared exactly): set trim: true on this field'
+    : name.normalize('NFC') === alike.normalize('NFC')
     ? 'the same text in another Unicode form (an accent written with its letter or apart): set unicode: NFC on this field and on the users stage\'s name'
     : 'which differs in letter case only (names are compared exactly): set case: lower on this field and on the users stage\'s name';
   return `; ${who} '${alike}', ${why}`;
