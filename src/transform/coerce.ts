@@ -6,6 +6,7 @@ import type { Reason } from './types.js';
 import type { ValueType } from './mapping-spec.js';
 import { isoOfEpochMs } from '../shared/iso-time.js';
 import { daysInMonth } from '../shared/calendar.js';
+import { wholeNumberText } from './whole-number-text.js';
 
 /** Returned by a coercion that failed; the reason is already in the list. */
 export const BAD: unique symbol = Symbol('bad value');
@@ -40,6 +41,9 @@ function toBoolean(value: unknown, reasons: Reason[], field: string, source: str
     const text = value.trim().toLowerCase();
     if (TRUE.has(text)) return true;
     if (FALSE.has(text)) return false;
+    // A flag column holding blanks, as pandas and spreadsheets write it: 1.0, 0.0 (a JSON 1.0 is 1 already).
+    const whole = wholeNumberText(text);
+    if (whole === '1' || whole === '0') return whole === '1';
   }
   if (value === 1) return true;
   if (value === 0) return false;

@@ -3,6 +3,7 @@ import { stringifyJson } from '../shared/lossless-json.js';
 import type { Condition } from './mapping-spec.js';
 import { fieldRefName, valueAt } from './source-fields.js';
 import { isBlank } from './idempotency.js';
+import { wholeNumberText } from './whole-number-text.js';
 
 /**
  * Tests on one source field's value, shared by skip rules (`skip:`) and conditional mapping entries
@@ -45,20 +46,6 @@ function listedText(values: readonly unknown[]): (v: unknown) => boolean {
     return whole !== undefined && texts.has(whole);
   };
 }
-
-/**
- * The whole number that text such as `1.0`, `-42.00` writes (as pandas and spreadsheets write a whole-number
- * column holding blanks: a float column), as its digits; undefined for any other text. Such text takes the
- * key or condition value of that whole number when none is the text itself: `1.0` takes `1:`. Other decimals
- * stay text (`1.50` is not `1.5`: a code such as a version keeps its digits).
- */
-export function wholeNumberText(text: string): string | undefined {
-  const m = WHOLE_FLOAT_TEXT.exec(text);
-  if (m === null) return undefined;
-  return m[1] === '-0' ? '0' : m[1];
-}
-
-const WHOLE_FLOAT_TEXT = /^(-?(?:0|[1-9]\d*))\.0+$/;
 
 /** A number as JSON writes one (no leading zero: `007` is a code, which no JSON number is written as). */
 const JSON_NUMBER_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?$/;

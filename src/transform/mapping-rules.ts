@@ -1,5 +1,6 @@
 import { BAD } from './coerce.js';
-import { comparedText, conditionText, denotesNumber, wholeNumberText } from './conditions.js';
+import { comparedText, conditionText, denotesNumber } from './conditions.js';
+import { wholeNumberText } from './whole-number-text.js';
 import { createNameAllocator, makeValidName, type NameAllocator } from './names.js';
 import type { UniquePolicy } from './mapping-spec.js';
 import { reason, type Reason } from './types.js';

@@ -211,11 +211,14 @@ stages:
       name: name
       displayName: name
       isGuest: { field: guest, map: { 1: true, 0: false }, default: false }
-      properties: { tier: { field: tier, map: { 2: gold, 1.5: odd }, default: none }, vip: { const: yes, when: { field: tier, in: [2] } } }
+      properties:
+        tier: { field: tier, map: { 2: gold, 1.5: odd }, default: none }
+        vip: { const: yes, when: { field: tier, in: [2] } }
+        active: { field: guest, type: boolean }
 `;
 
 describe('a whole number written as a float column writes it (1.0)', () => {
-  it('takes the value-map key and the condition of that whole number; other decimals stay text (1.50 is not 1.5)', async () => {
+  it('takes the value-map key, the condition and the boolean (1.0 is 1, true) of that whole number; other decimals stay text (1.50 is not 1.5)', async () => {
     const report = await importFiles('float-column', floatColumnPipeline, {
       'users.csv': 'id,name,guest,tier,deleted\n1,flt-a,1.0,2.00,0.0\n2,flt-b,0.0,1.50,\n3,flt-c,1,-0.0,1.0\n4,flt-d,1.00,2,\n',
     });
@@ -223,10 +226,10 @@ describe('a whole number written as a float column writes it (1.0)', () => {
     expect(report.stages.users).toMatchObject({ read: 4, imported: 3, skipped: 1, rejected: 0 });
     expect(report.verification?.status).toBe('exact');
     const users = await ownUsers('float-column');
-    expect(users.map((u) => [u.name, u.isGuest, u.properties?.tier, u.properties?.vip ?? null]).sort()).toEqual([
-      ['flt-a', true, 'gold', 'yes'],
-      ['flt-b', false, 'none', null],
-      ['flt-d', true, 'gold', 'yes'],
+    expect(users.map((u) => [u.name, u.isGuest, u.properties?.tier, u.properties?.vip ?? null, u.properties?.active]).sort()).toEqual([
+      ['flt-a', true, 'gold', 'yes', true],
+      ['flt-b', false, 'none', null, false],
+      ['flt-d', true, 'gold', 'yes', true],
     ]);
   });
 });
