@@ -15,11 +15,19 @@ export type ChannelResolution = { ok: true; channelId: Int64 } | { ok: false; re
 export function resolveChannelId(channelKey: string | undefined, lookup: ChannelIdLookup, sourceField: string): ChannelResolution {
   if (channelKey === undefined)
     return { ok: false, reason: reason('channelId', `the source key of a channel (field ${JSON.stringify(sourceField)})`, undefined, sourceField) };
-  const id = typeof lookup === 'function' ? lookup(channelKey) : lookup.get(channelKey);
+  const find = (key: string) => (typeof lookup === 'function' ? lookup(key) : lookup.get(key));
+  const id = find(channelKey);
   if (id === undefined)
     return {
       ok: false,
-      reason: reason('channelId', 'the key of a channel that the channels stage imported', channelKey, sourceField),
+      reason: reason('channelId', `the key of a channel that the channels stage imported${spacedKeyHint(channelKey, find)}`, channelKey, sourceField),
     };
   return { ok: true, channelId: id };
+}
+
+/** Keys are exact: a padded cell (`c1 `) names no channel, which without a word looks like `c1` itself. */
+function spacedKeyHint(channelKey: string, find: (key: string) => Int64 | undefined): string {
+  const trimmed = channelKey.trim();
+  if (trimmed === channelKey || trimmed === '' || find(trimmed) === undefined) return '';
+  return ` (${JSON.stringify(trimmed)} is one: this value has spaces around it, which keys keep)`;
 }

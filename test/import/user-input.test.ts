@@ -79,10 +79,10 @@ describe('a reference to a user written in another letter case or Unicode form',
   it('is rejected naming the user the platform holds under the name that reads the same, and the mapping option that joins them', async () => {
     const dir = join(f.dir, 'look-alike');
     // The users export writes é as one character, the chat export as e and a combining accent; the chat export upper-cases a login,
-    // and pads one with spaces (a list joined with ", ").
+    // and pads a login and a channel key with spaces (a list joined with ", ", a padded cell).
     await writeInput(dir, 'users.csv', 'id,username\nu1,jos\u00e9\nu2,bea\n');
     await writeInput(dir, 'channels.csv', 'key,name,members\nc1,general,bea\n');
-    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm1,c1,jose\u0301,hola\nm2,c1,BEA,hi\nm3,c1, bea ,hey\n');
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text\nm1,c1,jose\u0301,hola\nm2,c1,BEA,hi\nm3,c1, bea ,hey\nm4,c1 ,bea,yo\n');
     const pipeline = await writeInput(dir, 'pipeline.yaml', chatPipeline('look-alike', '{ name: username, displayName: username, isGuest: { const: false } }', ['type: { const: TEXT }', 'body: text', 'user: author']));
     const run = await runCli(['import', pipeline, '--state', join(dir, 'state')], chatportEnv(f));
     expect(run.code).toBe(ExitCode.COMPLETED_WITH_REJECTS);
@@ -92,6 +92,7 @@ describe('a reference to a user written in another letter case or Unicode form',
       [2, ["user: no user 'jose\u0301' on the platform (the users stage did not import it, and it was not there before); the platform holds 'jos\u00e9', the same text in another Unicode form (an accent written with its letter or apart): set unicode: NFC on this field and on the users stage's name"]],
       [3, ["user: no user 'BEA' on the platform (the users stage did not import it, and it was not there before); the platform holds 'bea', which differs in letter case only (names are compared exactly): set case: lower on this field and on the users stage's name"]],
       [4, ["user: no user ' bea ' on the platform (the users stage did not import it, and it was not there before); the platform holds 'bea', which differs in the spaces around it only (names are compared exactly): set trim: true on this field"]],
+      [5, ['channelId (from source field "channel"): expected the key of a channel that the channels stage imported ("c1" is one: this value has spaces around it, which keys keep), found "c1 "']],
     ]);
   });
 });
