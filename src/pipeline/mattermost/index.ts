@@ -16,9 +16,11 @@ import {
   mattermostDirectChannel,
   mattermostThread,
   mattermostUser,
+  postId,
   teamChannelId,
   type MattermostNames,
 } from '../../transform/mattermost/index.js';
+import { PostIds, SharedIdHashes } from '../../transform/mattermost/post-keys.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import { DEFAULT_SORT_BUDGET_BYTES, ExternalSort, JSON_CODEC, type SortCodec } from '../../shared/external-sort.js';
 import { ConfigError } from '../../shared/errors.js';
@@ -145,20 +147,21 @@ async function* mattermostMessages(exp: MattermostExport, directory: ChatDirecto
     channel: (team, name) => (team === undefined ? undefined : directory.channels.get(teamChannelId(team, name))?.name),
   };
   const posts = new ExternalSort(postSortBudget(), undefined, JSON_CODEC as SortCodec<SortedPost>);
+  const hashes = new SharedIdHashes();
   try {
     for await (const batch of lines(exp, signal)) {
       const out: MessageOutcome[] = [];
-      for (const line of batch) lineOutcome(line, directory, owns, posts, out);
+      for (const line of batch) lineOutcome(line, directory, owns, posts, hashes, out);
       if (out.length > 0) yield out;
     }
-    yield* inPostBatches(sortedPosts(exp.file, posts, names, signal));
+    yield* inPostBatches(sortedPosts(exp.file, posts, names, new PostIds(hashes.shared()), signal));
   } finally {
     posts.close();
   }
 }
 
 /** A line of pass 2: a post to send is added to the sort; anything else (a reject) goes straight to `out`. */
-function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort<SortedPost>, out: MessageOutcome[]): void {
+function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort<SortedPost>, hashes: SharedIdHashes, out: MessageOutcome[]): void {
   if ('unparseable' in line) {
     // A line that parsed but cannot be sent (an unreadable byte, a lone surrogate) names its field: `post.message`.
     const { unparseable } = line.unparseable as UnparseableRecord;
@@ -167,7 +170,10 @@ function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPos
     const post = postToSend(line, directory, owns);
     if (post === undefined) return;
     if ('kind' in post) out.push(post);
-    else posts.add(post.record.create_at, { line: line.position.line!, type: line.type as SortedPost['type'], record: post.record });
+    else {
+      for (const p of [post.record, ...(post.record.replies ?? [])]) hashes.note(postId(post.channelId, p));
+      posts.add(post.record.create_at, { line: line.position.line!, type: line.type as SortedPost['type'], record: post.record });
+    }
   } else if (!NOT_RECORDS.has(line.type) && !['user', 'bot', 'channel', 'direct_channel'].includes(line.type))
     out.push({ kind: 'rejected', position: line.position, field: 'type', expected: 'a Mattermost bulk export line type (version, team, channel, user, bot, post, direct_channel, direct_post, emoji)', reason: JSON.stringify(line.type), raw: { type: line.type } });
 }
@@ -180,11 +186,11 @@ interface SortedPost {
 }
 
 /** The sorted posts as messages (the records were checked on the way in, so they are not parsed again). */
-function* sortedPosts(file: string, posts: ExternalSort<SortedPost>, names: MattermostNames, signal?: AbortSignal): Generator<MessageOutcome[]> {
+function* sortedPosts(file: string, posts: ExternalSort<SortedPost>, names: MattermostNames, ids: PostIds, signal?: AbortSignal): Generator<MessageOutcome[]> {
   for (const { line, type, record } of posts.sorted()) {
     signal?.throwIfAborted();
     const { team, channelId } = channelOf(type, record);
-    yield mattermostThread(record, channelId, team, names, { file, index: line - 1, line });
+    yield mattermostThread(record, channelId, team, names, { file, index: line - 1, line }, ids);
   }
 }
 

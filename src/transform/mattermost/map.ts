@@ -3,6 +3,7 @@ import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, Sour
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import type { MattermostBot, MattermostChannel, MattermostDirectPost, MattermostPost, MattermostReply, MattermostUser } from './records.js';
 import { isoOfEpochMs } from '../../shared/iso-time.js';
+import { ROOT_POSTS, type PostIds } from './post-keys.js';
 
 /**
  * Mattermost bulk export records → the neutral model. Ids: a user is its username; a team channel
@@ -97,14 +98,16 @@ export interface MattermostNames {
 
 /**
  * A post and its replies as messages, the root first, replies by `create_at` (ties in the order the export
- * lists them), each marked with its thread. `team` is undefined for a direct post.
+ * lists them), each marked with its thread. `team` is undefined for a direct post. `ids` tells apart
+ * messages of one channel, time, author and text in different threads (post-keys.ts).
  */
-export function mattermostThread(post: MattermostPost | MattermostDirectPost, channelId: string, team: string | undefined, names: MattermostNames, position: ExportPosition): MessageOutcome[] {
-  const rootId = postId(channelId, post);
+export function mattermostThread(post: MattermostPost | MattermostDirectPost, channelId: string, team: string | undefined, names: MattermostNames, position: ExportPosition, ids?: PostIds): MessageOutcome[] {
+  const idOf = (p: MattermostReply, thread: string) => (ids ? ids.idOf(postId(channelId, p), thread) : postId(channelId, p));
+  const rootId = idOf(post, ROOT_POSTS);
   // Mattermost lists a post's replies by post id, which is random, not by time (GetRepliesForExport).
   const replies = [...(post.replies ?? [])].sort((a, b) => a.create_at - b.create_at);
   const root = mattermostMessage(post, channelId, rootId, team, names, position, replies.length > 0 ? { root: rootId, isRoot: true, replyCount: replies.length } : undefined);
-  return [root, ...replies.map((reply) => mattermostMessage(reply, channelId, postId(channelId, reply), team, names, position, { root: rootId, isRoot: false }))];
+  return [root, ...replies.map((reply) => mattermostMessage(reply, channelId, idOf(reply, rootId), team, names, position, { root: rootId, isRoot: false }))];
 }
 
 function mattermostMessage(post: MattermostReply, channelId: string, id: string, team: string | undefined, names: MattermostNames, position: ExportPosition, thread: SourceMessage['facts']['thread']): MessageOutcome {
