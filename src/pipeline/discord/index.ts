@@ -10,7 +10,7 @@ import { AnsweredSystemMessages } from './answered-system.js';
 import { coveredByOwnFiles } from './deleted-starters.js';
 import { HeldReplies, mergeByTime } from './held-replies.js';
 import { LatestUsers } from './latest-users.js';
-import { planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
+import { latestOwnFile, planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
 /** DiscordChatExporter JSON exports as pipeline stages (docs/discord-migration.md). */
 const discordAdapter: ChatExportAdapter = {
@@ -73,7 +73,7 @@ async function scanDiscord(exp: SlackExport, plan: DiscordPlan, builder: ChatDir
       if (root !== undefined && root !== f.threadId) builder.setThreadRoot(f.threadId!, root);
       else if (root !== undefined && !damaged && starts.lostStarter(root) && coveredByOwnFiles(files, snowflakeTimeMs(root))) builder.markStarterDeleted(root);
     }
-    const own = files[0]!;
+    const own = latestOwnFile(files);
     // A thread whose parent channel is not in the export, or a private one, is a channel of its own.
     builder.addChannel(discordChannel(own.guild, own.channel, [...authors], { file: own.file, index: 0 }, THREAD_TYPES.has(own.channel.type)));
   }

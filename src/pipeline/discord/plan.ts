@@ -15,6 +15,8 @@ export interface DiscordFile {
   threadId?: string;
   /** The file's `dateRange` header: two exports of one channel are read by it (`byDateRange`). */
   dateRange?: DiscordDateRange;
+  /** When DiscordChatExporter wrote the file: the latest export's header names its channel. */
+  exportedAt?: string;
 }
 
 /** The export's files grouped by platform channel, in the order their messages are read. */
@@ -34,7 +36,7 @@ export interface DiscordPlan {
  * becomes a channel of its own.
  */
 export async function planDiscordExport(exp: SlackExport, files: readonly string[]): Promise<DiscordPlan> {
-  const headers: Array<{ file: string; guild: DiscordGuild; channel: DiscordChannel; dateRange?: DiscordDateRange }> = [];
+  const headers: Array<Omit<DiscordFile, 'channelId' | 'threadId'>> = [];
   const unreadable: DiscordPlan['unreadable'] = [];
   for (const file of [...files].sort(byPartition)) {
     let header;
@@ -51,7 +53,7 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
     else if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
     else if (!channel.ok) unreadable.push({ file, field: `channel.${channel.problem.field}`, problem: channel.problem.reason });
     // Kept for the whole run: copies, so that they do not pin the parser's input chunks (detach-string.ts).
-    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value, dateRange: header.dateRange }));
+    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value, dateRange: header.dateRange, exportedAt: header.exportedAt }));
   }
   const own = new Set(headers.filter((h) => !THREAD_TYPES.has(h.channel.type)).map((h) => h.channel.id));
   const channels = new Map<string, DiscordFile[]>();
@@ -106,4 +108,17 @@ function byPartition(a: string, b: string): number {
   const ka = pa ? `${pa[1]}.json` : a;
   const kb = pb ? `${pb[1]}.json` : b;
   return ka < kb ? -1 : ka > kb ? 1 : pa ? 1 : pb ? -1 : 0;
+}
+
+/**
+ * The file whose header names a channel: of its own files (not its threads'), the latest export
+ * (`exportedAt`), else the last read. A channel renamed between two exports has each name in one header;
+ * Discord shows the current one.
+ */
+export function latestOwnFile(files: readonly DiscordFile[]): DiscordFile {
+  const own = files.filter((f) => f.threadId === undefined);
+  const at = (f: DiscordFile) => (f.exportedAt === undefined ? NaN : Date.parse(f.exportedAt));
+  // A file without the time (an older DiscordChatExporter) yields to one with it; ties go to the later read.
+  const later = (latest: DiscordFile, f: DiscordFile) => (Number.isNaN(at(f)) ? Number.isNaN(at(latest)) : Number.isNaN(at(latest)) || at(f) >= at(latest));
+  return own.reduce((latest, f) => (later(latest, f) ? f : latest), own[0] ?? files[0]!);
 }

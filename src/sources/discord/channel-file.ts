@@ -43,14 +43,14 @@ export interface DiscordDateRange {
 }
 
 /** The header values read, by the top-level key they stand at; `messages.0` ends the header. */
-const HEADER_KEYS = new Set(['guild', 'channel', 'dateRange']);
+const HEADER_KEYS = new Set(['guild', 'channel', 'dateRange', 'exportedAt']);
 
 /**
- * The `guild`, `channel` and `dateRange` objects at the top of a file: read until the first message (or
- * the messages array's end), the rest left unread; `marks`: what their text showed (a name holding an
- * unreadable byte or a lone surrogate is not taken).
+ * The `guild`, `channel` and `dateRange` objects and the `exportedAt` time at the top of a file: read
+ * until the first message (or the messages array's end), the rest left unread; `marks`: what their text
+ * showed (a name holding an unreadable byte or a lone surrogate is not taken).
  */
-export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; dateRange?: DiscordDateRange; marks: TextMarks }> {
+export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; dateRange?: DiscordDateRange; exportedAt?: string; marks: TextMarks }> {
   const utf8 = new Utf8MarkingStream();
   const scan = new SurrogateEscapeScan();
   // The filter is called at each value's start, in file order, so the keys it takes name the values
@@ -69,7 +69,7 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
       const key = keys.shift();
       if (key === 'messages') break;
       if (key !== undefined && found[key] === undefined) found[key] = value;
-      if (found.dateRange !== undefined) break;
+      if (found.dateRange !== undefined && found.exportedAt !== undefined) break;
     }
   } catch (error) {
     throw new DiscordFileError(`${exp.origin}: ${file} is not a readable JSON file (${(error as Error).message})`, { file: exp.origin, entry: file }, error);
@@ -79,7 +79,8 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
   if (found.guild === undefined || found.channel === undefined)
     throw new DiscordFileError(`${exp.origin}: ${file} has no guild and channel objects; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
   const dateRange = typeof found.dateRange === 'object' && found.dateRange !== null ? (found.dateRange as DiscordDateRange) : undefined;
-  return { guild: found.guild, channel: found.channel, dateRange, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
+  const exportedAt = typeof found.exportedAt === 'string' ? found.exportedAt : undefined;
+  return { guild: found.guild, channel: found.channel, dateRange, exportedAt, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
 }
 
 /**
