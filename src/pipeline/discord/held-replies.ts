@@ -12,6 +12,9 @@ type Message = Extract<MessageOutcome, { kind: 'message' }>;
  */
 export class HeldReplies {
   private readonly byRoot = new Map<string, Message[]>();
+  /** When each reply was held: the order they were read (a file written newest first is read from its end). */
+  private readonly heldAt = new WeakMap<Message, number>();
+  private held = 0;
 
   /** `roots`: the roots whose reply threads thread files feed. */
   constructor(private readonly roots: ReadonlySet<string>) {}
@@ -24,6 +27,7 @@ export class HeldReplies {
     let held = this.byRoot.get(thread.root);
     if (!held) this.byRoot.set(thread.root, (held = []));
     held.push(outcome);
+    this.heldAt.set(outcome, this.held++);
     return true;
   }
 
@@ -46,16 +50,10 @@ export class HeldReplies {
 
   /** Every reply still held (after the channel's last file), in the order they were read. */
   rest(): MessageOutcome[] {
-    const out = [...this.byRoot.values()].flat().sort((a, b) => compareReadOrder(a, b));
+    const out = [...this.byRoot.values()].flat().sort((a, b) => this.heldAt.get(a)! - this.heldAt.get(b)!);
     this.byRoot.clear();
     return out;
   }
-}
-
-function compareReadOrder(a: Message, b: Message): number {
-  const pa = a.message.position;
-  const pb = b.message.position;
-  return pa.file < pb.file ? -1 : pa.file > pb.file ? 1 : pa.index - pb.index;
 }
 
 /**

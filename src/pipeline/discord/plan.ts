@@ -17,6 +17,8 @@ export interface DiscordFile {
   dateRange?: DiscordDateRange;
   /** When DiscordChatExporter wrote the file: the latest export's header names its channel. */
   exportedAt?: string;
+  /** The id of the file's first message: parts of an export written newest first are read oldest part first. */
+  firstMessageId?: string;
 }
 
 /** The export's files grouped by platform channel, in the order their messages are read. */
@@ -53,7 +55,7 @@ export async function planDiscordExport(exp: SlackExport, files: readonly string
     else if (!guild.ok) unreadable.push({ file, field: `guild.${guild.problem.field}`, problem: guild.problem.reason });
     else if (!channel.ok) unreadable.push({ file, field: `channel.${channel.problem.field}`, problem: channel.problem.reason });
     // Kept for the whole run: copies, so that they do not pin the parser's input chunks (detach-string.ts).
-    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value, dateRange: header.dateRange, exportedAt: header.exportedAt }));
+    else headers.push(structuredClone({ file, guild: guild.value, channel: channel.value, dateRange: header.dateRange, exportedAt: header.exportedAt, firstMessageId: header.firstMessageId }));
   }
   const own = new Set(headers.filter((h) => !THREAD_TYPES.has(h.channel.type)).map((h) => h.channel.id));
   const channels = new Map<string, DiscordFile[]>();
@@ -90,7 +92,16 @@ export function compareSnowflakes(a: string, b: string): number {
  * order; where the ranges overlap, the later file's messages are duplicates of the earlier's.
  */
 function byExport(a: DiscordFile, b: DiscordFile): number {
-  return rangeStart(a) - rangeStart(b) || byPartition(a.file, b.file);
+  return rangeStart(a) - rangeStart(b) || byFirstMessage(a, b) || byPartition(a.file, b.file);
+}
+
+/**
+ * Parts of one export, by their first message: in part order for an export written oldest first, oldest
+ * part first for one written newest first (each part is read from its end). Whole exports of one range
+ * start with the same message and stay in path order.
+ */
+function byFirstMessage(a: DiscordFile, b: DiscordFile): number {
+  return a.firstMessageId === undefined || b.firstMessageId === undefined ? 0 : compareSnowflakes(a.firstMessageId, b.firstMessageId);
 }
 
 /** `dateRange.after` in ms; no start (a whole history, or only --before) is the earliest. */

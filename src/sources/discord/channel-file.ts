@@ -50,11 +50,11 @@ const HEADER_KEYS = new Set(['guild', 'channel', 'dateRange', 'exportedAt']);
  * until the first message (or the messages array's end), the rest left unread; `marks`: what their text
  * showed (a name holding an unreadable byte or a lone surrogate is not taken).
  */
-export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; dateRange?: DiscordDateRange; exportedAt?: string; marks: TextMarks }> {
+export async function readDiscordHeader(exp: SlackExport, file: string): Promise<{ guild: unknown; channel: unknown; dateRange?: DiscordDateRange; exportedAt?: string; firstMessageId?: string; marks: TextMarks }> {
   const utf8 = new Utf8MarkingStream();
   const scan = new SurrogateEscapeScan();
   // The filter is called at each value's start, in file order, so the keys it takes name the values
-  // streamValues then emits. The first message is taken only to stop there: a file may be gigabytes.
+  // streamValues then emits. The first message is taken for its id and to stop there: a file may be gigabytes.
   const keys: string[] = [];
   const filter = (stack: unknown[]): boolean => {
     const top = stack.length === 1 && typeof stack[0] === 'string' && HEADER_KEYS.has(stack[0]);
@@ -67,12 +67,16 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
   try {
     for await (const { value } of values as AsyncIterable<{ value: unknown }>) {
       const key = keys.shift();
-      if (key === 'messages') break;
+      if (key === 'messages') {
+        found.firstMessageId = snowflakeOf(value);
+        break;
+      }
       if (key !== undefined && found[key] === undefined) found[key] = value;
-      if (found.dateRange !== undefined && found.exportedAt !== undefined) break;
     }
   } catch (error) {
-    throw new DiscordFileError(`${exp.origin}: ${file} is not a readable JSON file (${(error as Error).message})`, { file: exp.origin, entry: file }, error);
+    // A break past the header (in the first message) is the messages pass's to report, as a cut.
+    if (found.guild === undefined || found.channel === undefined)
+      throw new DiscordFileError(`${exp.origin}: ${file} is not a readable JSON file (${(error as Error).message})`, { file: exp.origin, entry: file }, error);
   } finally {
     values.destroy();
   }
@@ -80,7 +84,8 @@ export async function readDiscordHeader(exp: SlackExport, file: string): Promise
     throw new DiscordFileError(`${exp.origin}: ${file} has no guild and channel objects; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
   const dateRange = typeof found.dateRange === 'object' && found.dateRange !== null ? (found.dateRange as DiscordDateRange) : undefined;
   const exportedAt = typeof found.exportedAt === 'string' ? found.exportedAt : undefined;
-  return { guild: found.guild, channel: found.channel, dateRange, exportedAt, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
+  const firstMessageId = typeof found.firstMessageId === 'string' ? found.firstMessageId : undefined;
+  return { guild: found.guild, channel: found.channel, dateRange, exportedAt, firstMessageId, marks: { invalidBytes: utf8.marked, surrogateEscapes: scan.seen } };
 }
 
 /**
@@ -113,7 +118,26 @@ export async function* readDiscordMessages(exp: SlackExport, file: string): Asyn
   }
   if (!Array.isArray(messages)) throw new DiscordFileError(`${exp.origin}: ${file} has no messages array; is it a DiscordChatExporter JSON export?`, { file: exp.origin, entry: file });
   const marks = { invalidBytes: whole.invalidBytes, surrogateEscapes: mayHoldLoneSurrogate(whole.text) };
-  for (let i = 0; i < messages.length; i += BATCH) yield withUnreadable(messages.slice(i, i + BATCH).map((value, j) => ({ key: i + j, value })), marks);
+  // Newest first (DiscordChatExporter's reverse order): read from the end; each keeps its index in the file.
+  const keyAt = newestFirst(messages[0], messages[messages.length - 1]) ? (i: number) => messages.length - 1 - i : (i: number) => i;
+  for (let i = 0; i < messages.length; i += BATCH) {
+    const batch: DiscordFileMessage[] = [];
+    for (let j = i; j < Math.min(i + BATCH, messages.length); j++) batch.push({ key: keyAt(j), value: messages[keyAt(j)] });
+    yield withUnreadable(batch, marks);
+  }
+}
+
+/** A message's id when it is a snowflake string. */
+function snowflakeOf(message: unknown): string | undefined {
+  const id = (message as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && /^\d{1,20}$/.test(id) ? id : undefined;
+}
+
+/** Whether a file lists its messages newest first: its first message's id is greater than its last's. */
+function newestFirst(first: unknown, last: unknown): boolean {
+  const a = snowflakeOf(first);
+  const b = snowflakeOf(last);
+  return a !== undefined && b !== undefined && (a.length - b.length || (a > b ? 1 : a < b ? -1 : 0)) > 0;
 }
 
 /** The batch, each message holding an unreadable byte's mark or a lone surrogate named (only looked for once the file showed one). */
@@ -142,6 +166,9 @@ async function* streamDiscordMessages(exp: SlackExport, file: string): AsyncGene
   let last = -1;
   try {
     for await (const batch of readBatches<DiscordFileMessage>(elements)) {
+      // A file too large to read whole cannot be turned around in memory: named, not imported backwards.
+      if (last === -1 && batch.length > 1 && newestFirst(batch[0]!.value, batch[1]!.value))
+        throw new DiscordFileError(`${exp.origin}: ${file} lists its messages newest first (DiscordChatExporter's reverse order) and is larger than ${WHOLE_FILE_BYTES / 2 ** 20} MiB: export it again oldest first, or with --partition in parts under that size`, { file: exp.origin, entry: file, index: 0 });
       last = batch[batch.length - 1]?.key ?? last;
       yield withUnreadable(batch, { invalidBytes: text.marked, surrogateEscapes: scan.seen });
     }
