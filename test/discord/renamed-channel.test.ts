@@ -33,7 +33,7 @@ describe('a channel renamed between two exports of it', () => {
   it('takes the latest export\'s header when two whole exports sort the other way by name', async () => {
     const { f, report, platform } = await importFiles({
       '2024-05 lobby [661735342080000001].json': exportedAt(file(LOBBY, [m1, m2]), '2024-05-01T00:00:00.000+00:00'),
-      '2024-06 hall [661735342080000001].json': exportedAt(file(HALL, [m1, m2, m3]), '2024-06-01T00:00:00.000+00:00'),
+      '0-newest hall [661735342080000001].json': exportedAt(file(HALL, [m1, m2, m3]), '2024-06-01T00:00:00.000+00:00'),
       '2023-12 lobby [661735342080000001].json': exportedAt(file(LOBBY, [m1]), '2023-12-01T00:00:00.000+00:00'),
     });
     fixtures.push(f);
