@@ -21,6 +21,7 @@ export const SPILL_PREFIXES = {
   keys: 'chatport-keys-',
   foreignKeys: 'chatport-foreign-keys-',
   verifyKeys: 'chatport-verify-keys-',
+  verifyDifferences: 'chatport-verify-differences-',
 } as const;
 
 const OWNER_FILE = 'owner.json';

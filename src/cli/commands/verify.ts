@@ -58,9 +58,15 @@ export function registerVerify(program: Command, ctx: CliContext): void {
         );
         if (options.json) {
           const head = { pipeline: config.name, ...(run?.unfinished ? { unfinishedShards: run.unfinished } : {}), ...(run?.unfinishedRun ? { unfinishedRun: run.unfinishedRun } : {}), ...result.summary };
-          for (const piece of verificationJsonPieces(head, result.differences)) if (!ctx.stdout.write(piece)) await once(ctx.stdout, 'drain');
+          // Every difference, read back from the differences file: they are not all held in memory.
+          try {
+            for (const piece of verificationJsonPieces(head, result.allDifferences())) if (!ctx.stdout.write(piece)) await once(ctx.stdout, 'drain');
+          } finally {
+            await result.close();
+          }
         }
         else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${unfinishedNote(run)}${formatVerification(result.summary, result.differences)}`);
+        await result.close();
         if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
       } finally {
         await client.close();

@@ -17,8 +17,12 @@ export function stageVerification(expected: number, verified: number, difference
   return { expected, verified, differences: countDifferences(differences) };
 }
 
-/** The verification as people read it: one line per stage, then every difference (up to `show`) at its source position. */
+/**
+ * The verification as people read it: one line per stage, then every difference (up to `show`) at its source
+ * position. `differences`: the first of them in source order (runVerify keeps a thousand); the summary counts all.
+ */
 export function formatVerification(summary: VerificationSummary, differences: readonly Difference[], show = 50): string {
+  const total = DIFFERENCE_KINDS.reduce((n, k) => n + summary.counts[k], 0);
   const exact = summary.status === 'exact' ? exactVerdict(summary) : undefined;
   const out = [`verification: ${exact ? exact.headline : `DIFFERENCES (${describeCounts(summary.counts)})`}`];
   // On a line of its own: a terminal of 100 columns holds it with millions of messages.
@@ -31,8 +35,9 @@ export function formatVerification(summary: VerificationSummary, differences: re
   }
   if (summary.contentChecked > 0) out.push(`  ${summary.contentChecked} message(s) compared in full (body, properties)`);
   for (const d of differences.slice(0, show)) out.push(`  ${d.kind.padEnd(12)} ${d.stage} ${d.sourceKey ?? '-'}${d.position ? ` (${where(d.position)})` : ''}: ${d.message}`);
-  if (differences.length > show) out.push(`  … and ${differences.length - show} more${summary.files ? ` (all in ${summary.files.differences})` : ''}`);
-  else if (summary.files && differences.length > 0) out.push(`  differences: ${summary.files.differences}`);
+  const shown = Math.min(show, differences.length);
+  if (total > shown) out.push(`  … and ${total - shown} more${summary.files ? ` (all in ${summary.files.differences})` : ''}`);
+  else if (summary.files && total > 0) out.push(`  differences: ${summary.files.differences}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -60,15 +65,18 @@ function describeCounts(counts: DifferenceCounts): string {
  * differences, so that millions of them (an import stopped half way) never make one string past what the
  * runtime can hold (about 512 MB): that stopped verify with a bug's exit code.
  */
-export function* verificationJsonPieces(head: Record<string, unknown>, differences: readonly Difference[]): Generator<string> {
+export function* verificationJsonPieces(head: Record<string, unknown>, differences: Iterable<Difference>): Generator<string> {
   const whole = JSON.stringify({ ...head, differences: [] }, null, 2);
-  if (differences.length === 0) {
-    yield `${whole}\n`;
-    return;
+  let piece: string[] = [];
+  let started = false;
+  for (const d of differences) {
+    if (piece.length === 1000) {
+      yield `${started ? ',\n' : `${whole.slice(0, -'[]\n}'.length)}[\n`}${piece.join(',\n')}`;
+      started = true;
+      piece = [];
+    }
+    piece.push(JSON.stringify(d, null, 2).replace(/^/gm, '    '));
   }
-  yield `${whole.slice(0, -'[]\n}'.length)}[\n`;
-  for (let at = 0; at < differences.length; at += 1000) {
-    const piece = differences.slice(at, at + 1000).map((d) => JSON.stringify(d, null, 2).replace(/^/gm, '    ')).join(',\n');
-    yield at + 1000 < differences.length ? `${piece},\n` : `${piece}\n  ]\n}\n`;
-  }
+  if (piece.length === 0) yield `${whole}\n`;
+  else yield `${started ? ',\n' : `${whole.slice(0, -'[]\n}'.length)}[\n`}${piece.join(',\n')}\n  ]\n}\n`;
 }

@@ -5,7 +5,7 @@ import { DEFAULT_STAGE_OPTIONS, type PipelineConfig, type ShardSpec, type StageC
 import { ownsChannel } from '../shards/shard-filter.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
-import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY, STAGE_ORDER } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, PIPELINE_PROPERTY } from '../../transform/index.js';
 import { sourceOptionsOf } from '../import/read-stage.js';
 import { forOneRun, pipelineUserNamesOf, sourceUserNamesOf } from '../import/user-names.js';
 import { readStageRecords } from '../import/read-stage.js';
@@ -13,7 +13,6 @@ import { usersNamedForOthers } from './user-identity.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
 import { compareChannels, compareMembers, compareUsers, heldTwiceDifferences, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
-import { countDifferences, stageVerification } from './describe.js';
 import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } from './expected-source.js';
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
@@ -28,8 +27,9 @@ import { expectInChannel } from './expected-source.js';
 import { orphansHeld } from './verify-orphans.js';
 import { RepliesOnPlatform, unexpectedReplies } from './unexpected-replies.js';
 import { readRunChannelIds } from './run-channel-ids.js';
-import { removeSpillsOfKilledRuns } from '../../shared/spill-folders.js';
+import { makeSpillFolder, removeSpillsOfKilledRuns, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import { appendAll } from '../../shared/append-all.js';
+import { DifferenceSink, readDifferencesFile, takeFirst } from './difference-sink.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -51,6 +51,13 @@ export interface VerifyOptions {
   maxPinned?: number;
   /** Polling of the messages export job. Default every 250 ms (growing to 5 s), for up to an hour. */
   exportWait?: { pollIntervalMs: number; timeoutMs: number };
+  /**
+   * What the differences may take in memory before they are spilled to a temp folder and sorted on disk
+   * (difference-sink.ts). Default external-sort.ts's DEFAULT_SORT_BUDGET_BYTES; tests set a tiny one.
+   */
+  differencesBudgetBytes?: number;
+  /** Differences kept in memory (VerifyResult.differences, verify.json). Default KEPT_DIFFERENCES; tests set a few. */
+  keptDifferences?: number;
 }
 
 export interface VerifyDeps {
@@ -63,8 +70,19 @@ export interface VerifyDeps {
 
 export interface VerifyResult {
   summary: VerificationSummary;
+  /**
+   * The first KEPT_DIFFERENCES differences in source order (all of them when there are no more): what the
+   * console and verify.json show. `summary.counts` counts them all.
+   */
   differences: Difference[];
+  /** Every difference in source order, read back from the differences file when there are more than those kept. */
+  allDifferences(): Iterable<Difference>;
+  /** Removes the temp differences file of a verification without `outDir` (nothing otherwise). */
+  close(): Promise<void>;
 }
+
+/** Differences kept in memory for the console, verify.json and VerifyResult; the rest are in the differences file only. */
+export const KEPT_DIFFERENCES = 1000;
 
 /**
  * The content sample by default. The platform's export gives each message's author, type and body length,
@@ -127,68 +145,101 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   if (auto && expected.messageCount > AUTO_SAMPLE_MAX_MESSAGES) expected.sample = new Set();
   const judged = judgedByExport(config, expected);
 
-  const differences: Difference[] = [];
-  const stages: Partial<Record<StageName, StageVerification>> = {};
-  const record = (stage: StageName, expectedCount: number, result: { differences: Difference[]; verified: number }) => {
-    appendAll(differences, result.differences);
-    stages[stage] = stageVerification(expectedCount, result.verified, result.differences);
-  };
+  const sink = new DifferenceSink(options.differencesBudgetBytes);
+  try {
+    return await compareAll();
+  } finally {
+    sink.close();
+  }
 
-  if (expected.stages.has('users')) {
-    const compared = compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey, judged);
-    // Before the platform's messages are read: expected.authors then holds the source's authors only.
-    const sourceNames = await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read));
-    appendAll(compared.differences, usersNamedForOthers(config, sourceNames, users, expected));
-    record('users', expected.users.length, compared);
-    if (compared.renamed.size > 0) compareAsRenamed(config, expected, compared.renamed);
-  }
-  const toMatch = channelsToMatch(expected);
-  let matched = matchChannels(toMatch, channels, config.id, judged);
-  if (matched.heldTwice.size > 0 && options.channelIdFiles)
-    matched = matchChannels(toMatch, channels, config.id, judged, await readRunChannelIds(options.channelIdFiles, new Set(matched.heldTwice.keys())));
-  if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
-  // Without a channels stage (channels made by another pipeline before it carried ids) a key held twice is said all the same.
-  else if (matched.heldTwice.size > 0) record('channels', 0, { differences: heldTwiceDifferences(toMatch, matched.heldTwice), verified: 0 });
-  if (expected.members.size > 0) {
-    const membersStage = config.stages.find((s) => s.stage === 'members') ?? config.stages.find((s) => s.stage === 'channels');
-    const held = await readMemberships(new Map([...channelsByKey(matched)].filter(([key]) => expected.members.has(key))), platform, membersStage?.options.concurrency ?? DEFAULT_STAGE_OPTIONS.concurrency);
-    record('members', [...expected.members.values()].reduce((n, m) => n + m.size, 0), compareMembers(expected.members, held));
-  }
-  let contentChecked = 0;
-  if (messagesStage && exportJob) {
-    const channelKeyById = new Map<string, string>([...channelsByKey(matched)].map(([key, c]) => [c.id, key]));
-    const messagesRead = { ...read, channelIds: expectedChannelIds(expected, platformChannelIds) };
-    const nameReplies: NameReplies = (ordinals) => readMessagesAt(config, messagesStage, ordinals, messagesRead);
-    const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
-    const repliesHeld = new RepliesOnPlatform();
-    const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds, repliesHeld);
-    // Free when every message holds the replies the source gives it; threads are read only where more are held.
-    const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
-    appendAll(threads.differences, unexpected.differences);
-    if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
-    const result = await verifyMessages({
-      config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
-      maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, orphanRoots: threads.orphanRoots, ...(deps.signal ? { signal: deps.signal } : {}),
-    });
-    // A reply moved into its channel is one of the channel's extras; a channel message moved into a thread, a stray there.
-    const keyOf = (properties: unknown) => replyKeyOf(messagesStage, properties);
-    const inChannels: Stray[] = [];
-    for (const { difference, message } of result.movable.extras) {
-      const key = keyOf(message.properties);
-      if (key === undefined) result.differences.push(difference);
-      else inChannels.push({ keyHash: keyHashText(key), message, thread: `channel ${difference.channelKey!}`, channelKey: difference.channelKey!, inChannel: true, extra: difference });
+  async function compareAll(): Promise<VerifyResult> {
+    const stages: Partial<Record<StageName, StageVerification>> = {};
+    const record = (stage: StageName, expectedCount: number, result: { differences: Difference[]; verified: number }) => {
+      sink.addAll(result.differences);
+      stages[stage] = { expected: expectedCount, verified: result.verified, differences: sink.countsOf(stage) };
+    };
+
+    if (expected.stages.has('users')) {
+      const compared = compareUsers(expected.users, users, config.id, config.matchedUsers?.byKey, judged);
+      // Before the platform's messages are read: expected.authors then holds the source's authors only.
+      const sourceNames = await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read));
+      appendAll(compared.differences, usersNamedForOthers(config, sourceNames, users, expected));
+      record('users', expected.users.length, compared);
+      if (compared.renamed.size > 0) compareAsRenamed(config, expected, compared.renamed);
     }
-    await settleThreads(threads, [...unexpected.strays, ...inChannels], expected.replies, nameReplies, { missing: result.movable.missing, keyOf: (item) => keyOf(item.properties) });
-    contentChecked = result.contentChecked + threads.contentChecked;
-    record('messages', expected.messageCount, { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
-  }
+    const toMatch = channelsToMatch(expected);
+    let matched = matchChannels(toMatch, channels, config.id, judged);
+    if (matched.heldTwice.size > 0 && options.channelIdFiles)
+      matched = matchChannels(toMatch, channels, config.id, judged, await readRunChannelIds(options.channelIdFiles, new Set(matched.heldTwice.keys())));
+    if (expected.stages.has('channels')) record('channels', expected.channels.size, compareChannels(expected.channels, matched));
+    // Without a channels stage (channels made by another pipeline before it carried ids) a key held twice is said all the same.
+    else if (matched.heldTwice.size > 0) record('channels', 0, { differences: heldTwiceDifferences(toMatch, matched.heldTwice), verified: 0 });
+    if (expected.members.size > 0) {
+      const membersStage = config.stages.find((s) => s.stage === 'members') ?? config.stages.find((s) => s.stage === 'channels');
+      const held = await readMemberships(new Map([...channelsByKey(matched)].filter(([key]) => expected.members.has(key))), platform, membersStage?.options.concurrency ?? DEFAULT_STAGE_OPTIONS.concurrency);
+      record('members', [...expected.members.values()].reduce((n, m) => n + m.size, 0), compareMembers(expected.members, held));
+    }
+    let contentChecked = 0;
+    if (messagesStage && exportJob) {
+      const channelKeyById = new Map<string, string>([...channelsByKey(matched)].map(([key, c]) => [c.id, key]));
+      const messagesRead = { ...read, channelIds: expectedChannelIds(expected, platformChannelIds) };
+      const nameReplies: NameReplies = (ordinals) => readMessagesAt(config, messagesStage, ordinals, messagesRead);
+      const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
+      const repliesHeld = new RepliesOnPlatform();
+      const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds, repliesHeld);
+      // Free when every message holds the replies the source gives it; threads are read only where more are held.
+      const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
+      appendAll(threads.differences, unexpected.differences);
+      if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
+      const result = await verifyMessages({
+        config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
+        maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, orphanRoots: threads.orphanRoots, ...(deps.signal ? { signal: deps.signal } : {}),
+      });
+      // A reply moved into its channel is one of the channel's extras; a channel message moved into a thread, a stray there.
+      const keyOf = (properties: unknown) => replyKeyOf(messagesStage, properties);
+      const inChannels: Stray[] = [];
+      for (const { difference, message } of result.movable.extras) {
+        const key = keyOf(message.properties);
+        if (key === undefined) result.differences.push(difference);
+        else inChannels.push({ keyHash: keyHashText(key), message, thread: `channel ${difference.channelKey!}`, channelKey: difference.channelKey!, inChannel: true, extra: difference });
+      }
+      await settleThreads(threads, [...unexpected.strays, ...inChannels], expected.replies, nameReplies, { missing: result.movable.missing, keyOf: (item) => keyOf(item.properties) });
+      contentChecked = result.contentChecked + threads.contentChecked;
+      record('messages', expected.messageCount, { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
+    }
 
-  differences.sort(bySourceOrder);
-  const counts = countDifferences(differences);
-  const sampled = messagesStage ? { sample: { picked: expected.sample.size, of: expected.messageCount } } : {};
-  const summary: VerificationSummary = { status: differences.length === 0 ? 'exact' : 'differences', counts, stages, contentChecked, ...sampled, durationMs: now() - startedAt };
-  if (options.outDir) summary.files = await writeVerifyFiles(options.outDir, summary, differences);
-  return { summary, differences };
+    const sampled = messagesStage ? { sample: { picked: expected.sample.size, of: expected.messageCount } } : {};
+    const summary: VerificationSummary = { status: sink.total === 0 ? 'exact' : 'differences', counts: sink.totalCounts(), stages, contentChecked, ...sampled, durationMs: now() - startedAt };
+    return writeDifferences(summary, sink, options.outDir, options.keptDifferences ?? KEPT_DIFFERENCES);
+  }
+}
+
+/**
+ * The sorted differences go to the run folder's files, or (no run folder) to a temp file when there are more
+ * than those kept, for `--json` to read back; the first KEPT_DIFFERENCES stay in memory.
+ */
+async function writeDifferences(summary: VerificationSummary, sink: DifferenceSink, outDir: string | undefined, keep: number): Promise<VerifyResult> {
+  const kept: Difference[] = [];
+  const sorted = takeFirst(sink.sorted(), keep, kept);
+  let file: string | undefined;
+  let temp: string | undefined;
+  if (outDir) {
+    summary.files = await writeVerifyFiles(outDir, summary, sorted, writeFileAtomic, keep);
+    file = summary.files.differences;
+  } else if (sink.total > keep) {
+    temp = makeSpillFolder(SPILL_PREFIXES.verifyDifferences);
+    file = join(temp, 'verify-differences.ndjson');
+    await writeFileAtomic(file, ndjsonPieces(sorted));
+  } else for (const _ of sorted);
+  const all = file !== undefined && sink.total > kept.length ? file : undefined;
+  return {
+    summary,
+    differences: kept,
+    allDifferences: () => (all === undefined ? kept : readDifferencesFile(all)),
+    close: async () => {
+      if (temp !== undefined) await rm(temp, { recursive: true, force: true });
+    },
+  };
 }
 
 /**
@@ -301,19 +352,20 @@ function channelsToMatch(expected: ExpectedSource): Map<string, Sourced<Expected
   return referenced;
 }
 
-function bySourceOrder(a: Difference, b: Difference): number {
-  const stage = STAGE_ORDER.indexOf(a.stage) - STAGE_ORDER.indexOf(b.stage);
-  if (stage !== 0) return stage;
-  if (!a.position || !b.position) return a.position ? -1 : b.position ? 1 : 0;
-  return a.position.file < b.position.file ? -1 : a.position.file > b.position.file ? 1 : a.position.index - b.position.index;
-}
-
 /**
  * One NDJSON line per difference, in pieces of a thousand lines: ten million differences (an import stopped
  * half way) joined into one string would pass the most a string can hold (about 512 MB) and stop verify.
  */
-export function* ndjsonPieces(differences: readonly Difference[]): Generator<string> {
-  for (let at = 0; at < differences.length; at += 1000) yield differences.slice(at, at + 1000).map((d) => `${JSON.stringify(d)}\n`).join('');
+export function* ndjsonPieces(differences: Iterable<Difference>): Generator<string> {
+  let piece: string[] = [];
+  for (const d of differences) {
+    piece.push(`${JSON.stringify(d)}\n`);
+    if (piece.length === 1000) {
+      yield piece.join('');
+      piece = [];
+    }
+  }
+  if (piece.length > 0) yield piece.join('');
 }
 
 /**
@@ -321,12 +373,13 @@ export function* ndjsonPieces(differences: readonly Difference[]): Generator<str
  * summary beside another verification's differences (at worst the differences without their summary).
  */
 export async function writeVerifyFiles(
-  dir: string, summary: VerificationSummary, differences: readonly Difference[], write: typeof writeFileAtomic = writeFileAtomic,
+  dir: string, summary: VerificationSummary, differences: Iterable<Difference>, write: typeof writeFileAtomic = writeFileAtomic, keep = KEPT_DIFFERENCES,
 ): Promise<{ summary: string; differences: string }> {
   await mkdir(dir, { recursive: true });
   const files = { summary: join(dir, 'verify.json'), differences: join(dir, 'verify-differences.ndjson') };
   await rm(files.summary, { force: true });
-  await write(files.differences, ndjsonPieces(differences));
-  await write(files.summary, `${JSON.stringify({ ...summary, files, differences: differences.slice(0, 1000) }, null, 2)}\n`);
+  const first: Difference[] = [];
+  await write(files.differences, ndjsonPieces(takeFirst(differences, keep, first)));
+  await write(files.summary, `${JSON.stringify({ ...summary, files, differences: first }, null, 2)}\n`);
   return files;
 }

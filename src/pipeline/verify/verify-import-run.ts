@@ -24,10 +24,11 @@ export async function verifyImportRun(
   let failure: unknown;
   try {
     const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
-    const { summary } = await runVerify(
+    const { summary, close } = await runVerify(
       { config, rejectsFiles, channelIdFiles: [new RunPaths(input.stateDir).channelIds(report.runId)], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
       { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
     );
+    await close();
     report.verification = summary;
     input.logger.info({ status: summary.status, counts: summary.counts }, 'verification finished');
   } catch (error) {
