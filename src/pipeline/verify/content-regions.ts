@@ -98,6 +98,7 @@ function sameRecord(source: SourceMessage['item'], platform: Message): boolean |
 
 const keyOf = (properties: unknown): unknown => (properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
 
-function contentKey(type: unknown, user: unknown, body: unknown): string {
+/** What a move is looked up by: type, author and body (pairMoves). */
+export function contentKey(type: unknown, user: unknown, body: unknown): string {
   return JSON.stringify([type, user ?? null, body ?? null]);
 }

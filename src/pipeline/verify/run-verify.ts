@@ -191,7 +191,14 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
       const unexpected = await unexpectedReplies(deps.client, messagesStage, repliesHeld, threads.rootThreads, deps.signal);
       appendAll(threads.differences, unexpected.differences);
       if (unexpected.replyIds.size > 0) for (const column of held.values()) column.remove(unexpected.replyIds);
+      // Only a missing message whose key a thread holds can turn out moved there (settleThreads): the others are final as named.
+      const strays = new Set([...threads.pending.strays, ...unexpected.strays].filter((s) => !s.inChannel).map((s) => s.keyHash));
+      const mayMove = (item: { properties?: unknown }) => {
+        const key = strays.size === 0 ? undefined : replyKeyOf(messagesStage, item.properties);
+        return key !== undefined && strays.has(keyHashText(key));
+      };
       const result = await verifyMessages({
+        sink, mayMove,
         config, stage: messagesStage, sides: { expected: expected.messages, platform: held, authors: expected.authors, types: expected.types }, sample: expected.sample,
         maxFetches: expected.sample.size + (options.maxPinned ?? 1000), read: messagesRead, client: deps.client, orphanRoots: threads.orphanRoots, ...(deps.signal ? { signal: deps.signal } : {}),
       });

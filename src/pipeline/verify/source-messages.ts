@@ -23,17 +23,35 @@ export async function readMessagesAt(
   stage: StageConfig,
   ordinals: ReadonlySet<number>,
   deps: ExpectedReadDeps & { channelIds: ChannelIdLookup },
+  streamed?: StreamedOrdinals,
 ): Promise<Map<number, SourceMessage>> {
   const out = new Map<number, SourceMessage>();
-  if (ordinals.size === 0) return out;
-  let last = 0;
+  const passing = streamed?.ordinals ?? new Uint32Array(0);
+  if (ordinals.size === 0 && passing.length === 0) return out;
+  let last = passing.length > 0 ? passing[passing.length - 1]! : 0;
   for (const o of ordinals) last = Math.max(last, o);
   let ordinal = 0;
+  let at = 0;
   for await (const p of expectedRecords(config, stage, deps)) {
-    if (ordinals.has(ordinal)) out.set(ordinal, { sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, item: asRenamed(p.item, config.renamedUsers) });
+    const passes = at < passing.length && passing[at] === ordinal;
+    if (passes || ordinals.has(ordinal)) {
+      const src = { sourceKey: p.sourceKey, position: p.position, channelKey: p.channelKey!, item: asRenamed(p.item, config.renamedUsers) };
+      const keep = passes ? streamed!.visit(at++, src) : true;
+      if (keep || ordinals.has(ordinal)) out.set(ordinal, src);
+    }
     if (++ordinal > last) break;
   }
   return out;
+}
+
+/**
+ * Ordinals (ascending) whose records are handed to `visit` as the read passes them, and kept only when it
+ * says so: millions of missing messages are named one by one, not held (verify-messages.ts).
+ */
+export interface StreamedOrdinals {
+  ordinals: Uint32Array;
+  /** `at`: the index into `ordinals`. True: keep the record in the map returned. */
+  visit(at: number, src: SourceMessage): boolean;
 }
 
 /** The item with its author as the platform names that user now (PipelineConfig.renamedUsers). */

@@ -5,11 +5,13 @@ import type { ChatportClient, Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
 import { compareMessages, type MessageFinding, type MessageSides, type Region } from './compare-messages.js';
-import { classifyContentRegions, type ContentRegion } from './content-regions.js';
+import { classifyContentRegions, contentKey, type ContentRegion } from './content-regions.js';
+import type { DifferenceSink } from './difference-sink.js';
+import { PassingMissing } from './passing-missing.js';
 import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { where } from './describe.js';
 import type { ExpectedReadDeps } from './expected-source.js';
-import { messageContentDifferences, readMessagesAt, type SourceMessage } from './source-messages.js';
+import { messageContentDifferences, readMessagesAt, type SourceMessage, type StreamedOrdinals } from './source-messages.js';
 import type { Difference } from './types.js';
 
 export interface MessagesVerification {
@@ -42,6 +44,13 @@ export interface MessagesVerifyInput {
   signal?: AbortSignal;
   /** Replies expected in their channel because their thread's root is not on the platform: ordinal → the root's ref. */
   orphanRoots?: ReadonlyMap<number, string>;
+  /**
+   * Where the missing messages that nothing can change go as they are named (one by one, as the second read
+   * passes them); the others are in `differences`.
+   */
+  sink: DifferenceSink;
+  /** Whether a missing message may be one a thread holds (settleThreads): such a one stays in `movable`. */
+  mayMove?: (item: SourceMessage['item']) => boolean;
 }
 
 /**
@@ -55,26 +64,60 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   // Regions read in full pin each difference to its record; past the fetch budget the token findings stand.
   const regionReads = comparison.regions.reduce((n, r) => n + r.platformIds.length, 0);
   const byContent = regionReads + input.sample.size <= input.maxFetches;
-  const inRegions = new Set(byContent ? comparison.regions.flatMap((r) => r.ordinals) : []);
-  const wanted = new Set<number>([...input.sample, ...inRegions]);
-  if (!byContent) for (const f of comparison.findings) if (f.ordinal !== undefined) wanted.add(f.ordinal);
-  for (const e of comparison.edited) wanted.add(e.ordinal);
-  const source = await readMessagesAt(input.config, input.stage, wanted, input.read);
   const fetcher = new MessageFetcher(input.client, input.maxFetches, input.signal);
+  const differences: Difference[] = [];
+  const movable: ChannelMovable = { extras: [], missing: [] };
+  const orphans = new OrphanNames(input.stage, input.orphanRoots);
+  const isOrphan = (ordinal: number) => input.orphanRoots?.has(ordinal) === true;
+  // A missing message that is not an orphan, and (read in full) in a region without platform messages, is
+  // missing whatever its content, unless it equals one of the regions' extras: named as the read passes it.
+  const passing = new PassingMissing();
+  const platform = byContent ? await readRegionMessages(comparison.regions, fetcher, input.stage.options.concurrency) : [];
+  const inRegions = new Set<number>();
+  for (const [k, region] of byContent ? comparison.regions.entries() : []) {
+    for (const o of region.ordinals) if (platform[k]!.length > 0 || isOrphan(o)) inRegions.add(o);
+    else passing.add(o, region.channelKey);
+  }
+  if (!byContent) for (const f of comparison.findings) if (f.kind === 'missing' && !isOrphan(f.ordinal!)) passing.add(f.ordinal!, f.channelKey);
+  const extraContent = new Set(platform.flat().map((m) => contentKey(m.type, m.user?.name, m.body)));
+  const candidates = new Set<number>();
+  const named = (src: SourceMessage, channelKey: string) => {
+    orphans.note(src);
+    const difference = missingDifference(src, channelKey);
+    if (input.mayMove?.(src.item) !== true) return input.sink.add(difference);
+    differences.push(difference);
+    movable.missing.push({ difference, src });
+  };
+  const sorted = passing.sorted();
+  const streamed: StreamedOrdinals = {
+    ordinals: sorted.ordinals,
+    visit: (at, src) => {
+      const candidate = byContent && extraContent.has(contentKey(src.item.type, src.item.user, src.item.body));
+      if (candidate) candidates.add(sorted.ordinals[at]!);
+      else named(src, sorted.channelKeyAt(at));
+      return candidate;
+    },
+  };
+  const wanted = new Set<number>([...input.sample, ...inRegions]);
+  // Past the budget every missing message but an orphan passes (named as it is read).
+  const passes = (f: MessageFinding) => f.kind === 'missing' && !isOrphan(f.ordinal!);
+  if (!byContent) for (const f of comparison.findings) if (f.ordinal !== undefined && !passes(f)) wanted.add(f.ordinal);
+  for (const e of comparison.edited) wanted.add(e.ordinal);
+  const source = await readMessagesAt(input.config, input.stage, wanted, input.read, streamed);
+  for (const o of candidates) inRegions.add(o);
 
-  let findings = comparison.findings;
+  let findings = byContent ? [] : comparison.findings.filter((f) => !passes(f));
+  comparison.findings = [];
   let verified = comparison.verified;
   let copies: SecondCopies | undefined;
   if (byContent) {
-    const regions = await readRegions(comparison.regions, source, fetcher, input.stage.options.concurrency);
+    const regions = contentRegions(comparison.regions, platform, source, inRegions);
     copies = new SecondCopies(regions);
     const classified = classifyContentRegions(regions);
     findings = classified.findings;
     verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
   }
-  const differences: Difference[] = [];
-  const movable: ChannelMovable = { extras: [], missing: [] };
-  const orphans = new OrphanNames(input.stage, input.orphanRoots, findings, source);
+  for (const f of findings) if (f.kind === 'missing' && f.ordinal !== undefined) orphans.note(source.get(f.ordinal));
   for (const finding of findings) {
     const src = finding.ordinal === undefined ? undefined : source.get(finding.ordinal);
     const explained = await explain(finding, src, fetcher, orphans);
@@ -104,14 +147,26 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
 }
 
 /** The regions' platform messages, read `width` at a time (the fetch budget was checked to hold them all). */
-async function readRegions(regions: readonly Region[], source: ReadonlyMap<number, SourceMessage>, fetcher: MessageFetcher, width: number): Promise<ContentRegion[]> {
+async function readRegionMessages(regions: readonly Region[], fetcher: MessageFetcher, width: number): Promise<Message[][]> {
   const fetched: Message[] = [];
   for await (const message of inOrderAhead(regions.flatMap((r) => r.platformIds), width, (id) => fetcher.get(id))) fetched.push(message!);
   let at = 0;
-  return regions.map((region) => {
-    const platform = fetched.slice(at, (at += region.platformIds.length));
-    return { channelKey: region.channelKey, source: region.ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform };
+  return regions.map((region) => fetched.slice(at, (at += region.platformIds.length)));
+}
+
+/**
+ * The regions with their records. A region without platform messages keeps only the records read in full
+ * (`held`: orphans, and those equal to an extra of another region); its others were named missing already.
+ */
+function contentRegions(regions: readonly Region[], platform: readonly Message[][], source: ReadonlyMap<number, SourceMessage>, held: ReadonlySet<number>): ContentRegion[] {
+  return regions.map((region, k) => {
+    const ordinals = platform[k]!.length > 0 ? region.ordinals : region.ordinals.filter((o) => held.has(o));
+    return { channelKey: region.channelKey, source: ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform: platform[k]! };
   });
+}
+
+function missingDifference(src: SourceMessage, channelKey: string, text = `message ${src.sourceKey} (${where(src.position)}) is not in channel ${channelKey}`): Difference {
+  return { kind: 'missing', stage: 'messages', sourceKey: src.sourceKey, position: src.position, channelKey, message: text };
 }
 
 async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher, orphans?: OrphanNames): Promise<Difference[]> {
@@ -120,7 +175,8 @@ async function explain(finding: MessageFinding, src: SourceMessage | undefined, 
   const id = finding.platformId === undefined ? undefined : String(finding.platformId);
   switch (finding.kind) {
     case 'missing':
-      return [{ kind: 'missing', stage: 'messages', ...at, channelKey: finding.channelKey, message: orphans?.missing(finding, src) ?? `${name} is not in channel ${finding.channelKey}` }];
+      if (src) return [missingDifference(src, finding.channelKey, orphans?.missing(finding, src))];
+      return [{ kind: 'missing', stage: 'messages', channelKey: finding.channelKey, message: `${name} is not in channel ${finding.channelKey}` }];
     case 'extra':
       return [{ kind: 'extra', stage: 'messages', channelKey: finding.channelKey, platformId: id!, message: `message ${id} in channel ${finding.channelKey} is not in the source` }];
     case 'changed': {
@@ -198,20 +254,23 @@ const keyOf = (properties: unknown): string | undefined => {
  * the channel the import places it in, and the sentence says why it belongs there.
  */
 class OrphanNames {
-  /** The missing messages by the ref replies name them by. */
+  /** The missing messages that are roots of orphans, by the ref replies name them by. */
   private readonly missingByRef = new Map<string, SourceMessage>();
+  /** The refs of the orphans' roots: only those missing messages are kept. */
+  private readonly rootRefs: ReadonlySet<string>;
 
   constructor(
     private readonly stage: StageConfig,
     private readonly roots: ReadonlyMap<number, string> | undefined,
-    findings: readonly MessageFinding[],
-    source: ReadonlyMap<number, SourceMessage>,
   ) {
-    if (!roots || roots.size === 0) return;
-    for (const f of findings) {
-      const src = f.kind === 'missing' && f.ordinal !== undefined ? source.get(f.ordinal) : undefined;
-      if (src) this.missingByRef.set(messageRefOf(stage, src.item.properties) ?? src.sourceKey, src);
-    }
+    this.rootRefs = new Set(roots?.values() ?? []);
+  }
+
+  /** A missing message (every one is noted before any orphan is named). */
+  note(src: SourceMessage | undefined): void {
+    if (!src || this.rootRefs.size === 0) return;
+    const ref = messageRefOf(this.stage, src.item.properties) ?? src.sourceKey;
+    if (this.rootRefs.has(ref)) this.missingByRef.set(ref, src);
   }
 
   missing(finding: MessageFinding, src: SourceMessage | undefined): string | undefined {
