@@ -138,6 +138,21 @@ describe('a message sent twice', () => {
   });
 });
 
+describe('a missing message whose copies another channel holds, changed', () => {
+  it('names each copy a second copy of it, though nothing near the missing one was read in full', async () => {
+    const config = await importMessages('dx');
+    const plain = await inChannelNamed('dxone', 'plain');
+    const other = await inChannelNamed('dxtwo', 'root five');
+    const copies: string[] = [];
+    for (const body of ['plain, copied', 'plain, copied again'])
+      copies.push(String((await t.hand.call('POST', `/channels/${String(other.channelId)}/messages`, { type: plain.type, body, user: { username: plain.user!.name }, properties: plain.properties })).id));
+    await t.hand.call('DELETE', `/messages/${String(plain.id)}`);
+    const { differences } = await runVerify({ config, sample: 0 }, { client: t.f.client });
+    expect(differences.map((d) => [d.kind, d.sourceKey ?? d.platformId])).toEqual([['missing', 'm8'], ['extra', copies[0]], ['extra', copies[1]]]);
+    expect(differences[1]!.message).toMatch(new RegExp(`^message ${copies[0]} in channel c2 is a second copy of message m8 \\(.*messages\\.csv:9\\), held as message ${copies[1]}$`));
+  });
+});
+
 describe('a channel renamed on the platform', () => {
   it('is changed in name, saying the name it has there', async () => {
     const config = await importMessages('rn');

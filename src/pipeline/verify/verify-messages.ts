@@ -80,6 +80,8 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   }
   if (!byContent) for (const f of comparison.findings) if (f.kind === 'missing' && !isOrphan(f.ordinal!)) passing.add(f.ordinal!, f.channelKey);
   const extraContent = new Set(platform.flat().map((m) => contentKey(m.type, m.user?.name, m.body)));
+  // A record whose key a region's message carries is read in full too: that one may be its second copy (SecondCopies).
+  const extraKeys = new Set(platform.flat().map((m) => keyOf(m.properties)));
   const candidates = new Set<number>();
   const named = (src: SourceMessage, channelKey: string) => {
     orphans.note(src);
@@ -92,7 +94,8 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   const streamed: StreamedOrdinals = {
     ordinals: sorted.ordinals,
     visit: (at, src) => {
-      const candidate = byContent && extraContent.has(contentKey(src.item.type, src.item.user, src.item.body));
+      const key = keyOf(src.item.properties);
+      const candidate = byContent && (extraContent.has(contentKey(src.item.type, src.item.user, src.item.body)) || (key !== undefined && extraKeys.has(key)));
       if (candidate) candidates.add(sorted.ordinals[at]!);
       else named(src, sorted.channelKeyAt(at));
       return candidate;
