@@ -5,9 +5,13 @@
  * - a field that starts with the quote character is quoted: it runs to the next lone quote, `""` inside it
  *   is one quote, and delimiters and line breaks inside it are text; the closing quote must be followed by
  *   a delimiter, a line break or the end of the input;
- * - a quote inside an unquoted field, a closing quote followed by anything else, or a quoted field still
- *   open at the end of the input is broken quoting: after it nobody can tell where records start, so it
- *   stops the reading (CsvSyntaxError) instead of guessing.
+ * - a quote inside an unquoted field (`Cy "Q" Oh`) is taken as text to find where the field and the record
+ *   end, as csv-parse's relax_quotes, Python's csv and spreadsheets read it, and the record comes out as a
+ *   StrayQuoteRow (the caller rejects it, naming the line): one bad row must not stop a long file, and the
+ *   next record starts where every such reader starts it;
+ * - a closing quote followed by anything else, or a quoted field still open at the end of the input, is
+ *   broken quoting: past it readers disagree on where records start, so it stops the reading
+ *   (CsvSyntaxError) instead of guessing.
  *
  * It replaced csv-parse here (issue 12): the same rows for well-formed input (test/formats/csv-rows.test.ts
  * compares the two), at a fraction of the cost, because a line without quotes is split natively, other
@@ -17,10 +21,21 @@ export class CsvSyntaxError extends Error {
   constructor(
     message: string,
     /** csv-parse's names for the same faults, kept for users and logs that know them. */
-    readonly code: 'CSV_INVALID_OPENING_QUOTE' | 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_QUOTE_NOT_CLOSED',
+    readonly code: 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_QUOTE_NOT_CLOSED',
   ) {
     super(message);
   }
+}
+
+/** A record with a quote inside an unquoted field: its text as written and what is wrong, to reject it. */
+export class StrayQuoteRow {
+  constructor(
+    readonly message: string,
+    /** The field holding the quote, counted from 1. */
+    readonly fieldNumber: number,
+    /** The record's text, without its line break. */
+    readonly raw: string,
+  ) {}
 }
 
 export interface CsvRowOptions<Plain = string[]> {
@@ -101,6 +116,10 @@ class PlainLines {
 }
 
 /** indexOf, with the text's length for "none" (so that it compares after every position). */
+function withoutLineBreak(record: string): string {
+  return record.replace(/\r?\n$|\r$/, '');
+}
+
 function indexOrEnd(text: string, search: string, from: number): number {
   const at = text.indexOf(search, from);
   return at === -1 ? text.length : at;
@@ -117,6 +136,8 @@ export class CsvRowReader<Plain = string[]> {
   /** Line breaks inside the quoted fields of the record being parsed. */
   private recordBreaks = 0;
   private started = false;
+  /** The first quote found inside an unquoted field of the record being parsed: what to say, and the field. */
+  private strayQuote: { message: string; fieldNumber: number } | undefined;
   private readonly delimiter: string;
   private readonly delimiterCode: number;
   private readonly quote: string;
@@ -138,7 +159,7 @@ export class CsvRowReader<Plain = string[]> {
    * Adds text; returns the rows it completed. Throws CsvSyntaxError at broken quoting, with `rows` on the
    * error holding the rows completed before it (so they can still be delivered).
    */
-  push(piece: string): Array<string[] | Plain> {
+  push(piece: string): Array<string[] | Plain | StrayQuoteRow> {
     this.held.push(piece);
     this.heldLength += piece.length;
     // A record still unfinished is parsed again from its start; waiting until the text has doubled keeps
@@ -148,7 +169,7 @@ export class CsvRowReader<Plain = string[]> {
   }
 
   /** The input has ended: returns the last row, if the text did not end with a line break. */
-  end(): Array<string[] | Plain> {
+  end(): Array<string[] | Plain | StrayQuoteRow> {
     return this.rows(this.takeHeld(), true);
   }
 
@@ -169,13 +190,13 @@ export class CsvRowReader<Plain = string[]> {
     return counts;
   }
 
-  private rows(text: string, final: boolean): Array<string[] | Plain> {
+  private rows(text: string, final: boolean): Array<string[] | Plain | StrayQuoteRow> {
     let at = 0;
     if (!this.started && text.length > 0) {
       this.started = true;
       if (this.bom && text.charCodeAt(0) === 0xfeff) at = 1;
     }
-    const rows: Array<string[] | Plain> = [];
+    const rows: Array<string[] | Plain | StrayQuoteRow> = [];
     const plain = new PlainLines(text, this.quote);
     while (at < text.length) {
       const end = plain.endOf(at);
@@ -194,7 +215,11 @@ export class CsvRowReader<Plain = string[]> {
         throw Object.assign(error as CsvSyntaxError, { rows });
       }
       if (next === INCOMPLETE) break;
-      rows.push(fields);
+      if (this.strayQuote === undefined) rows.push(fields);
+      else {
+        rows.push(new StrayQuoteRow(this.strayQuote.message, this.strayQuote.fieldNumber, withoutLineBreak(text.slice(at, next))));
+        this.strayQuote = undefined;
+      }
       this.lineCounts.push(1 + this.recordBreaks);
       at = next;
     }
@@ -210,6 +235,7 @@ export class CsvRowReader<Plain = string[]> {
   private parseRecord(text: string, at: number, fields: string[], final: boolean): number {
     let i = at;
     this.recordBreaks = 0;
+    this.strayQuote = undefined;
     for (;;) {
       if (text.charCodeAt(i) === this.quoteCode) {
         i = this.quotedField(text, i, fields, final);
@@ -245,8 +271,11 @@ export class CsvRowReader<Plain = string[]> {
       const c = text.charCodeAt(i);
       if (c === delimiterCode && (this.delimiter.length === 1 || text.startsWith(this.delimiter, i))) break;
       if (c === LF || c === CR) break;
-      if (c === quoteCode)
-        throw new CsvSyntaxError(`a quote inside an unquoted field (field ${fields.length + 1}: ${JSON.stringify(text.slice(start, i + 1))}); a field with quotes must be quoted as a whole, its quotes doubled`, 'CSV_INVALID_OPENING_QUOTE');
+      if (c === quoteCode && this.strayQuote === undefined)
+        this.strayQuote = {
+          message: `a quote inside an unquoted field (field ${fields.length + 1}: ${JSON.stringify(text.slice(start, i + 1))}); a field with quotes must be quoted as a whole, its quotes doubled`,
+          fieldNumber: fields.length + 1,
+        };
     }
     // At the end of the text a multi-character delimiter may be cut in two: wait for the rest.
     if (i >= text.length && !final) return INCOMPLETE;

@@ -1,7 +1,7 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import { FormatError } from './errors.js';
-import { CsvRowReader, CsvSyntaxError } from './csv-rows.js';
+import { CsvRowReader, CsvSyntaxError, StrayQuoteRow } from './csv-rows.js';
 import { clipRaw } from './types.js';
 import type { CsvFormatOptions, LineItem, PlainCsvLine, PlainCsvLineSource, RecordPosition, SourceItem } from './types.js';
 
@@ -36,8 +36,8 @@ function isEmptyRow(fields: readonly string[]): boolean {
   return true;
 }
 
-/** A row from CsvRowReader: its fields, or (with `plainLines`) a plain line's text, unsplit. */
-type CsvRow = string[] | string;
+/** A row from CsvRowReader: its fields, or (with `plainLines`) a plain line's text, unsplit, or a record to reject. */
+type CsvRow = string[] | string | StrayQuoteRow;
 
 const keepLine = (line: string): string => line;
 
@@ -47,7 +47,8 @@ const keepLine = (line: string): string => line;
  * Rows come from CsvRowReader (csv-rows.ts) as arrays of fields, with the physical lines each took (one,
  * plus the line breaks quoted inside its fields), from which line numbers are counted here. Arrays are
  * what we need anyway to report a wrong field count as a rejected record, with the row written back as
- * CSV, instead of a failed file. Blank lines are skipped (they are not records). Broken quoting stops
+ * CSV, instead of a failed file; so is a record with a quote inside an unquoted field, with its text as
+ * written. Blank lines are skipped (they are not records). Other broken quoting stops
  * the file with a FormatError naming the line where the broken record starts, after the rows before it:
  * past it nobody can tell where records begin, and guessing could lose or invent records. From
  * csvLineBatches with `plainLines`, a data line without quotes comes out unsplit (PlainCsvLine), in its place.
@@ -113,6 +114,10 @@ class CsvRecords implements PlainCsvLineSource {
       const row = rows[r]!;
       const line = this.nextLine;
       this.nextLine += lineCounts[r]!;
+      if (row instanceof StrayQuoteRow) {
+        out.push(this.strayQuoteItem(row, line));
+        continue;
+      }
       if (typeof row === 'string') {
         // A plain line: blank (not a record), a data line handed out unsplit, or the header, split.
         if (row === '') continue;
@@ -155,6 +160,24 @@ class CsvRecords implements PlainCsvLineSource {
         raw: clipRaw(rowAsCsv(fields, this.delimiter, this.quote)),
       },
       position,
+    };
+  }
+
+  /**
+   * A record with a quote inside an unquoted field, rejected as unparseable; in the header (no column names
+   * without it) it stops the file.
+   */
+  private strayQuoteItem(row: StrayQuoteRow, line: number): SourceItem {
+    if (this.names === undefined || this.build === undefined)
+      throw new FormatError(`${this.file}: the header (line ${line}) cannot be read: ${row.message}`, { file: this.file, line, found: clipRaw(row.raw) });
+    return {
+      unparseable: {
+        message: row.message,
+        expected: 'quotes only around a whole field, doubled inside it',
+        raw: clipRaw(row.raw),
+        ...(row.fieldNumber <= this.names.length ? { field: this.names[row.fieldNumber - 1]! } : {}),
+      },
+      position: { file: this.file, line, index: this.index++ },
     };
   }
 

@@ -1,12 +1,12 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { CsvRowReader, CsvSyntaxError } from '../../src/formats/csv-rows.js';
+import { CsvRowReader, CsvSyntaxError, StrayQuoteRow } from '../../src/formats/csv-rows.js';
 import { rng } from '../helpers/rng.js';
 
 /** Rows read from `text` fed in pieces of `size` characters, or the error it stopped with. */
-function read(text: string, size: number, delimiter = ',', quote = '"'): string[][] | CsvSyntaxError {
+function read(text: string, size: number, delimiter = ',', quote = '"'): Array<string[] | StrayQuoteRow> | CsvSyntaxError {
   const reader = new CsvRowReader({ delimiter, quote, bom: true });
-  const rows: string[][] = [];
+  const rows: Array<string[] | StrayQuoteRow> = [];
   try {
     for (let i = 0; i < text.length; i += size) rows.push(...reader.push(text.slice(i, i + size)));
     rows.push(...reader.end());
@@ -18,9 +18,9 @@ function read(text: string, size: number, delimiter = ',', quote = '"'): string[
 }
 
 /** csv-parse, as chatport used it before (array mode, rows of any length, blank lines kept). */
-function csvParse(text: string, delimiter = ',', quote = '"'): string[][] | 'error' {
+function csvParse(text: string, delimiter = ',', quote = '"', relaxQuotes = false): string[][] | 'error' {
   try {
-    return parse(text, { delimiter, quote, bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
+    return parse(text, { delimiter, quote, bom: true, relax_column_count: true, skip_empty_lines: false, relax_quotes: relaxQuotes }) as string[][];
   } catch {
     return 'error';
   }
@@ -58,10 +58,8 @@ describe('CSV row reader', () => {
   it('stops at broken quoting where csv-parse does, naming the fault, after the rows before it', () => {
     // Each error says what to do, too.
     const broken: Array<[string, CsvSyntaxError['code'], RegExp]> = [
-      ['a,b\n1,x"y\n', 'CSV_INVALID_OPENING_QUOTE', /must be quoted as a whole, its quotes doubled/],
       ['a,b\n1,"x"y\n', 'CSV_INVALID_CLOSING_QUOTE', /a quote inside a quoted field is written twice/],
       ['a,b\n1,"xy\n2,3\n', 'CSV_QUOTE_NOT_CLOSED', /close its quote/],
-      ['a, "b"\n', 'CSV_INVALID_OPENING_QUOTE', /must be quoted as a whole/],
     ];
     for (const [text, code, hint] of broken) {
       expect(csvParse(text), text).toBe('error');
@@ -78,6 +76,29 @@ describe('CSV row reader', () => {
       expect.unreachable();
     } catch (error) {
       expect((error as { rows: string[][] }).rows).toEqual([['a', 'b'], ['1', '2']]);
+    }
+  });
+
+  it('gives a record with a quote inside an unquoted field as a StrayQuoteRow, its text as written, and reads on where csv-parse with relax_quotes does', () => {
+    const cases: Array<[string, number, string, RegExp]> = [
+      ['a,b\n1,x"y\n2,3\n', 1, '1,x"y', /field 2: "x\\""\); a field with quotes must be quoted as a whole, its quotes doubled/],
+      ['a,b\r\n1, "b"\r\n2,3', 1, '1, "b"', /field 2/],
+      ['a,b,c\nu3,Cy "Q" Oh,"two\nlines"\n4,5,6\n', 1, 'u3,Cy "Q" Oh,"two\nlines"', /field 2: "Cy \\""/],
+      ['a;b\rx"";"y"\r7;8', 1, 'x"";"y"', /field 1/],
+    ];
+    for (const [text, at, raw, message] of cases) {
+      const delimiter = text.includes(';') ? ';' : ',';
+      const relaxed = csvParse(text, delimiter, '"', true) as string[][];
+      expect(csvParse(text, delimiter), text).toBe('error');
+      for (const size of [1, 3, 100]) {
+        const rows = read(text, size, delimiter) as Array<string[] | StrayQuoteRow>;
+        expect(rows, `${text} in pieces of ${size}`).toHaveLength(relaxed.length);
+        expect(rows[at]).toBeInstanceOf(StrayQuoteRow);
+        expect((rows[at] as StrayQuoteRow).raw).toBe(raw);
+        expect((rows[at] as StrayQuoteRow).message).toMatch(message);
+        // Every other row as csv-parse reads it: the next record starts where it starts.
+        rows.forEach((row, i) => i !== at && expect(row, `${text} row ${i}`).toEqual(relaxed[i]));
+      }
     }
   });
 

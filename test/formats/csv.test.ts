@@ -84,6 +84,21 @@ describe('CSV', () => {
     await expect(run()).rejects.toBeInstanceOf(FormatError);
   });
 
+  it('rejects a record with a quote inside an unquoted field as unparseable, naming its line, and reads the records after it', async () => {
+    for (const size of [1, 4, 1000]) {
+      const items = await parseAll(pieces('id,username,display\r\nu2,i-bob,Bob\r\nu3,i-cy,Cy "Q" Oh\r\nu4,i-di,"Di\r\nTwo"\r\n', size), { format: 'csv', file: 'users.csv' });
+      expect(items).toEqual([
+        { record: { id: 'u2', username: 'i-bob', display: 'Bob' }, position: { file: 'users.csv', line: 2, index: 0 } },
+        {
+          unparseable: { message: expect.stringMatching(/^a quote inside an unquoted field \(field 3: "Cy \\""\); a field with quotes must be quoted as a whole/), expected: expect.any(String), raw: 'u3,i-cy,Cy "Q" Oh', field: 'display' },
+          position: { file: 'users.csv', line: 3, index: 1 },
+        },
+        { record: { id: 'u4', username: 'i-di', display: 'Di\r\nTwo' }, position: { file: 'users.csv', line: 4, index: 2 } },
+      ]);
+    }
+    await expect(parseAll(['i"d,name\n1,2\n'], { format: 'csv', file: 'h.csv' })).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'h.csv', line: 1 } });
+  });
+
   it("skips Excel's first line sep=; when it names the stage's delimiter, counting it as line 1", async () => {
     for (const size of [1, 3, 1000]) {
       const items = await parseAll(pieces('sep=;\r\nid;name\r\n1;ann\r\n', size), { format: 'csv', csv: { delimiter: ';' } });
