@@ -40,8 +40,9 @@ describe('chatport migrate slack', () => {
     const ran = await chatport(['migrate', 'slack', zip, '--state', join(f.dir, 'state-zip'), '--json'], f.env);
     expect(ran.code, ran.stderr).toBe(0);
     const report = JSON.parse(ran.stdout) as RunReport;
-    expect(report).toMatchObject({ pipeline: 'slack', status: 'succeeded', totals: { read: 413, imported: 413, rejected: 0, skipped: 0, balanced: true } });
-    expect(report.stages.messages).toMatchObject({ read: 301, imported: 301 });
+    expect(report).toMatchObject({ pipeline: 'slack', status: 'succeeded', totals: { read: 417, imported: 417, rejected: 0, skipped: 0, balanced: true } });
+    // 300 messages, one split in two, and 4 replies also sent to the channel, each with its channel copy.
+    expect(report.stages.messages).toMatchObject({ read: 305, imported: 305 });
     const channels = await all(f.client.channels.list());
     expect(channels.map((c) => c.type).sort()).toEqual(['DIRECT', 'DIRECT', 'DIRECT', 'PRIVATE', 'PRIVATE', 'PRIVATE', 'PUBLIC', 'PUBLIC', 'PUBLIC', 'PUBLIC', 'PUBLIC']);
     expect(await all(f.client.users.list())).toHaveLength(21);
@@ -58,7 +59,7 @@ describe('chatport migrate slack', () => {
       expect(killed.code).toBeNull();
       const resumed = await chatport(['migrate', 'slack', zip, '--state', state, '--json'], env);
       expect(resumed.code, resumed.stderr).toBe(0);
-      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'succeeded', attempt: 2, totals: { read: 413, imported: 413, balanced: true } });
+      expect(JSON.parse(resumed.stdout)).toMatchObject({ status: 'succeeded', attempt: 2, totals: { read: 417, imported: 417, balanced: true } });
       expect(await readPlatform(slow.client)).toEqual(imported);
     } finally {
       await slow.close();
@@ -77,7 +78,7 @@ describe('chatport migrate slack', () => {
       const resumed = await chatport(['migrate', 'slack', zip, '--state', state, '--json'], slow.env);
       expect(resumed.code, resumed.stderr).toBe(0);
       const report = JSON.parse(resumed.stdout) as RunReport;
-      expect(report).toMatchObject({ status: 'succeeded', attempt: 2, totals: { read: 413, imported: 413, balanced: true } });
+      expect(report).toMatchObject({ status: 'succeeded', attempt: 2, totals: { read: 417, imported: 417, balanced: true } });
       expect(report.stages.messages!.replies).toBeGreaterThan(before);
       expect(await readPlatform(slow.client)).toEqual(imported);
 
@@ -94,7 +95,7 @@ describe('chatport migrate slack', () => {
     expect(ran.code, ran.stderr).toBe(2);
     const report = JSON.parse(ran.stdout) as RunReport;
     expect(report.status).toBe('completed-with-rejects');
-    expect(report.stages.messages).toMatchObject({ read: 305, imported: 301, rejected: 2, skipped: 2 });
+    expect(report.stages.messages).toMatchObject({ read: 309, imported: 305, rejected: 2, skipped: 2 });
     expect(report.totals.balanced).toBe(true);
     const rejects = (await readFile(report.rejectsFile!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { file: string; index: number; reasons: Array<{ field: string; message: string }> });
     expect(rejects).toEqual(
@@ -118,7 +119,7 @@ describe('chatport validate pipelines/slack.yaml', () => {
     expect(ran.code, ran.stderr).toBe(65);
     expect(ran.stdout).toMatch(/^users\s+21\s/m);
     // read, imported, (updated), duplicates, rejected, (refused), skipped, (changed), pending
-    expect(ran.stdout).toMatch(/^messages\s+305\s+0\s+0\s+0\s+2\s+0\s+2\s+0\s+301\s/m);
+    expect(ran.stdout).toMatch(/^messages\s+309\s+0\s+0\s+0\s+2\s+0\s+2\s+0\s+305\s/m);
     expect(ran.stdout).toContain('messages: problems');
     expect(ran.stdout).toContain('general/2099-01-01.json record 0: general/2099-01-01.json: not valid JSON');
   }, 30_000);
@@ -131,7 +132,7 @@ describe('chatport validate pipelines/slack.yaml', () => {
     const raw = await readRawExport(SAMPLE);
     const system = raw.conversations.flatMap((c) => c.messages).filter((m) => /^(channel|group)_(join|leave|topic|purpose|name|archive)$|^pinned_item$/.test(String(m.subtype ?? ''))).length;
     expect(system).toBeGreaterThan(0);
-    expect(result.stages.messages!.read).toBe(301);
+    expect(result.stages.messages!.read).toBe(305);
     expect(result.stages.messages!.skipped).toBe(system);
     expect(result.stages.messages!.rejected).toBe(0);
   }, 30_000);

@@ -39,6 +39,8 @@ export interface SourceMessage {
   fate: Fate;
   /** For an imported one: what the platform holds, one entry per part. */
   parts: PlatformMessage[];
+  /** A reply also sent to the channel (thread_broadcast) sent into its thread: its channel copy, one record per part. */
+  copies?: number;
 }
 
 export interface Expected {
@@ -388,12 +390,15 @@ export function generateSlackCase(seed: number): SlackCase {
         channel.messages.push(...parts.map((p) => ({ message: strip(p), replies: [] })));
         return { at, raw, fate: { fate: 'channel', orphan: true }, parts };
       }
+      // docs/slack-migration.md "A reply also sent to the channel": a copy in the channel at its time, one record per part.
+      const copies = subtype === 'thread_broadcast' ? parts.length : 0;
+      for (const part of copies > 0 ? parts : []) channel.messages.push({ message: strip(part), replies: [] });
       if (root.imported === undefined) {
         channel.late.push(...parts.map(strip));
-        return { at, raw, fate: { fate: 'channel', orphan: true, late: true }, parts };
+        return { at, raw, fate: { fate: 'channel', orphan: true, late: true }, parts, copies };
       }
       root.imported.replies.push(...parts.map(strip));
-      return { at, raw, fate: { fate: 'reply', rootAt: rootTsOf }, parts };
+      return { at, raw, fate: { fate: 'reply', rootAt: rootTsOf }, parts, copies };
     }
   }
 
@@ -405,8 +410,8 @@ export function generateSlackCase(seed: number): SlackCase {
       c[m.fate.fate === 'rejected' ? 'rejected' : 'skipped']++;
       return;
     }
-    c.read += m.parts.length;
-    c.imported += m.parts.length;
+    c.read += m.parts.length + (m.copies ?? 0);
+    c.imported += m.parts.length + (m.copies ?? 0);
     if (m.fate.fate === 'reply') counts.replies += m.parts.length;
     else if (m.fate.fate === 'channel' && m.fate.orphan) counts.orphans += m.parts.length;
   }

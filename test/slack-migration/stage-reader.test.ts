@@ -73,7 +73,7 @@ describe('readStageRecords for Slack stages', () => {
     expect(new Set(ok.map((m) => m.item.channelId))).toEqual(new Set([41, 42]));
     for (const m of ok) expect(m.item.idempotencyKey).toBe(idempotencyKeyFor('slack-test', 'messages', m.sourceKey));
     expect(ok[0]!.position.file).toMatch(new RegExp(`^${SAMPLE}/general/\\d{4}-\\d\\d-\\d\\d\\.json$`));
-    expect(messages).toHaveLength(301);
+    expect(messages).toHaveLength(305);
   });
 
   it('reads the same records on every pass (a resumed run rebuilds the same chunks)', async () => {
@@ -84,6 +84,6 @@ describe('readStageRecords for Slack stages', () => {
 
   it('runs as a dry run with every record pending and the report balanced', async () => {
     const report = await runImport({ config: slackConfig(), mode: 'dry-run', stateDir: await useTempDir('chatport-slack-dry-') });
-    expect(report.totals).toEqual({ read: 413, imported: 0, updated: 0, duplicates: 0, rejected: 0, refused: 0, skipped: 0, changed: 0, pending: 413, balanced: true });
+    expect(report.totals).toEqual({ read: 417, imported: 0, updated: 0, duplicates: 0, rejected: 0, refused: 0, skipped: 0, changed: 0, pending: 417, balanced: true });
   });
 });

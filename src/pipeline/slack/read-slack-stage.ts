@@ -44,6 +44,8 @@ export async function* readSlackStageBatches(config: PipelineConfig, stage: Stag
       return make(keys.note(sourceKey));
     },
     systemMessages: slack.systemMessages,
+    // Flattened replies stand in the channel themselves: a broadcast reply then needs no channel copy.
+    broadcastCopies: stage.options.threads !== 'flatten',
     ...(slack.maxTrackedThreadRoots === undefined ? {} : { maxTrackedThreadRoots: slack.maxTrackedThreadRoots }),
   });
   const reader = { origin: slack.export, first, context, keys, pipelineId: config.id };

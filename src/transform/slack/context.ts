@@ -17,6 +17,12 @@ export interface SlackMappingOptions {
    * reference). Default 100,000 (a few megabytes).
    */
   maxTrackedThreadRoots?: number;
+  /**
+   * Whether a reply also sent to the channel (`thread_broadcast`) gets a channel copy beside it: true when
+   * replies go into reply threads (default), false when they are flattened into the channel, where the
+   * reply itself already stands at its time.
+   */
+  broadcastCopies?: boolean;
 }
 
 export interface SlackMappingContext {
@@ -24,6 +30,7 @@ export interface SlackMappingContext {
   keyFor: KeyFor;
   systemMessages: 'import' | 'skip';
   maxTrackedThreadRoots: number;
+  broadcastCopies: boolean;
   mentions: MentionLookup;
 }
 
@@ -33,6 +40,7 @@ export function createSlackMappingContext(directory: SlackDirectory, options: Sl
     keyFor: options.keyFor ?? defaultSlackKeyFor,
     systemMessages: options.systemMessages ?? 'import',
     maxTrackedThreadRoots: options.maxTrackedThreadRoots ?? 100_000,
+    broadcastCopies: options.broadcastCopies ?? true,
     mentions: {
       user: (id) => directory.users.get(id)?.username,
       channel: (id) => {

@@ -20,8 +20,9 @@ export const slackSourceKey = {
   /**
    * `occurrence` > 1 only for a second message with the same ts in one conversation (broken exports):
    * without it the platform would take the second for a retry of the first and drop it. `part` > 1 for
-   * the continuation parts of a message split at the body length limit.
+   * the continuation parts of a message split at the body length limit. `broadcast`: the channel copy of a
+   * reply also sent to the channel (`…/broadcast`), a message of its own beside the reply.
    */
-  message: (team: string, channelId: string, ts: string, occurrence = 1, part = 1) =>
-    `${team}/${channelId}/${ts}${occurrence > 1 ? `~${occurrence}` : ''}${part > 1 ? `/part${part}` : ''}`,
+  message: (team: string, channelId: string, ts: string, occurrence = 1, part = 1, broadcast = false) =>
+    `${team}/${channelId}/${ts}${occurrence > 1 ? `~${occurrence}` : ''}${broadcast ? '/broadcast' : ''}${part > 1 ? `/part${part}` : ''}`,
 };

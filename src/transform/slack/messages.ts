@@ -1,6 +1,7 @@
 import { CLEAN_TEXT, recordTextProblem, type TextMarks } from '../../shared/json-checks/export-text.js';
 import { LIMITS, type MessageImportItem } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
+import { broadcastCopiesOf, wantsBroadcastCopy } from './broadcast-copy.js';
 import type { Outcome, SlackMappingContext } from './context.js';
 import type { RecordPosition } from './directory.js';
 import { slackSourceKey } from './keys.js';
@@ -282,6 +283,7 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
     if (type === 'TEXT') item.user = sender!.username;
     return { channelKey, item };
   });
+  if (wantsBroadcastCopy(message.subtype, thread, context)) items.push(...broadcastCopiesOf(items, context, occurrence));
   return { outcome: 'items', position, items };
 }
 

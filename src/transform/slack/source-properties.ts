@@ -115,6 +115,11 @@ export interface MessageSourceFacts extends SourceFactsBase {
     /** The root is not in the export (deleted, or outside the exported range). */
     rootMissing?: boolean;
   };
+  /**
+   * On the channel copy of a reply also sent to the channel (Slack thread_broadcast): the reply's source id
+   * and its thread's root. The copy carries no `thread`: it is a channel message, not a reply.
+   */
+  broadcastOf?: { reply: string; root: string };
   edited?: { by?: string; ts?: string; time?: string };
   mentions?: { users?: string[]; channels?: string[]; groups?: string[]; broadcasts?: string[] };
   files?: FileFacts[];
