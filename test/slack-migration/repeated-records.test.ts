@@ -62,7 +62,8 @@ describe('a Slack message repeated with the same ts and the same content', () =>
 
     const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.properties?.chatportKey === 'TRD/C1')!;
     const messages = await all(f.client.channels.messages(channel.id, { pageSize: 100 }));
-    expect(messages.map((m) => m.body)).toEqual(['near midnight', 'after it', 'another of that ts', 'next day']);
-    expect(messages.map((m) => (m.properties?.source as { id?: string }).id)).toEqual(['C1/1600127990.000100', 'C1/1600127995.000100', 'C1/1600127990.000100~2', 'C1/1600200000.000100']);
+    // In ts order: the day file before is held until this one is read (docs/slack-migration.md "Day files in ts order").
+    expect(messages.map((m) => m.body)).toEqual(['near midnight', 'another of that ts', 'after it', 'next day']);
+    expect(messages.map((m) => (m.properties?.source as { id?: string }).id)).toEqual(['C1/1600127990.000100', 'C1/1600127990.000100~2', 'C1/1600127995.000100', 'C1/1600200000.000100']);
   });
 });

@@ -1,10 +1,14 @@
 import { findConversationFolder, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
 import type { Outcome, PendingMessage, SlackMessageMapper } from '../../transform/slack/index.js';
+import { withEarlierOfNext } from './day-order.js';
 import type { SlackFirstPass } from './first-pass.js';
 
 /** What the messages pass meets, in order. */
 export type MessageDay =
-  /** A day file of a conversation, each message mapped (`outcomes` in ts order). */
+  /**
+   * A day file of a conversation, each message mapped (`outcomes` in ts order), with the next day file's
+   * messages earlier than its last (their positions name that file: day-order.ts).
+   */
   | { kind: 'mapped'; channelId: string; file: string; outcomes: Outcome<PendingMessage>[] }
   /** A day file that could not be read as a JSON array. */
   | { kind: 'unreadable'; file: string; problem: string }
@@ -24,7 +28,9 @@ export type FolderOwner = (what: { channelId: string } | { folder: string }) => 
 /**
  * Pass 2 over the messages (docs/slack-migration.md): conversation by conversation in directory order,
  * each one's day files in date order, mapped one day file at a time (the channel's state freed after its
- * last day); then the day files of folders no conversation names. Holds one day file at a time.
+ * last day); then the day files of folders no conversation names. A day file's outcomes are held until
+ * the conversation's next day file is mapped, which may hold messages earlier than its last (day-order.ts):
+ * two day files at a time.
  */
 export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper, owns: FolderOwner = () => true): AsyncGenerator<MessageDay> {
   const { directory, folders } = first;
@@ -37,11 +43,18 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     if (!owns({ channelId: channel.id })) continue;
     const files = folders.get(folder)!;
     let at = 0;
+    let held: { file: string; outcomes: Outcome<PendingMessage>[] } | undefined;
     for await (const day of readConversationDays(exp, files)) {
       while (at < files.length && files[at] !== day.file) at++;
-      if ('problem' in day) yield { kind: 'unreadable', file: day.file, problem: day.problem };
-      else yield { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: mapper.mapDay(channel.id, day.file, day.messages, day, laterDayOf(files, at)) };
+      if ('problem' in day) {
+        yield { kind: 'unreadable', file: day.file, problem: day.problem };
+        continue;
+      }
+      const outcomes = mapper.mapDay(channel.id, day.file, day.messages, day, laterDayOf(files, at));
+      if (held !== undefined) yield { kind: 'mapped', channelId: channel.id, file: held.file, outcomes: withEarlierOfNext(held.outcomes, outcomes) };
+      held = { file: day.file, outcomes };
     }
+    if (held !== undefined) yield { kind: 'mapped', channelId: channel.id, file: held.file, outcomes: held.outcomes };
     mapper.endChannel(channel.id);
   }
   for (const [folder, days] of folders) {

@@ -26,8 +26,8 @@ export interface SlackStageDeps {
 /**
  * One stage of a Slack export as Processed records, in a deterministic order (a resumed run rebuilds
  * the same chunks). Users: users.json order, then placeholders. Channels: channels, groups, mpims, dms.
- * Members: channel by channel. Messages: channel by channel, day file by day file, each sorted by ts, so
- * thread replies come after their roots; a message split at the body limit gives one record per part.
+ * Members: channel by channel. Messages: channel by channel, day file by day file, each sorted by ts (with
+ * the next day file's messages earlier than its last: message-days.ts), so thread replies come after their roots; a message split at the body limit gives one record per part.
  * read = imported + rejected + skipped holds per record (a part is a record; docs/slack-migration.md).
  * In batches, as the import's stage runner takes records: a day file's messages, or up to 512 users,
  * channels or memberships.
@@ -192,7 +192,7 @@ function strayFileRecord(origin: string, path: string): Processed {
 /** One batch per day file. */
 async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, signal?: AbortSignal): AsyncGenerator<Processed[]> {
   const mapper = createSlackMessageMapper(context);
-  // Keys are noted while a day file is mapped, so they are reset before each one.
+  // Each message carries its own source key; the keys noted while a day file is mapped are reset before the next, so they do not pile up.
   const keyed: SlackMessageMapper = {
     mapDay(...day) {
       keys.reset();
@@ -226,9 +226,11 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
         continue;
       }
       // Each part of a split message is its own record, at its message's position (the part number is in
-      // properties.source.part), so counts are of items and still balance.
-      const position = { file, index: outcome.position.index };
-      for (const pending of outcome.items) batch.push(acceptItem('messages', pending.item as Record<string, unknown>, position, keys.take(), { key: channelKey, lookup }));
+      // properties.source.part), so counts are of items and still balance. A message moved from the next
+      // day file into ts order (day-order.ts) keeps that file's name.
+      const position = { file: outcome.position.file === day.file ? file : positionIn(origin, outcome.position).file, index: outcome.position.index };
+      // Its own source key, not the key queue's: a day file's outcomes are yielded after the next one is mapped.
+      for (const pending of outcome.items) batch.push(acceptItem('messages', pending.item as Record<string, unknown>, position, pending.sourceKey, { key: channelKey, lookup }));
     }
     yield batch;
   }

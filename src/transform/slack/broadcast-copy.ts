@@ -16,8 +16,8 @@ export function broadcastCopiesOf(reply: readonly PendingMessage[], context: Sla
   return reply.map(({ channelKey, item }) => {
     const { thread, ...facts } = item.properties![SOURCE_PROPERTY] as MessageSourceFacts;
     const copyFacts: MessageSourceFacts = { ...facts, id: `${facts.id}/broadcast`, broadcastOf: { reply: facts.id, root: thread!.root } };
-    const key = slackSourceKey.message(context.directory.teamId, channelKey, facts.ts, occurrence, facts.part?.index ?? 1, true);
-    return { channelKey, item: { ...item, properties: { ...item.properties, [SOURCE_PROPERTY]: copyFacts }, idempotencyKey: context.keyFor('messages', key) } };
+    const sourceKey = slackSourceKey.message(context.directory.teamId, channelKey, facts.ts, occurrence, facts.part?.index ?? 1, true);
+    return { channelKey, item: { ...item, properties: { ...item.properties, [SOURCE_PROPERTY]: copyFacts }, idempotencyKey: context.keyFor('messages', sourceKey) }, sourceKey };
   });
 }
 

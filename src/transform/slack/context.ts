@@ -51,11 +51,14 @@ export function createSlackMappingContext(directory: SlackDirectory, options: Sl
   };
 }
 
-/** The outcome of mapping one source record: items, or why it was skipped or rejected. */
+/**
+ * The outcome of mapping one source record: items, or why it was skipped or rejected. `ts`: a message's
+ * Slack ts, when it parsed (what puts a channel's day files in ts order, src/pipeline/slack/day-order.ts).
+ */
 export type Outcome<T> =
-  | { outcome: 'items'; position: RecordPosition; items: T[] }
-  | { outcome: 'skipped'; position: RecordPosition; reason: string; raw?: unknown }
-  | { outcome: 'rejected'; position: RecordPosition; field: string; reason: string; raw: unknown };
+  | { outcome: 'items'; position: RecordPosition; items: T[]; ts?: string }
+  | { outcome: 'skipped'; position: RecordPosition; reason: string; raw?: unknown; ts?: string }
+  | { outcome: 'rejected'; position: RecordPosition; field: string; reason: string; raw: unknown; ts?: string };
 
 /** The user a Slack user id (or bot id) was imported as. */
 export function usernameOf(directory: SlackDirectory, id: string): string | undefined {

@@ -20,6 +20,8 @@ import { createThreadTracker, type ThreadTracker } from './threads.js';
 export interface PendingMessage {
   channelKey: string;
   item: Omit<MessageImportItem, 'channelId'>;
+  /** The Slack source key its idempotency key was made of (keys.ts). */
+  sourceKey: string;
 }
 
 /** Subtypes whose messages are people's (or bots') content; every other subtype is a system message. */
@@ -45,7 +47,7 @@ const DROPPED: ReadonlySet<string> = new Set(['blocks', 'user_profile', 'reply_u
 
 export interface SlackMessageMapper {
   /**
-   * Maps one day file of one channel: messages sorted by ts, one outcome per source message (a message
+   * Maps one day file of one channel: messages sorted by ts (each outcome of a parsed one carries its ts), one outcome per source message (a message
    * split at the body limit is one outcome with several items). Call with a channel's day files in
    * date order; channels may follow each other but should not interleave (each open channel keeps its
    * thread bookkeeping until `endChannel`). `marks`: what the file's text showed (the messages are searched
@@ -136,6 +138,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       valid.sort((a, b) => compareTs(a.message.ts, b.message.ts) || a.position.index - b.position.index);
       for (const { message, position, raw } of valid) {
         const outcome = mapMessage(message, position, channelKey, state, context, raw);
+        outcome.ts = message.ts;
         noteTsGroup(state, message, outcome);
         outcomes.push(outcome);
       }
@@ -274,14 +277,10 @@ function mapMessage(message: SlackMessage, position: RecordPosition, channelKey:
         : i === 0
           ? { ...facts, part: { index: 1, count: parts.length } }
           : compact({ system: 'slack', kind: 'message' as const, id: facts.id, workspace: team, channel: channelKey, ts: message.ts, time: facts.time, author: facts.author, thread: facts.thread, part: { index: i + 1, count: parts.length } });
-    const item: PendingMessage['item'] = {
-      type,
-      body: part,
-      properties: { [SOURCE_PROPERTY]: partFacts },
-      idempotencyKey: context.keyFor('messages', slackSourceKey.message(team, channelKey, message.ts, occurrence, i + 1)),
-    };
+    const sourceKey = slackSourceKey.message(team, channelKey, message.ts, occurrence, i + 1);
+    const item: PendingMessage['item'] = { type, body: part, properties: { [SOURCE_PROPERTY]: partFacts }, idempotencyKey: context.keyFor('messages', sourceKey) };
     if (type === 'TEXT') item.user = sender!.username;
-    return { channelKey, item };
+    return { channelKey, item, sourceKey };
   });
   if (wantsBroadcastCopy(message.subtype, thread, context)) items.push(...broadcastCopiesOf(items, context, occurrence));
   return { outcome: 'items', position, items };

@@ -1,0 +1,61 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import { compareInt64 } from '../../src/shared/int64.js';
+import { all, startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
+import { writeExportFolder } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+const msg = (ts: string, text: string, more: Record<string, unknown> = {}) => ({ type: 'message', ts, user: 'U1', text, ...more });
+
+async function migrate(name: string, days: Record<string, unknown[]>, options = '') {
+  const files: Record<string, unknown> = { 'users.json': [{ id: 'U1', team_id: 'TO', name: `${name}-ana` }], 'channels.json': [{ id: 'C1', name, members: ['U1'] }] };
+  for (const [day, messages] of Object.entries(days)) files[`${name}/${day}.json`] = messages;
+  const root = await writeExportFolder(`chatport-slack-${name}-`, files);
+  const dir = join(f.dir, name);
+  await mkdir(dir);
+  const { config } = await writePipeline(dir, `name: ${name}\n${options}slack:\n  export: ${root}\n`);
+  const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
+  const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === name)!;
+  const messages = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
+  return { report, messages };
+}
+
+/**
+ * Slack files messages by the workspace's local date: one near midnight can sit in the next day file though
+ * its ts is earlier than the last of the day before (exports merged across a time zone change). Before, it
+ * was imported after those later messages: out of order on the platform. Now each channel is in ts order
+ * across adjacent day files (the day before is held until the next is read, two day files at most).
+ */
+describe('a Slack message in the next day file, earlier than the last of the day before', () => {
+  it('is imported in ts order among the day before, with its key and outOfOrder as before; verification exact', async () => {
+    const { report, messages } = await migrate('ord', {
+      '2020-09-14': [msg('1600120000.000100', 'first'), msg('1600127000.000100', 'before midnight')],
+      '2020-09-15': [msg('1600126000.000100', 'filed a day late'), msg('1600127500.000100', 'next day, early'), msg('1600200000.000100', 'next day')],
+      '2020-09-16': [msg('1600250000.000100', 'third day')],
+    });
+    expect(report.stages.messages).toMatchObject({ read: 6, imported: 6, duplicates: 0, rejected: 0, skipped: 0 });
+    expect(report.totals.balanced).toBe(true);
+    expect(report.verification).toMatchObject({ status: 'exact' });
+    expect(messages.map((m) => m.body)).toEqual(['first', 'filed a day late', 'before midnight', 'next day, early', 'next day', 'third day']);
+    const late = messages[1]!.properties?.source as Record<string, unknown>;
+    expect(late).toMatchObject({ id: 'C1/1600126000.000100', outOfOrder: true });
+  });
+
+  it('a reply filed so goes into its thread, its broadcast copy into the channel in ts order', async () => {
+    const root = '1600120000.000100';
+    const { report, messages } = await migrate('ordr', {
+      '2020-09-14': [msg(root, 'the root', { thread_ts: root, reply_count: 1 }), msg('1600127000.000100', 'before midnight')],
+      '2020-09-15': [msg('1600126000.000100', 'late reply', { subtype: 'thread_broadcast', thread_ts: root }), msg('1600200000.000100', 'next day')],
+    });
+    expect(report.stages.messages).toMatchObject({ read: 5, imported: 5, replies: 1 });
+    expect(report.verification).toMatchObject({ status: 'exact' });
+    expect(messages.map((m) => m.body)).toEqual(['the root', 'late reply', 'before midnight', 'next day']);
+  });
+});
