@@ -3,7 +3,7 @@
  * two stages builds its own client from these plain values (one SDK, one place per stage).
  */
 import { homedir } from 'node:os';
-import { UsageError } from './errors.js';
+import { ConfigError, UsageError } from './errors.js';
 import { registerSecret } from './secrets.js';
 
 export interface S3Location {
@@ -26,6 +26,24 @@ export function parseS3Url(url: string): S3Location {
 
 export function formatS3Url(location: S3Location): string {
   return `s3://${location.bucket}/${location.key}`;
+}
+
+/**
+ * A custom S3 endpoint as the SDK needs it: an absolute http(s) URL with a host. Anything else (most often
+ * `127.0.0.1:9000` or `minio:9000`, the scheme forgotten) fails every S3 call as "unreachable", which a
+ * scheduler retries: it is configuration (exit 78), said once before any work. `source` names where it was
+ * set; the value is shown without its user and password, which may be credentials.
+ */
+export function checkS3Endpoint(endpoint: string, source: string): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    url = undefined;
+  }
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '') return;
+  const shown = endpoint.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^/@]*@/i, '$1[REDACTED]@');
+  throw new ConfigError(`${source} must be an http:// or https:// URL of the S3-compatible store, e.g. http://127.0.0.1:9000; got "${shown}"`, { source });
 }
 
 /**

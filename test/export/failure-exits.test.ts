@@ -214,6 +214,22 @@ describe('S3 output', () => {
     }
   });
 
+  it('an S3 endpoint that is no http(s) URL (a scheme forgotten) is configuration, exit 78 before any job, not 69 retried nor 73', async () => {
+    const cases: Array<[string, Record<string, string>, string[]]> = [
+      ['$AWS_ENDPOINT_URL_S3', { AWS_ENDPOINT_URL_S3: '127.0.0.1:9000' }, []],
+      ['--s3-endpoint', {}, ['--s3-endpoint', 'localhost:9000']],
+      ['--s3-endpoint', {}, ['--s3-endpoint', 'ftp://127.0.0.1:9000']],
+      ['--s3-endpoint', {}, ['--s3-endpoint', 's3://AKIAKEY:hunter2-endpoint-pw@127.0.0.1:9000']],
+    ];
+    for (const [source, env, flags] of cases) {
+      bed.sandbox.clearRequests();
+      const ran = await runCli(['export', 'users', '--to', 's3://warehouse/bad-endpoint', '--date', DATE, '--json', ...flags], { ...cliEnv(), AWS_REGION: s3.region, ...env });
+      expect([ran.exitCode, (ran.error as Error).message]).toEqual([ExitCode.CONFIG, expect.stringContaining(`${source} must be an http:// or https:// URL`)]);
+      expect(bed.sandbox.requests().filter((r) => r.method === 'POST')).toEqual([]);
+      expect(`${ran.stdout}${ran.stderr}${(ran.error as Error).message}`).not.toContain('hunter2-endpoint-pw');
+    }
+  });
+
   it('creating the sink S3 client prints no SDK warning on stderr (logs are JSON lines)', async () => {
     const probe = await new Promise<string>((resolve, reject) => {
       import('node:child_process').then(({ execFile }) =>

@@ -8,6 +8,7 @@ import {
 import { ConfigError, UsageError } from '../../shared/errors.js';
 import { ExitCode } from '../../shared/exit-codes.js';
 import { registerSecretsOfEnvironment } from '../../shared/secrets.js';
+import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
 import { OUTPUT_FORMATS, type OutputFormat } from '../../sinks/index.js';
 import { addClientFlags, clientFlagsOf, resolveClientConfig } from '../client-options.js';
 import type { CliContext } from '../context.js';
@@ -33,6 +34,13 @@ function datasetsOf(value: string | undefined, file: ExportPipelineFile | undefi
   throw new UsageError(`unknown dataset "${given}": expected messages, users or all`, { dataset: given });
 }
 
+/** Where the S3 endpoint in use was set, as the user wrote it. */
+function endpointSource(flags: Record<string, unknown>, file: ExportPipelineFile | undefined, env: CliContext['env']): string {
+  if (flags.s3Endpoint !== undefined) return '--s3-endpoint';
+  if (file?.s3?.endpoint !== undefined) return 's3.endpoint in the pipeline file';
+  return env.AWS_ENDPOINT_URL_S3 !== undefined ? '$AWS_ENDPOINT_URL_S3' : '$AWS_ENDPOINT_URL';
+}
+
 /** Flags win over the pipeline file. The days to export come from export-window.ts. */
 function exportOptionsOf(dataset: string | undefined, flags: Record<string, unknown>, file: ExportPipelineFile | undefined, ctx: CliContext): Omit<RunExportOptions, 'date' | 'window'> {
   const to = (flags.to as string | undefined) ?? file?.to;
@@ -43,6 +51,7 @@ function exportOptionsOf(dataset: string | undefined, flags: Record<string, unkn
   // The command may run with an environment of its own (a library caller's): its secrets too.
   registerSecretsOfEnvironment(env);
   const endpoint = (flags.s3Endpoint as string | undefined) ?? file?.s3?.endpoint ?? env.AWS_ENDPOINT_URL_S3 ?? env.AWS_ENDPOINT_URL;
+  if (endpoint && isS3Url(to)) checkS3Endpoint(endpoint, endpointSource(flags, file, env));
   const region = (flags.s3Region as string | undefined) ?? file?.s3?.region;
   const maxFileMb = flags.maxFileMb as number | undefined;
   const maxRejects = (flags.maxRejects as number | undefined) ?? file?.rejects?.max;
