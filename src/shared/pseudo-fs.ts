@@ -7,7 +7,7 @@ import { ConfigError } from './errors.js';
  */
 const PSEUDO_ROOTS = ['/proc', '/sys'];
 
-/** Refuses a folder chatport would write (a state folder) on a pseudo file system, before any mkdir (exit 78). */
+/** Refuses a folder chatport would write (a state folder, an export's output or rejects) on a pseudo file system, before any mkdir (exit 78). */
 export function refuseFolderOnPseudoFs(dir: string, what: string): void {
   const path = resolve(dir);
   const root = PSEUDO_ROOTS.find((r) => path === r || path.startsWith(`${r}/`));

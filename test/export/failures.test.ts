@@ -322,3 +322,12 @@ it('usage mistakes exit 64 before anything is started', async () => {
   expect(rejectsInRoot.exitCode).toBe(ExitCode.USAGE);
   expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
 });
+
+it('an output or rejects folder under /proc or /sys is configuration (78) before any job: Node 20 would spin in mkdir there, deaf to SIGTERM', async () => {
+  bed.sandbox.clearRequests();
+  const output = await runCli(['export', 'users', '--to', '/proc/chatport-export-test/out', '--date', '2026-11-21'], cliEnv());
+  expect([output.exitCode, (output.error as Error).message]).toEqual([ExitCode.CONFIG, expect.stringMatching(/^the output folder \/proc\/chatport-export-test\/out is under \/proc/)]);
+  const rejects = await runCli(['export', 'users', '--to', bed.tempDir(), '--rejects-dir', '/sys/chatport-export-test', '--date', '2026-11-21'], cliEnv());
+  expect([rejects.exitCode, (rejects.error as Error).message]).toEqual([ExitCode.CONFIG, expect.stringMatching(/^the rejects folder \/sys\/chatport-export-test is under \/sys/)]);
+  expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
+});

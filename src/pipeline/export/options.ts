@@ -8,6 +8,7 @@ import { UsageError } from '../../shared/errors.js';
 import { realNow, realSleep, type Now, type Sleep } from '../../shared/async.js';
 import { createSilentLogger, type Logger } from '../../shared/logger.js';
 import { formatS3Url, isS3Url, parseS3Url } from '../../shared/s3-location.js';
+import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import { MANIFESTS_FOLDER, OUTPUT_FORMATS, validatePartition, validateRunId, type Destination, type OutputFormat, type ParquetOptions, type GzipTextOptions, type S3DestinationOptions } from '../../sinks/index.js';
 import type { TimestampUnit } from './column-plan.js';
 import type { DownloadOptions } from './download.js';
@@ -100,6 +101,9 @@ export function normalizeExportOptions(options: RunExportOptions): NormalizedExp
   const window = windowOf(options);
   const runId = validateRunId(options.runId ?? ulid());
   const rejectsDir = options.rejectsDir ?? (isS3Url(options.to) ? s3RejectsDir(options.to) : join(resolve(options.to), '_rejects'));
+  // Node 20's recursive mkdir spins there forever, deaf to SIGTERM: a job that never ends.
+  if (!isS3Url(options.to)) refuseFolderOnPseudoFs(options.to, 'the output folder');
+  refuseFolderOnPseudoFs(rejectsDir, 'the rejects folder');
   // Engines scan a table's whole prefix: rejects inside <to>/<dataset>/ would be read as data.
   const inside = (dir: string, parent: string) => `${resolve(dir)}/`.startsWith(`${resolve(parent)}/`);
   // The root itself would put <rejectsDir>/<dataset>/dt=… inside the data folders, and its _staging in the destination's.
