@@ -17,15 +17,46 @@ export async function writeTerminationLog(env: Readonly<Record<string, string | 
   } catch {
     return;
   }
-  let line = scrubSecrets(stringifyJson(summary));
-  if (Buffer.byteLength(line) > LIMIT_BYTES - 1) {
-    const error = summary.error as { message?: string } | undefined;
-    const clipped = { ...summary, ...(error ? { error: { ...error, message: `${String(error.message).slice(0, 1000)}…` } } : {}), datasets: undefined };
-    line = scrubSecrets(stringifyJson(clipped)).slice(0, LIMIT_BYTES - 1);
-  }
+  const line = fitted(summary);
   try {
     await writeFile(path, `${line}\n`);
   } catch {
     // The summary is a courtesy; never let it change how the run ends.
   }
+}
+
+const fits = (line: string) => Buffer.byteLength(line) <= LIMIT_BYTES - 1;
+
+/**
+ * The summary as one JSON line within the limit, counted in bytes (Kubernetes cuts there, whatever the
+ * script): whole if it fits; else its message clipped to 1,000 characters and without `datasets`; else only
+ * its short plain fields (status, exit code, run, date…; no lists, no long notes) and the error's code, with as
+ * much of the message as fits.
+ */
+function fitted(summary: Record<string, unknown>): string {
+  const whole = scrubSecrets(stringifyJson(summary));
+  if (fits(whole)) return whole;
+  const error = summary.error as { code?: unknown; message?: unknown } | undefined;
+  // Scrubbed before it is cut: a cut through a secret would leave its first part, which no scrub finds.
+  const message = error ? scrubSecrets(String(error.message)) : '';
+  const clipped = scrubSecrets(stringifyJson({ ...summary, ...(error ? { error: { ...error, message: `${clip(message, 1000)}…` } } : {}), datasets: undefined }));
+  if (fits(clipped)) return clipped;
+  const plain = Object.fromEntries(Object.entries(summary).filter(([, v]) => v === null || (typeof v !== 'object' && String(v).length <= 200)));
+  const lineWith = (length: number) =>
+    scrubSecrets(stringifyJson({ ...plain, ...(error ? { error: { code: error.code, message: `${clip(message, length)}…` } } : {}), clipped: true }));
+  let length = Math.min(message.length, 1000);
+  let line = lineWith(length);
+  // Each character is at least one byte: dropping as many characters as there are bytes too many fits.
+  while (!fits(line) && length > 0) {
+    length = Math.max(0, length - (Buffer.byteLength(line) - (LIMIT_BYTES - 1)));
+    line = lineWith(length);
+  }
+  return line;
+}
+
+/** The first `length` characters, never half of a surrogate pair. */
+function clip(text: string, length: number): string {
+  const cut = text.slice(0, length);
+  const last = cut.charCodeAt(cut.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? cut.slice(0, -1) : cut;
 }
