@@ -49,14 +49,19 @@ function hintOf(error: unknown, code: string, exitCode: ExitCode): string | unde
   return HINTS[exitCode];
 }
 
+/** A failure's code and words as every summary names it: chatport's code, a system error's own (ENOSPC), else INTERNAL (a bug). */
+export function failureCodeAndMessage(error: unknown): { code: string; message: string } {
+  const code = isChatportError(error) ? error.code : isSystemError(error) ? error.code : 'INTERNAL';
+  return { code, message: scrubSecrets(failureMessage(error)) };
+}
+
 /**
  * The failure as people and machines get it; the stack only for bugs or when `debug`. Print `json` with
  * `jsonText`, which scrubs secrets from the details too.
  */
 export function describeFailure(error: unknown, options: { debug: boolean }): FailureOutput {
   const exitCode = exitCodeFor(error);
-  const code = isChatportError(error) ? error.code : isSystemError(error) ? error.code : 'INTERNAL';
-  const message = scrubSecrets(failureMessage(error));
+  const { code, message } = failureCodeAndMessage(error);
   const hint = hintOf(error, code, exitCode);
   const showStack = options.debug || exitCode === ExitCode.INTERNAL;
   const stack = showStack && error instanceof Error && error.stack ? `\n${scrubSecrets(error.stack)}` : '';

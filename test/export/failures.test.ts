@@ -331,3 +331,12 @@ it('an output or rejects folder under /proc or /sys is configuration (78) before
   expect([rejects.exitCode, (rejects.error as Error).message]).toEqual([ExitCode.CONFIG, expect.stringMatching(/^the rejects folder \/sys\/chatport-export-test is under \/sys/)]);
   expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
 });
+
+it('a system error (a file in the way of --to) is named in the termination log by its own code and words, not as INTERNAL (a bug)', async () => {
+  const dir = bed.tempDir();
+  writeFileSync(join(dir, 'file'), '');
+  const log = terminationLog(bed.tempDir());
+  const result = await runCli(['export', 'users', '--to', join(dir, 'file', 'out'), '--date', '2026-11-21', '--poll-interval', '0.01'], cliEnv({ CHATPORT_TERMINATION_LOG: log.path }));
+  expect(result.exitCode).toBe(ExitCode.CANT_CREATE);
+  expect(log.read()).toMatchObject({ status: 'failed', exitCode: ExitCode.CANT_CREATE, error: { code: 'ENOTDIR', message: expect.stringMatching(/^cannot \w+ .*\/file\/out.*: not a directory \(ENOTDIR\)$/) } });
+});

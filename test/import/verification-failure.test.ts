@@ -80,3 +80,15 @@ describe.each([
     expect(printed.verification).toEqual(JSON.parse(await readFile(join(printed.runDir, 'report.json'), 'utf8')).verification);
   }, 60_000);
 });
+
+it('a system error (a file in the way of the state folder) is named in the termination log by its own code and words, not as INTERNAL (a bug)', async () => {
+  const { dir, path } = await smallPipeline('vf-state-in-the-way');
+  await writeFile(join(dir, 'file'), '');
+  const terminationLog = join(dir, 'termination-log');
+  await writeFile(terminationLog, '');
+  const ran = await runCli(['import', path, '--state', join(dir, 'file', 'state')], { ...f.env, CHATPORT_TERMINATION_LOG: terminationLog });
+  expect(ran.code).toBe(ExitCode.CANT_CREATE);
+  expect(JSON.parse(await readFile(terminationLog, 'utf8'))).toMatchObject({
+    status: 'failed', exitCode: ExitCode.CANT_CREATE, error: { code: 'ENOTDIR', message: expect.stringMatching(/^cannot \w+ .*\/file\/state.*: not a directory \(ENOTDIR\)$/) },
+  });
+});

@@ -2,7 +2,7 @@
 import type { ExportReport } from '../../pipeline/export/index.js';
 import { isChatportError } from '../../shared/errors.js';
 import { ExitCode, exitCodeFor } from '../../shared/exit-codes.js';
-import { thrownMessage } from '../../shared/thrown-message.js';
+import { failureCodeAndMessage } from '../failure.js';
 
 export function successSummary(report: ExportReport, exitCode: number): Record<string, unknown> {
   return {
@@ -47,14 +47,14 @@ export function failureSummary(error: unknown, context: { runId?: string; date?:
   // A window publishes its days in order, so the days published before a failure are a run of days: first,
   // last and count say it exactly within the log's 4 KiB, however long the backfill.
   const partly = published.filter((d) => !d.complete).map(({ dataset, dates }) => ({ dataset, days: dates.length, first: dates[0], last: dates.at(-1) }));
-  const code = isChatportError(error) ? error.code : 'INTERNAL';
+  const { code, message } = failureCodeAndMessage(error);
   const exitCode = exitCodeFor(error);
   return {
     command: 'export',
     status: code === 'INTERRUPTED' ? 'interrupted' : 'failed',
     exitCode,
     ...context,
-    error: { code, message: thrownMessage(error) },
+    error: { code, message },
     // A cleanup that could not reach the store says what it left and what the next run does.
     ...(isChatportError(error) && error.details.cleanup !== undefined ? { cleanup: error.details.cleanup } : {}),
     // An S3 run's rejects of the days it did not publish, kept aside in the store: the pod's copy goes with it.

@@ -14,8 +14,7 @@ import { createProgressReporter } from '../progress.js';
 import { RUN_LOG_FILE, terminalWidth } from '../cli-logging.js';
 import { writeTerminationLog } from '../termination-log.js';
 import { exitCodeFor } from '../../shared/exit-codes.js';
-import { isChatportError } from '../../shared/errors.js';
-import { thrownMessage } from '../../shared/thrown-message.js';
+import { failureCodeAndMessage } from '../failure.js';
 import { shardOf } from '../../pipeline/shards/shard-spec.js';
 import { positiveNumber } from '../number-flags.js';
 
@@ -112,7 +111,7 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
       progress.stop();
       printReport(partial);
     }
-    const code = isChatportError(error) ? error.code : 'INTERNAL';
+    const { code, message } = failureCodeAndMessage(error);
     // A run whose data is in but whose verification could not be done says so, as its report does.
     const status = code === 'INTERRUPTED' ? 'interrupted' : partial?.status === 'succeeded' ? 'succeeded' : 'failed';
     await writeTerminationLog(ctx.env, {
@@ -120,7 +119,7 @@ export async function runImportCommand(config: PipelineConfig, options: ImportCo
       // Which run to resume, and how far it got: the pod's reason is often all a scheduler's user reads.
       ...(partial ? { runId: partial.runId, totals: partial.totals } : {}),
       ...(partial?.verification ? { verification: partial.verification.status } : {}),
-      error: { code, message: thrownMessage(error) },
+      error: { code, message },
     });
     throw error;
   } finally {
