@@ -6,6 +6,8 @@ import { compareInt64 } from '../../src/shared/int64.js';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { chatportProcess } from '../helpers/cli-process.js';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { runExport } from '../../src/pipeline/export/index.js';
@@ -340,3 +342,15 @@ it('a system error (a file in the way of --to) is named in the termination log b
   expect(result.exitCode).toBe(ExitCode.CANT_CREATE);
   expect(log.read()).toMatchObject({ status: 'failed', exitCode: ExitCode.CANT_CREATE, error: { code: 'ENOTDIR', message: expect.stringMatching(/^cannot \w+ .*\/file\/out.*: not a directory \(ENOTDIR\)$/) } });
 });
+
+it('--incremental with a state folder it cannot write stops before any job (73), rather than publish and then fail every night', async () => {
+  const root = bed.tempDir();
+  const state = join(bed.tempDir(), 'state');
+  bed.sandbox.clearRequests();
+  const ran = await chatportProcess(['export', 'users', '--to', root, '--incremental', '--state', state, '--poll-interval', '0.01'], { ...cliEnv(), CHATPORT_TEST_READ_ONLY_FOLDER: state }, undefined, [
+    pathToFileURL(join(import.meta.dirname, '..', 'helpers', 'read-only-folder.mjs')).href,
+  ]);
+  expect([ran.code, ran.stderr]).toEqual([ExitCode.CANT_CREATE, expect.stringMatching(/cannot mkdir .*state: read-only file system \(EROFS\)/)]);
+  expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
+  expect(readdirSync(root)).toEqual([]);
+}, 30_000);

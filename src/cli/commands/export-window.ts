@@ -5,7 +5,7 @@
  */
 import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
 import {
-  checkStateScope, defaultStateDir, dueWindow, nothingToDoMessage, readIncrementalState, resolveWindow, saveIncrementalState,
+  checkStateFolderWritable, checkStateScope, defaultStateDir, dueWindow, nothingToDoMessage, readIncrementalState, resolveWindow, saveIncrementalState,
   type ExportPipelineFile, type ExportWindow, type IncrementalScope,
 } from '../../pipeline/export/index.js';
 import { parseWindowBound } from '../../pipeline/export/export-window.js';
@@ -29,7 +29,9 @@ export async function resolveRunWindow(
   const state = await readIncrementalState(dir);
   if (state) checkStateScope(state, scope, dir);
   const window = dueWindow(state, nowMs, since === undefined ? undefined : parseWindowBound(since, '--since'));
-  return window ? { kind: 'window', window, incremental: { dir } } : { kind: 'nothing-to-do', message: nothingToDoMessage(state, nowMs) };
+  if (!window) return { kind: 'nothing-to-do', message: nothingToDoMessage(state, nowMs) };
+  await checkStateFolderWritable(dir);
+  return { kind: 'window', window, incremental: { dir } };
 }
 
 /** After every dataset was published: remember the window (atomically). */

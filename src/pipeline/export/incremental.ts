@@ -6,7 +6,7 @@
  * window was published, atomically (written aside, flushed, renamed), so a failed run is simply run
  * again over the same window (each day's partition is replaced, never doubled).
  */
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChatportError, ConfigError, UsageError } from '../../shared/errors.js';
 import { DAY_MS, describeWindow, utcDay, utcDayStart, type ExportWindow } from './export-window.js';
@@ -91,4 +91,16 @@ export async function saveIncrementalState(dir: string, scope: IncrementalScope,
   await writeFile(aside, `${JSON.stringify(state, null, 2)}\n`, { flush: true });
   await rename(aside, path);
   return state;
+}
+
+/**
+ * Makes the state folder and writes a file in it, before any export job starts: a folder that cannot be
+ * written (a read-only root file system without a volume there) would otherwise fail the run only after
+ * every dataset was published, and every later run the same way, the state never moving.
+ */
+export async function checkStateFolderWritable(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const probe = join(dir, `.write-check-${process.pid}.tmp`);
+  await writeFile(probe, '');
+  await rm(probe, { force: true });
 }

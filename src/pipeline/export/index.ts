@@ -7,4 +7,4 @@ export { DATASET_SCHEMAS, EXPORT_DATASETS, MESSAGES_SCHEMA, USERS_SCHEMA, type E
 export type { TimestampUnit, UnknownColumn } from './column-plan.js';
 export { readExportPipelineFile, parseExportPipelineFile, ExportPipelineFile } from './pipeline-file.js';
 export { resolveWindow, describeWindow, windowOfDate, daysOf, type ExportWindow, type WindowFlags } from './export-window.js';
-export { checkStateScope, defaultStateDir, dueWindow, nothingToDoMessage, readIncrementalState, saveIncrementalState, STATE_FILE, type IncrementalState, type IncrementalScope } from './incremental.js';
+export { checkStateFolderWritable, checkStateScope, defaultStateDir, dueWindow, nothingToDoMessage, readIncrementalState, saveIncrementalState, STATE_FILE, type IncrementalState, type IncrementalScope } from './incremental.js';
