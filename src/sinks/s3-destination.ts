@@ -316,7 +316,7 @@ export function createS3Destination(rootUrl: string, options: S3DestinationOptio
       return 'finished';
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      throw s3PublishFailure(formatS3Url({ bucket, key: folderKey }), 'finishing the publication a killed run left', error, { root: rootUrl, dataset: partition.dataset, date: partition.date });
+      throw s3PublishFailure(formatS3Url({ bucket, key: folderKey }), 'looking for a publication a killed run left half done, to finish it', error, { root: rootUrl, dataset: partition.dataset, date: partition.date });
     }
   }
 

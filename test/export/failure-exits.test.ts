@@ -179,6 +179,8 @@ describe('S3 output', () => {
 
     const down = await s3Export({ endpoint: `http://127.0.0.1:${downPort}`, region: s3.region, credentials });
     expect([exitCodeFor(down), (down as Error).message]).toEqual([ExitCode.UNAVAILABLE, expect.stringMatching(/unreachable or failing \(ECONNREFUSED\)/)]);
+    // No run was killed: the first S3 call only looks for one (a run killed mid-publication) before anything else.
+    expect((down as Error).message).toMatch(/^publishing s3:\/\/warehouse\/chat\/users\/dt=2026-11-21\/ failed while looking for a publication a killed run left half done, to finish it: S3 ListObjectsV2/);
 
     const refused = await s3Export({ endpoint: s3.endpoint, region: s3.region, credentials: { accessKeyId: 'AKIANOTKNOWN123456', secretAccessKey: 'not-the-secret-xyz' } });
     expect([exitCodeFor(refused), (refused as Error).message]).toEqual([ExitCode.AUTH, expect.stringMatching(/refused \(InvalidAccessKeyId, 403\)/)]);
