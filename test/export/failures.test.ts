@@ -354,3 +354,14 @@ it('--incremental with a state folder it cannot write stops before any job (73),
   expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
   expect(readdirSync(root)).toEqual([]);
 }, 30_000);
+
+it('a bad date from $CHATPORT_EXPORT_DATE (a scheduler template rendered wrong or empty) is refused naming that variable, not --date', async () => {
+  bed.sandbox.clearRequests();
+  const compact = await runCli(['export', 'users', '--to', bed.tempDir()], cliEnv({ CHATPORT_EXPORT_DATE: '20261121' }));
+  expect([compact.exitCode, (compact.error as Error).message]).toEqual([ExitCode.USAGE, expect.stringMatching(/^invalid \$CHATPORT_EXPORT_DATE "20261121": expected YYYY-MM-DD/)]);
+  const empty = await runCli(['export', 'users', '--to', bed.tempDir()], cliEnv({ CHATPORT_EXPORT_DATE: '' }));
+  expect([empty.exitCode, (empty.error as Error).message]).toEqual([ExitCode.USAGE, expect.stringMatching(/^invalid \$CHATPORT_EXPORT_DATE "": expected YYYY-MM-DD/)]);
+  const window = await runCli(['export', 'users', '--to', bed.tempDir(), '--since', '2026-11-20', '--until', '2026-11-21'], cliEnv({ CHATPORT_EXPORT_DATE: '2026-11-21' }));
+  expect([window.exitCode, (window.error as Error).message]).toEqual([ExitCode.USAGE, 'give either $CHATPORT_EXPORT_DATE or --since/--until, not both']);
+  expect(bed.sandbox.requests().filter((r) => r.path.startsWith('/analytics/'))).toEqual([]);
+});

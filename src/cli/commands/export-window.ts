@@ -21,7 +21,8 @@ export async function resolveRunWindow(
   const since = (flags.since as string | undefined) ?? file?.since;
   const until = (flags.until as string | undefined) ?? file?.until;
   const date = (flags.date as string | undefined) ?? env.CHATPORT_EXPORT_DATE ?? file?.date;
-  if (!(flags.incremental ?? file?.incremental)) return { kind: 'window', window: resolveWindow({ date, since, until }, nowMs) };
+  const dateSource = flags.date !== undefined ? '--date' : env.CHATPORT_EXPORT_DATE !== undefined ? '$CHATPORT_EXPORT_DATE' : 'date in the pipeline file';
+  if (!(flags.incremental ?? file?.incremental)) return { kind: 'window', window: resolveWindow({ date, dateSource, since, until }, nowMs) };
 
   if (flags.date !== undefined || until !== undefined) throw new UsageError('--incremental picks its own window (the days due since the last run): drop --date and --until');
   const dir = (flags.state as string | undefined) ?? file?.state ?? defaultStateDir(file?.name ?? datasetArg ?? 'all');

@@ -9,7 +9,8 @@ import { UsageError } from '../../shared/errors.js';
 import { parseTimestamp } from './parse-cell.js';
 import { DAY_MS, dayOfMicros, utcDay } from './utc-day.js';
 
-export function resolveExportDate(value: string | undefined, nowMs: number): string {
+/** `source` names where the value was set (`--date`, `$CHATPORT_EXPORT_DATE`, the pipeline file's `date`), for the refusal. */
+export function resolveExportDate(value: string | undefined, nowMs: number, source = '--date'): string {
   const text = (value ?? 'yesterday').trim();
   const lower = text.toLowerCase();
   if (lower === 'today') return utcDay(nowMs);
@@ -18,5 +19,5 @@ export function resolveExportDate(value: string | undefined, nowMs: number): str
   if (parsed.ok && typeof parsed.value === 'bigint')
     // A plain date is the partition itself; a timestamp names the UTC day it falls in.
     return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : dayOfMicros(parsed.value);
-  throw new UsageError(`invalid --date "${text}": expected YYYY-MM-DD, an ISO 8601 timestamp, "today" or "yesterday" (UTC)`, { date: text });
+  throw new UsageError(`invalid ${source} "${text}": expected YYYY-MM-DD, an ISO 8601 timestamp, "today" or "yesterday" (UTC)`, { date: text, source });
 }

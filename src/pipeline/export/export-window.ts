@@ -76,6 +76,8 @@ export function checkWindow(window: ExportWindow): ExportWindow {
 
 export interface WindowFlags {
   date?: string;
+  /** Where `date` was set, as the user wrote it (default `--date`). */
+  dateSource?: string;
   since?: string;
   until?: string;
 }
@@ -85,8 +87,8 @@ export interface WindowFlags {
  * days up to yesterday). `--date` and `--since/--until` exclude each other.
  */
 export function resolveWindow(flags: WindowFlags, nowMs: number): ExportWindow {
-  if (flags.since === undefined && flags.until === undefined) return windowOfDate(resolveExportDate(flags.date, nowMs));
-  if (flags.date !== undefined) throw new UsageError('give either --date or --since/--until, not both');
+  if (flags.since === undefined && flags.until === undefined) return windowOfDate(resolveExportDate(flags.date, nowMs, flags.dateSource));
+  if (flags.date !== undefined) throw new UsageError(`give either ${flags.dateSource ?? '--date'} or --since/--until, not both`);
   if (flags.since === undefined) throw new UsageError('--until needs --since (the window is [since, until), UTC)');
   const sinceMs = parseWindowBound(flags.since, '--since');
   const untilMs = flags.until === undefined ? utcDayStart(nowMs) : parseWindowBound(flags.until, '--until');
