@@ -14,7 +14,7 @@ export interface FailureOutput {
 
 /** What to do, per exit code, when the message itself does not say it. */
 const HINTS: Partial<Record<ExitCode, string>> = {
-  [ExitCode.CANT_CREATE]: 'check that the folder exists, is a folder and is writable; --state chooses the state folder',
+  [ExitCode.CANT_CREATE]: 'check that the folder exists, is a folder and is writable (an import\'s state folder: --state; an export\'s: --to, --rejects-dir, --state)',
   [ExitCode.IO_ERROR]: 'free space or repair the disk that holds it, then run the same command again',
   [ExitCode.UNAVAILABLE]: 'check that --api-url names the Management API and that it is up; then run the same command again',
   // Worded for every command: an import resumes from its state, an export starts new jobs.

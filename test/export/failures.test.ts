@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { chatportProcess } from '../helpers/cli-process.js';
+import { describeFailure } from '../../src/cli/failure.js';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { createClient } from '../../src/api/index.js';
 import { runExport } from '../../src/pipeline/export/index.js';
@@ -341,6 +342,8 @@ it('a system error (a file in the way of --to) is named in the termination log b
   const result = await runCli(['export', 'users', '--to', join(dir, 'file', 'out'), '--date', '2026-11-21', '--poll-interval', '0.01'], cliEnv({ CHATPORT_TERMINATION_LOG: log.path }));
   expect(result.exitCode).toBe(ExitCode.CANT_CREATE);
   expect(log.read()).toMatchObject({ status: 'failed', exitCode: ExitCode.CANT_CREATE, error: { code: 'ENOTDIR', message: expect.stringMatching(/^cannot \w+ .*\/file\/out.*: not a directory \(ENOTDIR\)$/) } });
+  // The hint points at the export's own folders, not only at an import's --state.
+  expect(describeFailure(result.error, { debug: false }).json.error.hint).toMatch(/writable.*--to/);
 });
 
 it('--incremental with a state folder it cannot write stops before any job (73), rather than publish and then fail every night', async () => {
