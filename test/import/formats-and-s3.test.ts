@@ -164,6 +164,17 @@ describe('an S3-compatible store at a host name endpoint, as MinIO at http://min
     }
   });
 
+  it('an endpoint that is no http(s) URL (the scheme forgotten) is configuration (78) before any upload, not 69 retried', async () => {
+    const run = await oneUserOnS3('bad-endpoint');
+    process.env.AWS_ENDPOINT_URL_S3 = byHostName().replace(/^http:\/\//, '');
+    try {
+      const error = await runImport(run, { client: f.client }).then(() => expect.fail('the import succeeded'), (e: unknown) => e);
+      expect([exitCodeFor(error), (error as Error).message]).toEqual([ExitCode.CONFIG, expect.stringMatching(/^\$AWS_ENDPOINT_URL_S3 must be an http:\/\/ or https:\/\/ URL/)]);
+    } finally {
+      delete process.env.AWS_ENDPOINT_URL_S3;
+    }
+  });
+
   it('reads with path-style addressing when the s3 block names it and says nothing of forcePathStyle', async () => {
     const run = await oneUserOnS3('block-endpoint', `s3: { endpoint: "${byHostName()}" }`);
     const report = await runImport(run, { client: f.client });

@@ -13,6 +13,7 @@ import { listingOf, type InputListing } from './input-listing.js';
 import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
 import { ForeignKeys, foreignKeyReader } from '../shards/foreign-keys.js';
 import { ForeignNames } from '../shards/foreign-names.js';
+import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -255,6 +256,9 @@ export function sourceOptionsOf(config: PipelineConfig, signal?: AbortSignal, en
   // As for the export: the SDK's endpoint variables name an S3-compatible store too, which takes the
   // custom endpoint's defaults (path style, a region, WHEN_REQUIRED), or a host name endpoint fails.
   const endpoint = config.s3?.endpoint ?? (env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined);
+  // Only a pipeline that reads S3 depends on it: a local one runs whatever the variables say.
+  if (endpoint && config.stages.some((stage) => stage.source.paths.some(isS3Url)))
+    checkS3Endpoint(endpoint, config.s3?.endpoint !== undefined ? 's3.endpoint in the pipeline file' : env.AWS_ENDPOINT_URL_S3 ? '$AWS_ENDPOINT_URL_S3' : '$AWS_ENDPOINT_URL');
   const { region, forcePathStyle, checksums } = config.s3 ?? {};
   const s3 = {
     // The signal stops S3 requests under way (SIGTERM); local reads end between records anyway.
