@@ -74,5 +74,6 @@ describe('chatport verify and import --verify', () => {
     // Only the full read sees it: the export's author, type and length agree.
     expect((await cli(['verify', pipeline, '--state', state, '--sample', '0'])).code).toBe(0);
     await g.close();
-  });
+    // Four CLI processes, each compiling the sources through tsx: over 30 s on a loaded 2-core machine.
+  }, 120_000);
 });
