@@ -12,7 +12,7 @@ export interface ShardedStatus {
   shards: Array<RunStatusView & { index: number }>;
   /**
    * `done`: every shard's latest run ended and none failed; `unfinished`: some shard has not started or is
-   * still going (its next start resumes it); `failed`: some shard's latest run failed.
+   * still going (its next start resumes it); `failed`: some shard's latest attempt failed (not one resumed since).
    */
   state: 'done' | 'unfinished' | 'failed';
   /** Shards whose latest run has not ended well (not started, unfinished, failed). */
@@ -40,7 +40,8 @@ export async function readShardedStatus(stateDir: string, count: number, pipelin
   const shards = await Promise.all(shardStateDirs(stateDir, count).map(async (dir, index) => ({ index, ...(await readRunStatus(dir, pipeline)) })));
   const waiting = shards.filter((s) => s.state !== 'ended' || !ENDED_WELL.has(s.lastReport?.status ?? '')).map((s) => s.index);
   const notStarted = shards.filter((s) => s.state === 'none').map((s) => s.index);
-  const failed = shards.some((s) => s.lastReport?.status === 'failed');
+  // A failed report of an earlier attempt is not where the shard stands: its next attempt is running (or was killed) and resumes the run.
+  const failed = shards.some((s) => s.lastReport?.status === 'failed' && s.lastReport.attempt === s.attempt);
   const stages = combineStages(shards.map((s) => s.lastReport));
   const counts = await shardCountRuns(stateDir);
   const own = counts.find((c) => c.count === count)?.runId ?? '';
