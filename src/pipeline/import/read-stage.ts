@@ -14,6 +14,7 @@ import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/s
 import { ForeignKeys, foreignKeyReader } from '../shards/foreign-keys.js';
 import { ForeignNames } from '../shards/foreign-names.js';
 import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
+import { sentChannelKeys } from '../shards/sent-channels.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -111,10 +112,16 @@ async function* readSourceBatches(
   // A channel's name may (foreign-names.ts).
   // Under last-wins, a channel record a later one of its key supersedes is never sent: it holds no name.
   const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined) : undefined;
+  // Another shard's record in a channel one run would neither send (rejected, or not in the input) nor find on
+  // the platform (made by an earlier run) holds no key, as in one run.
+  const sent = foreign ? await channelsSent(config, deps) : undefined;
+  const held = deps.channelIds;
+  const heldOnPlatform = (key: string) => held !== undefined && (typeof held === 'function' ? held(key) : held.get(key)) !== undefined;
+  const holdsKey = (channelKey: string | undefined) => sent === undefined || channelKey === undefined || sent.has(channelKey) || heldOnPlatform(channelKey);
   deps.onInputBytes?.(0, total);
   let seq = 0;
   try {
-    if (foreign && lastWins) await noteLaterForeignKeys(stage, inputs, shard!, foreign, foreignKeyOf!, deps.signal);
+    if (foreign && lastWins) await noteLaterForeignKeys(stage, inputs, shard!, foreign, (item) => (holdsKey('record' in item ? rawChannelKey(stage, item.record) : undefined) ? foreignKeyOf!(item) : undefined), deps.signal);
     for (const input of inputs) {
       if (deps.signal?.aborted) return;
       const bytes = countBytes(input.open(), (n) => {
@@ -134,7 +141,7 @@ async function* readSourceBatches(
             // Another shard's record is its to read, map and count (a sharded run's accounting is the sum of its
             // shards'); only its key is noted, so that a record of this shard with the same key is told apart.
             if (shard !== undefined && !ownsRecord(shard, channelKey, item.position)) {
-              if (!lastWins) foreign?.noteForeign(foreignKeyOf!(item), item.position, seq);
+              if (!lastWins && holdsKey(channelKey)) foreign?.noteForeign(foreignKeyOf!(item), item.position, seq);
               foreignNames?.note(process(item), seq);
               continue;
             }
@@ -160,6 +167,15 @@ async function* readSourceBatches(
   } finally {
     foreign?.close();
   }
+}
+
+/** Sharded: the channel keys one run's channels stage would send (sent-channels.ts); undefined without a channels stage. */
+async function channelsSent(config: PipelineConfig, deps: ReadStageDeps): Promise<Set<string> | undefined> {
+  const channels = config.stages.find((s) => s.stage === 'channels');
+  if (channels === undefined || channels.source === undefined) return undefined;
+  const records: Processed[] = [];
+  for await (const p of readStageRecords({ ...config, shard: undefined }, channels, readOnlyDeps(deps))) records.push(p);
+  return sentChannelKeys(records, channels.options.duplicates === 'last-wins');
 }
 
 /** `input` with the size and version its read found, where the store said. */

@@ -1,0 +1,19 @@
+import type { Processed } from '../../transform/index.js';
+import { ForeignNames } from './foreign-names.js';
+
+/**
+ * The channel keys one run's channels stage would send, from every channel record in input order (channels
+ * are few): accepted by the mapping and not losing its name or DIRECT member set to an earlier record
+ * (foreign-names.ts, as if every record were this shard's). One run rejects a member or message whose channel
+ * is not sent, and such a record holds no key; a shard uses this set so that another shard's record in such
+ * a channel holds none either (foreign-keys.ts). A channel rejected only against the platform (an unknown
+ * member) is not known here and still counts as sent (docs/sharding.md).
+ */
+export function sentChannelKeys(records: readonly Processed[], lastWins: boolean): Set<string> {
+  const lastOfKey = lastWins ? new Map<string, number>() : undefined;
+  if (lastOfKey) for (const [i, p] of records.entries()) if (p.kind === 'accepted') lastOfKey.set(p.sourceKey, i + 1);
+  const names = new ForeignNames(lastOfKey);
+  const sent = new Set<string>();
+  for (const [i, p] of records.entries()) if (p.kind === 'accepted' && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
+  return sent;
+}
