@@ -3,6 +3,7 @@ import type { TrialSpec } from '../../config/index.js';
 import { ChatportError, UsageError } from '../../shared/errors.js';
 import { findLatestRun, verificationScope } from '../verify/latest-run.js';
 import { notStartedPhrase, shardStateDirs } from './shard-state.js';
+import { shardCountRuns } from './combined-status.js';
 
 /** What `chatport verify` takes from the runs it verifies: their rejects (not expected) and where to write. */
 export interface RunsToVerify {
@@ -40,6 +41,10 @@ export async function findShardRuns(stateDir: string, count: number): Promise<Ru
   const runs = await Promise.all(shardStateDirs(stateDir, count).map((dir) => findLatestRun(dir)));
   const notStarted = runs.flatMap((r, i) => (r === undefined ? [i] : []));
   if (notStarted.length > 0) {
+    // The count was changed since (4 shards, then 3): these shards will never start, so "try again later" would be retried for ever.
+    const own = runs.reduce((newest, r) => (r !== undefined && r.runId > newest ? r.runId : newest), '');
+    const newer = (await shardCountRuns(stateDir)).find((c) => c.count !== count && c.runId > own);
+    if (newer) throw new UsageError(`${notStartedPhrase(notStarted, count)} under ${stateDir}, and a run split over ${newer.count} shards (${newer.runId}) started since: verify --shards ${newer.count}`);
     const started = runs.findIndex((r) => r !== undefined);
     const one = started < 0 ? '' : `, or verify shard ${started} alone with --state ${join(stateDir, `shard-${started}-of-${count}`)}`;
     throw new ChatportError(`${notStartedPhrase(notStarted, count)} under ${stateDir}: verify the shards as one once every shard has run (try again later)${one}`, {
