@@ -55,6 +55,6 @@ function formatSharded(name: string, stateDir: string, view: ShardedStatus): str
   const state = { done: 'done: every shard ended', unfinished: `unfinished: shard${view.waiting.length === 1 ? '' : 's'} ${view.waiting.join(', ')} still to run or resume${view.notStarted.length > 0 ? ` (${notStartedPhrase(view.notStarted, view.count)})` : ''}`, failed: 'failed: a shard\'s latest run failed (its report says why; start it again to resume)' }[view.state];
   const out = [`pipeline ${name}, ${view.count} shards under ${stateDir}: ${state}`, ...shardedHint(view.newer ?? [], 'started after every run shown here')];
   for (const shard of view.shards) out.push(`shard ${shard.index}/${view.count} (${shard.stateDir})`, ...formatRun(shard, '  '));
-  out.push('', 'the run as one (users counted once, by shard 0):', formatStageTable(view.combined.stages, view.combined.totals, Math.max(0, ...Object.values(view.combined.stages).map((c) => c.durationMs))));
+  out.push('', 'the run as one (users counted once, by the first shard that ran):', formatStageTable(view.combined.stages, view.combined.totals, Math.max(0, ...Object.values(view.combined.stages).map((c) => c.durationMs))));
   return `${out.join('\n')}\n`;
 }

@@ -19,7 +19,7 @@ export interface ShardedStatus {
   waiting: number[];
   /** Of those, the shards with no run yet (`verify --shards` exits 75 naming them). */
   notStarted: number[];
-  /** The shards' last reports added up: users once (every shard ensures them; shard 0 counts them), the rest summed. */
+  /** The shards' last reports added up: users once (every shard ensures them; the first shard with a report counts them), the rest summed. */
   combined: { stages: Partial<Record<StageName, StageCounts>>; totals: RunReport['totals'] };
   /**
    * Runs of the same state root split over another count that started after every run of these shards (the
@@ -71,13 +71,17 @@ async function listNames(dir: string): Promise<string[]> {
   return readdir(dir).catch(() => []);
 }
 
-/** Adds up the shards' stage counts; the users stage is shard 0's (each shard reads every user). */
+/**
+ * Adds up the shards' stage counts; the users stage is counted once (each shard reads every user), from the
+ * first shard whose report has it: shard 0's, or another's while shard 0 has not run.
+ */
 export function combineStages(reports: ReadonlyArray<RunReport | undefined>): Partial<Record<StageName, StageCounts>> {
   const out: Partial<Record<StageName, StageCounts>> = {};
+  const usersFrom = reports.findIndex((r) => r?.stages.users !== undefined);
   for (const [index, report] of reports.entries()) {
     if (report === undefined) continue;
     for (const [stage, counts] of Object.entries(report.stages) as Array<[StageName, StageCounts]>) {
-      if (stage === 'users' && index !== 0) continue;
+      if (stage === 'users' && index !== usersFrom) continue;
       out[stage] = addCounts(out[stage] ?? emptyCounts(), counts);
     }
   }
