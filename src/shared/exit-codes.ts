@@ -63,6 +63,15 @@ const bySystemCode: Readonly<Record<string, ExitCode>> = {
   ENOENT: ExitCode.INPUT_MISSING,
 };
 
+/**
+ * A folder chatport meant to make that cannot be made: mkdir's ENOENT. Node 20's recursive mkdir answers a
+ * read-only file system (a pod's readOnlyRootFilesystem with no volume there) with ENOENT, not EROFS; it
+ * is an output or state folder that cannot be created (73), not a missing input (66).
+ */
+export function isUnmakeableFolder(error: NodeJS.ErrnoException): boolean {
+  return error.code === 'ENOENT' && error.syscall === 'mkdir';
+}
+
 /** A Node system error from a file operation (`ENOSPC: no space left on device, write`). */
 export function isSystemError(error: unknown): error is NodeJS.ErrnoException & { code: string; syscall: string } {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && typeof (error as NodeJS.ErrnoException).syscall === 'string';
@@ -74,7 +83,7 @@ export function exitCodeFor(error: unknown): ExitCode {
     const signal = (error as { signal?: string }).signal;
     return signal === 'SIGINT' ? ExitCode.SIGINT : ExitCode.SIGTERM;
   }
-  if (isSystemError(error)) return bySystemCode[error.code] ?? ExitCode.INTERNAL;
+  if (isSystemError(error)) return isUnmakeableFolder(error) ? ExitCode.CANT_CREATE : (bySystemCode[error.code] ?? ExitCode.INTERNAL);
   if (typeof code !== 'string') return ExitCode.INTERNAL;
   for (const [pattern, exit] of byCode) if (pattern.test(code)) return exit;
   return ExitCode.INTERNAL;

@@ -1,4 +1,4 @@
-import { isSystemError } from './exit-codes.js';
+import { isSystemError, isUnmakeableFolder } from './exit-codes.js';
 import { redactValue } from './secrets.js';
 
 /** Longest text a thrown object is shown as: its facts, not a dump of a client or a buffer. */
@@ -29,5 +29,6 @@ export function thrownMessage(thrown: unknown): string {
 export function failureMessage(error: unknown): string {
   if (!isSystemError(error)) return thrownMessage(error);
   const why = error.message.replace(/^[A-Z]+: /, '').replace(/, \w+( '.*')?$/, '');
-  return `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
+  const said = `cannot ${error.syscall}${error.path ? ` ${error.path}` : ''}: ${why} (${error.code})`;
+  return isUnmakeableFolder(error) ? `${said}: a folder above it cannot be made, or the file system is read-only` : said;
 }
