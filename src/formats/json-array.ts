@@ -9,9 +9,11 @@ import { clipRaw, type SourceItem } from './types.js';
 /**
  * One JSON array (streamed, never held whole) → records in batches (one per input buffer), with their
  * 0-based index. The array is cut into its elements' texts (json-array-split.ts), each parsed alone with
- * JSON.parse. An element that is not an object is an UnparseableRecord at its index. A top-level value
- * that is not an array, or a syntax error, stops the file with a FormatError naming the index of the last
- * element read; the elements before it are delivered. An integer beyond ±(2^53 − 1) is read as its exact
+ * JSON.parse. An element that is not an object is an UnparseableRecord at its index, and so is one that
+ * is not valid JSON when its extent is sure (mayHoldSeveralElements): one bad record must not stop a long
+ * file. A top-level value that is not an array, a break in the array's own syntax, or a bad element that
+ * may have swallowed the ones after it (an unclosed string moves every boundary after it) stops the file
+ * with a FormatError naming the index of the last element read; the elements before it are delivered. An integer beyond ±(2^53 − 1) is read as its exact
  * decimal text (or a bigint: `bigIntegers`), as in NDJSON.
  */
 export async function* parseJsonArrayBatches(bytes: Readable, file: string, decimals: Decimals = 'number', bigIntegers: BigIntegers = 'text'): AsyncGenerator<SourceItem[]> {
@@ -52,17 +54,35 @@ function splitAndParse(split: () => string[], file: string, firstIndex: number, 
   return { items, error: error ?? broken };
 }
 
-/** Parses element texts in order; stops at the first that is not JSON, keeping the items before it. */
+/**
+ * Parses element texts in order. One that is not JSON is rejected at its index, unless it may hold several
+ * elements: then the file stops there, keeping the items before it.
+ */
 function parseElements(texts: readonly string[], file: string, firstIndex: number, decimals: Decimals, bigIntegers: BigIntegers): { items: SourceItem[]; error?: unknown } {
   const items: SourceItem[] = [];
   for (const text of texts) {
+    const index = firstIndex + items.length;
+    let parsed: ParsedJson;
     try {
-      items.push(elementItem(firstIndex + items.length, parseJsonNoting(text, bigIntegers, decimals), file, text));
+      parsed = parseJsonNoting(text, bigIntegers, decimals);
     } catch (error) {
-      return { items, error };
+      if (mayHoldSeveralElements(text)) return { items, error };
+      items.push({ unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per array element', raw: clipRaw(text) }, position: { file, index } });
+      continue;
     }
+    items.push(elementItem(index, parsed, file, text));
   }
   return { items };
+}
+
+/**
+ * Whether a bad element's text may be several elements run together: the splitter cuts elements by their
+ * quotes and brackets, so an odd quote (an unclosed string) moves every boundary after it, and the next
+ * elements' `},{` then sit inside the cut text. Such a text, or any with `}` `,` `{` (an object list
+ * inside one element looks the same, and stops the file as before), is not rejected alone.
+ */
+function mayHoldSeveralElements(text: string): boolean {
+  return /\}\s*,\s*\{/.test(text);
 }
 
 function elementItem(key: number, parsed: ParsedJson, file: string, text: string): SourceItem {

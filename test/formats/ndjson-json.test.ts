@@ -53,6 +53,25 @@ describe('JSON array', () => {
     await expect(parseAll(['[ , {"a":1}]'], { format: 'json', file: 'y.json' })).rejects.toMatchObject({ message: expect.stringContaining('cannot be read before its first element') });
   });
 
+  it('rejects an element that is not valid JSON at its index and reads on, however the text is cut', async () => {
+    for (const size of [1, 5, 1000]) {
+      const items = await parseAll(pieces('[{"a":1},\n{"a":2,},\n{"t":"he said "hi""},\n{"a":tru}, {"a":4}]', size), { format: 'json', file: 'x.json' });
+      expect(items.map((i) => ('record' in i ? i.record : i.unparseable.raw)), `pieces of ${size}`).toEqual([{ a: 1 }, '{"a":2,}', '{"t":"he said "hi""}', '{"a":tru}', { a: 4 }]);
+      expect(items.map((i) => i.position.index)).toEqual([0, 1, 2, 3, 4]);
+      expect(items[1]).toMatchObject({ unparseable: { message: expect.stringMatching(/^not valid JSON: /), expected: 'one JSON object per array element' } });
+    }
+  });
+
+  it('stops at a bad element that may hold the next ones (an unclosed string moves every boundary after it), after the elements before it', async () => {
+    for (const text of ['[{"a":1},{"t":"a"b"},{"t":"c"},{"t":"d"}]', '[{"a":1},{"l":[{"x":1},{"y":}]},{"a":2}]']) {
+      const seen: number[] = [];
+      const run = async () => {
+        for (const i of await parseAll([text], { format: 'json', file: 'x.json' })) seen.push(i.position.index);
+      };
+      await expect(run(), text).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'x.json' } });
+    }
+  });
+
   it('refuses a top-level value that is not an array', async () => {
     await expect(parseAll(['{"a":1}'], { format: 'json' })).rejects.toMatchObject({ code: 'DATA_INVALID' });
   });

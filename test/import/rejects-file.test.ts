@@ -78,3 +78,25 @@ describe('rejects.ndjson', () => {
     expect((await verify()).summary.status).toBe('exact');
   });
 });
+
+describe('a JSON array with one element that is not JSON', () => {
+  it('rejects that element at its index and imports the ones after it; verification reads exact', async () => {
+    const dir = join(f.dir, 'json-bad-element');
+    await writeInput(dir, 'users.csv', 'id,username\nu1,jb-alice\n');
+    await writeInput(dir, 'channels.ndjson', '{"key":"c1","type":"PUBLIC","name":"jb-general"}\n');
+    const good = (id: string, text: string) => JSON.stringify({ id, channel: 'c1', author: 'jb-alice', text });
+    await writeInput(dir, 'messages.json', `[\n${good('m1', 'one')},\n{"id":"m2","channel":"c1","author":"jb-alice","text":"two",},\n${good('m3', 'three')}\n]\n`);
+    const stages = [STAGES.users, STAGES.channels, 'messages: { source: { path: messages.json }, key: id, channel: channel, mapping: { type: { const: TEXT }, body: text, user: author } }'];
+    const { config } = await writePipeline(dir, ['name: json-bad-element', 'stages:', ...stages.map((s) => `  ${s}`), ''].join('\n'));
+    const report = await runImport({ config, stateDir: join(dir, 'state') }, { client: f.client });
+
+    expect(report.status).toBe('completed-with-rejects');
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, rejected: 1 });
+    const rejects = await readLines(report.rejectsFile!);
+    expect(rejects).toEqual([
+      expect.objectContaining({ stage: 'messages', file: expect.stringMatching(/messages\.json$/), index: 1, record: '{"id":"m2","channel":"c1","author":"jb-alice","text":"two",}', reasons: [expect.objectContaining({ message: expect.stringMatching(/^not valid JSON: /) })] }),
+    ]);
+    const verified = await runVerify({ config, rejectsFiles: [report.rejectsFile!], outDir: report.runDir, exportWait: { pollIntervalMs: 20, timeoutMs: 60_000 } }, { client: f.client });
+    expect(verified.summary.status).toBe('exact');
+  });
+});
