@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { readShardedStatus } from '../../src/pipeline/shards/combined-status.js';
-import { generatedPipeline, startImportFixture, writeCsvs, writePipeline, type ImportFixture } from '../import/support.js';
-import { shardedCsvs } from './support.js';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
+import { setUpShardedRun, shardedCsvs } from './support.js';
 
 /**
  * Every shard imports the users; the combined view counts them once. With shard 0 not started yet (or still
@@ -17,10 +16,7 @@ afterAll(() => f.close());
 
 describe('status --shards before shard 0 ran', () => {
   it('counts the users once, from a shard that ran', async () => {
-    const dir = join(f.dir, 'users-once');
-    await writeCsvs(dir, shardedCsvs('cu-', { users: 3, channels: 4, messages: 12 }));
-    const { config } = await writePipeline(dir, generatedPipeline('combined-users'));
-    const state = join(dir, 'state');
+    const { config, state } = await setUpShardedRun(f, 'users-once', shardedCsvs('cu-', { users: 3, channels: 4, messages: 12 }), 'combined-users');
     await runImport({ config: { ...config, shard: { index: 1, count: 2 } }, stateDir: state, verify: false }, { client: f.client });
     const view = await readShardedStatus(state, 2);
     expect(view.notStarted).toEqual([0]);

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { readShardedStatus, type ShardedStatus } from '../../src/pipeline/shards/combined-status.js';
 import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
-import { generatedPipeline, startImportFixture, writeCsvs, writePipeline, type ImportFixture } from '../import/support.js';
-import { shardedCsvs } from './support.js';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
+import { setUpShardedRun, shardedCsvs } from './support.js';
 
 /**
  * A shard fails (past --max-rejects) and the scheduler starts it again. While that second attempt runs (or
@@ -20,10 +19,7 @@ afterAll(() => f.close());
 
 describe('status --shards while a failed shard is being resumed', () => {
   it('says unfinished, not failed, while the next attempt runs', async () => {
-    const dir = join(f.dir, 'resumed');
-    await writeCsvs(dir, shardedCsvs('sr-', { users: 3, channels: 4, messages: 40 }));
-    const { config } = await writePipeline(dir, generatedPipeline('status-resumed', 'chunkRecords: 10\n  concurrency: 2'));
-    const state = join(dir, 'state');
+    const { config, state } = await setUpShardedRun(f, 'resumed', shardedCsvs('sr-', { users: 3, channels: 4, messages: 40 }), 'status-resumed', 'chunkRecords: 10\n  concurrency: 2');
     const failing = shardOfKey('c1', 2); // holds the row with an empty body
     await runImport({ config: { ...config, shard: { index: 1 - failing, count: 2 } }, stateDir: state, verify: false }, { client: f.client });
     const shard = { index: failing, count: 2 };

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
 import type { ChatportClient } from '../../src/api/index.js';
 import { compareInt64 } from '../../src/shared/int64.js';
-import { all } from '../import/support.js';
+import { all, generatedPipeline, writeCsvs, writePipeline, type ImportFixture } from '../import/support.js';
 
 /**
  * Generated CSVs for sharding tests: `channels` channels of unequal sizes (so shards get unequal work),
@@ -52,4 +52,15 @@ export const shardState = (root: string, index: number, count: number) => join(r
 export function channelsOnBothShards(prefix: string): [string, string] {
   const keys = Array.from({ length: 20 }, (_, i) => `${prefix}${i}`);
   return [keys.find((k) => shardOfKey(k, 2) === 0)!, keys.find((k) => shardOfKey(k, 2) === 1)!];
+}
+
+/**
+ * shardedCsvs written into `<fixture folder>/<folder>` with a generated pipeline of `name` (and its
+ * `options`): the pipeline's config and path, and the state folder its shards share.
+ */
+export async function setUpShardedRun(f: ImportFixture, folder: string, csv: Record<string, string>, name: string, options?: string, env: Record<string, string> = {}) {
+  const dir = join(f.dir, folder);
+  await writeCsvs(dir, csv);
+  const { config, path } = await writePipeline(dir, options === undefined ? generatedPipeline(name) : generatedPipeline(name, options), env);
+  return { dir, config, path, state: join(dir, 'state') };
 }

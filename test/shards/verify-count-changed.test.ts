@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { findShardRuns } from '../../src/pipeline/shards/shard-runs.js';
-import { generatedPipeline, startImportFixture, writeCsvs, writePipeline, type ImportFixture } from '../import/support.js';
-import { shardedCsvs } from './support.js';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
+import { setUpShardedRun, shardedCsvs } from './support.js';
 
 /**
  * A run split over 4 shards of which two ran, then the Job changed to 3 shards that all ran. The shards 2
@@ -19,10 +18,7 @@ afterAll(() => f.close());
 
 describe('verify --shards with the old count after the count was changed', () => {
   it('is refused as a usage error naming the later count, not "try again later"', async () => {
-    const dir = join(f.dir, 'changed');
-    await writeCsvs(dir, shardedCsvs('cc-', { users: 2, channels: 4, messages: 12 }));
-    const { config } = await writePipeline(dir, generatedPipeline('count-changed'));
-    const state = join(dir, 'state');
+    const { config, state } = await setUpShardedRun(f, 'changed', shardedCsvs('cc-', { users: 2, channels: 4, messages: 12 }), 'count-changed');
     const run = (index: number, count: number) => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false }, { client: f.client });
     for (const index of [0, 1]) await run(index, 4);
     await expect(findShardRuns(state, 4)).rejects.toMatchObject({ code: 'SHARDS_NOT_STARTED' });

@@ -1,8 +1,7 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
-import { chatportEnv, generatedPipeline, runCli, startImportFixture, writeCsvs, writePipeline, type ImportFixture } from '../import/support.js';
-import { shardedCsvs } from './support.js';
+import { chatportEnv, runCli, startImportFixture, type ImportFixture } from '../import/support.js';
+import { setUpShardedRun, shardedCsvs } from './support.js';
 
 /**
  * `verify --shards 2` started by a scheduler before shard 1 ever ran: nothing is wrong with the command,
@@ -17,10 +16,7 @@ afterAll(() => f.close());
 
 describe('verify --shards before every shard started', () => {
   it('exits 75 naming the shards not started; status --shards names them alike', { timeout: 120_000 }, async () => {
-    const dir = join(f.dir, 'not-started');
-    await writeCsvs(dir, shardedCsvs('ns-', { users: 2, channels: 3, messages: 12 }));
-    const { config, path } = await writePipeline(dir, generatedPipeline('not-started'), chatportEnv(f));
-    const state = join(dir, 'state');
+    const { config, path, state } = await setUpShardedRun(f, 'not-started', shardedCsvs('ns-', { users: 2, channels: 3, messages: 12 }), 'not-started', undefined, chatportEnv(f));
     await runImport({ config: { ...config, shard: { index: 0, count: 3 } }, stateDir: state, verify: false }, { client: f.client });
     const cli = (args: string[]) => runCli(args, chatportEnv(f));
 

@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { findShardRuns } from '../../src/pipeline/shards/shard-runs.js';
 import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
-import { generatedPipeline, startImportFixture, writeCsvs, writePipeline, type ImportFixture } from '../import/support.js';
-import { shardedCsvs } from './support.js';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
+import { setUpShardedRun, shardedCsvs } from './support.js';
 
 /**
  * One shard of two fails (past --max-rejects) while the other ends. `verify --shards 2` then finds that
@@ -19,10 +18,7 @@ afterAll(() => f.close());
 
 describe('verify --shards after one shard failed', () => {
   it('names the shard whose latest run has not ended, until it is resumed', async () => {
-    const dir = join(f.dir, 'unfinished');
-    await writeCsvs(dir, shardedCsvs('vu-', { users: 3, channels: 4, messages: 40 }));
-    const { config } = await writePipeline(dir, generatedPipeline('verify-unfinished', 'chunkRecords: 10\n  concurrency: 2'));
-    const state = join(dir, 'state');
+    const { config, state } = await setUpShardedRun(f, 'unfinished', shardedCsvs('vu-', { users: 3, channels: 4, messages: 40 }), 'verify-unfinished', 'chunkRecords: 10\n  concurrency: 2');
     // The shard of c1 holds the row with an empty body.
     const failing = shardOfKey('c1', 2);
     await runImport({ config: { ...config, shard: { index: 1 - failing, count: 2 } }, stateDir: state, verify: false }, { client: f.client });
