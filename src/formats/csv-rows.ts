@@ -5,12 +5,12 @@
  * - a field that starts with the quote character is quoted: it runs to the next lone quote, `""` inside it
  *   is one quote, and delimiters and line breaks inside it are text; the closing quote must be followed by
  *   a delimiter, a line break or the end of the input;
- * - a quote inside an unquoted field (`Cy "Q" Oh`) is taken as text to find where the field and the record
- *   end, as csv-parse's relax_quotes, Python's csv and spreadsheets read it, and the record comes out as a
+ * - a quote inside an unquoted field (`Cy "Q" Oh`), or text after a quoted field's closing quote (`"He said
+ *   "hi" to me"`, quotes not doubled), is taken as text to find where the field and the record end, as
+ *   csv-parse's relax_quotes, Python's csv and spreadsheets read it, and the record comes out as a
  *   StrayQuoteRow (the caller rejects it, naming the line): one bad row must not stop a long file, and the
  *   next record starts where every such reader starts it;
- * - a closing quote followed by anything else, or a quoted field still open at the end of the input, is
- *   broken quoting: past it readers disagree on where records start, so it stops the reading
+ * - a quoted field still open at the end of the input is broken quoting: it stops the reading
  *   (CsvSyntaxError) instead of guessing.
  *
  * It replaced csv-parse here (issue 12): the same rows for well-formed input (test/formats/csv-rows.test.ts
@@ -21,7 +21,7 @@ export class CsvSyntaxError extends Error {
   constructor(
     message: string,
     /** csv-parse's names for the same faults, kept for users and logs that know them. */
-    readonly code: 'CSV_INVALID_CLOSING_QUOTE' | 'CSV_QUOTE_NOT_CLOSED',
+    readonly code: 'CSV_QUOTE_NOT_CLOSED',
   ) {
     super(message);
   }
@@ -303,7 +303,13 @@ export class CsvRowReader<Plain = string[]> {
       const after = text.charCodeAt(close + 1);
       if (after !== LF && after !== CR && !(after === this.delimiterCode && text.startsWith(this.delimiter, close + 1))) {
         if (!final && this.delimiter.length > 1 && this.delimiter.startsWith(text.slice(close + 1))) return INCOMPLETE;
-        throw new CsvSyntaxError(`after a quoted field's closing quote comes ${JSON.stringify(text.charAt(close + 1))}, not a delimiter or a line break; a quote inside a quoted field is written twice ("")`, 'CSV_INVALID_CLOSING_QUOTE');
+        // The rest of the field is text up to a delimiter or a line break, its quotes too (see the top).
+        this.recordBreaks += countLineBreaks(value) + countLineBreaks(text.slice(from, close));
+        this.strayQuote ??= {
+          message: `after a quoted field's closing quote comes ${JSON.stringify(text.charAt(close + 1))}, not a delimiter or a line break (field ${fields.length + 1}); a quote inside a quoted field is written twice ("")`,
+          fieldNumber: fields.length + 1,
+        };
+        return this.plainField(text, close + 1, fields, final);
       }
       this.pushQuoted(fields, value + text.slice(from, close));
       return close + 1;

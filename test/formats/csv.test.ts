@@ -78,9 +78,12 @@ describe('CSV', () => {
   it('stops with a FormatError naming the file and the line where broken quoting starts, after the good rows', async () => {
     const seen: number[] = [];
     const run = async () => {
-      for (const item of await parseAll(['a,b\r\n1,"x\r\ny"\r\n2,"bad"z\r\n3,4\r\n'], { format: 'csv', file: 'f.csv' })) seen.push(item.position.line!);
+      for (const item of await parseAll(['a,b\r\n1,"x\r\ny"\r\n2,"bad"z\r\n3,"open\r\n4,5\r\n'], { format: 'csv', file: 'f.csv' })) seen.push(item.position.line!);
     };
-    await expect(run()).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'f.csv', line: 4 } });
+    await expect(run()).rejects.toMatchObject({ code: 'DATA_INVALID', details: { file: 'f.csv', line: 5, csvCode: 'CSV_QUOTE_NOT_CLOSED' } });
+    // Line 4's text after a closing quote is a rejected record, and the rows after it are read.
+    const items = await parseAll(['a,b\r\n1,"x\r\ny"\r\n2,"bad"z\r\n3,4\r\n'], { format: 'csv', file: 'f.csv' });
+    expect(items.map((i) => [i.position.line, 'record' in i ? i.record : i.unparseable.raw])).toEqual([[2, { a: '1', b: 'x\r\ny' }], [4, '2,"bad"z'], [5, { a: '3', b: '4' }]]);
     await expect(run()).rejects.toBeInstanceOf(FormatError);
   });
 

@@ -21,14 +21,14 @@ it('a sheet\'s trailing rows of delimiters only are skipped and counted, not rej
   expect(report.totals.balanced).toBe(true);
 }, 60_000);
 
-it('a row with a quote inside an unquoted field is rejected naming its file and line, and the rows after it are imported, also on a rerun', async () => {
+it('a row with a quote inside an unquoted field, or text after a closing quote, is rejected naming its file and line, and the rows after it are imported, also on a rerun', async () => {
   const { dir, config, state } = await setUpGeneratedRun(f, 'stray-quote', { users: 3, channels: 1, messages: 4 });
   await appendFile(join(dir, 'users.csv'), 'u9,stray-quote-cy,Cy "Q" Oh\nu10,stray-quote-di,Di\n');
-  await appendFile(join(dir, 'messages.csv'), 'm8,c0,stray-quote-user0,she said "hi"\nm9,c0,stray-quote-user1,after the bad row\n');
+  await appendFile(join(dir, 'messages.csv'), 'm8,c0,stray-quote-user0,she said "hi"\nm9,c0,stray-quote-user1,after the bad row\nm10,c0,stray-quote-user2,"He said "hi" to me"\nm11,c0,stray-quote-user0,last\n');
   const report = await runImport({ config, stateDir: state }, { client: f.client });
   expect(report.status).toBe('completed-with-rejects');
   expect(report.stages.users).toMatchObject({ read: 5, imported: 4, rejected: 1 });
-  expect(report.stages.messages).toMatchObject({ read: 6, imported: 5, rejected: 1 });
+  expect(report.stages.messages).toMatchObject({ read: 8, imported: 6, rejected: 2 });
   expect(report.totals.balanced).toBe(true);
   const verified = await runVerify({ config, rejectsFiles: [report.rejectsFile!], outDir: report.runDir, exportWait: { pollIntervalMs: 20, timeoutMs: 60_000 } }, { client: f.client });
   expect(verified.summary.status).toBe('exact');
@@ -41,6 +41,10 @@ it('a row with a quote inside an unquoted field is rejected naming its file and 
     expect.objectContaining({
       stage: 'messages', file: expect.stringMatching(/messages\.csv$/), line: 6, record: 'm8,c0,stray-quote-user0,she said "hi"',
       reasons: [expect.objectContaining({ sourceField: 'text', message: expect.stringMatching(/^a quote inside an unquoted field \(field 4/) })],
+    }),
+    expect.objectContaining({
+      stage: 'messages', line: 8, record: 'm10,c0,stray-quote-user2,"He said "hi" to me"',
+      reasons: [expect.objectContaining({ sourceField: 'text', message: expect.stringMatching(/^after a quoted field's closing quote comes "h", not a delimiter or a line break \(field 4\)/) })],
     }),
   ]);
   // What the platform holds: the user after the bad row, not the bad one.
