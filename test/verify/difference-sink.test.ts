@@ -72,6 +72,20 @@ describe('the difference sink', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('sorts exactly past its packed key: more places than the key holds, an index past its span', () => {
+    // Limits shrunk (as 2^21 files or 2^32 records would run out): after 600 differences in 2 files of
+    // indexes below 8, more files and larger indexes; 3 places run out at once.
+    const wider = (i: number) => (i < 600 ? { file: `f${i % 2}.csv`, index: i % 8 } : { file: `f${i % 7}.csv`, index: (i * 37) % 20 });
+    const differences = mixed(1000).map((d, i) => (d.position ? { ...d, position: { ...d.position, ...wider(i) } } : d));
+    const expected = [...differences].sort(bySourceOrder);
+    for (const [budget, maxPlaces] of [[undefined, 3], [2000, 3], [2000, 16]] as const) {
+      const sink = new DifferenceSink(budget, dir, { maxPlaces, indexSpan: 8 });
+      sink.addAll(differences);
+      expect([...sink.sorted()]).toEqual(expected);
+      sink.close();
+    }
+  });
+
   it('reads back a differences file whole, a character cut at a read boundary too', async () => {
     // The first line's emoji starts 2 bytes before the first megabyte read ends.
     const head = JSON.stringify({ kind: 'missing', stage: 'messages', message: '' });

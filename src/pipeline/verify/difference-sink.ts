@@ -6,9 +6,16 @@ import { STAGE_ORDER } from '../../transform/index.js';
 import type { StageName } from '../state/events.js';
 import { emptyDifferenceCounts, type Difference, type DifferenceCounts } from './types.js';
 
-/** A source index takes the low 32 bits of a sort key; the place (stage, file) the bits above (at most 2^21 places). */
-const INDEX_SPAN = 2 ** 32;
-const MAX_PLACES = 2 ** 21;
+/**
+ * The packed sort key: a place (stage, file) times `indexSpan` plus the source index, exact in a float64 while
+ * places stay under `maxPlaces` (2^21 places × 2^32 indexes = 2^53). Tests shrink them.
+ */
+export interface SortKeyLimits {
+  indexSpan: number;
+  maxPlaces: number;
+}
+
+const PACKED_KEY: SortKeyLimits = { indexSpan: 2 ** 32, maxPlaces: 2 ** 21 };
 
 /** Where a difference sorts: stage, then positioned before not, then file (as text), then index; ties as added. */
 interface Place {
@@ -26,7 +33,13 @@ interface Place {
  * ran verify out of memory (exit 134, no report, no files).
  */
 export class DifferenceSink {
-  private readonly sort: ExternalSort<Difference>;
+  private sort: ExternalSort<Difference>;
+  /**
+   * Past the packed key's limits (more than 2^21 files with differences, an index past 2^32) the key is the
+   * place alone, and each place's differences are sorted by index as they are read back: one more pass,
+   * exact whatever the counts. Before, such a verification stopped with exit 1.
+   */
+  private byPlaceOnly = false;
   private readonly places = new Map<string, number>();
   private readonly placeList: Place[] = [];
   private readonly counts = new Map<StageName, DifferenceCounts>();
@@ -35,8 +48,9 @@ export class DifferenceSink {
   constructor(
     private readonly budgetBytes = DEFAULT_SORT_BUDGET_BYTES,
     private readonly baseDir = tmpdir(),
+    private readonly limits: SortKeyLimits = PACKED_KEY,
   ) {
-    this.sort = new ExternalSort<Difference>(budgetBytes, baseDir, JSON_CODEC as SortCodec<Difference>);
+    this.sort = this.newSort();
   }
 
   get total(): number {
@@ -53,9 +67,11 @@ export class DifferenceSink {
     this.counts.set(difference.stage, counts);
     counts[difference.kind]++;
     this.added++;
-    const index = difference.position?.index ?? 0;
-    if (!Number.isInteger(index) || index < 0 || index >= INDEX_SPAN) throw new Error(`a difference's source index ${index} is outside 0..2^32`);
-    this.sort.add(this.placeOf(difference) * INDEX_SPAN + index, difference);
+    const index = indexOf(difference);
+    if (!Number.isSafeInteger(index) || index < 0) throw new Error(`a difference's source index ${index} is not a whole number`);
+    const place = this.placeOf(difference);
+    if (!this.byPlaceOnly && (place >= this.limits.maxPlaces || index >= this.limits.indexSpan)) this.keyByPlaceOnly();
+    this.sort.add(this.byPlaceOnly ? place : place * this.limits.indexSpan + index, difference);
   }
 
   addAll(differences: Iterable<Difference>): void {
@@ -81,23 +97,62 @@ export class DifferenceSink {
    */
   *sorted(): Generator<Difference> {
     const rank = this.placeRanks();
-    if (rank.every((r, id) => r === id)) {
+    const inOrder = rank.every((r, id) => r === id);
+    if (inOrder && !this.byPlaceOnly) {
       yield* this.sort.sorted();
       return;
     }
-    const again = new ExternalSort<Difference>(this.budgetBytes, this.baseDir, JSON_CODEC as SortCodec<Difference>);
+    const again = inOrder ? undefined : this.newSort();
     try {
-      for (const d of this.sort.sorted()) again.add(rank[this.placeOf(d)]! * INDEX_SPAN + (d.position?.index ?? 0), d);
-      this.sort.close();
-      yield* again.sorted();
+      let read: Iterable<Difference> = this.sort.sorted();
+      if (again) {
+        for (const d of read) again.add(this.byPlaceOnly ? rank[this.placeOf(d)]! : rank[this.placeOf(d)]! * this.limits.indexSpan + indexOf(d), d);
+        this.sort.close();
+        read = again.sorted();
+      }
+      yield* this.byPlaceOnly ? this.byIndexInEachPlace(read) : read;
     } finally {
-      again.close();
+      again?.close();
     }
   }
 
   /** Removes the spilled runs (safe to call more than once). */
   close(): void {
     this.sort.close();
+  }
+
+  private newSort(): ExternalSort<Difference> {
+    return new ExternalSort<Difference>(this.budgetBytes, this.baseDir, JSON_CODEC as SortCodec<Difference>);
+  }
+
+  /** The differences held so far, in key order, keyed again by their place alone (ties stay as added). */
+  private keyByPlaceOnly(): void {
+    const byPlace = this.newSort();
+    for (const d of this.sort.sorted()) byPlace.add(this.placeOf(d), d);
+    this.sort.close();
+    this.sort = byPlace;
+    this.byPlaceOnly = true;
+  }
+
+  /** Differences grouped by place, each group sorted by source index (equal indexes as they come). */
+  private *byIndexInEachPlace(differences: Iterable<Difference>): Generator<Difference> {
+    let place = -1;
+    let group: ExternalSort<Difference> | undefined;
+    try {
+      for (const d of differences) {
+        const at = this.placeOf(d);
+        if (at !== place) {
+          if (group) yield* group.sorted();
+          group?.close();
+          group = this.newSort();
+          place = at;
+        }
+        group!.add(indexOf(d), d);
+      }
+      if (group) yield* group.sorted();
+    } finally {
+      group?.close();
+    }
   }
 
   private placeOf(d: Difference): number {
@@ -107,7 +162,6 @@ export class DifferenceSink {
     let id = this.places.get(name);
     if (id === undefined) {
       id = this.placeList.length;
-      if (id >= MAX_PLACES) throw new Error(`differences in more than ${MAX_PLACES} source files`);
       this.places.set(name, id);
       this.placeList.push({ stage, positioned: d.position !== undefined, file });
     }
@@ -123,6 +177,8 @@ export class DifferenceSink {
     return rank;
   }
 }
+
+const indexOf = (d: Difference): number => d.position?.index ?? 0;
 
 function comparePlaces(a: Place, b: Place): number {
   if (a.stage !== b.stage) return a.stage - b.stage;
