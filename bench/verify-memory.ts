@@ -33,7 +33,7 @@ async function measure(messages: number, heapMb: number | undefined): Promise<vo
     const file = lines.find((l) => l.includes('verify-differences.ndjson'))?.match(/\/\S+verify-differences\.ndjson/)?.[0];
     const size = file ? (await stat(file)).size : 0;
     console.log(
-      `| ${messages.toLocaleString('en-US')} | ${heapMb ?? 'default'} | ${verified.code} | ${verified.maxRssMb.toFixed(0)} | ${(verified.cpuMs / 1000).toFixed(1)} | ${(verified.wallMs / 1000).toFixed(1)} | ${(size / 1e6).toFixed(0)} | ${lines[1] ?? ''} |`,
+      `| ${messages.toLocaleString('en-US')} | ${heapMb ?? 'default'} | ${verified.code} | ${verified.maxRssMb.toFixed(0)} | ${(verified.cpuMs / 1000).toFixed(1)} | ${(verified.wallMs / 1000).toFixed(1)} | ${(size / 1e6).toFixed(0)} | ${verified.liveHeapMaxMb.toFixed(0)} | ${lines[1] ?? ''} |`,
     );
     if (verified.code !== 65) console.log(verified.stderrTail);
   } finally {
@@ -43,6 +43,6 @@ async function measure(messages: number, heapMb: number | undefined): Promise<vo
 }
 
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '200000' }, 'heap-mb': { type: 'string' } } });
-console.log('| missing messages | heap MB | exit | peak RSS MB | CPU s | wall s | differences file MB | verdict |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---|');
+console.log('| missing messages | heap MB | exit | peak RSS MB | CPU s | wall s | differences file MB | live heap max MB | verdict |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---|');
 for (const size of values.sizes.split(',').map(Number)) await measure(size, values['heap-mb'] === undefined ? undefined : Number(values['heap-mb']));

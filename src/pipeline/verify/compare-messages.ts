@@ -1,6 +1,7 @@
 import { align, forEachColumn, forEachMatch, type AlignOptions, type EditOp } from './align.js';
 import { closestPairs } from './closest-pairs.js';
-import { TokenExtras } from './token-extras.js';
+import { TokenExtras, type Loose } from './token-extras.js';
+import { grownTo } from '../../shared/typed-arrays.js';
 import { ExpectedMessages, PlatformMessages, sameToken, type Interner } from './message-columns.js';
 import type { DifferenceKind } from './types.js';
 import { appendAll } from '../../shared/append-all.js';
@@ -21,7 +22,14 @@ export interface MessageFinding {
 }
 
 export interface MessageComparison {
-  findings: MessageFinding[];
+  /**
+   * Every finding: the paired ones (moved, changed) first, then each hunk's missing and extra messages, made as
+   * they are read from the hunks' columns (4 bytes a message, and a byte for whether it was paired). Before,
+   * each missing message was an object held with the rest (about 100 bytes a message with its hunk and
+   * region, a million missing messages 100 MB) even when nothing read them: a region read in full is
+   * classified again by content.
+   */
+  findings: () => Iterable<MessageFinding>;
   /** Aligned messages whose token is equal (counted as verified unless a content check finds otherwise). */
   verified: number;
   /** Aligned pairs the platform marks edited (lastEditedTime): the composer reads them in full. */
@@ -41,8 +49,8 @@ export interface MessageComparison {
 /** A stretch of one channel around differences: expected ordinals and platform ids in order, bounded by aligned pairs. */
 export interface Region {
   channelKey: string;
-  ordinals: number[];
-  platformIds: bigint[];
+  ordinals: Uint32Array;
+  platformIds: BigInt64Array;
   /** Token-aligned pairs inside the region (counted in `verified`; the content alignment recounts them). */
   matchedInside: number;
 }
@@ -55,6 +63,15 @@ export interface MessageSides {
   types: Interner;
 }
 
+/** A hunk of one channel: positions in its columns of the messages missing (dels) and extra (inss), 1 where paired. */
+interface Hunk {
+  channelKey: string;
+  dels: Uint32Array;
+  inss: Uint32Array;
+  pairedDels: Uint8Array;
+  pairedInss: Uint8Array;
+}
+
 /**
  * Compares the expected and the platform's messages channel by channel. Pure: no I/O.
  * 1. Align each channel (author, type, body length as the token).
@@ -65,8 +82,9 @@ export interface MessageSides {
  * 4. The rest are `missing` and `extra`.
  */
 export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number> = new Set(), options: AlignOptions = {}): MessageComparison {
-  const result: MessageComparison = { findings: [], verified: 0, edited: [], matched: new Map(), approximate: [], regions: [] };
-  const hunks: Array<{ channelKey: string; dels: number[]; inss: number[] }> = [];
+  const paired: MessageFinding[] = [];
+  const hunks: Hunk[] = [];
+  const result: MessageComparison = { findings: () => unpairedAfter(paired, hunks, sides), verified: 0, edited: [], matched: new Map(), approximate: [], regions: [] };
   const empty = { e: new ExpectedMessages(), p: new PlatformMessages() };
   const keys = new Set([...sides.expected.keys(), ...sides.platform.keys()]);
   for (const channelKey of keys) {
@@ -74,7 +92,7 @@ export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number>
     const p = sides.platform.get(channelKey) ?? empty.p;
     const alignment = align(e.count, p.count, (i, j) => sameToken(e, i, p, j), options);
     if (!alignment.shortest) result.approximate.push(channelKey);
-    appendAll(hunks, hunksOf(alignment.ops).map((h) => ({ channelKey, ...h })));
+    for (const h of hunksOf(alignment.ops)) hunks.push({ channelKey, ...h, pairedDels: new Uint8Array(h.dels.length), pairedInss: new Uint8Array(h.inss.length) });
     if (alignment.ops.length > 0) appendAll(result.regions, regionsOf(channelKey, alignment.ops, e, p));
     forEachMatch(alignment.ops, e.count, p.count, (i, j) => {
       result.verified++;
@@ -83,16 +101,20 @@ export function compareMessages(sides: MessageSides, wanted: ReadonlySet<number>
       if (wanted.has(ordinal)) result.matched.set(ordinal, { channelKey, platformId: p.id[j]! });
     });
   }
+  pairIdentical(hunks, sides, paired);
+  for (const hunk of hunks) pairChanged(hunk, sides, paired);
+  return result;
+}
 
-  const taken = pairIdentical(hunks, sides, result.findings);
-  for (const hunk of hunks) pairChanged(hunk, sides, taken, result.findings);
+/** The paired findings, then each hunk's messages left missing and extra. */
+function* unpairedAfter(paired: readonly MessageFinding[], hunks: readonly Hunk[], sides: MessageSides): Generator<MessageFinding> {
+  yield* paired;
   for (const hunk of hunks) {
     const e = sides.expected.get(hunk.channelKey);
     const p = sides.platform.get(hunk.channelKey);
-    for (const i of hunk.dels) if (!taken.dels.has(`${hunk.channelKey}\u0000${i}`)) result.findings.push({ kind: 'missing', channelKey: hunk.channelKey, ordinal: e!.ordinal[i]! });
-    for (const j of hunk.inss) if (!taken.inss.has(`${hunk.channelKey}\u0000${j}`)) result.findings.push({ kind: 'extra', channelKey: hunk.channelKey, platformId: p!.id[j]! });
+    for (let k = 0; k < hunk.dels.length; k++) if (!hunk.pairedDels[k]) yield { kind: 'missing', channelKey: hunk.channelKey, ordinal: e!.ordinal[hunk.dels[k]!]! };
+    for (let k = 0; k < hunk.inss.length; k++) if (!hunk.pairedInss[k]) yield { kind: 'extra', channelKey: hunk.channelKey, platformId: p!.id[hunk.inss[k]!]! };
   }
-  return result;
 }
 
 /** How far a region reaches over equal tokens on each side of a difference. */
@@ -105,100 +127,120 @@ const REGION_REACH = 20;
  */
 const REGION_GAP = 3;
 
-function regionsOf(channelKey: string, ops: readonly EditOp[], e: ExpectedMessages, p: PlatformMessages): Region[] {
+function regionsOf(channelKey: string, ops: Iterable<EditOp>, e: ExpectedMessages, p: PlatformMessages): Region[] {
   // The alignment as columns: (i, j) aligned, (i, -1) deleted, (-1, j) inserted.
-  const colI: number[] = [];
-  const colJ: number[] = [];
+  const colI = new Int32Array(e.count + p.count);
+  const colJ = new Int32Array(e.count + p.count);
+  let columns = 0;
   forEachColumn(ops, e.count, p.count, (i, j) => {
-    colI.push(i);
-    colJ.push(j);
+    colI[columns] = i;
+    colJ[columns++] = j;
   });
-  const tokenAt = (c: number) => (colI[c]! >= 0 ? `${e.author[colI[c]!]}/${e.type[colI[c]!]}/${e.length[colI[c]!]}` : `${p.author[colJ[c]!]}/${p.type[colJ[c]!]}/${p.length[colJ[c]!]}`);
+  const sameTokenAt = (c: number, d: number): boolean => {
+    const [a, i] = colI[c]! >= 0 ? [e, colI[c]!] : [p, colJ[c]!];
+    const [b, j] = colI[d]! >= 0 ? [e, colI[d]!] : [p, colJ[d]!];
+    return sameToken(a, i, b, j);
+  };
   const ranges: Array<[number, number]> = [];
-  for (let c = 0; c < colI.length; c++) {
+  for (let c = 0; c < columns; c++) {
     if (colI[c]! >= 0 && colJ[c]! >= 0) continue;
-    const token = tokenAt(c);
     let lo = c;
-    while (lo > 0 && c - lo < REGION_REACH && tokenAt(lo - 1) === token) lo--;
+    while (lo > 0 && c - lo < REGION_REACH && sameTokenAt(lo - 1, c)) lo--;
     let hi = c;
-    while (hi < colI.length - 1 && hi - c < REGION_REACH && tokenAt(hi + 1) === token) hi++;
+    while (hi < columns - 1 && hi - c < REGION_REACH && sameTokenAt(hi + 1, c)) hi++;
     const last = ranges[ranges.length - 1];
     // Touching, overlapping or nearly touching stretches are one region: an edit next to a deletion is one place.
     if (last && lo <= last[1] + 1 + REGION_GAP) last[1] = Math.max(last[1], hi);
     else ranges.push([lo, hi]);
   }
   return ranges.map(([lo, hi]) => {
-    const region: Region = { channelKey, ordinals: [], platformIds: [], matchedInside: 0 };
+    const ordinals = new Positions();
+    const platformIds: bigint[] = [];
+    let matchedInside = 0;
     for (let c = lo; c <= hi; c++) {
-      if (colI[c]! >= 0) region.ordinals.push(e.ordinal[colI[c]!]!);
-      if (colJ[c]! >= 0) region.platformIds.push(p.id[colJ[c]!]!);
-      if (colI[c]! >= 0 && colJ[c]! >= 0) region.matchedInside++;
+      if (colI[c]! >= 0) ordinals.push(e.ordinal[colI[c]!]!);
+      if (colJ[c]! >= 0) platformIds.push(p.id[colJ[c]!]!);
+      if (colI[c]! >= 0 && colJ[c]! >= 0) matchedInside++;
     }
-    return region;
+    return { channelKey, ordinals: ordinals.done(), platformIds: BigInt64Array.from(platformIds), matchedInside };
   });
 }
 
-/** Splits an edit script into hunks: edits with no aligned pair between them. */
-export function hunksOf(ops: readonly EditOp[]): Array<{ dels: number[]; inss: number[] }> {
-  const hunks: Array<{ dels: number[]; inss: number[] }> = [];
-  let current: { dels: number[]; inss: number[] } | undefined;
+/** Whole numbers below 2^32 gathered into a Uint32Array, 4 bytes each (a number[] takes 8, an object 40 or more). */
+class Positions {
+  private items = new Uint32Array(16);
+  private count = 0;
+
+  push(value: number): void {
+    if (this.count === this.items.length) this.items = grownTo(this.items, this.count * 2);
+    this.items[this.count++] = value;
+  }
+
+  done(): Uint32Array {
+    return this.items.slice(0, this.count);
+  }
+}
+
+/** Splits an edit script into hunks: edits with no aligned pair between them (positions in each side, in order). */
+export function hunksOf(ops: Iterable<EditOp>): Array<{ dels: Uint32Array; inss: Uint32Array }> {
+  const hunks: Array<{ dels: Uint32Array; inss: Uint32Array }> = [];
+  let current: { dels: Positions; inss: Positions } | undefined;
+  const close = () => current && hunks.push({ dels: current.dels.done(), inss: current.inss.done() });
   let i = 0;
   let j = 0;
   for (const op of ops) {
     const gap = op.op === 'del' ? op.i - i : op.j - j;
-    if (gap > 0 || !current) hunks.push((current = { dels: [], inss: [] }));
+    if (gap > 0 || !current) {
+      close();
+      current = { dels: new Positions(), inss: new Positions() };
+    }
     i += gap;
     j += gap;
     if (op.op === 'del') current.dels.push(i++);
     else current.inss.push(j++);
   }
+  close();
   return hunks;
 }
 
-interface Taken {
-  dels: Set<string>;
-  inss: Set<string>;
-}
-
-function pairIdentical(hunks: ReadonlyArray<{ channelKey: string; dels: number[]; inss: number[] }>, sides: MessageSides, findings: MessageFinding[]): Taken {
-  const taken: Taken = { dels: new Set(), inss: new Set() };
+function pairIdentical(hunks: readonly Hunk[], sides: MessageSides, findings: MessageFinding[]): void {
   // Extras by token; missing ones look for their equal, in their own channel first.
-  const extras = new TokenExtras();
-  for (const h of hunks) {
-    const p = sides.platform.get(h.channelKey)!;
-    for (const j of h.inss) extras.add(`${p.author[j]}/${p.type[j]}/${p.length[j]}`, { channelKey: h.channelKey, index: j });
+  const extras = new TokenExtras<Loose & { hunk: Hunk; at: number }>();
+  for (const hunk of hunks) {
+    const p = sides.platform.get(hunk.channelKey)!;
+    hunk.inss.forEach((j, at) => extras.add(`${p.author[j]}/${p.type[j]}/${p.length[j]}`, { channelKey: hunk.channelKey, index: j, hunk, at }));
   }
-  if (extras.size === 0) return taken;
+  if (extras.size === 0) return;
   for (const h of hunks) {
     const e = sides.expected.get(h.channelKey)!;
-    for (const i of h.dels) {
+    h.dels.forEach((i, at) => {
       const found = extras.take(`${e.author[i]}/${e.type[i]}/${e.length[i]}`, h.channelKey);
-      if (found === undefined) continue;
+      if (found === undefined) return;
       const platformId = sides.platform.get(found.channelKey)!.id[found.index]!;
-      taken.dels.add(`${h.channelKey}\u0000${i}`);
-      taken.inss.add(`${found.channelKey}\u0000${found.index}`);
+      h.pairedDels[at] = 1;
+      found.hunk.pairedInss[found.at] = 1;
       const ordinal = e.ordinal[i]!;
       if (found.channelKey === h.channelKey) findings.push({ kind: 'out-of-order', channelKey: h.channelKey, ordinal, platformId });
       else findings.push({ kind: 'misplaced', channelKey: h.channelKey, ordinal, platformId, foundIn: found.channelKey });
-    }
+    });
   }
-  return taken;
 }
 
-function pairChanged(hunk: { channelKey: string; dels: number[]; inss: number[] }, sides: MessageSides, taken: Taken, findings: MessageFinding[]): void {
+function pairChanged(hunk: Hunk, sides: MessageSides, findings: MessageFinding[]): void {
   const e = sides.expected.get(hunk.channelKey);
   const p = sides.platform.get(hunk.channelKey);
-  if (!e || !p) return;
-  const dels = hunk.dels.filter((i) => !taken.dels.has(`${hunk.channelKey}\u0000${i}`));
-  const inss = hunk.inss.filter((j) => !taken.inss.has(`${hunk.channelKey}\u0000${j}`));
+  if (!e || !p || hunk.dels.length === 0 || hunk.inss.length === 0) return;
+  // Positions in the hunk of those not paired yet.
+  const dels = [...hunk.pairedDels.keys()].filter((k) => !hunk.pairedDels[k]);
+  const inss = [...hunk.pairedInss.keys()].filter((l) => !hunk.pairedInss[l]);
   const tokenDifferences = (i: number, j: number): string[] | undefined => {
     if (e.type[i] !== p.type[j]) return undefined;
     return [...(e.author[i] !== p.author[j] ? ['user'] : []), ...(e.length[i] !== p.length[j] ? ['body'] : [])];
   };
-  for (const pair of closestPairs(dels.length, inss.length, (k, l) => tokenDifferences(dels[k]!, inss[l]!))) {
-    const [i, j] = [dels[pair.i]!, inss[pair.j]!];
-    taken.dels.add(`${hunk.channelKey}\u0000${i}`);
-    taken.inss.add(`${hunk.channelKey}\u0000${j}`);
-    findings.push({ kind: 'changed', channelKey: hunk.channelKey, ordinal: e.ordinal[i]!, platformId: p.id[j]!, fields: pair.fields });
+  for (const pair of closestPairs(dels.length, inss.length, (k, l) => tokenDifferences(hunk.dels[dels[k]!]!, hunk.inss[inss[l]!]!))) {
+    const [k, l] = [dels[pair.i]!, inss[pair.j]!];
+    hunk.pairedDels[k] = 1;
+    hunk.pairedInss[l] = 1;
+    findings.push({ kind: 'changed', channelKey: hunk.channelKey, ordinal: e.ordinal[hunk.dels[k]!]!, platformId: p.id[hunk.inss[l]!]!, fields: pair.fields });
   }
 }

@@ -26,7 +26,7 @@ export function classifyContentRegions(regions: readonly ContentRegion[]): { fin
     const alignment = align(source.length, platform.length, (i, j) => messageContentDifferences(source[i]!.message.item, platform[j]!).length === 0);
     const split = hunksOf(alignment.ops);
     verified += source.length - split.reduce((n, h) => n + h.dels.length, 0);
-    for (const h of split) hunks.push({ channelKey: region.channelKey, missing: h.dels.map((i) => source[i]!), extra: h.inss.map((j) => platform[j]!) });
+    for (const h of split) hunks.push({ channelKey: region.channelKey, missing: Array.from(h.dels, (i) => source[i]!), extra: Array.from(h.inss, (j) => platform[j]!) });
   }
   const findings: MessageFinding[] = [];
   pairMoves(hunks, findings);

@@ -11,18 +11,18 @@ export interface Loose {
   taken?: true;
 }
 
-interface Bucket {
-  all: Loose[];
+interface Bucket<T extends Loose> {
+  all: T[];
   next: number;
-  byChannel: Map<string, { list: Loose[]; next: number }>;
+  byChannel: Map<string, { list: T[]; next: number }>;
 }
 
-export class TokenExtras {
+export class TokenExtras<T extends Loose = Loose> {
   /** Entries looked at so far (taken or skipped): what the cursors cost. */
   steps = 0;
-  private readonly buckets = new Map<string, Bucket>();
+  private readonly buckets = new Map<string, Bucket<T>>();
 
-  add(token: string, extra: Loose): void {
+  add(token: string, extra: T): void {
     let bucket = this.buckets.get(token);
     if (!bucket) this.buckets.set(token, (bucket = { all: [], next: 0, byChannel: new Map() }));
     bucket.all.push(extra);
@@ -36,14 +36,14 @@ export class TokenExtras {
   }
 
   /** The first extra of the token left in `channelKey`, else the first left anywhere (in the order added); taken. */
-  take(token: string, channelKey: string): Loose | undefined {
+  take(token: string, channelKey: string): T | undefined {
     const bucket = this.buckets.get(token);
     if (!bucket) return undefined;
     const own = bucket.byChannel.get(channelKey);
     return (own && this.first(own)) ?? this.first(bucket);
   }
 
-  private first(cursor: { next: number } & ({ all: Loose[] } | { list: Loose[] })): Loose | undefined {
+  private first(cursor: { next: number } & ({ all: T[] } | { list: T[] })): T | undefined {
     const list = 'all' in cursor ? cursor.all : cursor.list;
     while (cursor.next < list.length) {
       this.steps++;

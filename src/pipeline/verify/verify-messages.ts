@@ -64,6 +64,8 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   // Regions read in full pin each difference to its record; past the fetch budget the token findings stand.
   const regionReads = comparison.regions.reduce((n, r) => n + r.platformIds.length, 0);
   const byContent = regionReads + input.sample.size <= input.maxFetches;
+  // Read in full, the regions are classified again by content: the token findings are not read.
+  if (byContent) comparison.findings = () => [];
   const fetcher = new MessageFetcher(input.client, input.maxFetches, input.signal);
   const differences: Difference[] = [];
   const movable: ChannelMovable = { extras: [], missing: [] };
@@ -78,7 +80,7 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
     for (const o of region.ordinals) if (platform[k]!.length > 0 || isOrphan(o)) inRegions.add(o);
     else passing.add(o, region.channelKey);
   }
-  if (!byContent) for (const f of comparison.findings) if (f.kind === 'missing' && !isOrphan(f.ordinal!)) passing.add(f.ordinal!, f.channelKey);
+  if (!byContent) for (const f of comparison.findings()) if (f.kind === 'missing' && !isOrphan(f.ordinal!)) passing.add(f.ordinal!, f.channelKey);
   const extraContent = new Set(platform.flat().map((m) => contentKey(m.type, m.user?.name, m.body)));
   // A record whose key a region's message carries is read in full too: that one may be its second copy (SecondCopies).
   const extraKeys = new Set(platform.flat().map((m) => keyOf(m.properties)));
@@ -104,13 +106,13 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   const wanted = new Set<number>([...input.sample, ...inRegions]);
   // Past the budget every missing message but an orphan passes (named as it is read).
   const passes = (f: MessageFinding) => f.kind === 'missing' && !isOrphan(f.ordinal!);
-  if (!byContent) for (const f of comparison.findings) if (f.ordinal !== undefined && !passes(f)) wanted.add(f.ordinal);
+  if (!byContent) for (const f of comparison.findings()) if (f.ordinal !== undefined && !passes(f)) wanted.add(f.ordinal);
   for (const e of comparison.edited) wanted.add(e.ordinal);
   const source = await readMessagesAt(input.config, input.stage, wanted, input.read, streamed);
   for (const o of candidates) inRegions.add(o);
 
-  let findings = byContent ? [] : comparison.findings.filter((f) => !passes(f));
-  comparison.findings = [];
+  let findings = byContent ? [] : [...comparison.findings()].filter((f) => !passes(f));
+  comparison.findings = () => [];
   let verified = comparison.verified;
   let copies: SecondCopies | undefined;
   if (byContent) {
@@ -152,7 +154,7 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
 /** The regions' platform messages, read `width` at a time (the fetch budget was checked to hold them all). */
 async function readRegionMessages(regions: readonly Region[], fetcher: MessageFetcher, width: number): Promise<Message[][]> {
   const fetched: Message[] = [];
-  for await (const message of inOrderAhead(regions.flatMap((r) => r.platformIds), width, (id) => fetcher.get(id))) fetched.push(message!);
+  for await (const message of inOrderAhead(regions.flatMap((r) => [...r.platformIds]), width, (id) => fetcher.get(id))) fetched.push(message!);
   let at = 0;
   return regions.map((region) => fetched.slice(at, (at += region.platformIds.length)));
 }
@@ -164,7 +166,7 @@ async function readRegionMessages(regions: readonly Region[], fetcher: MessageFe
 function contentRegions(regions: readonly Region[], platform: readonly Message[][], source: ReadonlyMap<number, SourceMessage>, held: ReadonlySet<number>): ContentRegion[] {
   return regions.map((region, k) => {
     const ordinals = platform[k]!.length > 0 ? region.ordinals : region.ordinals.filter((o) => held.has(o));
-    return { channelKey: region.channelKey, source: ordinals.map((ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform: platform[k]! };
+    return { channelKey: region.channelKey, source: Array.from(ordinals, (ordinal) => ({ ordinal, message: source.get(ordinal)! })), platform: platform[k]! };
   });
 }
 
