@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatportClient } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
-import { all, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+import { all, messagesPipeline, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
 beforeAll(async () => {
@@ -13,23 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => f.close());
 
-const pipeline = (name: string, mode: string) => `name: ${name}
-options: { chunkRecords: 50, concurrency: 1, mode: ${mode} }
-stages:
-  users:
-    source: { path: users.csv }
-    key: id
-    mapping: { name: username, displayName: username, isGuest: { const: false } }
-  channels:
-    source: { path: channels.csv }
-    key: key
-    mapping: { type: { const: PUBLIC }, name: name, displayName: name, members: { field: members, split: "|" } }
-  messages:
-    source: { path: messages.csv }
-    key: id
-    channel: channel
-    mapping: { type: { const: TEXT }, body: text, user: author, properties: { tag: tag } }
-`;
+const pipeline = messagesPipeline;
 
 /** 240 messages, 120 a channel: each channel's held messages take two pages of 100. */
 const MESSAGES = Array.from({ length: 240 }, (_, i) => ({ id: `m${i}`, channel: `c${i % 2}`, text: `text ${i}`, tag: `t${i}` }));

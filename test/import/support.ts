@@ -60,6 +60,25 @@ export async function interruptInMessages(f: ImportFixture, config: PipelineConf
   }).catch((e: unknown) => e);
 }
 
+/** Users, public channels and messages (with a `tag` property) of CSVs, in `mode`: insert or upsert. */
+export const messagesPipeline = (name: string, mode: string): string => `name: ${name}
+options: { chunkRecords: 50, concurrency: 1, mode: ${mode} }
+stages:
+  users:
+    source: { path: users.csv }
+    key: id
+    mapping: { name: username, displayName: username, isGuest: { const: false } }
+  channels:
+    source: { path: channels.csv }
+    key: key
+    mapping: { type: { const: PUBLIC }, name: name, displayName: name, members: { field: members, split: "|" } }
+  messages:
+    source: { path: messages.csv }
+    key: id
+    channel: channel
+    mapping: { type: { const: TEXT }, body: text, user: author, properties: { tag: tag } }
+`;
+
 /** Collects an async iterable. */
 export async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];

@@ -126,6 +126,17 @@ describe('idempotency keys', () => {
     // A key already naming a record of another kind is a clash.
     expect((await importAndWait('/imports/users', [user('newbie', { idempotencyKey: 'idem:1' })])).state).toBe('FAILED');
   });
+
+  it('keeps the key of a deleted message taken: a later import of it FINISHES and creates nothing (decisions.md)', async () => {
+    const channelId = (await t.call('/channels?type=PUBLIC')).json._embedded.channels[0].id;
+    const file = [{ type: 'TEXT', channelId, user: 'ann', body: 'deleted later', idempotencyKey: 'idem:deleted' }];
+    expect((await importAndWait('/imports/messages', file)).state).toBe('FINISHED');
+    const found = async () => (await t.call(`/messages?query=${encodeURIComponent('deleted later')}`)).json._embedded.messages;
+    const [message] = await found();
+    expect((await t.call(`/messages/${message.id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await importAndWait('/imports/messages', file)).state).toBe('FINISHED');
+    expect(await found()).toEqual([]);
+  });
 });
 
 describe('one DIRECT channel per set of members (decisions.md "Import files")', () => {

@@ -49,6 +49,11 @@ export interface HeldCopies {
    */
   parts(record: Accepted, key: string, claimed: ReadonlySet<string>): FollowedParts | undefined;
   foreignDirect(key: string): ForeignDirect | undefined;
+  /**
+   * Messages: the run of this state folder that imported the record of this idempotency key into a held
+   * channel that no longer holds it (deleted on the platform since), or undefined.
+   */
+  deletedSince?(idempotencyKey: string): string | undefined;
   close(): void;
 }
 

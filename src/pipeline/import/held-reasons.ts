@@ -53,3 +53,8 @@ export function refusedUpdateReason(stage: ComparedStage, id: Int64, patch: Reco
   const message = `the platform refused the update of ${RESOURCE_NAMES[stage]} ${id}: ${error.message}`;
   return { field: Object.keys(patch).join(', '), expected: 'an update the platform accepts', found: 'a refused merge patch', message };
 }
+
+/** Why a record imported by an earlier run, and deleted on the platform since, is skipped (docs/accounting.md). */
+export function deletedSinceReason(importedBy: string, idempotencyKey: string): string {
+  return `deleted on the platform after run ${importedBy} imported it: the platform holds its idempotency key ${idempotencyKey} and skips a key it has taken, so no run imports it again under that key (give the record another source key to import it again, or a skip rule to accept the deletion)`;
+}

@@ -25,7 +25,9 @@ export type HeldOutcome =
   /** It holds other content, left as it is (`mode: insert`): "changed, not applied". */
   | { kind: 'changed' }
   /** It cannot be this pipeline's record (a DIRECT channel of another pipeline), or the platform refused the update. */
-  | { kind: 'conflict'; reasons: Reason[] };
+  | { kind: 'conflict'; reasons: Reason[] }
+  /** Imported by an earlier run and deleted on the platform since: the platform would skip its used key. Skipped, `because` listed. */
+  | { kind: 'deleted'; because: string };
 
 /** What a held record's change line and warning name (an accepted record, or a spooled reply). */
 export type HeldSource = Pick<Accepted, 'sourceKey' | 'position' | 'item'>;
@@ -43,7 +45,7 @@ export interface HeldRecords {
   /** Logs how many changes were not applied, when there were more than the warnings named; closes the held messages' files. */
   close(): void;
   /** What settle decided so far, for the journal (a finished stage's counts come from it on resume). */
-  unsent(): Required<Pick<UnsentCounts, 'held' | 'updated' | 'changed'>>;
+  unsent(): Required<Pick<UnsentCounts, 'held' | 'updated' | 'changed'>> & Pick<UnsentCounts, 'deleted'>;
 }
 
 /**
@@ -101,7 +103,10 @@ export function countHeld(counts: StageCounts, kind: 'held' | 'updated' | 'chang
 }
 
 /** A finished stage's counts of records settled without a chunk, from its stage-input-read event. */
-export function countsOfUnsent(input: UnsentCounts, importedByChunks: number): Pick<StageCounts, 'imported' | 'updated' | 'changed' | 'duplicates' | 'matched'> {
+export function countsOfUnsent(input: UnsentCounts, importedByChunks: number): Pick<StageCounts, 'imported' | 'updated' | 'changed' | 'duplicates' | 'matched' | 'deleted'> {
   const updated = input.updated ?? 0;
-  return { imported: importedByChunks + (input.held ?? 0) + updated, updated, changed: input.changed ?? 0, duplicates: input.duplicates ?? 0, ...(input.matched ? { matched: input.matched } : {}) };
+  return {
+    imported: importedByChunks + (input.held ?? 0) + updated, updated, changed: input.changed ?? 0, duplicates: input.duplicates ?? 0,
+    ...(input.matched ? { matched: input.matched } : {}), ...(input.deleted ? { deleted: input.deleted } : {}),
+  };
 }

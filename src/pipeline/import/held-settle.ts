@@ -5,7 +5,7 @@ import type { HeldCopies } from './held-copies.js';
 import { comparedMessageKey } from './held-message-copies.js';
 import type { HeldCopy } from './held-messages.js';
 import { journalPatchedKey, patchHeld, type PatchedRecords } from './held-patches.js';
-import { fixedFieldReason, foreignDirectReason, movedMessageReason } from './held-reasons.js';
+import { deletedSinceReason, fixedFieldReason, foreignDirectReason, movedMessageReason } from './held-reasons.js';
 import type { HeldOutcome, HeldRecords, HeldRecordsInput, HeldSource, ReplyUpdates } from './held-records.js';
 import type { HeldSplitParts } from './held-split-parts.js';
 import { deletedPartReason, type SurplusPart } from './split-parts.js';
@@ -33,6 +33,8 @@ export class HeldSettle implements HeldRecords {
   private readonly parts: HeldSplitParts;
   private readonly changes: HeldChanges;
   private readonly upsert: boolean;
+  /** Records settled `deleted` (journaled with the stage's end, so a finished stage's breakdown survives a resume). */
+  private deleted = 0;
 
   constructor({ input, stage, held, patched, parts, changes }: OpenedHeldRecords) {
     this.input = input;
@@ -70,7 +72,7 @@ export class HeldSettle implements HeldRecords {
   }
 
   unsent(): ReturnType<HeldRecords['unsent']> {
-    return this.changes.unsent();
+    return { ...this.changes.unsent(), ...(this.deleted > 0 ? { deleted: this.deleted } : {}) };
   }
 
   private settleRecord(record: Accepted): HeldOutcome | Promise<HeldOutcome> {
@@ -92,10 +94,20 @@ export class HeldSettle implements HeldRecords {
     return undefined;
   }
 
-  /** Not held under its key: sent, unless another channel holds it (sent, it would be taken for a retry of that copy and create nothing). */
+  /**
+   * Not held under its key: sent, unless another channel holds it (sent, it would be taken for a retry of
+   * that copy and create nothing), or an earlier run imported it and it was deleted on the platform since
+   * (sent, the platform would skip its used key and create nothing either).
+   */
   private notHeld(record: Accepted, key: string | undefined): HeldOutcome {
-    const moved = key === undefined ? undefined : this.held.elsewhere(key);
-    return moved ? { kind: 'conflict', reasons: [movedMessageReason(record, moved)] } : { kind: 'send' };
+    if (key === undefined) return { kind: 'send' };
+    const moved = this.held.elsewhere(key);
+    if (moved) return { kind: 'conflict', reasons: [movedMessageReason(record, moved)] };
+    const idempotencyKey = record.item.idempotencyKey;
+    const importedBy = typeof idempotencyKey === 'string' ? this.held.deletedSince?.(idempotencyKey) : undefined;
+    if (importedBy === undefined) return { kind: 'send' };
+    this.deleted++;
+    return { kind: 'deleted', because: deletedSinceReason(importedBy, idempotencyKey as string) };
   }
 
   private settleHeld(record: Accepted, key: string, copy: HeldCopy): HeldOutcome | Promise<HeldOutcome> {

@@ -263,6 +263,7 @@ class StageRun implements StageTally {
   private send(processed: Accepted, bytes: Uint8Array, ordinal: number, held: HeldOutcome | undefined, replies: StageReplies | undefined): Promise<void> | undefined {
     const { stage } = this;
     if (held?.kind === 'conflict') return this.rejectAccepted(processed, held.reasons);
+    if (held?.kind === 'deleted') return this.skipDeleted(processed, held.because);
     if (held && held.kind !== 'send') {
       countHeld(this.counts, held.kind);
       // A patched record holds its name now: a later record of the stage naming it is checked as against one sent.
@@ -276,6 +277,13 @@ class StageRun implements StageTally {
     const added = this.chunks.add(bytes, ordinal, groupOf(stage, processed, this.ctx.stage.options.lanes));
     if (added === undefined || added instanceof Promise) return added;
     return this.rejectAccepted(processed, [added.reason]);
+  }
+
+  /** Imported by an earlier run, deleted on the platform since: skipped and listed with why (the platform skips its key). */
+  private skipDeleted(processed: Accepted, because: string): Promise<void> {
+    this.counts.skipped++;
+    this.counts.deleted = (this.counts.deleted ?? 0) + 1;
+    return this.skippedListing.list({ kind: 'skipped', position: processed.position, rule: -1, because, raw: processed.raw });
   }
 
   /** Sent into its root's thread once the imports have finished: pending until then. */

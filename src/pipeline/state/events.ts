@@ -87,9 +87,11 @@ export interface UnsentCounts {
   updated?: number;
   changed?: number;
   duplicates?: number;
+  /** Messages, of skipped: imported by an earlier run and deleted on the platform since (held-settle.ts). */
+  deleted?: number;
 }
 
-const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates', 'matched', 'replies'] as const;
+const UNSENT_KEYS = ['held', 'updated', 'changed', 'duplicates', 'matched', 'replies', 'deleted'] as const;
 
 /** The UnsentCounts an event carries (older journals carry none). */
 export function unsentOf(e: UnsentCounts): UnsentCounts {

@@ -1,0 +1,51 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import type { RunReport } from '../../src/pipeline/report.js';
+import { all, messagesPipeline, skippedLines, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
+
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+/** Three messages imported, the second deleted on the platform, and the same import run again. */
+async function importedThenDeleted(p: string, mode: string) {
+  const dir = join(f.dir, p);
+  await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
+  await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
+  await writeInput(dir, 'messages.csv', `id,channel,author,text,tag\nm1,c0,${p}-ann,one,t\nm2,c0,${p}-ann,two,t\nm3,c0,${p}-ann,three,t\n`);
+  const { config } = await writePipeline(dir, messagesPipeline(p, mode));
+  const state = join(dir, 'state');
+  const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+  expect(first.verification?.status).toBe('exact');
+  const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-general`)!;
+  const two = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).find((m) => m.body === 'two')!;
+  await f.client.messages.delete(two.id);
+  const from = f.sandbox.requests().length;
+  const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client }).catch((e: unknown) => e as { report: RunReport });
+  const report = 'report' in second ? second.report : second;
+  const uploads = f.sandbox.requests().slice(from).filter((r) => r.method === 'POST' && r.path === '/imports/messages').length;
+  return { first, report, uploads, key: await sentKey(first, 'm2') };
+}
+
+/** The idempotency key a run sent the record of this source key with. */
+async function sentKey(run: RunReport, sourceKey: string): Promise<string> {
+  const items = JSON.parse(await readFile(join(run.runDir, 'chunks', 'messages', '000000.json'), 'utf8')) as Array<{ idempotencyKey: string; properties?: { chatportKey?: string } }>;
+  return items.find((i) => i.properties?.chatportKey === sourceKey)!.idempotencyKey;
+}
+
+describe('a message imported, then deleted on the platform, in a later run of the same import', () => {
+  it('upsert: is skipped, not sent, and listed with the run that imported it and its key (before: sent, skipped by the platform, counted imported)', async () => {
+    const { first, report, uploads, key } = await importedThenDeleted('del-upsert', 'upsert');
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, skipped: 1, deleted: 1 });
+    expect(report.totals.balanced).toBe(true);
+    expect(uploads).toBe(0);
+    const listed = await skippedLines(report.runDir, 'messages');
+    expect(listed).toEqual([expect.objectContaining({ line: 3, rule: -1, record: expect.objectContaining({ id: 'm2' }) })]);
+    expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it`);
+    expect(listed[0]!.because).toContain(key);
+  });
+});
