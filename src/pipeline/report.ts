@@ -120,8 +120,19 @@ export interface VerificationNotDone {
  * how the stages ended.
  */
 export function exitCodeForReport(report: Pick<RunReport, 'verification' | 'totals'>): ExitCode {
-  if (report.verification?.status === 'differences') return ExitCode.DATA_INVALID;
+  if (report.verification?.status === 'differences') return exitCodeForVerification(report.verification);
   return report.totals.rejected > 0 ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.OK;
+}
+
+/**
+ * Differences found: 65 (the platform holds something else than the source), unless every one is a message
+ * a run imported and the platform deleted since: 2, as for rejects (alert, don't retry). Neither the input
+ * nor a rerun can bring such a message back under its taken key; a person decides (a skip rule accepts the
+ * deletion, another source key imports it again), and a 65 every night would only say "fix the data".
+ */
+export function exitCodeForVerification(summary: Pick<VerificationSummary, 'counts' | 'deletedSinceImport'>): ExitCode {
+  const total = Object.values(summary.counts).reduce((n, c) => n + c, 0);
+  return total > 0 && total === summary.deletedSinceImport ? ExitCode.COMPLETED_WITH_REJECTS : ExitCode.DATA_INVALID;
 }
 
 export function reportedError(failure: unknown): ReportedError {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
-import type { RunReport } from '../../src/pipeline/report.js';
+import { exitCodeForReport, type RunReport } from '../../src/pipeline/report.js';
 import { all, messagesPipeline, skippedLines, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -28,13 +28,13 @@ async function importedThenDeleted(p: string, mode: string) {
   const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client }).catch((e: unknown) => e as { report: RunReport });
   const report = 'report' in second ? second.report : second;
   const uploads = f.sandbox.requests().slice(from).filter((r) => r.method === 'POST' && r.path === '/imports/messages').length;
-  return { first, report, uploads, key: await sentKey(first, 'm2') };
+  return { first, report, uploads, key: await sentKey(first, 'two') };
 }
 
-/** The idempotency key a run sent the record of this source key with. */
-async function sentKey(run: RunReport, sourceKey: string): Promise<string> {
-  const items = JSON.parse(await readFile(join(run.runDir, 'chunks', 'messages', '000000.json'), 'utf8')) as Array<{ idempotencyKey: string; properties?: { chatportKey?: string } }>;
-  return items.find((i) => i.properties?.chatportKey === sourceKey)!.idempotencyKey;
+/** The idempotency key a run sent the message of this body with. */
+async function sentKey(run: RunReport, body: string): Promise<string> {
+  const items = JSON.parse(await readFile(join(run.runDir, 'chunks', 'messages', '000000.json'), 'utf8')) as Array<{ idempotencyKey: string; body: string }>;
+  return items.find((i) => i.body === body)!.idempotencyKey;
 }
 
 describe('a message imported, then deleted on the platform, in a later run of the same import', () => {
@@ -47,5 +47,14 @@ describe('a message imported, then deleted on the platform, in a later run of th
     expect(listed).toEqual([expect.objectContaining({ line: 3, rule: -1, record: expect.objectContaining({ id: 'm2' }) })]);
     expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it`);
     expect(listed[0]!.because).toContain(key);
+  });
+
+  it.each(['insert', 'upsert'])('%s: verification says it was deleted on the platform after the run that imported it, with its key, and the run exits 2, not 65', async (mode) => {
+    const { first, report, key } = await importedThenDeleted(`del-verify-${mode}`, mode);
+    expect(report.verification).toMatchObject({ status: 'differences', counts: { missing: 1 }, deletedSinceImport: 1 });
+    const differences = (await readFile(join(report.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(differences).toEqual([expect.objectContaining({ kind: 'missing', sourceKey: 'm2', deletedSinceImport: { runId: first.runId, idempotencyKey: key } })]);
+    expect(differences[0]!.message).toMatch(new RegExp(`is not in channel c0: deleted on the platform after run ${first.runId} imported it \\(idempotency key ${key}\\)`));
+    expect(exitCodeForReport(report)).toBe(2);
   });
 });

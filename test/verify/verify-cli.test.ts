@@ -16,7 +16,7 @@ const cli = (args: string[]) => runCli(args, chatportEnv(f));
 
 describe('chatport verify and import --verify', () => {
   // Eight CLI processes one after another (each loads the CLI: about a second of CPU): 26 s alone on a loaded 2-core machine.
-  it('import verifies by default (the rejected rows are not expected), verify says exact, then names a deleted message with exit 65', { timeout: 120_000 }, async () => {
+  it('import verifies by default (the rejected rows are not expected), verify says exact, then names a message deleted on the platform after its import, with the run and key, exit 2', { timeout: 120_000 }, async () => {
     const state = join(f.dir, 'state');
     const imported = await cli(['import', EXAMPLE, '--state', state]);
     expect(imported.code).toBe(2);
@@ -32,24 +32,25 @@ describe('chatport verify and import --verify', () => {
     const removed = await f.client.send({ operation: 'delete a message', method: 'DELETE', path: `/messages/${first.id}`, retry: 'never' });
     await removed.body.dump();
     const found = await cli(['verify', EXAMPLE, '--state', state]);
-    expect(found.code).toBe(65);
-    expect(found.stdout).toMatch(/missing\s+messages \S+ \(.*messages\.csv:2\): message \S+ .* is not in channel/);
+    // Only a message deleted after its import differs: no rerun brings it back (its key is taken), so alert, don't retry.
+    expect(found.code).toBe(2);
+    expect(found.stdout).toMatch(/missing\s+messages \S+ \(.*messages\.csv:2\): message \S+ .* is not in channel \S+: deleted on the platform after run \S+ imported it \(idempotency key cp1-[0-9a-f]{32}\)/);
     const json = JSON.parse((await cli(['verify', EXAMPLE, '--state', state, '--json'])).stdout) as { status: string; counts: { missing: number }; differences: Array<{ position: { line: number } }> };
-    expect(json).toMatchObject({ status: 'differences', counts: { missing: 1 } });
+    expect(json).toMatchObject({ status: 'differences', counts: { missing: 1 }, deletedSinceImport: 1 });
     expect(json.differences[0]!.position.line).toBe(2);
     const runDir = (JSON.parse(await readFile(join(state, 'journal.ndjson'), 'utf8').then((t) => t.trim().split('\n')[0]!)) as { runId: string }).runId;
     const saved = await readFile(join(state, 'runs', runDir, 'verify-differences.ndjson'), 'utf8');
     expect(saved.trim().split('\n')).toHaveLength(1);
-    // A second import after the deletion: the run itself sends nothing new, and its verification exits 65.
+    // A second import after the deletion: the run itself sends nothing new, and its verification exits 2.
     const again = await cli(['import', EXAMPLE, '--state', state]);
-    expect(again.code).toBe(65);
-    // status says how that run ended: its stages completed with rejects, and the platform differs (exit 65).
-    expect((await cli(['status', EXAMPLE, '--state', state])).stdout).toMatch(/^last report: completed-with-rejects, verification differences \(1 missing\), 16 imported, 9 rejected, exit 65 /m);
+    expect(again.code).toBe(2);
+    // status says how that run ended: its stages completed with rejects, and the platform differs by the deleted message (exit 2).
+    expect((await cli(['status', EXAMPLE, '--state', state])).stdout).toMatch(/^last report: completed-with-rejects, verification differences \(1 missing\), 16 imported, 9 rejected, exit 2 /m);
     // The library resolves with that report; exitCodeForReport says what the CLI exits with.
     const config = resolvePipelineConfig(await readFile(EXAMPLE, 'utf8'), { env: {}, path: EXAMPLE });
     if (!config.ok) throw new Error('csv-example does not resolve');
     const report = await runImport({ config: config.config, stateDir: state, verify: {} }, { client: f.client });
-    expect([report.status, report.verification?.status, exitCodeForReport(report)]).toEqual(['completed-with-rejects', 'differences', 65]);
+    expect([report.status, report.verification?.status, exitCodeForReport(report)]).toEqual(['completed-with-rejects', 'differences', 2]);
     expect((await cli(['import', EXAMPLE, '--state', state, '--no-verify'])).code).toBe(2);
   });
 

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { exportWaitOf, formatVerification, runVerify, verificationJsonPieces } from '../../pipeline/verify/index.js';
 import { positiveNumber } from '../number-flags.js';
 import { UsageError } from '../../shared/errors.js';
-import { ExitCode } from '../../shared/exit-codes.js';
+import { exitCodeForVerification } from '../../pipeline/report.js';
 import { addClientFlags } from '../client-options.js';
 import type { CliContext } from '../context.js';
 import { createPipelineClient } from '../pipeline-client.js';
@@ -28,7 +28,7 @@ export function unfinishedNote(run: Pick<RunsToVerify, 'unfinished' | 'unfinishe
   return `note: ${which} not ended (killed, failed or stopped): what it has not sent yet shows as missing; run the same import again to resume it (${where})\n`;
 }
 
-/** `chatport verify`: what the platform holds against the source; exit 0 when exact, 65 when anything differs. */
+/** `chatport verify`: what the platform holds against the source; exit 0 when exact, 65 when anything differs (2 when only messages deleted after their import: exitCodeForVerification). */
 export function registerVerify(program: Command, ctx: CliContext): void {
   addClientFlags(
     program
@@ -53,7 +53,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(
-          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, channelIdFiles: run.channelIdFiles, outDir: run.runDir } : {}) },
+          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, channelIdFiles: run.channelIdFiles, stateDirs: run.stateDirs, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
         if (options.json) {
@@ -67,7 +67,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
         }
         else ctx.stdout.write(`verification of ${config.name}${run ? ` (${run.label})` : ''}\n${unfinishedNote(run)}${formatVerification(result.summary, result.differences)}`);
         await result.close();
-        if (result.summary.status !== 'exact') ctx.setExitCode(ExitCode.DATA_INVALID);
+        if (result.summary.status !== 'exact') ctx.setExitCode(exitCodeForVerification(result.summary));
       } finally {
         await client.close();
       }

@@ -12,6 +12,8 @@ export interface RunsToVerify {
   rejectsFiles: string[];
   /** The runs' `channel-ids.json` files, oldest first (run-verify.ts VerifyOptions.channelIdFiles). */
   channelIdFiles: string[];
+  /** The state folders whose runs' imports say why a message is missing (run-verify.ts VerifyOptions.stateDirs). */
+  stateDirs: string[];
   /** Where onExisting matches were kept (the users stage's run folder). */
   usersRunDir: string;
   trial?: TrialSpec;
@@ -27,7 +29,7 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
   const run = await findLatestRun(stateDir);
   if (run === undefined) return undefined;
   const label = run.wholeInputRun ? `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input` : `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`;
-  return { label, runDir: run.runDir, usersRunDir: run.runDir, channelIdFiles: run.channelIdFiles, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
+  return { label, runDir: run.runDir, usersRunDir: run.runDir, stateDirs: [stateDir], channelIdFiles: run.channelIdFiles, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
 }
 
 /**
@@ -38,7 +40,8 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
  * your command", and the command is right).
  */
 export async function findShardRuns(stateDir: string, count: number): Promise<RunsToVerify> {
-  const runs = await Promise.all(shardStateDirs(stateDir, count).map((dir) => findLatestRun(dir)));
+  const stateDirs = shardStateDirs(stateDir, count);
+  const runs = await Promise.all(stateDirs.map((dir) => findLatestRun(dir)));
   const notStarted = runs.flatMap((r, i) => (r === undefined ? [i] : []));
   if (notStarted.length > 0) {
     // The count was changed since (4 shards, then 3): these shards will never start, so "try again later" would be retried for ever.
@@ -55,7 +58,7 @@ export async function findShardRuns(stateDir: string, count: number): Promise<Ru
   if (found.some((r) => r.trial)) throw new UsageError('a shard\'s latest run was a trial (--limit/--sample): verify it alone with its own --state');
   const unfinished = found.flatMap((r, i) => (r.ended ? [] : [i]));
   return {
-    label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), channelIdFiles: found.flatMap((r) => r.channelIdFiles), usersRunDir: found[0]!.runDir,
+    label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), channelIdFiles: found.flatMap((r) => r.channelIdFiles), usersRunDir: found[0]!.runDir, stateDirs,
     ...(unfinished.length > 0 ? { unfinished } : {}),
   };
 }

@@ -62,7 +62,11 @@ export class DifferenceSink {
     return this.sort.spilled;
   }
 
+  /** Sees every difference as it is added (deleted-since-import.ts notes the missing messages). */
+  onAdd: ((difference: Difference) => void) | undefined;
+
   add(difference: Difference): void {
+    this.onAdd?.(difference);
     const counts = this.counts.get(difference.stage) ?? emptyDifferenceCounts();
     this.counts.set(difference.stage, counts);
     counts[difference.kind]++;

@@ -30,6 +30,7 @@ import { readRunChannelIds } from './run-channel-ids.js';
 import { makeSpillFolder, removeSpillsOfKilledRuns, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import { appendAll } from '../../shared/append-all.js';
 import { DifferenceSink, readDifferencesFile, takeFirst } from './difference-sink.js';
+import { DeletedSinceImports } from './deleted-since-import.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -40,6 +41,11 @@ export interface VerifyOptions {
    * chatport's (run-channel-ids.ts). Read only when a key is held twice.
    */
   channelIdFiles?: string[];
+  /**
+   * State folders whose runs' imports say why a message is missing: one a run imported was deleted on the
+   * platform since (deleted-since-import.ts). None: a missing message is said missing, no more.
+   */
+  stateDirs?: string[];
   /** Folder (a run folder) for verify.json and verify-differences.ndjson; nothing is written without it. */
   outDir?: string;
   /**
@@ -146,6 +152,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const judged = judgedByExport(config, expected);
 
   const sink = new DifferenceSink(options.differencesBudgetBytes);
+  const deleted = options.stateDirs && options.stateDirs.length > 0 ? new DeletedSinceImports(config.id, options.stateDirs) : undefined;
+  if (deleted) sink.onAdd = (d) => deleted.note(d);
   try {
     return await compareAll();
   } finally {
@@ -216,8 +224,11 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     }
 
     const sampled = messagesStage ? { sample: { picked: expected.sample.size, of: expected.messageCount } } : {};
-    const summary: VerificationSummary = { status: sink.total === 0 ? 'exact' : 'differences', counts: sink.totalCounts(), stages, contentChecked, ...sampled, durationMs: now() - startedAt };
-    return writeDifferences(summary, sink, options.outDir, options.keptDifferences ?? KEPT_DIFFERENCES);
+    const deletedSinceImport = (await deleted?.lookUp()) ?? 0;
+    const summary: VerificationSummary = {
+      status: sink.total === 0 ? 'exact' : 'differences', counts: sink.totalCounts(), stages, contentChecked, ...(deletedSinceImport > 0 ? { deletedSinceImport } : {}), ...sampled, durationMs: now() - startedAt,
+    };
+    return writeDifferences(summary, sink, options.outDir, options.keptDifferences ?? KEPT_DIFFERENCES, deleted);
   }
 }
 
@@ -225,9 +236,9 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
  * The sorted differences go to the run folder's files, or (no run folder) to a temp file when there are more
  * than those kept, for `--json` to read back; the first KEPT_DIFFERENCES stay in memory.
  */
-async function writeDifferences(summary: VerificationSummary, sink: DifferenceSink, outDir: string | undefined, keep: number): Promise<VerifyResult> {
+async function writeDifferences(summary: VerificationSummary, sink: DifferenceSink, outDir: string | undefined, keep: number, deleted: DeletedSinceImports | undefined): Promise<VerifyResult> {
   const kept: Difference[] = [];
-  const sorted = takeFirst(sink.sorted(), keep, kept);
+  const sorted = takeFirst(deleted ? explained(sink.sorted(), deleted) : sink.sorted(), keep, kept);
   let file: string | undefined;
   let temp: string | undefined;
   if (outDir) {
@@ -247,6 +258,10 @@ async function writeDifferences(summary: VerificationSummary, sink: DifferenceSi
       if (temp !== undefined) await rm(temp, { recursive: true, force: true });
     },
   };
+}
+
+function* explained(differences: Iterable<Difference>, deleted: DeletedSinceImports): Generator<Difference> {
+  for (const d of differences) yield deleted.explain(d);
 }
 
 /**

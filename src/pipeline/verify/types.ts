@@ -35,6 +35,8 @@ export interface Difference {
   foundIn?: string;
   /** `misplaced` reply: the source key of the root whose thread holds it instead. */
   foundInThread?: string;
+  /** A missing message a run of the state folder imported: deleted on the platform since (deleted-since-import.ts). */
+  deletedSinceImport?: { runId: string; idempotencyKey: string };
   /** One sentence for people. */
   message: string;
 }
@@ -58,6 +60,11 @@ export interface VerificationSummary {
   stages: Partial<Record<StageName, StageVerification>>;
   /** Messages whose whole content (body, properties) was read back and compared (`--sample` plus pinned ones). */
   contentChecked: number;
+  /**
+   * Of the missing messages: those a run of the state folder imported, deleted on the platform since (the
+   * platform skips their taken keys, so no run brings them back). Absent when none.
+   */
+  deletedSinceImport?: number;
   /**
    * Messages (replies too) the content sample reads in full, of those expected. The others are compared by
    * author, type, body length and order only: `exact` is said of those then (describe.ts says so).

@@ -25,7 +25,7 @@ export async function verifyImportRun(
   try {
     const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
     const { summary, close } = await runVerify(
-      { config, rejectsFiles, channelIdFiles: [new RunPaths(input.stateDir).channelIds(report.runId)], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
+      { config, rejectsFiles, channelIdFiles: [new RunPaths(input.stateDir).channelIds(report.runId)], stateDirs: [input.stateDir], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
       { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
     );
     await close();

@@ -1,0 +1,67 @@
+import { idempotencyKeysOf } from '../../transform/index.js';
+import { forEachEarlierImport } from '../state/earlier-imports.js';
+import { RunPaths } from '../state/run-paths.js';
+import type { Difference } from './types.js';
+
+/** Missing messages looked up among the runs' imports: past this many the others stay plain "missing" (memory stays bounded). */
+const MOST_LOOKED_UP = 100_000;
+
+/** What a missing message's difference carries once a run is found to have imported it. */
+export interface DeletedSinceImport {
+  runId: string;
+  idempotencyKey: string;
+}
+
+/**
+ * Why a message is missing when a run of the state folder(s) imported it: deleted on the platform since.
+ * The platform keeps a deleted message's idempotency key taken (decisions.md), so every later import of
+ * it FINISHES and creates nothing; a bare "missing" left the reader to guess, and to rerun in vain. Each
+ * missing message's key is noted as the differences come (`note`), the runs' imports are read once
+ * (`lookUp`), and the sorted differences are reworded as they are written (`explain`).
+ */
+export class DeletedSinceImports {
+  private readonly keyOf: (sourceKey: string) => string;
+  private readonly wanted = new Set<string>();
+  private readonly found = new Map<string, string>();
+  private explained = 0;
+
+  constructor(
+    pipelineId: string,
+    private readonly stateDirs: readonly string[],
+  ) {
+    this.keyOf = idempotencyKeysOf(pipelineId, 'messages');
+  }
+
+  note(difference: Difference): void {
+    if (!isMissingMessage(difference) || this.wanted.size >= MOST_LOOKED_UP) return;
+    this.wanted.add(this.keyOf(difference.sourceKey!));
+  }
+
+  /** Reads every run's imported messages for the noted keys; returns how many are explained so. */
+  async lookUp(): Promise<number> {
+    if (this.wanted.size === 0) return 0;
+    for (const dir of this.stateDirs) {
+      await forEachEarlierImport(new RunPaths(dir), 'messages', undefined, (item, runId) => {
+        const key = item.idempotencyKey;
+        if (typeof key === 'string' && this.wanted.has(key) && !this.found.has(key)) this.found.set(key, runId);
+      });
+    }
+    this.explained = this.found.size;
+    return this.explained;
+  }
+
+  /** The difference, reworded when a run imported its message (a copy: the sink's own is left as it was). */
+  explain(difference: Difference): Difference {
+    if (this.explained === 0 || !isMissingMessage(difference)) return difference;
+    const idempotencyKey = this.keyOf(difference.sourceKey!);
+    const runId = this.found.get(idempotencyKey);
+    if (runId === undefined) return difference;
+    return {
+      ...difference,
+      deletedSinceImport: { runId, idempotencyKey },
+      message: `${difference.message}: deleted on the platform after run ${runId} imported it (idempotency key ${idempotencyKey}); the platform skips a key it has taken, so no run imports it again under that key`,
+    };
+  }
+}
+
+const isMissingMessage = (d: Difference): boolean => d.kind === 'missing' && d.stage === 'messages' && d.sourceKey !== undefined;
