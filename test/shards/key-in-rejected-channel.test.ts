@@ -80,3 +80,22 @@ describe('a message key first seen in a channel the platform holds from an earli
     }
   });
 });
+
+describe('a message key first seen in a channel of another shard that the platform refuses for an unknown member', () => {
+  it('is imported from the later record, as one run does, not rejected as imported by the other shard', async () => {
+    const [a, c] = channelsOnBothShards('g');
+    const dir = join(f.dir, 'unknown-member');
+    await writeInput(dir, 'users.csv', 'id,username,display\nu1,eve,Eve\nu2,fay,Fay\n');
+    await writeInput(dir, 'channels.csv', `key,name,members\n${a},ga,eve|ghost\n${c},gc,eve|fay\n`);
+    await writeInput(dir, 'messages.csv', `id,channel,author,text\n7,${a},eve,refused for ghost\n7,${c},fay,beside the refused channel\n`);
+    const { config } = await writePipeline(dir, generatedPipeline('unknown-member-key'));
+    const whole = await runImport({ config, stateDir: join(dir, 'single') }, { client: single.client });
+    expect(whole.stages.messages).toMatchObject({ read: 2, imported: 1, rejected: 1 });
+
+    const reports: RunReport[] = [];
+    for (const index of [0, 1]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+    expect(reports.map((r) => [r.stages.messages!.imported, r.stages.messages!.rejected])).toEqual([[0, 1], [1, 0]]);
+    expect(reports.map((r) => r.verification?.status)).toEqual(['exact', 'exact']);
+    expect((await bodies(f.client)).filter((b) => b === 'refused for ghost' || b === 'beside the refused channel')).toEqual(['beside the refused channel']);
+  });
+});

@@ -24,6 +24,12 @@ export interface ReadStageDeps {
   signal?: AbortSignal;
   /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
   onInputBytes?: (read: number, total: number | undefined) => void;
+  /**
+   * Sharded: whether the channels stage's checks let a channel name this user (the platform holds it, for
+   * this pipeline's user of that name). A channel refused for a member it does not know is never sent, so
+   * another shard's record in it holds no key (sent-channels.ts). Absent: every user is taken for known.
+   */
+  knownUser?: (name: string) => boolean;
   /** Shown every batch of source records as parsed, before mapping (e.g. to see which fields the input has). */
   onSourceBatch?: (batch: readonly SourceItem[]) => void;
   /**
@@ -175,7 +181,7 @@ async function channelsSent(config: PipelineConfig, deps: ReadStageDeps): Promis
   if (channels === undefined || channels.source === undefined) return undefined;
   const records: Processed[] = [];
   for await (const p of readStageRecords({ ...config, shard: undefined }, channels, readOnlyDeps(deps))) records.push(p);
-  return sentChannelKeys(records, channels.options.duplicates === 'last-wins');
+  return sentChannelKeys(records, channels.options.duplicates === 'last-wins', deps.knownUser);
 }
 
 /** `input` with the size and version its read found, where the store said. */
@@ -244,7 +250,7 @@ function markSuperseded(foreign: ForeignKeys, processed: Accepted, seq: number):
 
 /** What reading another stage for a look-up table needs of this read's deps (no progress callbacks). */
 function readOnlyDeps(deps: ReadStageDeps): ReadStageDeps {
-  return { ...(deps.sources ? { sources: deps.sources } : {}), ...(deps.signal ? { signal: deps.signal } : {}) };
+  return { ...(deps.sources ? { sources: deps.sources } : {}), ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.knownUser ? { knownUser: deps.knownUser } : {}) };
 }
 
 /** How one input object of a stage is parsed (the stage reader and the pre-flight read it alike). */

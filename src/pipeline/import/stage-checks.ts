@@ -11,6 +11,8 @@ type Holders = Map<string, Holder>;
 export interface StageCheckHooks {
   crossCheck(item: Record<string, unknown>): Reason[];
   onAccepted(item: Record<string, unknown>, sourceKey: string): void;
+  /** Whether a reference to this username passes the checks (a sharded read tells refused channels by it: sent-channels.ts). */
+  knownUser(name: string): boolean;
 }
 
 /**
@@ -84,6 +86,7 @@ export class StageChecks {
       if (!this.knows(name)) return [this.unknownUser(field, name)];
       return this.othersNames?.has(name) ? [this.othersUser(field, name)] : [];
     };
+    const knownUser = (name: string) => this.knows(name) && !(this.othersNames?.has(name) ?? false);
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
@@ -120,7 +123,7 @@ export class StageChecks {
         if (!this.directSets.has(set)) this.directSets.set(set, sourceKey);
       }
     };
-    return { crossCheck, onAccepted };
+    return { crossCheck, onAccepted, knownUser };
   }
 
   /**

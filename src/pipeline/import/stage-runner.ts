@@ -65,6 +65,8 @@ export interface StageRunContext {
   onAccepted?(item: Record<string, unknown>, sourceKey: string): void;
   /** Extra checks of an accepted item (offline cross-references); reasons turn it into a reject. */
   crossCheck?(item: Record<string, unknown>): Reason[];
+  /** The users crossCheck lets a record name (a sharded read needs them: ReadStageDeps.knownUser). */
+  knownUser?(name: string): boolean;
   /** Told what the report should warn of (a mapped field no record had). */
   onWarning?(warning: RunWarning): void;
   /** Users and channels: what the platform already holds of this pipeline (held-records.ts). */
@@ -84,6 +86,9 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   const rejects = await RejectsWriter.open(ctx.paths.stageRejects(ctx.runId, ctx.stage.stage));
   return new StageRun(ctx, rejects).run();
 }
+
+/** The context's knownUser, as ReadStageDeps take it (absent when the run has none). */
+const knownUserOf = (ctx: StageRunContext): { knownUser?: (name: string) => boolean } => (ctx.knownUser ? { knownUser: (name) => ctx.knownUser!(name) } : {});
 
 /** A stage an earlier attempt finished: its counts from the journal; its rejects file stays as it was written. */
 function countsOfDoneStage(ctx: StageRunContext): StageCounts {
@@ -206,7 +211,7 @@ class StageRun implements StageTally {
       runDir: ctx.paths.runDir(ctx.runId),
       ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
     });
-    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal });
+    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...knownUserOf(ctx) });
     const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);
     this.duplicates = await openStageDuplicates(ctx.stage, readAgain, ctx.signal, ctx.logger, spillDir, () => expectedRecords(this.counts));
     return { replies, duplicates: this.duplicates };
@@ -219,7 +224,7 @@ class StageRun implements StageTally {
       if (total !== undefined) counts.bytesTotal = total;
     };
     const onInputsRead = (listing: InputListing) => (this.inputsRead = listing);
-    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, ...knownUserOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
   }
 
   /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */

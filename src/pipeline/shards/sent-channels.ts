@@ -3,17 +3,26 @@ import { ForeignNames } from './foreign-names.js';
 
 /**
  * The channel keys one run's channels stage would send, from every channel record in input order (channels
- * are few): accepted by the mapping and not losing its name or DIRECT member set to an earlier record
- * (foreign-names.ts, as if every record were this shard's). One run rejects a member or message whose channel
- * is not sent, and such a record holds no key; a shard uses this set so that another shard's record in such
- * a channel holds none either (foreign-keys.ts). A channel rejected only against the platform (an unknown
- * member) is not known here and still counts as sent (docs/sharding.md).
+ * are few): accepted by the mapping, naming only users the checks know (`knownUser`: the platform's, as
+ * stage-checks.ts judges them; a channel naming another is refused and claims no name), and not losing its
+ * name or DIRECT member set to an earlier record (foreign-names.ts, as if every record were this shard's).
+ * One run rejects a member or message whose channel is not sent, and such a record holds no key; a shard
+ * uses this set so that another shard's record in such a channel holds none either (foreign-keys.ts).
  */
-export function sentChannelKeys(records: readonly Processed[], lastWins: boolean): Set<string> {
+export function sentChannelKeys(records: readonly Processed[], lastWins: boolean, knownUser?: (name: string) => boolean): Set<string> {
   const lastOfKey = lastWins ? new Map<string, number>() : undefined;
   if (lastOfKey) for (const [i, p] of records.entries()) if (p.kind === 'accepted') lastOfKey.set(p.sourceKey, i + 1);
   const names = new ForeignNames(lastOfKey);
   const sent = new Set<string>();
-  for (const [i, p] of records.entries()) if (p.kind === 'accepted' && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
+  for (const [i, p] of records.entries())
+    if (p.kind === 'accepted' && !namesUnknownUser(p.item, knownUser) && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
   return sent;
+}
+
+/** A channel item whose members or creator include a user the checks do not know (stage-checks.ts rejects it). */
+export function namesUnknownUser(item: unknown, knownUser: ((name: string) => boolean) | undefined): boolean {
+  if (knownUser === undefined) return false;
+  const { members, creator } = item as { members?: unknown; creator?: unknown };
+  const refused = (name: unknown) => typeof name === 'string' && !knownUser(name);
+  return (Array.isArray(members) && members.some(refused)) || refused(creator);
 }

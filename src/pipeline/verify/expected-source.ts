@@ -102,6 +102,8 @@ export interface ExpectedReadDeps {
   sources: InputSourceOptions;
   rejects: RunRejects;
   signal?: AbortSignal;
+  /** A shard's verification: the users the import's checks let a channel name (ReadStageDeps.knownUser). */
+  knownUser?: (name: string) => boolean;
 }
 
 /**
@@ -111,7 +113,8 @@ export interface ExpectedReadDeps {
  * Every read yields the same sequence, which lets a second read find records by their ordinal.
  */
 export async function* expectedRecords(config: PipelineConfig, stage: StageConfig, deps: ExpectedReadDeps & { channelIds?: ChannelIdLookup }): AsyncGenerator<Accepted> {
-  const read = () => readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}) });
+  const read = () =>
+    readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(deps.knownUser ? { knownUser: deps.knownUser } : {}) });
   if (stage.options.duplicates === 'last-wins') return yield* lastRecordsOfKeys(stage, read, deps);
   const seen = new KeyHashSet();
   for await (const batch of read())

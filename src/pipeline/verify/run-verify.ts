@@ -10,10 +10,11 @@ import { sourceOptionsOf } from '../import/read-stage.js';
 import { forOneRun, pipelineUserNamesOf, sourceUserNamesOf } from '../import/user-names.js';
 import { readStageRecords } from '../import/read-stage.js';
 import { usersNamedForOthers } from './user-identity.js';
+import { holderOf, namesHeldByStrangers } from '../import/name-holders.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
-import { compareChannels, compareMembers, compareUsers, heldTwiceDifferences, matchChannels, type ExpectedChannel, type PlatformChannel, type Sourced } from './compare-records.js';
-import { RunRejects, expectedChannelIds, readExpected, type ExpectedSource } from './expected-source.js';
+import { compareChannels, compareMembers, compareUsers, heldTwiceDifferences, matchChannels, type ExpectedChannel, type PlatformChannel, type PlatformUser, type Sourced } from './compare-records.js';
+import { RunRejects, expectedChannelIds, readExpected, type ExpectedReadDeps, type ExpectedSource } from './expected-source.js';
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
@@ -119,6 +120,19 @@ function judgedByExport(config: PipelineConfig, expected: ExpectedSource): (reco
 
 const workspaceOf = (key: string): string => key.slice(0, Math.max(0, key.indexOf('/')));
 
+/**
+ * A shard's verification reads its source as the shard did (read-stage.ts), so it needs what the import's
+ * checks knew of the users (stage-checks.ts): a name the platform holds, and not for another user than the
+ * users stage's own of that name.
+ */
+async function knownUsersOf(config: PipelineConfig, users: readonly PlatformUser[], read: ExpectedReadDeps): Promise<(name: string) => boolean> {
+  const holders = new Map(users.map((u) => [u.name, holderOf(u.properties, config.id)]));
+  const hasUsersStage = config.stages.some((s) => s.stage === 'users');
+  const sourceNames = hasUsersStage ? await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read)) : new Map<string, string>();
+  const strangers = namesHeldByStrangers(sourceNames, (name) => holders.get(name), config.matchedUsers?.byKey);
+  return (name) => holders.has(name) && !strangers.has(name);
+}
+
 /** How long verification waits for its messages export job: `--job-timeout`, else 1 h. */
 export function exportWaitOf(timeoutMs: number | undefined): { exportWait: { pollIntervalMs: number; timeoutMs: number } } {
   return { exportWait: { pollIntervalMs: 250, timeoutMs: timeoutMs ?? 3_600_000 } };
@@ -142,7 +156,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const channels = config.shard ? shardChannels(allChannels, config.id, config.shard) : allChannels;
   // `ref: user` names each key by the user the platform holds for it, as the import did (user-names.ts).
   config.platformUserNames ??= pipelineUserNamesOf(users, config.id);
-  const read = { sources: sourceOptionsOf(config, deps.signal), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
+  const read: ExpectedReadDeps = { sources: sourceOptionsOf(config, deps.signal), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
+  if (config.shard) read.knownUser = await knownUsersOf(config, users, read);
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';
   const sample = options.sample === 'auto' ? AUTO_CONTENT_SAMPLE : (options.sample ?? 0);
