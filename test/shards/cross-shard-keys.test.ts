@@ -142,7 +142,8 @@ async function oneAndSharded(label: string, channelRows: (a: string, b: string, 
     const dir = join(f.dir, prefix);
     const [a, b] = channelsOnBothShards(prefix);
     await writeInput(dir, 'users.csv', `id,username,display\nu1,${prefix}ana,Ana\n`);
-    await writeInput(dir, 'channels.csv', `key,name,members\n${channelRows(a, b, prefix).map((r) => `${r},${prefix}ana`).join('\n')}\n`);
+    // A row of two fields gets the one user as its members.
+    await writeInput(dir, 'channels.csv', `key,name,members\n${channelRows(a, b, prefix).map((r) => (r.split(',').length === 2 ? `${r},${prefix}ana` : r)).join('\n')}\n`);
     await writeInput(dir, 'messages.csv', `id,channel,author,text\nm1,${a},${prefix}ana,in a\nm2,${b},${prefix}ana,in b\n`);
     const { config } = await writePipeline(dir, yaml(prefix));
     const shards = mode === 'one' ? [undefined] : [{ index: 0, count: 2 }, { index: 1, count: 2 }];
@@ -171,6 +172,16 @@ describe('a channel name asked for by a duplicate of an earlier key (dropped), i
     const { one, two } = await oneAndSharded('dn', (a, b, p) => [`${a},${p}alpha`, `${a},${p}gamma`, `${b},${p}gamma`], (name) => generatedPipeline(name));
     expect(one.counts).toEqual([[2, 1, 0], [2, 0, 0]]);
     expect(one.held).toEqual(new Map([['a', 'alpha'], ['b', 'gamma']]));
+    expect(two).toEqual(one);
+  });
+});
+
+describe('a channel name asked for by a channel the platform refuses for an unknown member, in another shard', () => {
+  it('holds no name, so the other shard\'s channel of that name is imported, as one run does', async () => {
+    // Channel a names a member no user answers to: refused before it is sent, it claims no name.
+    const { one, two } = await oneAndSharded('um', (a, b, p) => [`${a},${p}alpha,${p}ana|${p}ghost`, `${b},${p}alpha`], (name) => generatedPipeline(name));
+    expect(one.counts).toEqual([[1, 1, 0], [1, 1, 0]]);
+    expect(one.held).toEqual(new Map([['b', 'alpha']]));
     expect(two).toEqual(one);
   });
 });

@@ -117,7 +117,7 @@ async function* readSourceBatches(
   const foreignKeyOf = foreign ? foreignKeyReader(stage) : undefined;
   // A channel's name may (foreign-names.ts).
   // Under last-wins, a channel record a later one of its key supersedes is never sent: it holds no name.
-  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined) : undefined;
+  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined, deps.knownUser) : undefined;
   // Another shard's record in a channel one run would neither send (rejected, or not in the input) nor find on
   // the platform (made by an earlier run) holds no key, as in one run.
   const sent = foreign ? await channelsSent(config, deps) : undefined;

@@ -1,6 +1,7 @@
 import type { RecordPosition } from '../../formats/index.js';
 import { describePosition, type Accepted, type Processed, type Reason, type Rejected } from '../../transform/index.js';
 import { membersKey } from '../import/channel-ids.js';
+import { namesUnknownUser } from './unknown-users.js';
 
 /** Where a channel's identity was first asked for: its source key and record. */
 interface FirstHolder {
@@ -34,11 +35,16 @@ export class ForeignNames {
      * record of the key is superseded, never sent, and so holds no name (stage-checks.ts claims only sent ones).
      */
     private readonly lastOfKey?: ReadonlyMap<string, number>,
+    /**
+     * The users the import's checks know (ReadStageDeps.knownUser): a record naming another as member or
+     * creator is refused before it is sent (stage-checks.ts), so it claims no name, nor its key.
+     */
+    private readonly knownUser?: (name: string) => boolean,
   ) {}
 
   /** Another shard's channel record, mapped, at `seq` in input order. */
   note(processed: Processed, seq: number): void {
-    if (this.notSent(processed, seq)) return;
+    if (this.refused(processed) || this.notSent(processed, seq)) return;
     const identity = identityOf(processed);
     if (identity !== undefined && !this.first.has(identity.id)) this.first.set(identity.id, { key: (processed as Accepted).sourceKey, position: processed.position });
   }
@@ -49,12 +55,17 @@ export class ForeignNames {
    * is not taken for the first.
    */
   check<T extends Accepted>(processed: T, seq: number): T | Rejected {
-    const identity = this.notSent(processed, seq) ? undefined : identityOf(processed);
+    const identity = this.refused(processed) || this.notSent(processed, seq) ? undefined : identityOf(processed);
     if (identity === undefined) return processed;
     const first = this.first.get(identity.id);
     if (first === undefined) this.first.set(identity.id, { key: processed.sourceKey, position: processed.position });
     if (first === undefined || first.key === processed.sourceKey) return processed;
     return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [identity.reason(first)] };
+  }
+
+  /** A record the checks refuse for a user they do not know (the shard's own one is rejected by them later). */
+  private refused(processed: Processed): boolean {
+    return processed.kind === 'accepted' && namesUnknownUser(processed.item, this.knownUser);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Processed } from '../../transform/index.js';
 import { ForeignNames } from './foreign-names.js';
+import { namesUnknownUser } from './unknown-users.js';
 
 /**
  * The channel keys one run's channels stage would send, from every channel record in input order (channels
@@ -12,17 +13,8 @@ import { ForeignNames } from './foreign-names.js';
 export function sentChannelKeys(records: readonly Processed[], lastWins: boolean, knownUser?: (name: string) => boolean): Set<string> {
   const lastOfKey = lastWins ? new Map<string, number>() : undefined;
   if (lastOfKey) for (const [i, p] of records.entries()) if (p.kind === 'accepted') lastOfKey.set(p.sourceKey, i + 1);
-  const names = new ForeignNames(lastOfKey);
+  const names = new ForeignNames(lastOfKey, knownUser);
   const sent = new Set<string>();
-  for (const [i, p] of records.entries())
-    if (p.kind === 'accepted' && !namesUnknownUser(p.item, knownUser) && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
+  for (const [i, p] of records.entries()) if (p.kind === 'accepted' && !namesUnknownUser(p.item, knownUser) && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
   return sent;
-}
-
-/** A channel item whose members or creator include a user the checks do not know (stage-checks.ts rejects it). */
-export function namesUnknownUser(item: unknown, knownUser: ((name: string) => boolean) | undefined): boolean {
-  if (knownUser === undefined) return false;
-  const { members, creator } = item as { members?: unknown; creator?: unknown };
-  const refused = (name: unknown) => typeof name === 'string' && !knownUser(name);
-  return (Array.isArray(members) && members.some(refused)) || refused(creator);
 }
