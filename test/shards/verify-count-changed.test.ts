@@ -5,7 +5,7 @@ import { startImportFixture, type ImportFixture } from '../import/support.js';
 import { setUpShardedRun, shardedCsvs } from './support.js';
 
 /**
- * A run split over 4 shards of which two ran, then the Job changed to 3 shards that all ran. The shards 2
+ * A run split over 4 shards of which two ran, then started over split over 3 (--restart) that all ran. The shards 2
  * and 3 of 4 will never start: `verify --shards 4` answering "not started, try again later" (75) would have
  * a scheduler retry it for ever. It is the command that is out of date: a usage error (64) naming the
  * later count, as `status --shards 4` names it.
@@ -19,10 +19,11 @@ afterAll(() => f.close());
 describe('verify --shards with the old count after the count was changed', () => {
   it('is refused as a usage error naming the later count, not "try again later"', async () => {
     const { config, state } = await setUpShardedRun(f, 'changed', shardedCsvs('cc-', { users: 2, channels: 4, messages: 12 }), 'count-changed');
-    const run = (index: number, count: number) => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false }, { client: f.client });
+    const run = (index: number, count: number, restart = false) => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false, restart }, { client: f.client });
     for (const index of [0, 1]) await run(index, 4);
     await expect(findShardRuns(state, 4)).rejects.toMatchObject({ code: 'SHARDS_NOT_STARTED' });
-    for (const index of [0, 1, 2]) await run(index, 3);
+    // The unfinished 4 shards' run is given up: started over split over 3 (count-change.test.ts).
+    for (const index of [0, 1, 2]) await run(index, 3, index === 0);
     await expect(findShardRuns(state, 4)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/shards 2, 3 of 4 have not started .*a run split over 3 shards .* started since: verify --shards 3/) });
     expect((await findShardRuns(state, 3)).unfinished).toBeUndefined();
   });

@@ -33,6 +33,7 @@ import { runStage } from './stage-runner.js';
 import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { skippedFolderOf } from './skipped-listing.js';
 import { verifyImportRun } from '../verify/index.js';
+import { refuseShardCountChange } from '../shards/count-change.js';
 import { shardStateDir } from '../shards/shard-state.js';
 import { writeRunPage } from '../report-html/index.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -137,8 +138,11 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const sources = sourceOptionsOf(config, signal);
   const inputListings = await preflightInputs(config, sources, signal);
   for (const warning of await checkMappedFields(config, sources, signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
+  const stateRoot = options.stateDir ?? config.state;
+  // Not resumed split over another count than the latest run's while that one is unfinished (--restart starts over).
+  if (env.mode === 'import' && options.restart !== true) await refuseShardCountChange(stateRoot, config.shard);
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
-  const paths = new RunPaths(shardStateDir(options.stateDir ?? config.state, config.shard));
+  const paths = new RunPaths(shardStateDir(stateRoot, config.shard));
   refuseFolderOnPseudoFs(paths.stateDir, 'the state folder');
   const lock = await acquireLock(paths.lock);
   const opened: { journal?: Journal<JournalEvent> } = {};

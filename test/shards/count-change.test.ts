@@ -1,0 +1,40 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runImport } from '../../src/pipeline/import/run-import.js';
+import type { PipelineConfig } from '../../src/config/index.js';
+import { startImportFixture, type ImportFixture } from '../import/support.js';
+import { setUpShardedRun, shardedCsvs } from './support.js';
+
+/**
+ * A migration started split over 4 shards and resumed split over 3 (a Job's completions changed while it
+ * was unfinished): a channel's shard depends on the count, so the 4 shards' unsent channels would be sent
+ * by none and their runs never end. The new count is refused (64, FailIndex in deploy/) naming both counts,
+ * unless `--restart` says to start over split otherwise; then the new count's other shards go on.
+ */
+let f: ImportFixture;
+beforeAll(async () => {
+  f = await startImportFixture();
+});
+afterAll(() => f.close());
+
+describe('a shard count other than the unfinished run\'s', () => {
+  it('is refused as a usage error naming both counts; --restart starts over with the new count', async () => {
+    const { config, state } = await setUpShardedRun(f, 'count', shardedCsvs('sc-', { users: 2, channels: 4, messages: 12 }), 'count-change');
+    const run = (index: number, count: number, restart = false) => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false, restart }, { client: f.client });
+    await run(0, 4);
+    await expect(run(0, 3)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/split over 4 shards .*unfinished.*shards 1, 2, 3 of 4 have not started.*--shards 4.*--restart/s) });
+    await run(0, 3, true);
+    await run(1, 3);
+    // Now the 3 shards' run is the latest, unfinished: a shard of 4 is refused in turn.
+    await expect(run(1, 4)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/split over 3 shards .*shard 2 of 3 has not started.*--shards 3/s) });
+    await run(2, 3);
+  });
+
+  it('an unsharded run and a sharded one of the same state folder are told apart alike', async () => {
+    const { config, state } = await setUpShardedRun(f, 'unsharded', shardedCsvs('su-', { users: 2, channels: 4, messages: 12 }), 'count-unsharded');
+    const whole = (c: PipelineConfig, extra = {}) => runImport({ config: c, stateDir: state, verify: false, ...extra }, { client: f.client });
+    // Past --max-rejects: the unsharded run fails, unfinished.
+    await expect(whole(config, { maxRejects: 0 })).rejects.toMatchObject({ code: 'REJECT_LIMIT_EXCEEDED' });
+    await expect(whole({ ...config, shard: { index: 0, count: 2 } })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/not split .*unfinished.*without --shard/s) });
+    await whole(config);
+  });
+});
