@@ -394,6 +394,8 @@ export function generateSlackCase(seed: number): SlackCase {
       const copies = subtype === 'thread_broadcast' ? parts.length : 0;
       for (const part of copies > 0 ? parts : []) channel.messages.push({ message: strip(part), replies: [] });
       if (root.imported === undefined) {
+        // No thread to go into: a broadcast reply's copy stands for it at its time, the reply a duplicate of it.
+        if (copies > 0) return { at, raw, fate: { fate: 'duplicate' }, parts, copies };
         channel.late.push(...parts.map(strip));
         return { at, raw, fate: { fate: 'channel', orphan: true, late: true }, parts, copies };
       }
@@ -411,6 +413,11 @@ export function generateSlackCase(seed: number): SlackCase {
       return;
     }
     c.read += m.parts.length + (m.copies ?? 0);
+    if (m.fate.fate === 'duplicate') {
+      c.duplicates += m.parts.length;
+      c.imported += m.copies ?? 0;
+      return;
+    }
     c.imported += m.parts.length + (m.copies ?? 0);
     if (m.fate.fate === 'reply') counts.replies += m.parts.length;
     else if (m.fate.fate === 'channel' && m.fate.orphan) counts.orphans += m.parts.length;

@@ -19,6 +19,7 @@ import { int64Mod, type Int64 } from '../../shared/int64.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 import { openStageDuplicates } from './stage-duplicates.js';
 import { openStageReplies, type ReplyOutcome, type StageReplies } from './replies/index.js';
+import type { SpooledReply } from './replies/spool.js';
 import { watchStageFields } from './stage-fields.js';
 import { StageChunks, importedOrphans, type StageTally } from './stage-chunks.js';
 import { DuplicateParts } from './split-parts.js';
@@ -301,14 +302,32 @@ class StageRun implements StageTally {
   private async settleDuplicate(verdict: DuplicateVerdict, processed: Accepted): Promise<void> {
     if (verdict.kind === 'conflict') return this.rejectAccepted(processed, [verdict.reason]);
     this.counts[verdict.kind === 'duplicate' ? 'duplicates' : 'skipped']++;
+    await this.listDuplicate(verdict.line);
+  }
+
+  private async listDuplicate(line: DuplicateLine): Promise<void> {
     this.duplicateLog ??= await RejectsWriter.open<DuplicateLine & { stage: StageName }>(this.ctx.paths.stageDuplicates(this.ctx.runId, this.stage));
-    await this.duplicateLog.write({ stage: this.stage, ...verdict.line });
+    await this.duplicateLog.write({ stage: this.stage, ...line });
+  }
+
+  /**
+   * A reply also sent to the channel whose root is not on the platform: its channel copy, imported at its
+   * time, is the one message Slack showed there, so the reply is a duplicate of it (docs/slack-migration.md).
+   */
+  private async settleBroadcastReply(reply: SpooledReply): Promise<void> {
+    this.counts.pending--;
+    const { position } = reply;
+    const message = `a reply also sent to the channel whose thread root is not on the platform: its channel copy (the ${JSON.stringify(`${reply.sourceKey ?? reply.key}/broadcast`)} record at the same position) stands for it at its time, so it is not sent again as an orphan`;
+    const line: DuplicateLine = { kind: 'duplicate', file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, sourceKey: reply.sourceKey ?? reply.key, of: position, message };
+    this.counts.duplicates++;
+    await this.listDuplicate(line);
   }
 
   /** After the last record: the replies sent, and the stage's totals and end journaled. */
   private async finishInput(replies: StageReplies | undefined): Promise<void> {
     const { ctx, counts, stage } = this;
-    if (replies && ctx.mode === 'import') await replies.finish((outcome) => settleReply(counts, outcome, (kind, line) => this.reject(kind, line)));
+    if (replies && ctx.mode === 'import')
+      await replies.finish((outcome) => ('broadcastCopyStands' in outcome ? this.settleBroadcastReply(outcome.reply) : settleReply(counts, outcome, (kind, line) => this.reject(kind, line))));
     // Every listing on disk before the stage's end is journaled: a resume trusts a finished stage's files.
     await this.rejects.close();
     await this.duplicateLog?.close();
@@ -352,7 +371,7 @@ function countsFromJournal(state: StageState): Partial<StageCounts> {
 }
 
 /** A reply's outcome in the counts: it was pending since the main pass. */
-async function settleReply(counts: StageCounts, outcome: ReplyOutcome, reject: (kind: 'refused', line: Parameters<typeof rejectLineOf>) => Promise<void>): Promise<void> {
+async function settleReply(counts: StageCounts, outcome: Extract<ReplyOutcome, { delivery: unknown }>, reject: (kind: 'refused', line: Parameters<typeof rejectLineOf>) => Promise<void>): Promise<void> {
   counts.pending--;
   if (outcome.delivery.kind === 'changed') {
     // Held with other content, not applied: listed and counted like a held message (held-records.ts).

@@ -18,6 +18,8 @@ export class ExpectedReplies extends TokenColumns {
   keyHi = new Uint32Array(16);
   keyLo = new Uint32Array(16);
   ordinal = new Uint32Array(16);
+  /** 1: the reply has a copy of its own in its channel (refs.ts hasChannelCopy), which stands for it when its root is not on the platform. */
+  copied = new Uint8Array(16);
 
   protected growExtra(size: number): void {
     this.parent = grownTo(this.parent, size);
@@ -25,14 +27,16 @@ export class ExpectedReplies extends TokenColumns {
     this.keyHi = grownTo(this.keyHi, size);
     this.keyLo = grownTo(this.keyLo, size);
     this.ordinal = grownTo(this.ordinal, size);
+    this.copied = grownTo(this.copied, size);
   }
 
-  push(reply: { parent: string; key: string; channelKey: string; token: Token; ordinal: number }): void {
+  push(reply: { parent: string; key: string; channelKey: string; token: Token; ordinal: number; copied?: boolean }): void {
     const i = this.pushToken(reply.token);
     this.parent[i] = this.parents.id(reply.parent);
     this.channel[i] = this.channels.id(reply.channelKey);
     [this.keyHi[i], this.keyLo[i]] = hash64(reply.key);
     this.ordinal[i] = reply.ordinal;
+    this.copied[i] = reply.copied === true ? 1 : 0;
   }
 
   /** The reply's key hash, in the form keyHashText gives a key the platform holds. */

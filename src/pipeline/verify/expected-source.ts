@@ -12,7 +12,7 @@ import type { StageName } from '../state/events.js';
 import type { ExpectedChannel, ExpectedMembers, ExpectedUser, Sourced } from './compare-records.js';
 import { KeyHashSet, hash64 } from './key-set.js';
 import { ExpectedMessages, Interner, type Token } from './message-columns.js';
-import { parentRefOf, replyKeyOf, sendsReplies } from '../import/replies/index.js';
+import { hasChannelCopy, parentRefOf, replyKeyOf, sendsReplies } from '../import/replies/index.js';
 import { ExpectedReplies } from './expected-replies.js';
 
 /**
@@ -195,7 +195,7 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
         sampler.offer(p.sourceKey, ordinal);
         const parent = threaded ? parentRefOf(stage, p) : undefined;
         if (parent !== undefined) {
-          out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, channelKey: p.channelKey!, token, ordinal });
+          out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, channelKey: p.channelKey!, token, ordinal, copied: hasChannelCopy(stage, item.properties) });
           continue;
         }
         expectInChannel(out, p.channelKey!, token, ordinal);

@@ -32,6 +32,8 @@ export interface ThreadsVerification {
   orphans: number[];
   /** Orphans expected in their channel (not held there): ordinal → the ref of their thread's root, to name them by. */
   orphanRoots: Map<number, string>;
+  /** Orphans left unexpected because their channel copy stands for them (a Slack broadcast reply): not expected twice. */
+  standInCopies?: number;
   /** The roots' threads read, and the replies they hold per channel key (unexpected-replies.ts). */
   rootThreads: { threads: Set<string>; heldByChannel: Map<string, number> };
   /** Named by settleThreads, with the replies found under other messages. */

@@ -14,7 +14,7 @@ import { KeyHashSet } from '../../verify/key-set.js';
 import { channelsThatExisted } from '../held-copies.js';
 import type { HeldRecords } from '../held-records.js';
 
-export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf } from './refs.js';
+export { sendsReplies, parentRefOf, messageRefOf, replyKeyOf, hasChannelCopy } from './refs.js';
 export { replyThreadIdOf } from './roots.js';
 export type { ReplyOutcome } from './send-replies.js';
 

@@ -10,7 +10,7 @@ import { CHANNEL_KEY_PROPERTY, type Accepted } from '../../../transform/index.js
 
 interface SlackFacts {
   id?: string;
-  thread?: { root?: string; isRoot?: boolean; rootMissing?: boolean };
+  thread?: { root?: string; isRoot?: boolean; rootMissing?: boolean; broadcast?: boolean };
   part?: { index: number };
 }
 
@@ -36,6 +36,15 @@ export function isPlacedOrphan(stage: StageConfig, record: Accepted): boolean {
   if (!mappedByChatport(stage)) return false;
   const thread = slackFacts(record.item.properties)?.thread;
   return thread !== undefined && thread.isRoot !== true && thread.rootMissing === true;
+}
+
+/**
+ * Whether a reply has a copy of its own in its channel, at its time: a Slack reply "also sent to the channel"
+ * (thread_broadcast), whose copy the import put there (src/transform/slack/broadcast-copy.ts). With no root on
+ * the platform that copy stands for it: sending the reply to the channel too would show it twice.
+ */
+export function hasChannelCopy(stage: StageConfig, properties: unknown): boolean {
+  return mappedByChatport(stage) && slackFacts(properties)?.thread?.broadcast === true;
 }
 
 /** The ref by which replies name a message (from its properties, as sent or as the platform answers it). */

@@ -6,6 +6,7 @@ import type { RepliesState } from '../../state/run-state.js';
 import { deliverReply, keysAt, type Delivery, type DeliverDeps, type PresentReplies, type ReplyTarget } from './deliver.js';
 import { deliverIntoThread } from './move.js';
 import type { ReplyChains } from './chains.js';
+import { hasChannelCopy } from './refs.js';
 import { rootKey, type RootThreads } from './roots.js';
 import { readSpool, type SpooledReply } from './spool.js';
 
@@ -15,8 +16,12 @@ import { readSpool, type SpooledReply } from './spool.js';
  * parallel, at most `concurrency` sends at once, paced by the client like every other request.
  */
 
-/** `moved`: its channel copy from an earlier run was deleted once it was in its thread (move.ts). */
-export type ReplyOutcome = { reply: SpooledReply; delivery: Delivery; orphan: boolean; moved: boolean };
+/**
+ * `moved`: its channel copy from an earlier run was deleted once it was in its thread (move.ts).
+ * `broadcastCopyStands`: not sent, as its root is not on the platform and its broadcast copy stands in the
+ * channel for it (refs.ts hasChannelCopy; not journaled: nothing was sent, and a resumed run decides the same).
+ */
+export type ReplyOutcome = { reply: SpooledReply; delivery: Delivery; orphan: boolean; moved: boolean } | { reply: SpooledReply; broadcastCopyStands: true };
 
 export interface SendRepliesInput {
   client: ChatportClient;
@@ -73,6 +78,11 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
     const thread = cutOff(reply) ? undefined : threadOf(reply);
     const channel: ReplyTarget = { kind: 'channel', channelId: reply.channelId };
     if (thread === undefined) {
+      // Its channel copy is where Slack showed it (an earlier version's orphan, journaled, is counted as sent).
+      if (hasChannelCopy(input.stage, reply.item.properties) && input.state.sent.get(reply.key) === undefined) {
+        await input.onOutcome({ reply, broadcastCopyStands: true });
+        return;
+      }
       const delivery = await deliverReply(input, reply, channel, presentOf(channel));
       await input.onOutcome({ reply, delivery, orphan: true, moved: false });
       return;
