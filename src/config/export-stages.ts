@@ -18,6 +18,7 @@ export function resolveSlackSource(slack: SlackFile, baseDir: string): SlackSour
   };
   if (slack.teamId !== undefined) source.teamId = slack.teamId;
   if (slack.maxTrackedThreadRoots !== undefined) source.maxTrackedThreadRoots = slack.maxTrackedThreadRoots;
+  if (slack.reorderWindow !== undefined) source.reorderWindow = slack.reorderWindow;
   return source;
 }
 

@@ -235,6 +235,12 @@ export const slackSchema = z
       .min(0)
       .optional()
       .describe('Thread roots remembered per channel to mark replies whose root is not in the export. Default 100000.'),
+    reorderWindow: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Messages of a conversation held back (besides its newest day file) so that a message filed in a later day file than its ts moves back into ts order. Default 10000; one filed further back than the window reaches is imported out of order, with a run warning.'),
   })
   .describe(
     'Import a whole Slack export (zip or folder): users, channels, members and messages, in that order, mapped as docs/slack-migration.md describes. Use instead of `stages`; the top-level `options` apply to all four stages.',

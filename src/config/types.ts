@@ -52,6 +52,8 @@ export interface SlackSourceConfig {
   teamId?: string;
   /** Thread roots remembered per channel; default 100,000 (src/transform/slack). */
   maxTrackedThreadRoots?: number;
+  /** Messages of a conversation held back to put later-filed ones in ts order; default 10,000 (src/pipeline/slack/day-order.ts). */
+  reorderWindow?: number;
 }
 
 /** The exports chatport maps itself besides Slack's (src/pipeline/platform-export.ts). */

@@ -14,13 +14,13 @@ afterAll(() => f.close());
 
 const msg = (ts: string, text: string, more: Record<string, unknown> = {}) => ({ type: 'message', ts, user: 'U1', text, ...more });
 
-async function migrate(name: string, days: Record<string, unknown[]>, options = '') {
+async function migrate(name: string, days: Record<string, unknown[]>, options = '', slackOptions = '') {
   const files: Record<string, unknown> = { 'users.json': [{ id: 'U1', team_id: 'TO', name: `${name}-ana` }], 'channels.json': [{ id: 'C1', name, members: ['U1'] }] };
   for (const [day, messages] of Object.entries(days)) files[`${name}/${day}.json`] = messages;
   const root = await writeExportFolder(`chatport-slack-${name}-`, files);
   const dir = join(f.dir, name);
   await mkdir(dir);
-  const { config } = await writePipeline(dir, `name: ${name}\n${options}slack:\n  export: ${root}\n`);
+  const { config } = await writePipeline(dir, `name: ${name}\n${options}slack:\n  export: ${root}\n${slackOptions}`);
   const report = await runImport({ config, stateDir: join(dir, 'state'), verify: {} }, { client: f.client });
   const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === name)!;
   const messages = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).sort((a, b) => compareInt64(a.id, b.id));
@@ -57,5 +57,27 @@ describe('a Slack message in the next day file, earlier than the last of the day
     expect(report.stages.messages).toMatchObject({ read: 5, imported: 5, replies: 1 });
     expect(report.verification).toMatchObject({ status: 'exact' });
     expect(messages.map((m) => m.body)).toEqual(['the root', 'late reply', 'before midnight', 'next day']);
+  });
+
+  /** Two day files late: further than the day file before, which alone was held until 2026-11-28. */
+  const twoLate = {
+    '2020-09-14': [msg('1600120000.000100', 'first'), msg('1600127000.000100', 'before midnight')],
+    '2020-09-15': [msg('1600200000.000100', 'next day')],
+    '2020-09-16': [msg('1600126000.000100', 'filed two days late'), msg('1600250000.000100', 'third day')],
+  };
+
+  it('filed two day files late, it is taken back into ts order within the reorder window', async () => {
+    const { report, messages } = await migrate('ord2', twoLate);
+    expect(report.stages.messages).toMatchObject({ read: 5, imported: 5 });
+    expect(report.verification).toMatchObject({ status: 'exact' });
+    expect(report.warnings ?? []).toEqual([]);
+    expect(messages.map((m) => m.body)).toEqual(['first', 'filed two days late', 'before midnight', 'next day', 'third day']);
+  });
+
+  it('filed further back than the window reaches, it is imported first among what is held, and a warning names it', async () => {
+    const { report, messages } = await migrate('ord3', twoLate, '', '  reorderWindow: 0\n');
+    expect(report.stages.messages).toMatchObject({ read: 5, imported: 5 });
+    expect(messages.map((m) => m.body)).toEqual(['first', 'before midnight', 'filed two days late', 'next day', 'third day']);
+    expect(report.warnings?.map((w) => w.message)).toEqual([expect.stringMatching(/^Slack conversation ord3 \(C1\): 1 message filed .* \(the first at .*ord3\/2020-09-16\.json #0\) imported after later messages, out of order; set slack\.reorderWindow above 0 messages/)]);
   });
 });

@@ -37,6 +37,8 @@ export interface ReadStageDeps {
    * version as its read found them (an object replaced after the run listed it is read in its new version).
    */
   onInputsRead?: (listing: InputListing) => void;
+  /** Told what an export reader could not do as documented, every record still accounted for (the Slack reorder window). */
+  onReaderWarning?: (message: string) => void;
 }
 
 /**

@@ -225,7 +225,8 @@ class StageRun implements StageTally {
       if (total !== undefined) counts.bytesTotal = total;
     };
     const onInputsRead = (listing: InputListing) => (this.inputsRead = listing);
-    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, ...knownUserOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+    const onReaderWarning = (message: string) => ctx.onWarning?.({ stage: this.stage, path: 'slack', field: 'ts', message });
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...knownUserOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
   }
 
   /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */

@@ -1,24 +1,114 @@
 import { compareTs, type Outcome } from '../../transform/slack/index.js';
+import type { RecordPosition } from '../../transform/slack/directory.js';
+
+/** Messages of a channel held back at most, default: with the newest day file, what a channel's window may hold. */
+export const DEFAULT_REORDER_WINDOW = 10_000;
+
+/** A mapped day file of one conversation: its outcomes in ts order (those that did not parse, with no ts, first). */
+export interface MappedDay<T> {
+  file: string;
+  outcomes: Outcome<T>[];
+}
+
+/** Messages filed later than the window could take back: emitted after later ones (a run warning names them). */
+export interface LateBeyondWindow {
+  count: number;
+  first: RecordPosition;
+}
 
 /**
- * Slack files a message by the workspace's local date, so one near midnight can sit in the next day file
- * though its ts is earlier than the last of the day before (exports merged across a time zone change). The
- * platform orders a channel by arrival, so a day file is held until the next one is mapped, and the next
- * one's messages earlier than the held day's last move into it, by ts (docs/slack-migration.md "Day files
- * in ts order"). Two day files per channel at most; keys and `outOfOrder` are decided by the mapping as
- * before. `next` keeps the rest, in place; returns the held day's outcomes with the moved ones merged in.
+ * Slack files a message by the workspace's local date, so one can sit in a later day file though its ts is
+ * earlier than messages of the days before (exports merged across time zones, up to two dates apart; exports
+ * merged by hand). The platform orders a channel by arrival, so a conversation's mapped day files are held in a
+ * window and a later day file's messages earlier than the window's last move back into the held day they fall
+ * in, by ts (docs/slack-migration.md "Day files in ts order"). The window keeps the newest day file and as
+ * many before it as hold at most `maxHeld` messages (a memory bound: one conversation is read at a time); a
+ * message earlier than what already left the window lands first among what is held, out of order, and is
+ * counted in `late`. Keys and `outOfOrder` are decided by the mapping, in file order, as before.
  */
-export function withEarlierOfNext<T>(held: Outcome<T>[], next: Outcome<T>[]): Outcome<T>[] {
-  const last = lastTsOf(held);
-  if (last === undefined) return held;
-  const moved: Outcome<T>[] = [];
-  let kept = 0;
-  for (const outcome of next) {
-    if (outcome.ts !== undefined && compareTs(outcome.ts, last) < 0) moved.push(outcome);
-    else next[kept++] = outcome;
+export class DayWindow<T> {
+  private readonly days: MappedDay<T>[] = [];
+  private held = 0;
+  private emittedUpTo: string | undefined;
+  late: LateBeyondWindow | undefined;
+
+  constructor(private readonly maxHeld: number) {}
+
+  /** Takes the next day file; returns the day files that leave the window, oldest first. */
+  add(day: MappedDay<T>): MappedDay<T>[] {
+    this.takeEarlier(day);
+    this.days.push(day);
+    this.held += day.outcomes.length;
+    const out: MappedDay<T>[] = [];
+    while (this.days.length > 1 && this.held > this.maxHeld) out.push(this.emit());
+    return out;
   }
-  next.length = kept;
-  return moved.length === 0 ? held : mergedByTs(held, moved);
+
+  /** The conversation's end: every held day file, oldest first. */
+  finish(): MappedDay<T>[] {
+    const out: MappedDay<T>[] = [];
+    while (this.days.length > 0) out.push(this.emit());
+    return out;
+  }
+
+  private emit(): MappedDay<T> {
+    const day = this.days.shift()!;
+    this.held -= day.outcomes.length;
+    const last = lastTsOf(day.outcomes);
+    if (last !== undefined && (this.emittedUpTo === undefined || compareTs(last, this.emittedUpTo) > 0)) this.emittedUpTo = last;
+    return day;
+  }
+
+  /** Moves `next`'s outcomes earlier than the window's last into the held day they fall in (`next` keeps the rest, in place). */
+  private takeEarlier(next: MappedDay<T>): void {
+    const last = this.lastHeldTs();
+    if (last === undefined) return;
+    const moved: Outcome<T>[] = [];
+    let kept = 0;
+    for (const outcome of next.outcomes) {
+      if (outcome.ts !== undefined && compareTs(outcome.ts, last) < 0) moved.push(outcome);
+      else next.outcomes[kept++] = outcome;
+    }
+    next.outcomes.length = kept;
+    if (moved.length === 0) return;
+    this.held += moved.length;
+    // Each held day takes the moved ones earlier than its last (and not taken by a day before it); moved is in ts order.
+    let m = 0;
+    for (const [d, day] of this.days.entries()) {
+      const dayLast = lastTsOf(day.outcomes);
+      const end = d === this.days.length - 1 ? moved.length : untilTs(moved, m, dayLast);
+      if (end === m) continue;
+      const group = moved.slice(m, end);
+      if (d === 0) this.noteLate(group);
+      day.outcomes = mergedByTs(day.outcomes, group);
+      m = end;
+    }
+  }
+
+  private noteLate(group: readonly Outcome<T>[]): void {
+    if (this.emittedUpTo === undefined) return;
+    for (const outcome of group) {
+      if (compareTs(outcome.ts!, this.emittedUpTo) >= 0) break;
+      if (this.late === undefined) this.late = { count: 0, first: outcome.position };
+      this.late.count++;
+    }
+  }
+
+  private lastHeldTs(): string | undefined {
+    for (let d = this.days.length - 1; d >= 0; d--) {
+      const last = lastTsOf(this.days[d]!.outcomes);
+      if (last !== undefined) return last;
+    }
+    return undefined;
+  }
+}
+
+/** The index after the moved outcomes from `from` whose ts is earlier than `last` (none when the day has no ts). */
+function untilTs<T>(moved: readonly Outcome<T>[], from: number, last: string | undefined): number {
+  let at = from;
+  if (last === undefined) return at;
+  while (at < moved.length && compareTs(moved[at]!.ts!, last) < 0) at++;
+  return at;
 }
 
 /** A day's last ts: its outcomes are in ts order after those that did not parse (no ts), which come first. */

@@ -1,19 +1,21 @@
 import { findConversationFolder, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
 import type { Outcome, PendingMessage, SlackMessageMapper } from '../../transform/slack/index.js';
-import { withEarlierOfNext } from './day-order.js';
+import { DayWindow, DEFAULT_REORDER_WINDOW, type LateBeyondWindow, type MappedDay } from './day-order.js';
 import type { SlackFirstPass } from './first-pass.js';
 
 /** What the messages pass meets, in order. */
 export type MessageDay =
   /**
-   * A day file of a conversation, each message mapped (`outcomes` in ts order), with the next day file's
-   * messages earlier than its last (their positions name that file: day-order.ts).
+   * A day file of a conversation, each message mapped (`outcomes` in ts order), with later day files'
+   * messages earlier than its last (their positions name their own file: day-order.ts).
    */
   | { kind: 'mapped'; channelId: string; file: string; outcomes: Outcome<PendingMessage>[] }
   /** A day file that could not be read as a JSON array. */
   | { kind: 'unreadable'; file: string; problem: string }
   /** A day file in a folder no conversation list names: its messages are skipped. */
-  | { kind: 'orphaned'; folder: string; file: string; messages: number };
+  | { kind: 'orphaned'; folder: string; file: string; messages: number }
+  /** After a conversation's day files: messages filed later than the reorder window could take back. */
+  | { kind: 'late'; channelId: string; late: LateBeyondWindow };
 
 /** The date of the day file after `files[at]`, or null when it is the last (no name that is a date: no date, ''). */
 function laterDayOf(files: readonly string[], at: number): string | null {
@@ -28,11 +30,11 @@ export type FolderOwner = (what: { channelId: string } | { folder: string }) => 
 /**
  * Pass 2 over the messages (docs/slack-migration.md): conversation by conversation in directory order,
  * each one's day files in date order, mapped one day file at a time (the channel's state freed after its
- * last day); then the day files of folders no conversation names. A day file's outcomes are held until
- * the conversation's next day file is mapped, which may hold messages earlier than its last (day-order.ts):
- * two day files at a time.
+ * last day); then the day files of folders no conversation names. A conversation's mapped day files are
+ * held in a window of at most `reorderWindow` messages (and the newest day file), as later ones may hold
+ * messages earlier than their last (day-order.ts).
  */
-export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper, owns: FolderOwner = () => true): AsyncGenerator<MessageDay> {
+export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper, owns: FolderOwner = () => true, reorderWindow = DEFAULT_REORDER_WINDOW): AsyncGenerator<MessageDay> {
   const { directory, folders } = first;
   const used = new Set<string>();
   for (const channel of directory.channels.values()) {
@@ -43,7 +45,8 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     if (!owns({ channelId: channel.id })) continue;
     const files = folders.get(folder)!;
     let at = 0;
-    let held: { file: string; outcomes: Outcome<PendingMessage>[] } | undefined;
+    const window = new DayWindow<PendingMessage>(reorderWindow);
+    const mapped = (day: MappedDay<PendingMessage>): MessageDay => ({ kind: 'mapped', channelId: channel.id, file: day.file, outcomes: day.outcomes });
     for await (const day of readConversationDays(exp, files)) {
       while (at < files.length && files[at] !== day.file) at++;
       if ('problem' in day) {
@@ -51,10 +54,10 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
         continue;
       }
       const outcomes = mapper.mapDay(channel.id, day.file, day.messages, day, laterDayOf(files, at));
-      if (held !== undefined) yield { kind: 'mapped', channelId: channel.id, file: held.file, outcomes: withEarlierOfNext(held.outcomes, outcomes) };
-      held = { file: day.file, outcomes };
+      for (const out of window.add({ file: day.file, outcomes })) yield mapped(out);
     }
-    if (held !== undefined) yield { kind: 'mapped', channelId: channel.id, file: held.file, outcomes: held.outcomes };
+    for (const out of window.finish()) yield mapped(out);
+    if (window.late !== undefined) yield { kind: 'late', channelId: channel.id, late: window.late };
     mapper.endChannel(channel.id);
   }
   for (const [folder, days] of folders) {

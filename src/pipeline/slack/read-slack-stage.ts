@@ -13,6 +13,7 @@ import {
 } from '../../transform/slack/index.js';
 import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
 import { readMessageDays, type FolderOwner } from './message-days.js';
+import { DEFAULT_REORDER_WINDOW, type LateBeyondWindow } from './day-order.js';
 import { ownsChannel } from '../shards/shard-filter.js';
 import { acceptItem, positionIn, processedOfOutcome, rejectedDayFile, rejectedRecord } from './processed.js';
 import { inBatches } from '../platform-export/in-batches.js';
@@ -21,6 +22,8 @@ export interface SlackStageDeps {
   /** Members and messages: channel source key (`<team>/<channel id>`) → platform id. */
   channelIds?: ChannelIdLookup;
   signal?: AbortSignal;
+  /** Told what the reader could not do as documented, though every record is accounted for (a run warning). */
+  onReaderWarning?: (message: string) => void;
 }
 
 /**
@@ -48,7 +51,7 @@ export async function* readSlackStageBatches(config: PipelineConfig, stage: Stag
     broadcastCopies: stage.options.threads !== 'flatten',
     ...(slack.maxTrackedThreadRoots === undefined ? {} : { maxTrackedThreadRoots: slack.maxTrackedThreadRoots }),
   });
-  const reader = { origin: slack.export, first, context, keys, pipelineId: config.id };
+  const reader = { origin: slack.export, first, context, keys, pipelineId: config.id, reorderWindow: slack.reorderWindow ?? DEFAULT_REORDER_WINDOW };
   switch (stage.stage) {
     case 'users':
       yield* inBatches(readUsers(reader));
@@ -66,7 +69,7 @@ export async function* readSlackStageBatches(config: PipelineConfig, stage: Stag
       const exp = await openSlackExport(slack.export, { knownPaths });
       knownPaths.clear();
       try {
-        yield* readMessages(reader, exp, lookupOf(deps, 'messages'), config.shard, deps.signal);
+        yield* readMessages(reader, exp, lookupOf(deps, 'messages'), config.shard, deps);
       } finally {
         await exp.close();
       }
@@ -88,6 +91,7 @@ interface Reader {
   context: SlackMappingContext;
   keys: SourceKeys;
   pipelineId: string;
+  reorderWindow: number;
 }
 
 /**
@@ -189,8 +193,15 @@ function strayFileRecord(origin: string, path: string): Processed {
   return { kind: 'skipped', position: positionIn(origin, { file: path, index: 0 }), rule: -1, because };
 }
 
+/** Messages the reorder window could not take back into ts order (day-order.ts): imported, but out of order. */
+function lateWarning(first: SlackFirstPass, channelId: string, late: LateBeyondWindow, window: number, origin: string): string {
+  const name = first.directory.channels.get(channelId)?.record.name;
+  const where = positionIn(origin, late.first);
+  return `Slack conversation ${name === undefined ? channelId : `${name} (${channelId})`}: ${late.count} message${late.count === 1 ? '' : 's'} filed in a day file further after ${late.count === 1 ? 'its' : 'their'} own day than the reorder window reaches (the first at ${where.file} #${where.index}) imported after later messages, out of order; set slack.reorderWindow above ${window} messages to take ${late.count === 1 ? 'it' : 'them'} back into ts order`;
+}
+
 /** One batch per day file. */
-async function* readMessages({ origin, first, context, keys }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, signal?: AbortSignal): AsyncGenerator<Processed[]> {
+async function* readMessages({ origin, first, context, keys, reorderWindow }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, { signal, onReaderWarning }: SlackStageDeps): AsyncGenerator<Processed[]> {
   const mapper = createSlackMessageMapper(context);
   // Each message carries its own source key; the keys noted while a day file is mapped are reset before the next, so they do not pile up.
   const keyed: SlackMessageMapper = {
@@ -204,8 +215,12 @@ async function* readMessages({ origin, first, context, keys }: Reader, exp: Slac
   const owns = folderOwner(shard, teamId);
   const stray = strayConversationFiles(exp).filter((path) => owns?.({ folder: path }) ?? true);
   if (stray.length > 0) yield stray.map((path) => strayFileRecord(origin, path));
-  for await (const day of readMessageDays(first, exp, keyed, owns)) {
+  for await (const day of readMessageDays(first, exp, keyed, owns, reorderWindow)) {
     if (signal?.aborted) return;
+    if (day.kind === 'late') {
+      onReaderWarning?.(lateWarning(first, day.channelId, day.late, reorderWindow, origin));
+      continue;
+    }
     if (day.kind === 'unreadable') {
       yield [rejectedDayFile(origin, day.file, day.problem)];
       continue;

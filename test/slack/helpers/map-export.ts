@@ -49,7 +49,7 @@ export async function mapSlackExport(exp: SlackExport, options: SlackMappingOpti
   for await (const day of readMessageDays(first, exp, createSlackMessageMapper(context))) {
     if (day.kind === 'mapped') result.messages.push(...day.outcomes);
     else if (day.kind === 'unreadable') result.dayProblems.push({ file: day.file, problem: day.problem });
-    else
+    else if (day.kind === 'orphaned')
       for (let index = 0; index < day.messages; index++)
         result.messages.push({ outcome: 'skipped', position: { file: day.file, index }, reason: `folder ${day.folder} belongs to no conversation in channels/groups/dms/mpims.json` });
   }
