@@ -8,7 +8,8 @@ import { chatExportReader } from '../chat-export/read-stage.js';
 import type { PlatformExportReader } from '../platform-export/types.js';
 import { AnsweredSystemMessages } from './answered-system.js';
 import { coveredByOwnFiles } from './deleted-starters.js';
-import { HeldReplies, mergeByTime } from './held-replies.js';
+import { HeldReplies } from './held-replies.js';
+import { exportsOf, mergeExports } from './merged-exports.js';
 import { LatestUsers } from './latest-users.js';
 import { latestOwnFile, planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
@@ -162,19 +163,16 @@ async function* discordMessages(
     const held = new HeldReplies(new Set(threadFiles.map((f) => rootOfThread(f.threadId!))));
     // A thread's messages go into its root's reply thread (pass 1 found it: a reply chain's root, a ThreadCreated note).
     for (const f of threadFiles) if (rootOfThread(f.threadId!) !== f.threadId) context.roots.note(f.threadId!, rootOfThread(f.threadId!));
-    const own = ownMessages(exp, files, context, signal);
-    const channelOrder = directory.deletedThreadStarters.size === 0 ? own : mergeByTime([own, deletedStarterRoots(threadFiles, directory.deletedThreadStarters)]);
-    for await (const batch of channelOrder) yield batch.filter((outcome) => !held.hold(outcome));
+    const read = (f: DiscordFile) => fileMessages(exp, f, context, signal);
+    // Several exports of the channel are merged by time, a message two of them hold taken once (merged-exports.ts).
+    const own = exportsOf(files.filter((f) => f.threadId === undefined), read);
+    const roots = directory.deletedThreadStarters.size === 0 ? [] : [{ from: '', exportedAt: NaN, read: () => deletedStarterRoots(threadFiles, directory.deletedThreadStarters) }];
+    for await (const batch of mergeExports([...own, ...roots])) yield batch.filter((outcome) => !held.hold(outcome));
     for (const group of byRoot(threadFiles, rootOfThread))
-      for await (const batch of mergeByTime(group.map((f) => fileMessages(exp, f, context, signal)))) yield batch.flatMap((outcome) => held.before(outcome));
+      for await (const batch of mergeExports(exportsOf(group, read))) yield batch.flatMap((outcome) => held.before(outcome));
     const rest = held.rest();
     if (rest.length > 0) yield rest;
   }
-}
-
-/** A channel's own files' messages, file after file. */
-async function* ownMessages(exp: SlackExport, files: DiscordFile[], context: DiscordMessageContext, signal?: AbortSignal): AsyncGenerator<MessageOutcome[]> {
-  for (const f of files) if (f.threadId === undefined) yield* fileMessages(exp, f, context, signal);
 }
 
 /**
