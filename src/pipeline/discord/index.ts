@@ -177,8 +177,8 @@ async function* discordMessages(
 
 /**
  * The roots put where the channel's deleted thread starters were, in time order (thread ids are
- * snowflakes: by id is by time). Each counts as a record of its thread's first file, record -1: its header
- * names the thread (record 0 is the file's first message).
+ * snowflakes: by id is by time). No file holds one: each is the one record of a place named by its thread's
+ * first file (whose header names the thread) and the starter's id, which reports show as its file.
  */
 async function* deletedStarterRoots(threadFiles: DiscordFile[], deleted: ReadonlySet<string>): AsyncGenerator<MessageOutcome[]> {
   const seen = new Set<string>();
@@ -186,7 +186,7 @@ async function* deletedStarterRoots(threadFiles: DiscordFile[], deleted: Readonl
   for (const f of threadFiles) {
     if (!deleted.has(f.threadId!) || seen.has(f.threadId!)) continue;
     seen.add(f.threadId!);
-    roots.push(deletedStarterRoot(f.channel, f.channelId, { file: f.file, index: -1 }));
+    roots.push(deletedStarterRoot(f.channel, f.channelId, { file: `${f.file}, message ${f.threadId!} (its deleted starter: the root chatport puts in its place)`, index: 0 }));
   }
   if (roots.length > 0) yield roots;
 }
