@@ -142,8 +142,9 @@ function threadOf(raw: DiscordMessage, placement: DiscordPlacement, context: Dis
   const root = noteReplyChain(raw, placement.channelId, context.roots);
   if (root !== raw.id) return { root, isRoot: false };
   const announced = threadCreatedFor(raw, context.threadIds);
-  const rootsAThread = context.threadIds.has(raw.id) || (announced !== undefined && context.threadRoots.get(announced) === raw.id) || context.answeredSystemMessages.has(raw.id);
-  return rootsAThread ? { root: raw.id, isRoot: true } : undefined;
+  // The note of a thread started without a message keeps the thread's id: an --after export lacks the note, and its replies name the thread.
+  if (announced !== undefined && context.threadRoots.get(announced) === raw.id) return { root: raw.id, isRoot: true, threadId: announced };
+  return context.threadIds.has(raw.id) || context.answeredSystemMessages.has(raw.id) ? { root: raw.id, isRoot: true } : undefined;
 }
 
 /**

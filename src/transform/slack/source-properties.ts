@@ -114,6 +114,11 @@ export interface MessageSourceFacts extends SourceFactsBase {
     broadcast?: boolean;
     /** The root is not in the export (deleted, or outside the exported range). */
     rootMissing?: boolean;
+    /**
+     * On a root whose thread has a source id of its own (a Discord thread started without a message: its
+     * `ThreadCreated` note is the root): that id, by which a later export's replies name the thread.
+     */
+    threadId?: string;
   };
   /**
    * On the channel copy of a reply also sent to the channel (Slack thread_broadcast): the reply's source id

@@ -10,7 +10,7 @@ import { CHANNEL_KEY_PROPERTY, type Accepted } from '../../../transform/index.js
 
 interface SlackFacts {
   id?: string;
-  thread?: { root?: string; isRoot?: boolean; rootMissing?: boolean; broadcast?: boolean };
+  thread?: { root?: string; isRoot?: boolean; rootMissing?: boolean; broadcast?: boolean; threadId?: unknown };
   part?: { index: number };
 }
 
@@ -55,6 +55,17 @@ export function messageRefOf(stage: StageConfig, properties: unknown): string | 
   }
   const facts = slackFacts(properties);
   return facts?.id !== undefined && (facts.part === undefined || facts.part.index === 1) ? facts.id : undefined;
+}
+
+/**
+ * The refs by which replies may name a root: its own, and for an export's root whose thread has an id of
+ * its own (`source.thread.threadId`: a Discord thread started without a message), that id too.
+ */
+export function rootRefsOf(stage: StageConfig, properties: unknown): string[] {
+  const ref = messageRefOf(stage, properties);
+  const thread = mappedByChatport(stage) ? slackFacts(properties)?.thread : undefined;
+  const alias = thread?.isRoot === true && typeof thread.threadId === 'string' ? thread.threadId : undefined;
+  return [...(ref === undefined ? [] : [ref]), ...(alias === undefined ? [] : [alias])];
 }
 
 /**

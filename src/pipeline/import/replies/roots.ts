@@ -7,7 +7,7 @@ import { parseJsonExact, stringifyJson } from '../../../shared/lossless-json.js'
 import type { Message } from '../../../wire/resources.js';
 import { inOrderAhead } from '../../../shared/in-order-ahead.js';
 import { writeFileAtomic } from '../../state/atomic-file.js';
-import { messageRefOf } from './refs.js';
+import { rootRefsOf } from './refs.js';
 
 /**
  * Finds the roots replies hang from: imports return no ids, so each channel that has roots is read once,
@@ -97,16 +97,18 @@ async function rootsInChannel(client: ChatportClient, stage: StageConfig, channe
   const seen = new Set<string>();
   let missing = refs.size;
   for await (const message of client.channels.messages(parseInt64(channelId)!, { pageSize: 100, signal })) {
-    const ref = messageRefOf(stage, message.properties);
-    if (ref === undefined || !refs.has(ref) || seen.has(ref)) continue;
-    const thread = replyThreadIdOf(message);
-    if (thread !== undefined) {
-      // A ref cut from the page's text would keep the whole page alive (detach-string.ts).
-      const kept = detachString(ref);
-      seen.add(kept);
-      roots.push({ ref: kept, thread, empty: message.repliesCount === 0 });
+    for (const ref of rootRefsOf(stage, message.properties)) {
+      if (!refs.has(ref) || seen.has(ref)) continue;
+      const thread = replyThreadIdOf(message);
+      if (thread !== undefined) {
+        // A ref cut from the page's text would keep the whole page alive (detach-string.ts).
+        const kept = detachString(ref);
+        seen.add(kept);
+        roots.push({ ref: kept, thread, empty: message.repliesCount === 0 });
+      }
+      missing--;
     }
-    if (--missing === 0) break;
+    if (missing === 0) break;
   }
   return roots;
 }
