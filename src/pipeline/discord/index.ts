@@ -11,7 +11,7 @@ import { coveredByOwnFiles } from './deleted-starters.js';
 import { HeldReplies } from './held-replies.js';
 import { exportsOf, mergeExports } from './merged-exports.js';
 import { LatestUsers } from './latest-users.js';
-import { latestOwnFile, planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
+import { latestExport, latestOwnFile, planDiscordExport, type DiscordFile, type DiscordPlan } from './plan.js';
 
 /** DiscordChatExporter JSON exports as pipeline stages (docs/discord-migration.md). */
 const discordAdapter: ChatExportAdapter = {
@@ -178,14 +178,16 @@ async function* discordMessages(
 /**
  * The roots put where the channel's deleted thread starters were, in time order (thread ids are
  * snowflakes: by id is by time). No file holds one: each is the one record of a place named by its thread's
- * first file (whose header names the thread) and the starter's id, which reports show as its file.
+ * latest file (whose header names the thread) and the starter's id, which reports show as its file.
  */
 async function* deletedStarterRoots(threadFiles: DiscordFile[], deleted: ReadonlySet<string>): AsyncGenerator<MessageOutcome[]> {
   const seen = new Set<string>();
   const roots: MessageOutcome[] = [];
-  for (const f of threadFiles) {
-    if (!deleted.has(f.threadId!) || seen.has(f.threadId!)) continue;
-    seen.add(f.threadId!);
+  for (const { threadId } of threadFiles) {
+    if (!deleted.has(threadId!) || seen.has(threadId!)) continue;
+    seen.add(threadId!);
+    // A thread renamed between two exports of it: Discord shows its current name, its latest export's.
+    const f = latestExport(threadFiles.filter((t) => t.threadId === threadId));
     roots.push(deletedStarterRoot(f.channel, f.channelId, { file: `${f.file}, message ${f.threadId!} (its deleted starter: the root chatport puts in its place)`, index: 0 }));
   }
   if (roots.length > 0) yield roots;

@@ -128,8 +128,13 @@ function byPartition(a: string, b: string): number {
  */
 export function latestOwnFile(files: readonly DiscordFile[]): DiscordFile {
   const own = files.filter((f) => f.threadId === undefined);
+  return latestExport(own.length > 0 ? own : files);
+}
+
+/** Of several files of one channel or thread, the latest export (`exportedAt`), else the last read: its header is current. */
+export function latestExport(files: readonly DiscordFile[]): DiscordFile {
   const at = (f: DiscordFile) => (f.exportedAt === undefined ? NaN : Date.parse(f.exportedAt));
   // A file without the time (an older DiscordChatExporter) yields to one with it; ties go to the later read.
   const later = (latest: DiscordFile, f: DiscordFile) => (Number.isNaN(at(f)) ? Number.isNaN(at(latest)) : Number.isNaN(at(latest)) || at(f) >= at(latest));
-  return own.reduce((latest, f) => (later(latest, f) ? f : latest), own[0] ?? files[0]!);
+  return files.reduce((latest, f) => (later(latest, f) ? f : latest), files[0]!);
 }
