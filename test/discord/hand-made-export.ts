@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
@@ -41,4 +42,20 @@ export async function importFiles(files: Record<string, string>, discordOptions 
   const { config } = await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n${discordOptions}`);
   const report = await runImport({ config, stateDir: join(f.dir, 'state'), verify: {} }, { client: f.client });
   return { f, report, platform: await readPlatform(f.client) };
+}
+
+/** A file's text with another `exportedAt` (when DiscordChatExporter wrote it). */
+export const exportedAt = (text: string, time: string): string => JSON.stringify({ ...(JSON.parse(text) as object), exportedAt: time });
+
+/** importFiles for a test file's tests, each sandbox closed after them. */
+export function importFilesClosedAfterAll(): typeof importFiles {
+  const fixtures: ImportFixture[] = [];
+  afterAll(async () => {
+    for (const f of fixtures) await f.close();
+  });
+  return async (...args) => {
+    const imported = await importFiles(...args);
+    fixtures.push(imported.f);
+    return imported;
+  };
 }
