@@ -36,5 +36,6 @@ describe('verify after a run that has not ended', () => {
     const resumed = await runCli(['verify', path, '--state', state], chatportEnv(f));
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).not.toContain('note:');
-  });
+    // Three CLI processes through tsx: about 26 s alone on a loaded 2-core machine.
+  }, 120_000);
 });
