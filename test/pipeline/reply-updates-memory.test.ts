@@ -1,21 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapUsed } from '../helpers/heap-used.js';
 import { replyUpdates } from '../../src/pipeline/import/replies/deliver.js';
 import type { JournalEvent } from '../../src/pipeline/state/events.js';
 import { openJournal, readJournalEvents } from '../../src/pipeline/state/journal.js';
 import { RunStateFold, emptyRunState } from '../../src/pipeline/state/run-state.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapUsed = () => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-};
 
 /** 4,000 replies patched, each copy and source 5,000 characters: 40 MB of content if it were kept. */
 const UPDATES = 4000;

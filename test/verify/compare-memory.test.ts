@@ -1,16 +1,7 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { heapUsed } from '../helpers/heap-used.js';
 import { compareMessages } from '../../src/pipeline/verify/compare-messages.js';
 import { ExpectedMessages, Interner } from '../../src/pipeline/verify/message-columns.js';
-
-setFlagsFromString('--expose-gc');
-const gc = runInNewContext('gc') as () => void;
-const heapUsed = () => {
-  gc();
-  gc();
-  return process.memoryUsage().heapUsed;
-};
 
 const MISSING = 200_000;
 
