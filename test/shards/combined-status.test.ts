@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,9 @@ beforeAll(async () => {
   for (let i = 0; i < 4; i++) await mkdir(join(root, `shard-${i}-of-4`, 'runs', `01M8E00000000000000000000${i}`), { recursive: true });
   for (let i = 0; i < 3; i++) await mkdir(join(root, `shard-${i}-of-3`, 'runs', `01M8F00000000000000000000${i}`), { recursive: true });
   await mkdir(join(root, 'verify-shards-of-4'));
+  // A dry run over 5 shards after both: it sent nothing, so it is no later run.
+  await mkdir(join(root, 'shard-0-of-5', 'runs', '01M8G000000000000000000000'), { recursive: true });
+  await writeFile(join(root, 'shard-0-of-5', 'runs', '01M8G000000000000000000000', 'report.json'), '{"status":"dry-run"}');
 });
 afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -24,6 +27,7 @@ describe('shard counts under one state root', () => {
     expect(await shardCountRuns(root)).toEqual([
       { count: 3, runId: '01M8F000000000000000000002' },
       { count: 4, runId: '01M8E000000000000000000003' },
+      { count: 5, runId: '' },
     ]);
   });
 

@@ -29,6 +29,14 @@ describe('a shard count other than the unfinished run\'s', () => {
     await run(2, 3);
   });
 
+  it('a dry run over the new count neither stands for the latest run nor is refused', async () => {
+    const { config, state } = await setUpShardedRun(f, 'dry', shardedCsvs('sd-', { users: 2, channels: 4, messages: 12 }), 'count-dry');
+    const run = (index: number, count: number, mode: 'import' | 'dry-run' = 'import') => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false, mode }, { client: f.client });
+    await run(0, 4);
+    await run(0, 3, 'dry-run');
+    await expect(run(1, 3)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/split over 4 shards/) });
+  });
+
   it('an unsharded run and a sharded one of the same state folder are told apart alike', async () => {
     const { config, state } = await setUpShardedRun(f, 'unsharded', shardedCsvs('su-', { users: 2, channels: 4, messages: 12 }), 'count-unsharded');
     const whole = (c: PipelineConfig, extra = {}) => runImport({ config: c, stateDir: state, verify: false, ...extra }, { client: f.client });

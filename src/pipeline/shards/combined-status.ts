@@ -1,10 +1,11 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { emptyCounts, sumTotals, type RunReport, type StageCounts } from '../report.js';
 import { readRunStatus, type RunStatusView } from '../import/read-status.js';
 import type { StateOwner } from '../state/state-owner.js';
 import type { StageName } from '../state/events.js';
 import { shardStateDirs } from './shard-state.js';
+import { RunPaths } from '../state/run-paths.js';
 
 /** Where a sharded run stands: each shard's status, and the run seen as one. */
 export interface ShardedStatus {
@@ -61,10 +62,24 @@ export async function shardCountRuns(stateDir: string): Promise<ShardCountRun[]>
     const m = SHARD_FOLDER.exec(name);
     if (!m) continue;
     const count = Number(m[2]);
-    const runId = (await listNames(join(stateDir, name, 'runs'))).sort().at(-1) ?? '';
+    const runId = (await newestRunOf(join(stateDir, name))) ?? '';
     if (!newest.has(count) || runId > newest.get(count)!) newest.set(count, runId);
   }
   return [...newest].map(([count, runId]) => ({ count, runId })).sort((a, b) => (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0));
+}
+
+/**
+ * A state folder's newest run (its folder under `runs/`), a dry run's left out: it sends nothing and
+ * journals nothing, so it is no run of the migration (a dry run over 3 shards says nothing of the 4 the
+ * migration runs on). Undefined when there is none.
+ */
+export async function newestRunOf(stateDir: string): Promise<string | undefined> {
+  const paths = new RunPaths(stateDir);
+  for (const runId of (await listNames(join(stateDir, 'runs'))).sort().reverse()) {
+    const status = await readFile(paths.report(runId), 'utf8').then((t) => (JSON.parse(t) as { status?: unknown }).status, () => undefined);
+    if (status !== 'dry-run') return runId;
+  }
+  return undefined;
 }
 
 async function listNames(dir: string): Promise<string[]> {

@@ -1,10 +1,8 @@
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ShardSpec } from '../../config/index.js';
 import { UsageError } from '../../shared/errors.js';
 import { latestRunEnded } from '../state/journal-tail.js';
 import { RunPaths } from '../state/run-paths.js';
-import { shardCountRuns } from './combined-status.js';
+import { newestRunOf, shardCountRuns } from './combined-status.js';
 import { notStartedPhrase, shardStateDirs } from './shard-state.js';
 
 /** The newest run of one way of splitting a migration under a state root: `count` shards, or none (undefined). */
@@ -39,7 +37,7 @@ export async function refuseShardCountChange(stateRoot: string, shard: ShardSpec
 /** Every way the state root's runs were split, each with its newest run, newest first (run ids sort by start). */
 async function splitRuns(stateRoot: string): Promise<SplitRun[]> {
   const runs: SplitRun[] = (await shardCountRuns(stateRoot)).filter((r) => r.runId !== '');
-  const unsplit = (await readdir(join(stateRoot, 'runs')).catch(() => [])).sort().at(-1);
+  const unsplit = await newestRunOf(stateRoot);
   if (unsplit !== undefined) runs.push({ count: undefined, runId: unsplit });
   return runs.sort((a, b) => (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0));
 }
