@@ -81,21 +81,43 @@ describe('a message key first seen in a channel the platform holds from an earli
   });
 });
 
+/**
+ * Message 7 in channel a (shard 0), which the platform refuses, then 7 in channel c (shard 1), in one run and
+ * in two shards: one run rejects the first with its channel and imports the second; so must the shards,
+ * each verifying exact. Returns the sharded platform's bodies.
+ */
+async function refusedChannelThenKey(folder: string, users: string, channelRows: (a: string, c: string) => string, authors: [string, string]) {
+  const [a, c] = channelsOnBothShards(folder);
+  const dir = join(f.dir, folder);
+  await writeInput(dir, 'users.csv', users);
+  await writeInput(dir, 'channels.csv', `key,name,members\n${channelRows(a, c)}`);
+  await writeInput(dir, 'messages.csv', `id,channel,author,text\n7,${a},${authors[0]},in ${folder}'s refused channel\n7,${c},${authors[1]},beside ${folder}'s refused channel\n`);
+  const { config } = await writePipeline(dir, generatedPipeline(`${folder}-key`));
+  const whole = await runImport({ config, stateDir: join(dir, 'single') }, { client: single.client });
+  expect(whole.stages.messages).toMatchObject({ read: 2, imported: 1, rejected: 1 });
+  const reports: RunReport[] = [];
+  for (const index of [0, 1]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
+  expect(reports.map((r) => [r.stages.messages!.imported, r.stages.messages!.rejected])).toEqual([[0, 1], [1, 0]]);
+  expect(reports.map((r) => r.verification?.status)).toEqual(['exact', 'exact']);
+  expect((await bodies(f.client)).filter((b) => b?.includes(`${folder}'s refused`))).toEqual([`beside ${folder}'s refused channel`]);
+}
+
 describe('a message key first seen in a channel of another shard that the platform refuses for an unknown member', () => {
   it('is imported from the later record, as one run does, not rejected as imported by the other shard', async () => {
-    const [a, c] = channelsOnBothShards('g');
-    const dir = join(f.dir, 'unknown-member');
-    await writeInput(dir, 'users.csv', 'id,username,display\nu1,eve,Eve\nu2,fay,Fay\n');
-    await writeInput(dir, 'channels.csv', `key,name,members\n${a},ga,eve|ghost\n${c},gc,eve|fay\n`);
-    await writeInput(dir, 'messages.csv', `id,channel,author,text\n7,${a},eve,refused for ghost\n7,${c},fay,beside the refused channel\n`);
-    const { config } = await writePipeline(dir, generatedPipeline('unknown-member-key'));
-    const whole = await runImport({ config, stateDir: join(dir, 'single') }, { client: single.client });
-    expect(whole.stages.messages).toMatchObject({ read: 2, imported: 1, rejected: 1 });
+    await refusedChannelThenKey('unknown-member', 'id,username,display\nu1,eve,Eve\nu2,fay,Fay\n', (a, c) => `${a},ga,eve|ghost\n${c},gc,eve|fay\n`, ['eve', 'fay']);
+  });
+});
 
-    const reports: RunReport[] = [];
-    for (const index of [0, 1]) reports.push(await runImport({ config: { ...config, shard: { index, count: 2 } }, stateDir: join(dir, 'state'), verify: {} }, { client: f.client }));
-    expect(reports.map((r) => [r.stages.messages!.imported, r.stages.messages!.rejected])).toEqual([[0, 1], [1, 0]]);
-    expect(reports.map((r) => r.verification?.status)).toEqual(['exact', 'exact']);
-    expect((await bodies(f.client)).filter((b) => b === 'refused for ghost' || b === 'beside the refused channel')).toEqual(['beside the refused channel']);
+describe('a message key first seen in a channel of another shard whose name the platform holds for another pipeline\'s channel', () => {
+  it('is imported from the later record, as one run does', async () => {
+    // Another pipeline holds the name 'tname' first, on both platforms.
+    for (const [client, dir] of [[f.client, join(f.dir, 'taken-other')], [single.client, join(f.dir, 'taken-other-single')]] as const) {
+      await writeInput(dir, 'users.csv', 'id,username,display\nh1,hol,Hol\n');
+      await writeInput(dir, 'channels.csv', 'key,name,members\nz,tname,hol\n');
+      await writeInput(dir, 'messages.csv', 'id,channel,author,text\n');
+      const { config } = await writePipeline(dir, generatedPipeline('taken-name-holder'));
+      await runImport({ config, stateDir: join(dir, 'state') }, { client });
+    }
+    await refusedChannelThenKey('taken-name', 'id,username,display\nu1,tia,Tia\nu2,tom,Tom\n', (a, c) => `${a},tname,tia|tom\n${c},tc,tia|tom\n`, ['tia', 'tom']);
   });
 });

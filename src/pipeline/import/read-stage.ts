@@ -15,6 +15,7 @@ import { ForeignKeys, foreignKeyReader } from '../shards/foreign-keys.js';
 import { ForeignNames } from '../shards/foreign-names.js';
 import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
 import { sentChannelKeys } from '../shards/sent-channels.js';
+import type { RefusedChannel } from '../shards/refused-channels.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -25,11 +26,11 @@ export interface ReadStageDeps {
   /** Told the input's bytes read so far and, when every object's size is known, the total (for an ETA). */
   onInputBytes?: (read: number, total: number | undefined) => void;
   /**
-   * Sharded: whether the channels stage's checks let a channel name this user (the platform holds it, for
-   * this pipeline's user of that name). A channel refused for a member it does not know is never sent, so
-   * another shard's record in it holds no key (sent-channels.ts). Absent: every user is taken for known.
+   * Sharded: whether the channels stage's checks refuse a channel record against the platform (an unknown
+   * member, a name another record holds there). Such a channel is never sent, so it claims no name and
+   * another shard's record in it holds no key (refused-channels.ts). Absent: none is taken for refused.
    */
-  knownUser?: (name: string) => boolean;
+  refusedChannel?: RefusedChannel;
   /** Shown every batch of source records as parsed, before mapping (e.g. to see which fields the input has). */
   onSourceBatch?: (batch: readonly SourceItem[]) => void;
   /**
@@ -119,7 +120,7 @@ async function* readSourceBatches(
   const foreignKeyOf = foreign ? foreignKeyReader(stage) : undefined;
   // A channel's name may (foreign-names.ts).
   // Under last-wins, a channel record a later one of its key supersedes is never sent: it holds no name.
-  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined, deps.knownUser) : undefined;
+  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined, deps.refusedChannel) : undefined;
   // Another shard's record in a channel one run would neither send (rejected, or not in the input) nor find on
   // the platform (made by an earlier run) holds no key, as in one run.
   const sent = foreign ? await channelsSent(config, deps) : undefined;
@@ -183,7 +184,7 @@ async function channelsSent(config: PipelineConfig, deps: ReadStageDeps): Promis
   if (channels === undefined || channels.source === undefined) return undefined;
   const records: Processed[] = [];
   for await (const p of readStageRecords({ ...config, shard: undefined }, channels, readOnlyDeps(deps))) records.push(p);
-  return sentChannelKeys(records, channels.options.duplicates === 'last-wins', deps.knownUser);
+  return sentChannelKeys(records, channels.options.duplicates === 'last-wins', deps.refusedChannel);
 }
 
 /** `input` with the size and version its read found, where the store said. */
@@ -252,7 +253,7 @@ function markSuperseded(foreign: ForeignKeys, processed: Accepted, seq: number):
 
 /** What reading another stage for a look-up table needs of this read's deps (no progress callbacks). */
 function readOnlyDeps(deps: ReadStageDeps): ReadStageDeps {
-  return { ...(deps.sources ? { sources: deps.sources } : {}), ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.knownUser ? { knownUser: deps.knownUser } : {}) };
+  return { ...(deps.sources ? { sources: deps.sources } : {}), ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.refusedChannel ? { refusedChannel: deps.refusedChannel } : {}) };
 }
 
 /** How one input object of a stage is parsed (the stage reader and the pre-flight read it alike). */

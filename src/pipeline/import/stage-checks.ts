@@ -4,6 +4,7 @@ import { CHANNEL_KEY_PROPERTY, type Reason } from '../../transform/index.js';
 import { heldByAnother, holderOf, namesHeldByStrangers, type Holder } from './name-holders.js';
 import { membersKey } from './channel-ids.js';
 import { reason } from '../../transform/types.js';
+import { refusedChannelOf, type RefusedChannel } from '../shards/refused-channels.js';
 
 /** Names the platform holds, each with whose record holds it (name-holders.ts). */
 type Holders = Map<string, Holder>;
@@ -11,8 +12,8 @@ type Holders = Map<string, Holder>;
 export interface StageCheckHooks {
   crossCheck(item: Record<string, unknown>): Reason[];
   onAccepted(item: Record<string, unknown>, sourceKey: string): void;
-  /** Whether a reference to this username passes the checks (a sharded read tells refused channels by it: sent-channels.ts). */
-  knownUser(name: string): boolean;
+  /** Whether these checks refuse a channel record against the platform (a sharded read needs it: ReadStageDeps.refusedChannel). */
+  refusedChannel: RefusedChannel;
 }
 
 /**
@@ -87,6 +88,9 @@ export class StageChecks {
       return this.othersNames?.has(name) ? [this.othersUser(field, name)] : [];
     };
     const knownUser = (name: string) => this.knows(name) && !(this.othersNames?.has(name) ?? false);
+    // Sharded, a members or messages stage reads the channels stage's records again (sent-channels.ts).
+    const channelHolders = stage === 'channels' ? channels : this.client && this.config.shard && stage !== 'users' ? await this.readChannels() : undefined;
+    const refusedChannel = refusedChannelOf(knownUser, channelHolders);
     const crossCheck = (item: Record<string, unknown>): Reason[] => {
       switch (stage) {
         case 'users':
@@ -123,7 +127,7 @@ export class StageChecks {
         if (!this.directSets.has(set)) this.directSets.set(set, sourceKey);
       }
     };
-    return { crossCheck, onAccepted, knownUser };
+    return { crossCheck, onAccepted, refusedChannel };
   }
 
   /**

@@ -24,6 +24,7 @@ import { watchStageFields } from './stage-fields.js';
 import { StageChunks, importedOrphans, type StageTally } from './stage-chunks.js';
 import { DuplicateParts } from './split-parts.js';
 import { SkippedListing } from './skipped-listing.js';
+import type { RefusedChannel } from '../shards/refused-channels.js';
 
 /** How a stage's chunks reach the platform; absent in a dry run or a validation. */
 export interface ChunkUploader {
@@ -66,8 +67,8 @@ export interface StageRunContext {
   onAccepted?(item: Record<string, unknown>, sourceKey: string): void;
   /** Extra checks of an accepted item (offline cross-references); reasons turn it into a reject. */
   crossCheck?(item: Record<string, unknown>): Reason[];
-  /** The users crossCheck lets a record name (a sharded read needs them: ReadStageDeps.knownUser). */
-  knownUser?(name: string): boolean;
+  /** Whether crossCheck refuses a channel record against the platform (a sharded read needs it: ReadStageDeps.refusedChannel). */
+  refusedChannel?: RefusedChannel;
   /** Told what the report should warn of (a mapped field no record had). */
   onWarning?(warning: RunWarning): void;
   /** Users and channels: what the platform already holds of this pipeline (held-records.ts). */
@@ -88,8 +89,8 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   return new StageRun(ctx, rejects).run();
 }
 
-/** The context's knownUser, as ReadStageDeps take it (absent when the run has none). */
-const knownUserOf = (ctx: StageRunContext): { knownUser?: (name: string) => boolean } => (ctx.knownUser ? { knownUser: (name) => ctx.knownUser!(name) } : {});
+/** The context's refusedChannel, as ReadStageDeps take it (absent when the run has none). */
+const refusedChannelOf = (ctx: StageRunContext): { refusedChannel?: RefusedChannel } => (ctx.refusedChannel ? { refusedChannel: ctx.refusedChannel } : {});
 
 /** A stage an earlier attempt finished: its counts from the journal; its rejects file stays as it was written. */
 function countsOfDoneStage(ctx: StageRunContext): StageCounts {
@@ -212,7 +213,7 @@ class StageRun implements StageTally {
       runDir: ctx.paths.runDir(ctx.runId),
       ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
     });
-    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...knownUserOf(ctx) });
+    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...refusedChannelOf(ctx) });
     const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);
     this.duplicates = await openStageDuplicates(ctx.stage, readAgain, ctx.signal, ctx.logger, spillDir, () => expectedRecords(this.counts));
     return { replies, duplicates: this.duplicates };
@@ -226,7 +227,7 @@ class StageRun implements StageTally {
     };
     const onInputsRead = (listing: InputListing) => (this.inputsRead = listing);
     const onReaderWarning = (message: string) => ctx.onWarning?.({ stage: this.stage, path: 'slack', field: 'ts', message });
-    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...knownUserOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...refusedChannelOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
   }
 
   /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */

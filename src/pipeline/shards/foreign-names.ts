@@ -1,7 +1,7 @@
 import type { RecordPosition } from '../../formats/index.js';
 import { describePosition, type Accepted, type Processed, type Reason, type Rejected } from '../../transform/index.js';
 import { membersKey } from '../import/channel-ids.js';
-import { namesUnknownUser } from './unknown-users.js';
+import type { RefusedChannel } from './refused-channels.js';
 
 /** Where a channel's identity was first asked for: its source key and record. */
 interface FirstHolder {
@@ -36,10 +36,10 @@ export class ForeignNames {
      */
     private readonly lastOfKey?: ReadonlyMap<string, number>,
     /**
-     * The users the import's checks know (ReadStageDeps.knownUser): a record naming another as member or
-     * creator is refused before it is sent (stage-checks.ts), so it claims no name, nor its key.
+     * Whether the import's checks refuse a record against the platform (ReadStageDeps.refusedChannel): it is
+     * never sent (stage-checks.ts), so it claims no name, nor its key.
      */
-    private readonly knownUser?: (name: string) => boolean,
+    private readonly refusedByChecks?: RefusedChannel,
   ) {}
 
   /** Another shard's channel record, mapped, at `seq` in input order. */
@@ -63,9 +63,9 @@ export class ForeignNames {
     return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [identity.reason(first)] };
   }
 
-  /** A record the checks refuse for a user they do not know (the shard's own one is rejected by them later). */
+  /** A record the checks refuse against the platform (the shard's own one is rejected by them later). */
   private refused(processed: Processed): boolean {
-    return processed.kind === 'accepted' && namesUnknownUser(processed.item, this.knownUser);
+    return processed.kind === 'accepted' && (this.refusedByChecks?.(processed.item as Record<string, unknown>, processed.sourceKey) ?? false);
   }
 
   /**

@@ -1,20 +1,20 @@
 import type { Processed } from '../../transform/index.js';
 import { ForeignNames } from './foreign-names.js';
-import { namesUnknownUser } from './unknown-users.js';
+import type { RefusedChannel } from './refused-channels.js';
 
 /**
  * The channel keys one run's channels stage would send, from every channel record in input order (channels
- * are few): accepted by the mapping, naming only users the checks know (`knownUser`: the platform's, as
- * stage-checks.ts judges them; a channel naming another is refused and claims no name), and not losing its
+ * are few): accepted by the mapping, not refused by the checks against the platform (`refused`: an unknown
+ * member, a name another record holds there; such a channel claims no name), and not losing its
  * name or DIRECT member set to an earlier record (foreign-names.ts, as if every record were this shard's).
  * One run rejects a member or message whose channel is not sent, and such a record holds no key; a shard
  * uses this set so that another shard's record in such a channel holds none either (foreign-keys.ts).
  */
-export function sentChannelKeys(records: readonly Processed[], lastWins: boolean, knownUser?: (name: string) => boolean): Set<string> {
+export function sentChannelKeys(records: readonly Processed[], lastWins: boolean, refused?: RefusedChannel): Set<string> {
   const lastOfKey = lastWins ? new Map<string, number>() : undefined;
   if (lastOfKey) for (const [i, p] of records.entries()) if (p.kind === 'accepted') lastOfKey.set(p.sourceKey, i + 1);
-  const names = new ForeignNames(lastOfKey, knownUser);
+  const names = new ForeignNames(lastOfKey, refused);
   const sent = new Set<string>();
-  for (const [i, p] of records.entries()) if (p.kind === 'accepted' && !namesUnknownUser(p.item, knownUser) && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
+  for (const [i, p] of records.entries()) if (p.kind === 'accepted' && !(refused?.(p.item as Record<string, unknown>, p.sourceKey) ?? false) && names.check(p, i + 1).kind === 'accepted') sent.add(p.sourceKey);
   return sent;
 }

@@ -14,6 +14,7 @@ import { KeyHashSet, hash64 } from './key-set.js';
 import { ExpectedMessages, Interner, type Token } from './message-columns.js';
 import { hasChannelCopy, parentRefOf, replyKeyOf, sendsReplies } from '../import/replies/index.js';
 import { ExpectedReplies } from './expected-replies.js';
+import type { RefusedChannel } from '../shards/refused-channels.js';
 
 /**
  * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
@@ -102,8 +103,8 @@ export interface ExpectedReadDeps {
   sources: InputSourceOptions;
   rejects: RunRejects;
   signal?: AbortSignal;
-  /** A shard's verification: the users the import's checks let a channel name (ReadStageDeps.knownUser). */
-  knownUser?: (name: string) => boolean;
+  /** A shard's verification: the channels the import's checks refused against the platform (ReadStageDeps.refusedChannel). */
+  refusedChannel?: RefusedChannel;
 }
 
 /**
@@ -114,7 +115,7 @@ export interface ExpectedReadDeps {
  */
 export async function* expectedRecords(config: PipelineConfig, stage: StageConfig, deps: ExpectedReadDeps & { channelIds?: ChannelIdLookup }): AsyncGenerator<Accepted> {
   const read = () =>
-    readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(deps.knownUser ? { knownUser: deps.knownUser } : {}) });
+    readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(deps.refusedChannel ? { refusedChannel: deps.refusedChannel } : {}) });
   if (stage.options.duplicates === 'last-wins') return yield* lastRecordsOfKeys(stage, read, deps);
   const seen = new KeyHashSet();
   for await (const batch of read())

@@ -11,6 +11,7 @@ import { forOneRun, pipelineUserNamesOf, sourceUserNamesOf } from '../import/use
 import { readStageRecords } from '../import/read-stage.js';
 import { usersNamedForOthers } from './user-identity.js';
 import { holderOf, namesHeldByStrangers } from '../import/name-holders.js';
+import { refusedChannelOf, type RefusedChannel } from '../shards/refused-channels.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import type { StageName } from '../state/events.js';
 import { compareChannels, compareMembers, compareUsers, heldTwiceDifferences, matchChannels, type ExpectedChannel, type PlatformChannel, type PlatformUser, type Sourced } from './compare-records.js';
@@ -121,16 +122,17 @@ function judgedByExport(config: PipelineConfig, expected: ExpectedSource): (reco
 const workspaceOf = (key: string): string => key.slice(0, Math.max(0, key.indexOf('/')));
 
 /**
- * A shard's verification reads its source as the shard did (read-stage.ts), so it needs what the import's
- * checks knew of the users (stage-checks.ts): a name the platform holds, and not for another user than the
- * users stage's own of that name.
+ * A shard's verification reads its source as the shard did (read-stage.ts), so it needs the channels the
+ * import's checks refused against the platform (stage-checks.ts): a member no user answers to (a name the
+ * platform does not hold, or holds for another user than the users stage's own), a name another record holds.
  */
-async function knownUsersOf(config: PipelineConfig, users: readonly PlatformUser[], read: ExpectedReadDeps): Promise<(name: string) => boolean> {
+async function refusedChannelsOf(config: PipelineConfig, users: readonly PlatformUser[], channels: readonly PlatformChannel[], read: ExpectedReadDeps): Promise<RefusedChannel> {
   const holders = new Map(users.map((u) => [u.name, holderOf(u.properties, config.id)]));
   const hasUsersStage = config.stages.some((s) => s.stage === 'users');
   const sourceNames = hasUsersStage ? await sourceUserNamesOf(config, (stage) => readStageRecords(config, stage, read)) : new Map<string, string>();
   const strangers = namesHeldByStrangers(sourceNames, (name) => holders.get(name), config.matchedUsers?.byKey);
-  return (name) => holders.has(name) && !strangers.has(name);
+  const channelHolders = new Map(channels.filter((c) => c.type !== 'DIRECT').map((c) => [c.name, holderOf(c.properties, config.id)]));
+  return refusedChannelOf((name) => holders.has(name) && !strangers.has(name), channelHolders);
 }
 
 /** How long verification waits for its messages export job: `--job-timeout`, else 1 h. */
@@ -157,7 +159,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   // `ref: user` names each key by the user the platform holds for it, as the import did (user-names.ts).
   config.platformUserNames ??= pipelineUserNamesOf(users, config.id);
   const read: ExpectedReadDeps = { sources: sourceOptionsOf(config, deps.signal), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
-  if (config.shard) read.knownUser = await knownUsersOf(config, users, read);
+  if (config.shard) read.refusedChannel = await refusedChannelsOf(config, users, allChannels, read);
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';
   const sample = options.sample === 'auto' ? AUTO_CONTENT_SAMPLE : (options.sample ?? 0);
