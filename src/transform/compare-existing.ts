@@ -73,7 +73,7 @@ export function compareWithPlatform(stage: ComparedStage, sourceItem: Record<str
       const source = withoutIdentity(item.properties);
       const platform = withoutIdentity(held.properties ?? {});
       const propertiesPatch = mergePatchBetween(platform, source);
-      if (Object.keys(propertiesPatch).length > 0 && Object.keys(mergePatchBetween(withoutReplyCount(platform), withoutReplyCount(source))).length > 0) {
+      if (Object.keys(propertiesPatch).length > 0 && Object.keys(mergePatchBetween(withoutPlacementFacts(platform), withoutPlacementFacts(source))).length > 0) {
         differences.push({ field, platform, source });
         patch.properties = propertiesPatch;
       }
@@ -124,17 +124,21 @@ export function mergePatchBetween(current: Record<string, unknown>, target: Reco
 const isNullMember = (value: unknown): boolean => value === null || value === undefined;
 
 /**
- * Properties without a thread root's count of replies (`source.thread.replyCount`, as an export gives it),
- * which grows whenever a later export adds replies: the message itself is the same, so that alone is no change
- * to list, patch or verify (else every thread that grew would be "changed" on every nightly run). With another
- * change it is patched along.
+ * Properties without the thread facts that say where a message stands in its export rather than what it is:
+ * a root's count of replies (`source.thread.replyCount`), which grows whenever a later export adds replies, and
+ * Slack's `rootMissing`, which a later export (a later day file that may hold the root) can drop, the reply
+ * then being sent as an orphan and found where it stands. The message is the same, so these alone are no
+ * change to list, patch or verify (else they would be "changed" on every nightly run of a re-made export);
+ * with another change they are patched along.
  */
-export function withoutReplyCount(properties: Record<string, unknown>): Record<string, unknown> {
+export function withoutPlacementFacts(properties: Record<string, unknown>): Record<string, unknown> {
   const source = properties.source;
-  if (!isPlainObject(source) || !isPlainObject(source.thread) || !Object.hasOwn(source.thread, 'replyCount')) return properties;
-  const { replyCount: _count, ...thread } = source.thread;
+  if (!isPlainObject(source) || !isPlainObject(source.thread) || !PLACEMENT_FACTS.some((fact) => Object.hasOwn(source.thread as object, fact))) return properties;
+  const { replyCount: _count, rootMissing: _missing, ...thread } = source.thread;
   return { ...properties, source: { ...source, thread } };
 }
+
+const PLACEMENT_FACTS = ['replyCount', 'rootMissing'];
 
 function withoutIdentity(properties: unknown): Record<string, unknown> {
   if (!isPlainObject(properties)) return {};

@@ -29,4 +29,4 @@ export { PositionIndex, describePosition } from './position-index.js';
 export { SpillingKeyTable } from './spilling-key-table.js';
 export { SourceDuplicates, DUPLICATES_MODES } from './source-duplicates.js';
 export type { DuplicatesMode, DuplicateLine, DuplicateVerdict } from './source-duplicates.js';
-export { channelDisplayName, compareWithPlatform, comparedFieldsOf, fixedFieldDifferences, mergePatchBetween, withoutReplyCount, COMPARED_FIELDS, FIXED_FIELDS, type ComparedStage, type Comparison, type FieldDifference } from './compare-existing.js';
+export { channelDisplayName, compareWithPlatform, comparedFieldsOf, fixedFieldDifferences, mergePatchBetween, withoutPlacementFacts, COMPARED_FIELDS, FIXED_FIELDS, type ComparedStage, type Comparison, type FieldDifference } from './compare-existing.js';

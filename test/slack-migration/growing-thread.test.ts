@@ -45,3 +45,30 @@ describe('a Slack thread that grew between two exports', () => {
     expect((await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).map((m) => m.body)).toEqual(['the root']);
   });
 });
+
+/**
+ * A reply whose root is not in the export, in the export's last day file, is marked rootMissing and imported in
+ * its place; the next export, with a later day file, may hold its root (UTC+14), so the reply is sent as an
+ * orphan and found there. Before, its placement fact differing alone counted it changed, not applied.
+ */
+describe('a Slack reply without its root, last in one export and not in the next', () => {
+  it('is found in its channel as it is, not counted changed', async () => {
+    const files = (more: Record<string, unknown[]> = {}) => ({
+      'users.json': [{ id: 'U1', team_id: 'TM', name: 'rm-ana' }],
+      'channels.json': [{ id: 'C1', name: 'rm', members: ['U1'] }],
+      'rm/2020-09-15.json': [msg('1600170000.000100', 'd15'), msg('1600190000.000100', 'lost root reply', { thread_ts: '1600180000.000100' })],
+      ...more,
+    });
+    const dir = join(f.dir, 'rm');
+    await mkdir(dir);
+    const run = async (exportFiles: Record<string, unknown>) => {
+      const root = await writeExportFolder('chatport-slack-rm-', exportFiles);
+      const { config } = await writePipeline(dir, `name: rm\nslack:\n  export: ${root}\n`);
+      return runImport({ config, stateDir: join(dir, 'state'), verify: { sample: 10 } }, { client: f.client });
+    };
+    expect((await run(files())).stages.messages).toMatchObject({ read: 2, imported: 2, orphans: 1 });
+    const again = await run(files({ 'rm/2020-09-16.json': [msg('1600300000.000100', 'd16')] }));
+    expect(again.stages.messages).toMatchObject({ read: 3, imported: 3, skipped: 0, changed: 0, orphans: 1, orphansHeld: 1 });
+    expect(again.verification).toMatchObject({ status: 'exact', sample: { picked: 3 } });
+  });
+});

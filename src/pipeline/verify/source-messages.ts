@@ -1,6 +1,6 @@
 import type { Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
-import { withoutReplyCount, type ChannelIdLookup } from '../../transform/index.js';
+import { withoutPlacementFacts, type ChannelIdLookup } from '../../transform/index.js';
 import { ownProperties } from './compare-records.js';
 import { expectedRecords, type ExpectedReadDeps } from './expected-source.js';
 import type { SourcePosition } from './types.js';
@@ -68,6 +68,6 @@ export function messageContentDifferences(source: SourceMessage['item'], platfor
   if ((source.body ?? undefined) !== platform.body) fields.push('body');
   if ((source.groupTag ?? undefined) !== platform.groupTag) fields.push('groupTag');
   const props = source.properties;
-  if (!samePatchedValue(withoutReplyCount(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined)), withoutReplyCount(ownProperties(platform.properties)))) fields.push('properties');
+  if (!samePatchedValue(withoutPlacementFacts(ownProperties(props && typeof props === 'object' ? (props as Record<string, unknown>) : undefined)), withoutPlacementFacts(ownProperties(platform.properties)))) fields.push('properties');
   return fields;
 }
