@@ -15,14 +15,14 @@ afterAll(() => f.close());
 const ROOT = '1600100000.000100';
 const msg = (ts: string, text: unknown, more: Record<string, unknown> = {}) => ({ type: 'message', ts, user: 'U1', text, ...more });
 
-async function migrate(name: string, rootMore: Record<string, unknown>, slackOptions = '') {
+async function migrate(name: string, rootMore: Record<string, unknown>, slackOptions = '', broadcastText = 'said in both') {
   const root = await writeExportFolder(`chatport-slack-${name}-`, {
     'users.json': [{ id: 'U1', team_id: 'TR', name: `${name}-ana` }],
     'channels.json': [{ id: 'C1', name, members: ['U1'] }],
     [`${name}/2020-09-14.json`]: [
       msg(ROOT, 'the root', { thread_ts: ROOT, reply_count: 2, ...rootMore }),
       msg('1600100010.000100', 'plain reply', { thread_ts: ROOT }),
-      msg('1600100020.000100', 'said in both', { subtype: 'thread_broadcast', thread_ts: ROOT }),
+      msg('1600100020.000100', broadcastText, { subtype: 'thread_broadcast', thread_ts: ROOT }),
       msg('1600100030.000100', 'after it'),
     ],
     [`${name}/2020-09-15.json`]: [msg('1600200000.000100', 'next day')],
@@ -53,6 +53,14 @@ describe('a Slack broadcast reply whose root is not imported', () => {
     expect(listed).toContain('its channel copy');
     expect(again.stages.messages).toMatchObject({ read: 6, imported: 4, duplicates: 1, rejected: 1 });
     expect(again.verification).toMatchObject({ status: 'exact', stages: { messages: { expected: 4, verified: 4 } } });
+  });
+
+  it('a long one, split: each part is a duplicate of its copy part, named by that part\'s key', async () => {
+    const long = `${'word '.repeat(5000)}\n${'more '.repeat(5000)}`;
+    const { report, listed } = await migrate('bcr-split', { text: 5 }, '', long);
+    expect(report.stages.messages).toMatchObject({ read: 8, imported: 5, duplicates: 2, rejected: 1 });
+    expect(listed).toContain('TR/C1/1600100020.000100/broadcast/part2');
+    expect(listed).not.toContain('part2/broadcast');
   });
 
   it('root a skipped system message: the same', async () => {

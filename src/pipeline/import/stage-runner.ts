@@ -319,7 +319,9 @@ class StageRun implements StageTally {
   private async settleBroadcastReply(reply: SpooledReply): Promise<void> {
     this.counts.pending--;
     const { position } = reply;
-    const message = `a reply also sent to the channel whose thread root is not on the platform: its channel copy (the ${JSON.stringify(`${reply.sourceKey ?? reply.key}/broadcast`)} record at the same position) stands for it at its time, so it is not sent again as an orphan`;
+    // The copy's key is the reply's with /broadcast before a part suffix (src/transform/slack/keys.ts).
+    const copyKey = (reply.sourceKey ?? reply.key).replace(/(\/part\d+)?$/, '/broadcast$1');
+    const message = `a reply also sent to the channel whose thread root is not on the platform: its channel copy (the ${JSON.stringify(copyKey)} record at the same position) stands for it at its time, so it is not sent again as an orphan`;
     const line: DuplicateLine = { kind: 'duplicate', file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, sourceKey: reply.sourceKey ?? reply.key, of: position, message };
     this.counts.duplicates++;
     await this.listDuplicate(line);
