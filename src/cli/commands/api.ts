@@ -36,7 +36,8 @@ export function registerApi(program: Command, ctx: CliContext): void {
     .option('--paginate', 'follow the pages (offset or cursor) and print the items of every page as one JSON array')
     .option('--json', 'compact output: one line of JSON, or with --paginate one item per line (NDJSON)')
     .action(async (method: string, path: string, options: ApiCommandOptions) => {
-      const spec = await buildApiCall(parseMethod(method), path, options, () => readStdin(process.stdin));
+      // The command's signal on every call: SIGTERM or Ctrl-C also stops a retry's wait (exit 143/130).
+      const spec = { ...(await buildApiCall(parseMethod(method), path, options, () => readStdin(process.stdin))), signal: ctx.signal };
       const client = openClient(options, ctx);
       try {
         if (options.paginate) await printPages(client, spec, options.json === true, ctx);
