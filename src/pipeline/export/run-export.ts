@@ -101,6 +101,8 @@ function withCleanupOf(error: unknown, stop: unknown): unknown {
 
 /** Starts every export, then waits for all; the first failure stops the other waits. */
 async function startAndWaitForJobs(opts: NormalizedExportOptions, deps: Deps, signal: AbortSignal | undefined): Promise<FinishedJob[]> {
+  // A stop that came while the output was checked has fired already: the listener below would never hear it.
+  signal?.throwIfAborted();
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onAbort, { once: true });
