@@ -13,15 +13,17 @@ export interface RunTarget {
 const PIPELINE_FILE = /\.ya?ml$/i;
 
 /**
- * `<pipeline.yaml> [run]` or `--state <dir> [run]`: the state folder is --state, or the pipeline file's
+ * `<pipeline.yaml> [run]`, `--state <dir> [run]` or both: the state folder is --state, or the pipeline file's
  * `state` (default .chatport/<name>); the other argument names a run (its id, or the id's unique start).
  */
 export async function runTarget(args: readonly string[], state: string | undefined, ctx: CliContext): Promise<RunTarget> {
-  const [first, second] = args;
   if (state !== undefined) {
+    // `<pipeline.yaml> --state <dir>`, as import and status take them: --state names the pipeline's folder.
+    const [first, second] = PIPELINE_FILE.test(args[0] ?? '') ? args.slice(1) : args;
     if (second !== undefined) throw new UsageError(`with --state, name at most a run (got "${first}" and "${second}")`);
     return first !== undefined ? { stateDir: state, runId: first } : { stateDir: state };
   }
+  const [first, second] = args;
   if (first === undefined || !PIPELINE_FILE.test(first)) throw new UsageError('name the pipeline file (chatport runs list pipeline.yaml) or the state folder (--state <dir>)');
   const config = await loadPipelineFile(first, ctx.env, ctx.logger, 'ignore');
   return second !== undefined ? { stateDir: config.state, runId: second } : { stateDir: config.state };
