@@ -175,6 +175,7 @@ class CsvRecords implements PlainCsvLineSource {
         message: row.message,
         expected: 'quotes only around a whole field, doubled inside it',
         raw: clipRaw(row.raw),
+        alone: true,
         ...(row.fieldNumber <= this.names.length ? { field: this.names[row.fieldNumber - 1]! } : {}),
       },
       position: { file: this.file, line, index: this.index++ },

@@ -67,7 +67,7 @@ function parseElements(texts: readonly string[], file: string, firstIndex: numbe
       parsed = parseJsonNoting(text, bigIntegers, decimals);
     } catch (error) {
       if (mayHoldSeveralElements(text)) return { items, error };
-      items.push({ unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per array element', raw: clipRaw(text) }, position: { file, index } });
+      items.push({ unparseable: { message: `not valid JSON: ${(error as Error).message}`, expected: 'one JSON object per array element', raw: clipRaw(text), alone: true }, position: { file, index } });
       continue;
     }
     items.push(elementItem(index, parsed, file, text));

@@ -39,6 +39,12 @@ export interface UnparseableRecord {
     field?: string;
     /** What was found, when the record as a whole says less: that field's text, unreadable bytes shown as U+FFFD. */
     foundText?: string;
+    /**
+     * The fault is this record's own (a stray quote, one array element that is not JSON): the records around
+     * it were read right, so it says nothing of a wrong format or encoding, and the pre-flight lets it pass
+     * to be rejected like any later record.
+     */
+    alone?: true;
   };
   position: RecordPosition;
 }

@@ -98,6 +98,21 @@ describe('pre-flight: every input exists and parses before anything is sent', ()
     expect(error.message.match(/expected 3 fields/g)).toHaveLength(1);
   });
 
+  it('a first record broken alone (a stray quote in CSV, one bad JSON array element) is rejected like any later one, and the rest is imported', async () => {
+    // Only the format or encoding being wrong stops a run before it sends: these records are each one bad row.
+    const csvUsers = 'id,username,display\nu0,pfalone-user0,Cy "Q" Oh\nu1,pfalone-user1,User 1\nu2,pfalone-user2,User 2\n';
+    const dir = join(f.dir, 'pfalone');
+    await writeInput(dir, 'users.csv', csvUsers);
+    await writeInput(dir, 'channels.csv', 'key,name,members\nc0,pfalone-chan-0,pfalone-user1|pfalone-user2\n');
+    await writeInput(dir, 'messages.json', `[{"id":"m0","channel":"c0","author":"pfalone-user1","text":"a",},${JSON.stringify({ id: 'm1', channel: 'c0', author: 'pfalone-user1', text: 'b' })}]`);
+    const { config } = await writePipeline(dir, generatedPipelineYaml({ name: 'pfalone', options: 'chunkRecords: 250', messagesSource: '{ path: "messages.json", format: json }' }));
+    const report = await runImport({ config, stateDir: join(dir, 'state'), maxRejects: 10, verify: false }, { client: f.client });
+    const { users, messages } = report.stages;
+    expect([users?.read, users?.imported, users?.rejected]).toEqual([3, 2, 1]);
+    expect([messages?.read, messages?.imported, messages?.rejected]).toEqual([2, 1, 1]);
+    expect((await usersNamed('pfalone-')).sort()).toEqual(['pfalone-user1', 'pfalone-user2']);
+  });
+
   it('a bad gzip header stops the run with exit 65 naming the file, before anything is sent', async () => {
     const bad = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0xff]), Buffer.from('not a gzip stream at all, only its magic bytes')]);
     const { dir, config } = await setUp('pfgzip', 'messages.ndjson.gz', { 'messages.ndjson.gz': bad });

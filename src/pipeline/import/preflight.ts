@@ -16,7 +16,8 @@ import { parseOptionsOf } from './read-stage.js';
  * Steps, per stage: list every location (a path, glob or S3 prefix listing nothing is INPUT_MISSING, exit
  * 66, naming the pattern), then open every object and parse its first batch (a bad gzip header, a file the
  * format cannot read, or a first record that does not parse is DATA_INVALID, exit 65, naming file and
- * line). Only the first batch of each object is read: the rest is found when the stage reads it.
+ * line; not a record broken alone, such as a stray quote, which the stage rejects as it would any later one).
+ * Only the first batch of each object is read: the rest is found when the stage reads it.
  * Returns what each file stage's locations listed (input-listing.ts), for the journal and a resume's check.
  */
 export async function preflightInputs(config: PipelineConfig, sources: InputSourceOptions, signal?: AbortSignal): Promise<Map<StageName, InputListing>> {
@@ -60,7 +61,7 @@ async function checkFirstRecords(stage: StageConfig, input: InputObject, othersH
   } finally {
     await batches.return?.(undefined).catch(() => undefined);
   }
-  if (first && isUnparseable(first)) {
+  if (first && isUnparseable(first) && first.unparseable.alone !== true) {
     const hint = whatToDo(first.unparseable);
     // A message that names what it expected already ("expected 3 fields …, found 4") does not say it twice.
     const { message, expected } = first.unparseable;
