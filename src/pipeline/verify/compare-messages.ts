@@ -1,7 +1,7 @@
 import { align, forEachColumn, forEachMatch, type AlignOptions, type EditOp } from './align.js';
 import { closestPairs } from './closest-pairs.js';
 import { TokenExtras, type Loose } from './token-extras.js';
-import { grownTo } from '../../shared/typed-arrays.js';
+import { Uint32List } from '../../shared/typed-arrays.js';
 import { ExpectedMessages, PlatformMessages, sameToken, type Interner } from './message-columns.js';
 import type { DifferenceKind } from './types.js';
 import { appendAll } from '../../shared/append-all.js';
@@ -154,7 +154,7 @@ function regionsOf(channelKey: string, ops: Iterable<EditOp>, e: ExpectedMessage
     else ranges.push([lo, hi]);
   }
   return ranges.map(([lo, hi]) => {
-    const ordinals = new Positions();
+    const ordinals = new Uint32List();
     const platformIds: bigint[] = [];
     let matchedInside = 0;
     for (let c = lo; c <= hi; c++) {
@@ -166,25 +166,10 @@ function regionsOf(channelKey: string, ops: Iterable<EditOp>, e: ExpectedMessage
   });
 }
 
-/** Whole numbers below 2^32 gathered into a Uint32Array, 4 bytes each (a number[] takes 8, an object 40 or more). */
-class Positions {
-  private items = new Uint32Array(16);
-  private count = 0;
-
-  push(value: number): void {
-    if (this.count === this.items.length) this.items = grownTo(this.items, this.count * 2);
-    this.items[this.count++] = value;
-  }
-
-  done(): Uint32Array {
-    return this.items.slice(0, this.count);
-  }
-}
-
 /** Splits an edit script into hunks: edits with no aligned pair between them (positions in each side, in order). */
 export function hunksOf(ops: Iterable<EditOp>): Array<{ dels: Uint32Array; inss: Uint32Array }> {
   const hunks: Array<{ dels: Uint32Array; inss: Uint32Array }> = [];
-  let current: { dels: Positions; inss: Positions } | undefined;
+  let current: { dels: Uint32List; inss: Uint32List } | undefined;
   const close = () => current && hunks.push({ dels: current.dels.done(), inss: current.inss.done() });
   let i = 0;
   let j = 0;
@@ -192,7 +177,7 @@ export function hunksOf(ops: Iterable<EditOp>): Array<{ dels: Uint32Array; inss:
     const gap = op.op === 'del' ? op.i - i : op.j - j;
     if (gap > 0 || !current) {
       close();
-      current = { dels: new Positions(), inss: new Positions() };
+      current = { dels: new Uint32List(), inss: new Uint32List() };
     }
     i += gap;
     j += gap;

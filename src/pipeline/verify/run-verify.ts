@@ -19,7 +19,7 @@ import { RunRejects, expectedChannelIds, readExpected, type ExpectedReadDeps, ty
 import { readExportedMessages, readMemberships, readPlatformChannels, readPlatformUsers, startMessagesExport, type PlatformReadDeps } from './platform-side.js';
 import type { Difference, StageVerification, VerificationSummary } from './types.js';
 import { verifyMessages } from './verify-messages.js';
-import { compareReplyContent, settleThreads, verifyThreads, type NameReplies, type Stray, type ThreadsVerification } from './verify-threads.js';
+import { compareReplyContent, noPendingFindings, settleThreads, verifyThreads, type NameReplies, type Stray, type ThreadsVerification } from './verify-threads.js';
 import { keyHashText } from './expected-replies.js';
 import { replyKeyOf } from '../import/replies/index.js';
 import { MessageIdSet } from './key-set.js';
@@ -208,7 +208,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
     if (messagesStage && exportJob) {
       const channelKeyById = new Map<string, string>([...channelsByKey(matched)].map(([key, c]) => [c.id, key]));
       const messagesRead = { ...read, channelIds: expectedChannelIds(expected, platformChannelIds) };
-      const nameReplies: NameReplies = (ordinals) => readMessagesAt(config, messagesStage, ordinals, messagesRead);
+      const nameReplies: NameReplies = (ordinals, streamed) => readMessagesAt(config, messagesStage, ordinals, messagesRead, streamed);
       const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
       const repliesHeld = new RepliesOnPlatform();
       const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds, repliesHeld);
@@ -235,7 +235,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
         if (key === undefined) result.differences.push(difference);
         else inChannels.push({ keyHash: keyHashText(key), message, thread: `channel ${difference.channelKey!}`, channelKey: difference.channelKey!, inChannel: true, extra: difference });
       }
-      await settleThreads(threads, [...unexpected.strays, ...inChannels], expected.replies, nameReplies, { missing: result.movable.missing, keyOf: (item) => keyOf(item.properties) });
+      await settleThreads(threads, [...unexpected.strays, ...inChannels], expected.replies, nameReplies, { missing: result.movable.missing, keyOf: (item) => keyOf(item.properties) }, (d) => sink.add(d));
       contentChecked = result.contentChecked + threads.contentChecked;
       record('messages', expected.messageCount - (threads.standInCopies ?? 0), { differences: [...result.differences, ...threads.differences], verified: result.verified + threads.verified });
     }
@@ -295,7 +295,7 @@ async function checkThreads(
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
   const replies = expected.replies;
-  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], orphanRoots: new Map(), rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
+  if (replies.count === 0) return { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], orphanRoots: new Map(), rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: noPendingFindings(0) };
   // Replies to replies are expected in the thread their chain starts from, as the import sends them.
   const threadRoots = replies.threadRoots();
   const wanted = new Map<string, Set<string>>();

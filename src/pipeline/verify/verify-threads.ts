@@ -8,9 +8,10 @@ import { where } from './describe.js';
 import { keyHashText, type ExpectedReplies } from './expected-replies.js';
 import { MessageIdSet } from './key-set.js';
 import type { Interner } from './message-columns.js';
-import { messageContentDifferences, type SourceMessage } from './source-messages.js';
+import { messageContentDifferences, type SourceMessage, type StreamedOrdinals } from './source-messages.js';
 import type { Difference } from './types.js';
 import { appendAll } from '../../shared/append-all.js';
+import { Uint32List } from '../../shared/typed-arrays.js';
 
 /**
  * Reply threads (docs/threads.md): each root's thread must hold exactly the source's replies to it, in
@@ -40,8 +41,11 @@ export interface ThreadsVerification {
   pending: PendingThreadFindings;
 }
 
-/** The source records at these ordinals (source-messages.ts readMessagesAt): read only when a reply differs. */
-export type NameReplies = (ordinals: ReadonlySet<number>) => Promise<ReadonlyMap<number, SourceMessage>>;
+/**
+ * The source records at these ordinals (source-messages.ts readMessagesAt): read only when a reply differs.
+ * `streamed`: records handed over one by one as the read passes them, not kept.
+ */
+export type NameReplies = (ordinals: ReadonlySet<number>, streamed?: StreamedOrdinals) => Promise<ReadonlyMap<number, SourceMessage>>;
 
 export interface ReplyFinding {
   kind: 'missing' | 'out-of-order' | 'changed' | 'misplaced';
@@ -74,6 +78,19 @@ export interface PendingThreadFindings {
   findings: ReplyFinding[];
   checks: ContentCheck[];
   strays: Stray[];
+  /**
+   * Replies missing in their thread: a byte a source reply (1: missing; empty when none is), named as the
+   * second read passes them (settleThreads) unless one turns out moved. Before, each was a finding object,
+   * then a Difference, all held until the end: an import stopped before its replies held millions.
+   */
+  missing: Uint8Array;
+  /** Each reply's thread root (ExpectedReplies.threadRoots): its thread, in words. */
+  roots: Int32Array;
+}
+
+/** Pending findings of none yet. */
+export function noPendingFindings(replies: number, roots: Int32Array = new Int32Array(0)): PendingThreadFindings {
+  return { findings: [], checks: [], strays: [], missing: new Uint8Array(replies), roots };
 }
 
 /** A reply the platform holds where the source puts it, whose whole content is compared with its source record. */
@@ -108,8 +125,8 @@ export async function verifyThreads(
   content: ReplyContent,
   signal?: AbortSignal,
 ): Promise<ThreadsVerification> {
-  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], orphanRoots: new Map(), rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: { findings: [], checks: [], strays: [] } };
-  const { findings, checks, strays } = out.pending;
+  const out: ThreadsVerification = { differences: [], verified: 0, contentChecked: 0, replyIds: new MessageIdSet(), orphans: [], orphanRoots: new Map(), rootThreads: { threads: new Set(), heldByChannel: new Map() }, pending: noPendingFindings(replies.count, roots) };
+  const { findings, checks, strays, missing } = out.pending;
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
   // A reply on a ring of replies has no root: an orphan (expected-replies.ts threadRoots).
   for (let i = 0; i < replies.count; i++) if (roots[i]! < 0) out.orphans.push(i);
@@ -124,7 +141,7 @@ export async function verifyThreads(
     }
     countRootThread(out.rootThreads, String(thread), channelKey, held.length);
     for (const r of held) out.replyIds.add(r.id);
-    out.verified += compareThread({ parent, channelKey, replies, group, held, content }, { findings, checks, strays, differences: out.differences });
+    out.verified += compareThread({ parent, channelKey, replies, group, held, content }, { findings, checks, strays, missing, differences: out.differences });
   }
   return out;
 }
@@ -135,15 +152,23 @@ export async function verifyThreads(
  * and missing messages (`channel`): a reply missing in its thread that another thread, or its channel,
  * holds was moved there; a channel message missing in its channel that a thread holds was moved there.
  */
-export async function settleThreads(threads: ThreadsVerification, strays: readonly Stray[], replies: ExpectedReplies, nameReplies: NameReplies, channel: ChannelMoves = { missing: [], keyOf: () => undefined }): Promise<void> {
-  const { findings, checks } = threads.pending;
-  const unclaimed = pairMoves(findings, [...threads.pending.strays, ...strays], replies);
+export async function settleThreads(
+  threads: ThreadsVerification,
+  strays: readonly Stray[],
+  replies: ExpectedReplies,
+  nameReplies: NameReplies,
+  channel: ChannelMoves = { missing: [], keyOf: () => undefined },
+  /** Where each reply missing from its thread goes as it is named (the difference sink); else `differences`. */
+  emit: (difference: Difference) => void = (d) => threads.differences.push(d),
+): Promise<void> {
+  const { findings, checks, missing, roots } = threads.pending;
+  const unclaimed = pairMoves(threads.pending, [...threads.pending.strays, ...strays], replies);
   appendAll(threads.differences, pairIntoThreads(channel, unclaimed).map((s) => s.extra));
-  const described = await describeReplyFindings(findings, checks, replies, nameReplies);
+  const described = await describeReplyFindings(findings, checks, replies, nameReplies, { missing, roots, emit });
   appendAll(threads.differences, described.differences);
   threads.verified -= described.changedOnCheck;
   threads.contentChecked += checks.length;
-  threads.pending = { findings: [], checks: [], strays: [] };
+  threads.pending = noPendingFindings(0);
 }
 
 /** Channel messages missing in their channel (already differences), and a source record's reply key. */
@@ -220,6 +245,7 @@ interface ThreadFindings {
   findings: ReplyFinding[];
   checks: ContentCheck[];
   strays: Stray[];
+  missing: Uint8Array;
   differences: Difference[];
 }
 
@@ -242,7 +268,7 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
   const found: Array<{ reply: number; at: number }> = [];
   for (const reply of group) {
     const at = firstAt.get(replies.keyHashOf(reply));
-    if (at === undefined) out.findings.push({ kind: 'missing', reply, place });
+    if (at === undefined) out.missing[reply] = 1;
     else found.push({ reply, at });
   }
   const inOrder = longestIncreasing(found.map((f) => f.at));
@@ -271,21 +297,22 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
  * `misplaced`, as a message in another channel is (its content is compared when it is named: a changed one is
  * missing and extra after all). Answers the strays no missing reply claims.
  */
-function pairMoves(findings: ReplyFinding[], strays: readonly Stray[], replies: ExpectedReplies): Stray[] {
+function pairMoves(pending: PendingThreadFindings, strays: readonly Stray[], replies: ExpectedReplies): Stray[] {
   const byKey = new Map<string, Stray[]>();
   for (const stray of strays) {
     const list = byKey.get(stray.keyHash);
     if (list) list.push(stray);
     else byKey.set(stray.keyHash, [stray]);
   }
-  for (const f of findings) {
-    if (f.kind !== 'missing') continue;
-    const stray = byKey.get(replies.keyHashOf(f.reply))?.shift();
-    if (stray === undefined) continue;
-    f.kind = 'misplaced';
-    f.moved = stray;
-    f.platformId = String(stray.message.id);
-  }
+  if (byKey.size === 0) return [];
+  // Thread by thread, as they were compared: a moved reply changed on the way leaves an extra, in that order.
+  for (const { replies: group } of replies.byParent(pending.roots))
+    for (const reply of group) {
+      const stray = pending.missing[reply] ? byKey.get(replies.keyHashOf(reply))?.shift() : undefined;
+      if (stray === undefined) continue;
+      pending.missing[reply] = 0;
+      pending.findings.push({ kind: 'misplaced', reply, place: threadOf(replies, pending.roots, reply), moved: stray, platformId: String(stray.message.id) });
+    }
   return [...byKey.values()].flat();
 }
 
@@ -332,9 +359,31 @@ export function compareReplyContent(replies: ExpectedReplies, content: ReplyCont
  * The findings named by their source records, and the queued replies compared in full (one second read of
  * the source for both). `changedOnCheck`: queued replies that differ, counted verified until now.
  */
-export async function describeReplyFindings(findings: readonly ReplyFinding[], checks: readonly ContentCheck[], replies: ExpectedReplies, nameReplies: NameReplies): Promise<{ differences: Difference[]; changedOnCheck: number }> {
-  if (findings.length === 0 && checks.length === 0) return { differences: [], changedOnCheck: 0 };
-  const source = await nameReplies(new Set([...findings, ...checks].map((f) => replies.ordinal[f.reply]!)));
+export async function describeReplyFindings(
+  findings: readonly ReplyFinding[],
+  checks: readonly ContentCheck[],
+  replies: ExpectedReplies,
+  nameReplies: NameReplies,
+  passing: { missing: Uint8Array; roots: Int32Array; emit: (difference: Difference) => void },
+): Promise<{ differences: Difference[]; changedOnCheck: number }> {
+  const missing = new Uint32List();
+  passing.missing.forEach((flag, reply) => flag && missing.push(reply));
+  const passed = missing.done();
+  if (findings.length === 0 && checks.length === 0 && passed.length === 0) return { differences: [], changedOnCheck: 0 };
+  // Reply indexes follow the source's order: their ordinals ascend as the read wants them.
+  const named = new Uint8Array(passed.length);
+  const nameMissing = (at: number, src: SourceMessage | undefined) => passing.emit(describe({ kind: 'missing', reply: passed[at]!, place: threadOf(replies, passing.roots, passed[at]!) }, src, replies));
+  const streamed: StreamedOrdinals = {
+    ordinals: passed.map((reply) => replies.ordinal[reply]!),
+    visit: (at, src) => {
+      named[at] = 1;
+      nameMissing(at, src);
+      return false;
+    },
+  };
+  const source = await nameReplies(new Set([...findings, ...checks].map((f) => replies.ordinal[f.reply]!)), streamed);
+  // A record the second read did not find (the source changed since) is named without it, as before.
+  named.forEach((done, at) => done || nameMissing(at, undefined));
   const differences = findings.flatMap((f) => {
     const src = source.get(replies.ordinal[f.reply]!);
     // A move keeps the content; one changed on the way is missing here and extra there.
@@ -350,6 +399,11 @@ export async function describeReplyFindings(findings: readonly ReplyFinding[], c
     differences.push(describe({ kind: 'changed', reply: check.reply, place: check.place, platformId: String(check.message.id), fields }, src, replies));
   }
   return { differences, changedOnCheck };
+}
+
+/** The thread a reply belongs in, in words. */
+function threadOf(replies: ExpectedReplies, roots: Int32Array, reply: number): string {
+  return `the reply thread of ${replies.parents.name(roots[reply]!)}`;
 }
 
 function describe(f: ReplyFinding, src: SourceMessage | undefined, replies: ExpectedReplies): Difference {
