@@ -1,6 +1,5 @@
 import { int64 } from '../../shared/int64.js';
-import { messageRefOf } from '../import/replies/index.js';
-import { CHANNEL_KEY_PROPERTY } from '../../transform/index.js';
+import { messageRefOf, replyKeyOf } from '../import/replies/index.js';
 import type { ChatportClient, Message } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { ChannelIdLookup } from '../../transform/index.js';
@@ -83,6 +82,8 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   if (!byContent) for (const f of comparison.findings()) if (f.kind === 'missing' && !isOrphan(f.ordinal!)) passing.add(f.ordinal!, f.channelKey);
   const extraContent = new Set(platform.flat().map((m) => contentKey(m.type, m.user?.name, m.body)));
   // A record whose key a region's message carries is read in full too: that one may be its second copy (SecondCopies).
+  // A message's own key: `chatportKey`, or an export's `source.id` (and part).
+  const keyOf = (properties: unknown) => replyKeyOf(input.stage, properties);
   const extraKeys = new Set(platform.flat().map((m) => keyOf(m.properties)));
   const candidates = new Set<number>();
   const named = (src: SourceMessage, channelKey: string) => {
@@ -117,7 +118,7 @@ export async function verifyMessages(input: MessagesVerifyInput): Promise<Messag
   let copies: SecondCopies | undefined;
   if (byContent) {
     const regions = contentRegions(comparison.regions, platform, source, inRegions);
-    copies = new SecondCopies(regions);
+    copies = new SecondCopies(regions, keyOf);
     const classified = classifyContentRegions(regions);
     findings = classified.findings;
     verified += classified.verified - comparison.regions.reduce((n, r) => n + r.matchedInside, 0);
@@ -224,14 +225,17 @@ class SecondCopies {
   private readonly sources = new Map<string, SourceMessage>();
   private readonly held = new Map<string, string[]>();
 
-  constructor(regions: readonly ContentRegion[]) {
+  constructor(
+    regions: readonly ContentRegion[],
+    private readonly keyOf: (properties: unknown) => string | undefined,
+  ) {
     for (const region of regions) {
       for (const { message } of region.source) {
-        const key = keyOf(message.item.properties);
+        const key = this.keyOf(message.item.properties);
         if (key !== undefined) this.sources.set(key, message);
       }
       for (const message of region.platform) {
-        const key = keyOf(message.properties);
+        const key = this.keyOf(message.properties);
         if (key !== undefined) this.held.set(key, [...(this.held.get(key) ?? []), String(message.id)]);
       }
     }
@@ -239,18 +243,13 @@ class SecondCopies {
 
   /** Rewords the extra's sentence when it is a second copy. */
   name(extra: Difference, message: Message): void {
-    const key = keyOf(message.properties);
+    const key = this.keyOf(message.properties);
     const src = key === undefined ? undefined : this.sources.get(key);
     const original = key === undefined ? undefined : this.held.get(key)?.find((id) => id !== extra.platformId);
     if (src === undefined || original === undefined) return;
     extra.message = `message ${extra.platformId} in channel ${extra.channelKey} is a second copy of message ${src.sourceKey} (${where(src.position)}), held as message ${original}`;
   }
 }
-
-const keyOf = (properties: unknown): string | undefined => {
-  const key = (properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
-  return typeof key === 'string' ? key : undefined;
-};
 
 /**
  * How a reply expected in its channel (its thread's root is not on the platform) is named when it is not
