@@ -12,7 +12,8 @@ export const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
  * Reads the multipart part `file` of an import request (other parts are ignored): its bytes, streamed
- * through busboy and bounded.
+ * through busboy and bounded. A second part `file` is a 400: importing one and dropping the other would
+ * lose its records without a word.
  */
 export async function readImportBytes(ctx: Ctx, maxBytes = MAX_IMPORT_FILE_BYTES): Promise<Buffer> {
   const type = ctx.req.headers['content-type'] ?? '';
@@ -20,15 +21,18 @@ export async function readImportBytes(ctx: Ctx, maxBytes = MAX_IMPORT_FILE_BYTES
     throw clientError(`expected multipart/form-data with a part 'file', got content-type '${type || 'none'}'`);
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 30 } });
+    parser = busboy({ headers: ctx.req.headers, limits: { fileSize: maxBytes, fields: 20, parts: 30 } });
   } catch (error) {
     throw clientError(`malformed multipart request: ${(error as Error).message}`);
   }
   const bytes = await new Promise<Buffer | undefined>((resolve, reject) => {
     let file: Buffer | undefined;
     let failure: Error | undefined;
+    let fileParts = 0;
     parser.on('file', (name, stream) => {
-      if (name !== 'file') {
+      if (name === 'file') fileParts += 1;
+      if (name !== 'file' || fileParts > 1) {
+        if (fileParts > 1) failure ??= clientError(`the multipart request must hold one part named 'file', got more`);
         stream.on('error', () => {});
         stream.resume();
         return;

@@ -204,6 +204,23 @@ describe('malformed uploads answer 400 ClientError at once', () => {
     expect(json.status).toBe(400);
     expect(json.json).toEqual(clientError);
   });
+
+  it('takes exactly one part named file: a second is a 400, not silently dropped; another file part is ignored', async () => {
+    const send = async (parts: [string, unknown][]) => {
+      const form = new FormData();
+      for (const [name, items] of parts) form.append(name, new Blob([JSON.stringify(items)]), `${name}.json`);
+      return toReply(await fetch(`${t.url}/imports/users`, { method: 'POST', headers: { authorization: `Bearer ${t.token}` }, body: form }));
+    };
+    const two = await send([['file', [user('twofirst')]], ['file', [user('twosecond')]]]);
+    expect(two.status).toBe(400);
+    expect(two.json).toEqual(clientError);
+    expect((await t.call('/users?name=twofirst')).json.page.totalElements).toBe(0);
+    const otherFirst = await send([['attachment', [user('ignored')]], ['file', [user('otherfirst')]]]);
+    expect(otherFirst.status).toBe(202);
+    expect((await t.waitJob(otherFirst.json.id)).state).toBe('FINISHED');
+    expect((await t.call('/users?name=otherfirst')).json.page.totalElements).toBe(1);
+    expect((await t.call('/users?name=ignored')).json.page.totalElements).toBe(0);
+  });
 });
 
 /** A sandbox whose log lines are kept, and the warning that failed a job. */
