@@ -51,20 +51,25 @@ export class HostedFiles {
     return info && meta ? { stream: createReadStream(path), size: info.size, ...meta } : undefined;
   }
 
-  /** Reads a multipart form with one part `file` (streamed to disk, at most maxBytes) and its text parts. */
+  /**
+   * Reads a multipart form with one part `file` (streamed to disk, at most maxBytes) and its text parts.
+   * A second part `file` is a 400: sending one and dropping the other would lose it without a word.
+   */
   async readForm(ctx: Ctx, maxBytes = MAX_HOSTED_FILE_BYTES): Promise<FileForm> {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: ctx.req.headers, limits: { files: 1, fileSize: maxBytes, fields: 20, parts: 30 } });
+      parser = busboy({ headers: ctx.req.headers, limits: { fileSize: maxBytes, fields: 20, parts: 30 } });
     } catch (error) {
       throw clientError(`malformed multipart request: ${(error as Error).message}`);
     }
     const fields: Record<string, string> = {};
     let saving: Promise<HostedFile | undefined> = Promise.resolve(undefined);
     let tooLarge = false;
+    let fileParts = 0;
     parser.on('field', (name, value) => (fields[name] = value));
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file') {
+      if (name === 'file') fileParts += 1;
+      if (name !== 'file' || fileParts > 1) {
         stream.resume();
         return;
       }
@@ -87,9 +92,10 @@ export class HostedFiles {
       ctx.req.pipe(parser);
     });
     const file = await saving;
-    if (tooLarge) {
+    if (tooLarge || fileParts > 1) {
       if (file) await unlink(join(this.dir, file.token)).catch(() => undefined);
-      throw statusError(413, `the part 'file' is larger than ${maxBytes} bytes`);
+      if (tooLarge) throw statusError(413, `the part 'file' is larger than ${maxBytes} bytes`);
+      throw clientError(`the multipart request must hold one part named 'file', got ${fileParts}`);
     }
     if (!file) throw clientError(`the multipart request has no part named 'file'`);
     await writeFile(join(this.dir, `${file.token}.json`), JSON.stringify({ name: file.name, contentType: file.contentType }));

@@ -232,4 +232,21 @@ describe('file messages (multipart, decisions.md "Enumerations")', () => {
     expect((await sendForm('/channels/1/messages', form({ file: new Blob(['x']), properties: '[1]' }))).status).toBe(400);
     expect((await sendForm('/channels/1/messages', form({ file: new Blob(['x']), username: 'ghost' }))).status).toBe(400);
   });
+
+  it('takes exactly one part named file: a second is a 400 and sends nothing; another file part is ignored', async () => {
+    const before = (await t.call('/channels/1/messages?size=100')).json._embedded.messages.length;
+    const two = new FormData();
+    two.append('file', new Blob(['first']), 'first.txt');
+    two.append('file', new Blob(['second']), 'second.txt');
+    const refused = await sendForm('/channels/1/messages', two);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({ error: 'ClientError', message: expect.any(String), timestamp: expect.any(String) });
+    expect((await t.call('/channels/1/messages?size=100')).json._embedded.messages).toHaveLength(before);
+    const otherFirst = new FormData();
+    otherFirst.append('attachment', new Blob(['ignored']), 'ignored.txt');
+    otherFirst.append('file', new Blob(['kept']), 'kept.txt');
+    const sent = await sendForm('/channels/1/messages', otherFirst);
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as Body).file).toMatchObject({ name: 'kept.txt', size: 4 });
+  });
 });
