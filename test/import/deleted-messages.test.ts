@@ -57,4 +57,16 @@ describe('a message imported, then deleted on the platform, in a later run of th
     expect(differences[0]!.message).toMatch(new RegExp(`is not in channel c0: deleted on the platform after run ${first.runId} imported it \\(idempotency key ${key}\\)`));
     expect(exitCodeForReport(report)).toBe(2);
   });
+
+  it('insert (no key on the platform: every record is sent again): once verification finds it deleted, the report counts it skipped, not imported, and lists it', async () => {
+    const { first, report, uploads, key } = await importedThenDeleted('del-recount', 'insert');
+    expect(uploads).toBe(1);
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, skipped: 1, deleted: 1 });
+    expect(report.totals).toMatchObject({ balanced: true, imported: 4, skipped: 1 });
+    const saved = JSON.parse(await readFile(join(report.runDir, 'report.json'), 'utf8')) as RunReport;
+    expect(saved.stages.messages).toMatchObject({ imported: 2, skipped: 1, deleted: 1 });
+    const listed = await skippedLines(report.runDir, 'messages');
+    expect(listed).toEqual([expect.objectContaining({ line: 3, rule: -1 })]);
+    expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it (idempotency key ${key})`);
+  });
 });

@@ -23,11 +23,19 @@ export class DeletedSinceImports {
   private readonly keyOf: (sourceKey: string) => string;
   private readonly wanted = new Set<string>();
   private readonly found = new Map<string, string>();
+  /** Keys the run being verified (`sentBy`) sent and its jobs FINISHED: the platform skipped them. */
+  private readonly sentAgain = new Set<string>();
   private explained = 0;
+  /**
+   * The missing messages the run being verified sent again and counted imported (an insert stage without
+   * `thread:` sends every record; the platform skipped these): its report counts them skipped instead.
+   */
+  readonly resent: Difference[] = [];
 
   constructor(
     pipelineId: string,
     private readonly stateDirs: readonly string[],
+    private readonly sentBy?: string,
   ) {
     this.keyOf = idempotencyKeysOf(pipelineId, 'messages');
   }
@@ -43,7 +51,9 @@ export class DeletedSinceImports {
     for (const dir of this.stateDirs) {
       await forEachEarlierImport(new RunPaths(dir), 'messages', undefined, (item, runId) => {
         const key = item.idempotencyKey;
-        if (typeof key === 'string' && this.wanted.has(key) && !this.found.has(key)) this.found.set(key, runId);
+        if (typeof key !== 'string' || !this.wanted.has(key)) return;
+        if (!this.found.has(key)) this.found.set(key, runId);
+        else if (runId === this.sentBy) this.sentAgain.add(key);
       });
     }
     this.explained = this.found.size;
@@ -56,12 +66,19 @@ export class DeletedSinceImports {
     const idempotencyKey = this.keyOf(difference.sourceKey!);
     const runId = this.found.get(idempotencyKey);
     if (runId === undefined) return difference;
-    return {
+    const explained = {
       ...difference,
       deletedSinceImport: { runId, idempotencyKey },
-      message: `${difference.message}: deleted on the platform after run ${runId} imported it (idempotency key ${idempotencyKey}); the platform skips a key it has taken, so no run imports it again under that key`,
+      message: `${difference.message}: ${deletedSinceImportReason(runId, idempotencyKey)}`,
     };
+    if (this.sentAgain.has(idempotencyKey)) this.resent.push(explained);
+    return explained;
   }
+}
+
+/** Why a message a run imported is not on the platform now (a missing message's difference, a recounted record's skip line). */
+export function deletedSinceImportReason(runId: string, idempotencyKey: string): string {
+  return `deleted on the platform after run ${runId} imported it (idempotency key ${idempotencyKey}); the platform skips a key it has taken, so no run imports it again under that key`;
 }
 
 const isMissingMessage = (d: Difference): boolean => d.kind === 'missing' && d.stage === 'messages' && d.sourceKey !== undefined;

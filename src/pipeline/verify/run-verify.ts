@@ -48,6 +48,8 @@ export interface VerifyOptions {
    * platform since (deleted-since-import.ts). None: a missing message is said missing, no more.
    */
   stateDirs?: string[];
+  /** The import run being verified (import --verify): the missing messages it sent again are returned as `resent`. */
+  runId?: string;
   /** Folder (a run folder) for verify.json and verify-differences.ndjson; nothing is written without it. */
   outDir?: string;
   /**
@@ -87,6 +89,8 @@ export interface VerifyResult {
   allDifferences(): Iterable<Difference>;
   /** Removes the temp differences file of a verification without `outDir` (nothing otherwise). */
   close(): Promise<void>;
+  /** With `runId`: the missing messages that run sent again, the platform skipping their taken keys (deleted-since-import.ts). */
+  resent: Difference[];
 }
 
 /** Differences kept in memory for the console, verify.json and VerifyResult; the rest are in the differences file only. */
@@ -169,7 +173,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const judged = judgedByExport(config, expected);
 
   const sink = new DifferenceSink(options.differencesBudgetBytes);
-  const deleted = options.stateDirs && options.stateDirs.length > 0 ? new DeletedSinceImports(config.id, options.stateDirs) : undefined;
+  const deleted = options.stateDirs && options.stateDirs.length > 0 ? new DeletedSinceImports(config.id, options.stateDirs, options.runId) : undefined;
   if (deleted) sink.onAdd = (d) => deleted.note(d);
   try {
     return await compareAll();
@@ -270,6 +274,7 @@ async function writeDifferences(summary: VerificationSummary, sink: DifferenceSi
   return {
     summary,
     differences: kept,
+    resent: deleted?.resent ?? [],
     allDifferences: () => (all === undefined ? kept : readDifferencesFile(all)),
     close: async () => {
       if (temp !== undefined) await rm(temp, { recursive: true, force: true });

@@ -1,7 +1,11 @@
+import { appendFile, mkdir } from 'node:fs/promises';
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
-import { reportedError, type RunReport } from '../report.js';
+import { reportedError, sumTotals, type RunReport } from '../report.js';
+import { deletedSinceImportReason } from './deleted-since-import.js';
+import type { SkippedLine } from '../import/skipped-listing.js';
+import type { Difference } from './types.js';
 import { writeFileAtomic } from '../state/atomic-file.js';
 import { RunPaths } from '../state/run-paths.js';
 import { findLatestRun, verificationScope } from './latest-run.js';
@@ -24,12 +28,13 @@ export async function verifyImportRun(
   let failure: unknown;
   try {
     const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
-    const { summary, close } = await runVerify(
-      { config, rejectsFiles, channelIdFiles: [new RunPaths(input.stateDir).channelIds(report.runId)], stateDirs: [input.stateDir], outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
+    const { summary, close, resent } = await runVerify(
+      { config, rejectsFiles, channelIdFiles: [new RunPaths(input.stateDir).channelIds(report.runId)], stateDirs: [input.stateDir], runId: report.runId, outDir: report.runDir, ...(input.sample !== undefined ? { sample: input.sample } : {}), ...exportWaitOf(input.exportTimeoutMs) },
       { client: input.client, logger: input.logger, ...(input.signal ? { signal: input.signal } : {}) },
     );
     await close();
     report.verification = summary;
+    await recountResent(report, new RunPaths(input.stateDir), resent);
     input.logger.info({ status: summary.status, counts: summary.counts }, 'verification finished');
   } catch (error) {
     failure = error;
@@ -38,6 +43,29 @@ export async function verifyImportRun(
   }
   await writeFileAtomic(reportFile, `${JSON.stringify(report, null, 2)}\n`);
   return failure;
+}
+
+/**
+ * Messages this run sent again and counted imported (an insert stage without `thread:` sends every record
+ * and cannot see which the platform still holds) that verification found deleted on the platform after an
+ * earlier run imported them: the platform skipped their taken keys, so the report counts them skipped
+ * (breakdown `deleted`) and lists them, as a run that compares messages does before sending (held-settle.ts).
+ */
+async function recountResent(report: RunReport, paths: RunPaths, resent: readonly Difference[]): Promise<void> {
+  const messages = report.stages.messages;
+  if (resent.length === 0 || messages === undefined) return;
+  messages.imported -= resent.length;
+  messages.skipped += resent.length;
+  messages.deleted = (messages.deleted ?? 0) + resent.length;
+  report.totals = sumTotals(report.stages);
+  // Appended: the stage's own skipped records are listed there already.
+  const lines = resent.map(({ position, deletedSinceImport: d }): SkippedLine => ({
+    stage: 'messages', file: position!.file, ...(position!.line === undefined ? {} : { line: position!.line }), index: position!.index, rule: -1,
+    because: deletedSinceImportReason(d!.runId, d!.idempotencyKey),
+  }));
+  await mkdir(paths.skippedDir(report.runId), { recursive: true });
+  await appendFile(paths.stageSkipped(report.runId, 'messages'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  report.skippedDir = paths.skippedDir(report.runId);
 }
 
 /** A trial's verification compares what verificationScope says (latest-run.ts); any other run, its input and rejects. */
