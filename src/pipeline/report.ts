@@ -31,8 +31,8 @@ export interface StageCounts {
   /** Users only, of `skipped`: source users matched to a platform user that already existed (`onExisting: match`). */
   matched?: number;
   /**
-   * Messages only, of `skipped`: imported by an earlier run and deleted on the platform since; the platform
-   * skips their used idempotency keys, so they are not sent (listed in skipped/messages.ndjson).
+   * Of `skipped`: imported by an earlier run and deleted on the platform since; the platform skips their
+   * used idempotency keys, so they are not sent (listed in skipped/<stage>.ndjson).
    */
   deleted?: number;
   /** Messages, of `imported`: replies in their root's reply thread (docs/threads.md). */
@@ -182,8 +182,9 @@ export function formatReportTable(report: RunReport, width?: number): string {
   }
   const matched = report.stages.users?.matched;
   if (matched) tail.push(`users: ${matched} matched to users the platform already had (not created; counted in skipped; their records use the platform user)`);
+  for (const [stage, counts] of Object.entries(report.stages))
+    if (counts.deleted) tail.push(`${stage}: ${counts.deleted} imported by an earlier run and deleted on the platform since (the platform skips their keys; counted in skipped, each listed with its key in skipped/${stage}.ndjson)`);
   const m = report.stages.messages;
-  if (m?.deleted) tail.push(`messages: ${m.deleted} imported by an earlier run and deleted on the platform since (the platform skips their keys; counted in skipped, each listed with its key in skipped/messages.ndjson)`);
   if (m?.replies || m?.orphans) tail.push(formatRepliesLine(m));
   for (const w of report.warnings ?? []) tail.push(`warning: ${w.message}`);
   if (report.totals.duplicates > 0) tail.push(`duplicates (not sent: another record has their key): ${report.runDir}/duplicates/`);

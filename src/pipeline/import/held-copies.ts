@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { deletedSinceImported } from '../state/earlier-imports.js';
 import { join } from 'node:path';
 import type { Int64 } from '../../shared/int64.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
@@ -50,8 +51,8 @@ export interface HeldCopies {
   parts(record: Accepted, key: string, claimed: ReadonlySet<string>): FollowedParts | undefined;
   foreignDirect(key: string): ForeignDirect | undefined;
   /**
-   * Messages: the run of this state folder that imported the record of this idempotency key into a held
-   * channel that no longer holds it (deleted on the platform since), or undefined.
+   * The run of this state folder that imported the record of this idempotency key, which the platform no
+   * longer holds (deleted there since; a message: in a held channel), or undefined.
    */
   deletedSince?(idempotencyKey: string): string | undefined;
   close(): void;
@@ -74,7 +75,15 @@ export async function openSnapshotCopies(input: HeldRecordsInput, stage: 'users'
     await writeFileAtomic(file, stringifyJson(snapshot));
   }
   const { records, foreignDirect } = snapshot;
-  return { find: (key) => records[key], elsewhere: () => undefined, parts: () => undefined, foreignDirect: (key) => foreignDirect[key], close: () => undefined };
+  // This pipeline's records an earlier run imported that the platform no longer holds: deleted there since.
+  const deleted = await deletedSinceImported(input.paths, input.runId, stage, (item) => {
+    const key = (item.properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
+    return typeof key === 'string' && records[key] === undefined;
+  });
+  return {
+    find: (key) => records[key], elsewhere: () => undefined, parts: () => undefined, foreignDirect: (key) => foreignDirect[key],
+    deletedSince: (idempotencyKey) => deleted.get(idempotencyKey), close: () => undefined,
+  };
 }
 
 async function usersSnapshot({ client, config, signal }: HeldRecordsInput): Promise<Snapshot> {

@@ -7,7 +7,7 @@ import { readChannelsSnapshot, type FollowedParts, type HeldCopies, type HeldEls
 import { openHeldMessages, type HeldCopy, type HeldMessages } from './held-messages.js';
 import type { HeldRecordsInput } from './held-records.js';
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
-import { forEachEarlierImport } from '../state/earlier-imports.js';
+import { deletedSinceImported } from '../state/earlier-imports.js';
 import { heldPartsOf } from './split-parts.js';
 
 /**
@@ -25,7 +25,7 @@ export async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCo
     memoryKeys: input.heldKeysInMemory,
     ...(acrossChannels ? { otherKeyOf: messageKeyOf } : {}),
   });
-  const deleted = await deletedSinceImported(input, channels, messages);
+  const deleted = await deletedSinceHeld(input, channels, messages);
   return {
     find: (key) => messages.find(key),
     elsewhere: (key) => movedCopyOf(messages, channels, key),
@@ -36,22 +36,13 @@ export async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCo
   };
 }
 
-/**
- * The messages an earlier run of this state folder imported into a held channel whose key that channel no
- * longer holds: deleted on the platform since. Idempotency key → the run that imported it (the earliest).
- * The platform keeps a used key (decisions.md): sent again, such a message is skipped and nothing is
- * created, so the run must not count it imported. Only these are kept in memory.
- */
-async function deletedSinceImported({ paths, runId, stage }: HeldRecordsInput, channels: ReadonlyMap<string, string>, messages: HeldMessages): Promise<Map<string, string>> {
-  const deleted = new Map<string, string>();
-  await forEachEarlierImport(paths, 'messages', runId, (item, run) => {
+/** Messages an earlier run imported into a held channel whose key that channel no longer holds. */
+function deletedSinceHeld({ paths, runId, stage }: HeldRecordsInput, channels: ReadonlyMap<string, string>, messages: HeldMessages): Promise<Map<string, string>> {
+  return deletedSinceImported(paths, runId, 'messages', (item) => {
     const channelId = String(item.channelId);
     const key = channels.has(channelId) ? replyKeyOf(stage, item.properties) : undefined;
-    const idempotencyKey = item.idempotencyKey;
-    if (key === undefined || typeof idempotencyKey !== 'string' || deleted.has(idempotencyKey)) return;
-    if (!messages.holds(heldKeyOf(channelId, key))) deleted.set(idempotencyKey, run);
+    return key !== undefined && !messages.holds(heldKeyOf(channelId, key));
   });
-  return deleted;
 }
 
 /**

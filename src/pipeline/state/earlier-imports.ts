@@ -49,6 +49,21 @@ export async function forEachEarlierImport(
   }
 }
 
+/**
+ * The records of a stage that an earlier run of the state folder imported and that are `gone` from the
+ * platform now (deleted there since): idempotency key → the run that imported it (the earliest). The
+ * platform keeps a used key (decisions.md): sent again, such a record is skipped and nothing is created,
+ * so a run must not count it imported. Only these are kept in memory.
+ */
+export async function deletedSinceImported(paths: RunPaths, runId: string, stage: StageName, gone: (item: Record<string, unknown>) => boolean): Promise<Map<string, string>> {
+  const deleted = new Map<string, string>();
+  await forEachEarlierImport(paths, stage, runId, (item, run) => {
+    const idempotencyKey = item.idempotencyKey;
+    if (typeof idempotencyKey === 'string' && !deleted.has(idempotencyKey) && gone(item)) deleted.set(idempotencyKey, run);
+  });
+  return deleted;
+}
+
 async function readChunk(file: string): Promise<unknown[]> {
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return [];

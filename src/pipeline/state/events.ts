@@ -87,7 +87,7 @@ export interface UnsentCounts {
   updated?: number;
   changed?: number;
   duplicates?: number;
-  /** Messages, of skipped: imported by an earlier run and deleted on the platform since (held-settle.ts). */
+  /** Of skipped: imported by an earlier run and deleted on the platform since (held-settle.ts). */
   deleted?: number;
 }
 

@@ -70,3 +70,28 @@ describe('a message imported, then deleted on the platform, in a later run of th
     expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it (idempotency key ${key})`);
   });
 });
+
+describe('a user or channel imported, then deleted on the platform, in a later run of the same import', () => {
+  it('is skipped, not sent, and listed with the run that imported it (before: sent, skipped by the platform, counted imported)', async () => {
+    const p = 'del-user';
+    const dir = join(f.dir, p);
+    await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\nu1,${p}-ben\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\nc1,${p}-random,${p}-ann\n`);
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text,tag\n');
+    const { config } = await writePipeline(dir, messagesPipeline(p, 'insert'));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state }, { client: f.client });
+    const ben = (await all(f.client.users.list({ pageSize: 100 }))).find((u) => u.name === `${p}-ben`)!;
+    const random = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-random`)!;
+    await f.client.records.deleteUser(ben.id);
+    await f.client.records.deleteChannel(random.id);
+    const second = await runImport({ config, stateDir: state }, { client: f.client });
+    expect(second.stages.users).toMatchObject({ read: 2, imported: 1, skipped: 1, deleted: 1 });
+    expect(second.stages.channels).toMatchObject({ read: 2, imported: 1, skipped: 1, deleted: 1 });
+    for (const stage of ['users', 'channels']) {
+      const listed = await skippedLines(second.runDir, stage);
+      expect(listed).toEqual([expect.objectContaining({ line: 3, rule: -1 })]);
+      expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it`);
+    }
+  });
+});
