@@ -277,8 +277,10 @@ describe('a correction no update can apply', () => {
     const corrected = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
     expect(corrected.stages.channels).toMatchObject({ read: 2, imported: 1, updated: 0, rejected: 1 });
     expect(corrected.stages.messages).toMatchObject({ read: 2, imported: 1, updated: 0, rejected: 1, jobs: { submitted: 0 } });
-    const rejects = (await readFile(join(corrected.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string; found: string }> });
+    const rejects = (await readFile(join(corrected.runDir, 'rejects.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { key: string; reasons: Array<{ field: string; found: string; message: string }> });
     expect(rejects.map((r) => [r.key, r.reasons.map((x) => [x.field, x.found])])).toEqual([['c0', [['type', '"PRIVATE"']]], ['m0', [['user', '"upf-bob"']]]]);
+    // Deleting it on the platform and importing it again would create nothing: the platform keeps its key taken.
+    for (const r of rejects) expect(r.reasons[0]!.message).toMatch(/keep it in the source, or give the record another source key \(deleted on the platform, it keeps its idempotency key taken: imported again under it, nothing is created\)$/);
     const general = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === 'upf-general')!;
     expect(general.type).toBe('PUBLIC');
   });

@@ -30,7 +30,7 @@ export function fixedFieldReason(stage: ComparedStage, id: Int64, { field, platf
     field,
     expected: `the ${field} the platform's ${what} ${id} has (${stringifyJson(platform)}): an update cannot change it`,
     found: stringifyJson(source),
-    message: `${field}: the platform holds ${what} ${id} with ${field} ${stringifyJson(platform)}, and no update changes a ${what}'s ${field}; keep it in the source, or delete the ${what} on the platform and import it again`,
+    message: `${field}: the platform holds ${what} ${id} with ${field} ${stringifyJson(platform)}, and no update changes a ${what}'s ${field}; keep it in the source, or give the record another source key (deleted on the platform, it keeps its idempotency key taken: imported again under it, nothing is created)`,
   };
 }
 
