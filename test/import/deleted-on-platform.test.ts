@@ -95,3 +95,31 @@ describe('a user or channel imported, then deleted on the platform, in a later r
     }
   });
 });
+
+describe('a member a members stage imported, then removed on the platform, in a later run', () => {
+  it('verification says it was removed after the run that imported it, the run exits 2, and the report counts it skipped, not imported', async () => {
+    const p = 'del-member';
+    const dir = join(f.dir, p);
+    await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\nu1,${p}-ben\n`);
+    await writeInput(dir, 'channels.csv', `key,name\nc0,${p}-general\n`);
+    await writeInput(dir, 'members.csv', `channel,user\nc0,${p}-ann\nc0,${p}-ben\n`);
+    const { config } = await writePipeline(dir, `name: ${p}
+stages:
+  users: { source: { path: users.csv }, key: id, mapping: { name: username, displayName: username, isGuest: { const: false } } }
+  channels: { source: { path: channels.csv }, key: key, mapping: { type: { const: PUBLIC }, name: name, members: { const: [] } } }
+  members: { source: { path: members.csv }, key: [channel, user], channel: channel, mapping: { username: user } }
+`);
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    const general = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-general`)!;
+    const ben = (await all(f.client.users.list({ pageSize: 100 }))).find((u) => u.name === `${p}-ben`)!;
+    await f.client.records.removeMember(general.id, ben.id);
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(second.stages.members).toMatchObject({ read: 2, imported: 1, skipped: 1, deleted: 1 });
+    expect(second.verification).toMatchObject({ counts: { missing: 1 }, deletedSinceImport: 1 });
+    expect(exitCodeForReport(second)).toBe(2);
+    const listed = await skippedLines(second.runDir, 'members');
+    expect(listed).toEqual([expect.objectContaining({ line: 3, rule: -1 })]);
+    expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it`);
+  });
+});

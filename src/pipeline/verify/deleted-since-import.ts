@@ -20,7 +20,7 @@ export interface DeletedSinceImport {
  * (`lookUp`), and the sorted differences are reworded as they are written (`explain`).
  */
 export class DeletedSinceImports {
-  private readonly keyOf: (sourceKey: string) => string;
+  private readonly keyOfs: Record<ExplainedStage, (sourceKey: string) => string>;
   private readonly wanted = new Set<string>();
   private readonly found = new Map<string, string>();
   /** Keys the run being verified (`sentBy`) sent and its jobs FINISHED: the platform skipped them. */
@@ -37,24 +37,33 @@ export class DeletedSinceImports {
     private readonly stateDirs: readonly string[],
     private readonly sentBy?: string,
   ) {
-    this.keyOf = idempotencyKeysOf(pipelineId, 'messages');
+    this.keyOfs = { messages: idempotencyKeysOf(pipelineId, 'messages'), members: idempotencyKeysOf(pipelineId, 'members') };
   }
 
   note(difference: Difference): void {
-    if (!isMissingMessage(difference) || this.wanted.size >= MOST_LOOKED_UP) return;
-    this.wanted.add(this.keyOf(difference.sourceKey!));
+    if (!isMissingImported(difference) || this.wanted.size >= MOST_LOOKED_UP) return;
+    this.wanted.add(this.keyOf(difference));
+    this.stages.add(difference.stage as ExplainedStage);
+  }
+
+  private readonly stages = new Set<ExplainedStage>();
+
+  private keyOf(difference: Difference): string {
+    return this.keyOfs[difference.stage as ExplainedStage](difference.sourceKey!);
   }
 
   /** Reads every run's imported messages for the noted keys; returns how many are explained so. */
   async lookUp(): Promise<number> {
     if (this.wanted.size === 0) return 0;
     for (const dir of this.stateDirs) {
-      await forEachEarlierImport(new RunPaths(dir), 'messages', undefined, (item, runId) => {
-        const key = item.idempotencyKey;
-        if (typeof key !== 'string' || !this.wanted.has(key)) return;
-        if (!this.found.has(key)) this.found.set(key, runId);
-        else if (runId === this.sentBy) this.sentAgain.add(key);
-      });
+      for (const stage of this.stages) {
+        await forEachEarlierImport(new RunPaths(dir), stage, undefined, (item, runId) => {
+          const key = item.idempotencyKey;
+          if (typeof key !== 'string' || !this.wanted.has(key)) return;
+          if (!this.found.has(key)) this.found.set(key, runId);
+          else if (runId === this.sentBy) this.sentAgain.add(key);
+        });
+      }
     }
     this.explained = this.found.size;
     return this.explained;
@@ -62,8 +71,8 @@ export class DeletedSinceImports {
 
   /** The difference, reworded when a run imported its message (a copy: the sink's own is left as it was). */
   explain(difference: Difference): Difference {
-    if (this.explained === 0 || !isMissingMessage(difference)) return difference;
-    const idempotencyKey = this.keyOf(difference.sourceKey!);
+    if (this.explained === 0 || !isMissingImported(difference)) return difference;
+    const idempotencyKey = this.keyOf(difference);
     const runId = this.found.get(idempotencyKey);
     if (runId === undefined) return difference;
     const explained = {
@@ -81,4 +90,8 @@ export function deletedSinceImportReason(runId: string, idempotencyKey: string):
   return `deleted on the platform after run ${runId} imported it (idempotency key ${idempotencyKey}); the platform skips a key it has taken, so no run imports it again under that key`;
 }
 
-const isMissingMessage = (d: Difference): boolean => d.kind === 'missing' && d.stage === 'messages' && d.sourceKey !== undefined;
+/** The stages whose missing records are looked up: those whose records are sent again by every insert run. */
+type ExplainedStage = 'messages' | 'members';
+
+/** A missing message, or member of a members stage (its source key is the stage's: a channel stage's members have none of their own). */
+const isMissingImported = (d: Difference): boolean => d.kind === 'missing' && (d.stage === 'messages' || d.stage === 'members') && d.sourceKey !== undefined;

@@ -61,7 +61,7 @@ export interface VerificationSummary {
   /** Messages whose whole content (body, properties) was read back and compared (`--sample` plus pinned ones). */
   contentChecked: number;
   /**
-   * Of the missing messages: those a run of the state folder imported, deleted on the platform since (the
+   * Of the missing messages and members-stage members: those a run of the state folder imported, deleted on the platform since (the
    * platform skips their taken keys, so no run brings them back). Absent when none.
    */
   deletedSinceImport?: number;

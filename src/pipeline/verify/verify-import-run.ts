@@ -52,20 +52,23 @@ export async function verifyImportRun(
  * (breakdown `deleted`) and lists them, as a run that compares messages does before sending (held-settle.ts).
  */
 async function recountResent(report: RunReport, paths: RunPaths, resent: readonly Difference[]): Promise<void> {
-  const messages = report.stages.messages;
-  if (resent.length === 0 || messages === undefined) return;
-  messages.imported -= resent.length;
-  messages.skipped += resent.length;
-  messages.deleted = (messages.deleted ?? 0) + resent.length;
+  for (const stage of ['members', 'messages'] as const) {
+    const records = resent.filter((d) => d.stage === stage);
+    const counts = report.stages[stage];
+    if (records.length === 0 || counts === undefined) continue;
+    counts.imported -= records.length;
+    counts.skipped += records.length;
+    counts.deleted = (counts.deleted ?? 0) + records.length;
+    // Appended: the stage's own skipped records are listed there already.
+    const lines = records.map(({ position, deletedSinceImport: d }): SkippedLine => ({
+      stage, file: position!.file, ...(position!.line === undefined ? {} : { line: position!.line }), index: position!.index, rule: -1,
+      because: deletedSinceImportReason(d!.runId, d!.idempotencyKey),
+    }));
+    await mkdir(paths.skippedDir(report.runId), { recursive: true });
+    await appendFile(paths.stageSkipped(report.runId, stage), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    report.skippedDir = paths.skippedDir(report.runId);
+  }
   report.totals = sumTotals(report.stages);
-  // Appended: the stage's own skipped records are listed there already.
-  const lines = resent.map(({ position, deletedSinceImport: d }): SkippedLine => ({
-    stage: 'messages', file: position!.file, ...(position!.line === undefined ? {} : { line: position!.line }), index: position!.index, rule: -1,
-    because: deletedSinceImportReason(d!.runId, d!.idempotencyKey),
-  }));
-  await mkdir(paths.skippedDir(report.runId), { recursive: true });
-  await appendFile(paths.stageSkipped(report.runId, 'messages'), lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
-  report.skippedDir = paths.skippedDir(report.runId);
 }
 
 /** A trial's verification compares what verificationScope says (latest-run.ts); any other run, its input and rejects. */
