@@ -18,7 +18,8 @@ async function post(path: string, body: unknown): Promise<void> {
   expect(res.status).toBe(200);
 }
 
-describe('chatport api', () => {
+// Every test runs several CLI processes through tsx: 30 s was too short beside other tests on a loaded 2-core machine.
+describe('chatport api', { timeout: 120_000 }, () => {
   it('GET one resource prints its JSON', async () => {
     const ran = await api('GET', '/users/1');
     expect(ran.code, ran.stderr).toBe(0);

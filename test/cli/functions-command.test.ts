@@ -12,7 +12,8 @@ afterAll(() => f.close());
 
 const cli = (...args: string[]) => runCli(args, f.env);
 
-describe('chatport functions and chatport runtime', () => {
+// Every test runs several CLI processes through tsx: 30 s was too short beside other tests on a loaded 2-core machine.
+describe('chatport functions and chatport runtime', { timeout: 120_000 }, () => {
   it('deploy user.sent.message handler.ts creates the function, then a second deploy makes version 2; it fires on a sent message', async () => {
     const file = join(f.dir, 'handler.ts');
     await writeFile(file, 'async function handleEvent(event: { message: { body: string } }): Promise<string> {\n  return `seen: ${event.message.body}` + (process.env.SUFFIX ?? "");\n}\n');
