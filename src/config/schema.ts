@@ -240,7 +240,7 @@ export const slackSchema = z
       .int()
       .min(0)
       .optional()
-      .describe('Messages of a conversation held back (besides its newest day file) so that a message filed in a later day file than its ts moves back into ts order. Default 10000; one filed further back than the window reaches is imported out of order, with a run warning.'),
+      .describe('Messages of a conversation held back in day files before the two a day file is read after (always held: a time zone change moves a message at most two day files) so that a message filed further after its own day moves back into ts order (exports merged by hand). Default 0; one filed further back than the window reaches is imported out of order, with a run warning.'),
   })
   .describe(
     'Import a whole Slack export (zip or folder): users, channels, members and messages, in that order, mapped as docs/slack-migration.md describes. Use instead of `stages`; the top-level `options` apply to all four stages.',

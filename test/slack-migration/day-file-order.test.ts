@@ -74,10 +74,25 @@ describe('a Slack message in the next day file, earlier than the last of the day
     expect(messages.map((m) => m.body)).toEqual(['first', 'filed two days late', 'before midnight', 'next day', 'third day']);
   });
 
+  /** Three day files late: further than the two day files always held before the newest (exports merged by hand). */
+  const threeLate = {
+    '2020-09-14': [msg('1600120000.000100', 'first'), msg('1600127000.000100', 'before midnight')],
+    '2020-09-15': [msg('1600200000.000100', 'next day')],
+    '2020-09-16': [msg('1600250000.000100', 'third day')],
+    '2020-09-17': [msg('1600126000.000100', 'filed three days late'), msg('1600340000.000100', 'fourth day')],
+  };
+
   it('filed further back than the window reaches, it is imported first among what is held, and a warning names it', async () => {
-    const { report, messages } = await migrate('ord3', twoLate, '', '  reorderWindow: 0\n');
-    expect(report.stages.messages).toMatchObject({ read: 5, imported: 5 });
-    expect(messages.map((m) => m.body)).toEqual(['first', 'before midnight', 'filed two days late', 'next day', 'third day']);
-    expect(report.warnings?.map((w) => w.message)).toEqual([expect.stringMatching(/^Slack conversation ord3 \(C1\): 1 message filed .* \(the first at .*ord3\/2020-09-16\.json #0\) imported after later messages, out of order; set slack\.reorderWindow above 0 messages/)]);
+    const { report, messages } = await migrate('ord3', threeLate);
+    expect(report.stages.messages).toMatchObject({ read: 6, imported: 6 });
+    expect(messages.map((m) => m.body)).toEqual(['first', 'before midnight', 'filed three days late', 'next day', 'third day', 'fourth day']);
+    expect(report.warnings?.map((w) => w.message)).toEqual([expect.stringMatching(/^Slack conversation ord3 \(C1\): 1 message filed .* \(the first at .*ord3\/2020-09-17\.json #0\) imported after later messages, out of order; set slack\.reorderWindow above 0 messages/)]);
+  });
+
+  it('three day files late, it is taken back with slack.reorderWindow set', async () => {
+    const { report, messages } = await migrate('ord4', threeLate, '', '  reorderWindow: 100\n');
+    expect(report.verification).toMatchObject({ status: 'exact' });
+    expect(report.warnings ?? []).toEqual([]);
+    expect(messages.map((m) => m.body)).toEqual(['first', 'filed three days late', 'before midnight', 'next day', 'third day', 'fourth day']);
   });
 });

@@ -1,8 +1,15 @@
 import { compareTs, type Outcome } from '../../transform/slack/index.js';
 import type { RecordPosition } from '../../transform/slack/directory.js';
 
-/** Messages of a channel held back at most, default: with the newest day file, what a channel's window may hold. */
-export const DEFAULT_REORDER_WINDOW = 10_000;
+/**
+ * Day files always held when the next one is read: a time zone change moves a message at most two dates
+ * (UTC−12 to UTC+14), so these take back every message so filed. Holding more costs CPU on every migration
+ * (BENCHMARKS.md, session 29), so more is opt-in.
+ */
+export const DAYS_ALWAYS_HELD = 2;
+
+/** Messages held back beyond those day files, by default (`slack.reorderWindow`: exports merged by hand). */
+export const DEFAULT_REORDER_WINDOW = 0;
 
 /** A mapped day file of one conversation: its outcomes in ts order (those that did not parse, with no ts, first). */
 export interface MappedDay<T> {
@@ -21,9 +28,9 @@ export interface LateBeyondWindow {
  * earlier than messages of the days before (exports merged across time zones, up to two dates apart; exports
  * merged by hand). The platform orders a channel by arrival, so a conversation's mapped day files are held in a
  * window and a later day file's messages earlier than the window's last move back into the held day they fall
- * in, by ts (docs/slack-migration.md "Day files in ts order"). The window keeps the newest day file and as
- * many before it as hold at most `maxHeld` messages (a memory bound: one conversation is read at a time); a
- * message earlier than what already left the window lands first among what is held, out of order, and is
+ * in, by ts (docs/slack-migration.md "Day files in ts order"). The window keeps the DAYS_ALWAYS_HELD newest
+ * day files, and more before those while they hold at most `maxHeld` messages (a memory bound:
+ * one conversation is read at a time); a message earlier than what already left the window lands first among what is held, out of order, and is
  * counted in `late`. Keys and `outOfOrder` are decided by the mapping, in file order, as before.
  */
 export class DayWindow<T> {
@@ -40,8 +47,15 @@ export class DayWindow<T> {
     this.days.push(day);
     this.held += day.outcomes.length;
     const out: MappedDay<T>[] = [];
-    while (this.days.length > 1 && this.held > this.maxHeld) out.push(this.emit());
+    while (this.days.length > DAYS_ALWAYS_HELD && this.heldBeyondAlways() > this.maxHeld) out.push(this.emit());
     return out;
+  }
+
+  /** Messages held in the day files before the DAYS_ALWAYS_HELD newest. */
+  private heldBeyondAlways(): number {
+    let always = 0;
+    for (let d = this.days.length - 1; d >= 0 && d >= this.days.length - DAYS_ALWAYS_HELD; d--) always += this.days[d]!.outcomes.length;
+    return this.held - always;
   }
 
   /** The conversation's end: every held day file, oldest first. */

@@ -31,7 +31,7 @@ export type FolderOwner = (what: { channelId: string } | { folder: string }) => 
  * Pass 2 over the messages (docs/slack-migration.md): conversation by conversation in directory order,
  * each one's day files in date order, mapped one day file at a time (the channel's state freed after its
  * last day); then the day files of folders no conversation names. A conversation's mapped day files are
- * held in a window of at most `reorderWindow` messages (and the newest day file), as later ones may hold
+ * held in a window (the two newest day files, and earlier ones up to `reorderWindow` messages), as later ones may hold
  * messages earlier than their last (day-order.ts).
  */
 export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, mapper: SlackMessageMapper, owns: FolderOwner = () => true, reorderWindow = DEFAULT_REORDER_WINDOW): AsyncGenerator<MessageDay> {
