@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { ChatportError } from '../../shared/errors.js';
 import type { Logger } from '../../shared/logger.js';
 import { ItemEncoder, type Accepted, type ChannelIdLookup, type DuplicateLine, type DuplicateVerdict, type Processed, type Reason, type RecordPosition, type SourceDuplicates } from '../../transform/index.js';
+import { slackSourceKey } from '../../transform/slack/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import type { InputSourceOptions } from '../../sources/index.js';
 import { emptyCounts, type RunWarning, type StageCounts } from '../report.js';
@@ -319,8 +320,7 @@ class StageRun implements StageTally {
   private async settleBroadcastReply(reply: SpooledReply): Promise<void> {
     this.counts.pending--;
     const { position } = reply;
-    // The copy's key is the reply's with /broadcast before a part suffix (src/transform/slack/keys.ts).
-    const copyKey = (reply.sourceKey ?? reply.key).replace(/(\/part\d+)?$/, '/broadcast$1');
+    const copyKey = slackSourceKey.broadcastCopyOf(reply.sourceKey ?? reply.key);
     const message = `a reply also sent to the channel whose thread root is not on the platform: its channel copy (the ${JSON.stringify(copyKey)} record at the same position) stands for it at its time, so it is not sent again as an orphan`;
     const line: DuplicateLine = { kind: 'duplicate', file: position.file, ...(position.line === undefined ? {} : { line: position.line }), index: position.index, sourceKey: reply.sourceKey ?? reply.key, of: position, message };
     this.counts.duplicates++;

@@ -25,4 +25,6 @@ export const slackSourceKey = {
    */
   message: (team: string, channelId: string, ts: string, occurrence = 1, part = 1, broadcast = false) =>
     `${team}/${channelId}/${ts}${occurrence > 1 ? `~${occurrence}` : ''}${broadcast ? '/broadcast' : ''}${part > 1 ? `/part${part}` : ''}`,
+  /** The key of a reply's channel copy, from the reply's message key (the same message with `broadcast`). */
+  broadcastCopyOf: (replyKey: string) => replyKey.replace(/(\/part\d+)?$/, '/broadcast$1'),
 };
