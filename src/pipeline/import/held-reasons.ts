@@ -2,6 +2,7 @@ import type { Int64 } from '../../shared/int64.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 import type { Accepted, ComparedStage, FieldDifference, Reason } from '../../transform/index.js';
 import type { ForeignDirect, HeldElsewhere } from './held-copies.js';
+import { deletedSinceImportReason } from '../verify/deleted-since-import.js';
 
 /** Why a held record cannot be brought to its source's content: each reason names what to change instead. */
 
@@ -56,5 +57,5 @@ export function refusedUpdateReason(stage: ComparedStage, id: Int64, patch: Reco
 
 /** Why a record imported by an earlier run, and deleted on the platform since, is skipped (docs/accounting.md). */
 export function deletedSinceReason(importedBy: string, idempotencyKey: string): string {
-  return `deleted on the platform after run ${importedBy} imported it: the platform holds its idempotency key ${idempotencyKey} and skips a key it has taken, so no run imports it again under that key (give the record another source key to import it again, or a skip rule to accept the deletion)`;
+  return `${deletedSinceImportReason(importedBy, idempotencyKey)} (give the record another source key to import it again, or a skip rule to accept the deletion)`;
 }
