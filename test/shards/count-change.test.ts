@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { PipelineConfig } from '../../src/config/index.js';
 import { startImportFixture, type ImportFixture } from '../import/support.js';
-import { setUpShardedRun, shardedCsvs } from './support.js';
+import { setUpShardedRun, shardedCsvs, shardRunner } from './support.js';
 
 /**
  * A migration started split over 4 shards and resumed split over 3 (a Job's completions changed while it
@@ -19,10 +19,10 @@ afterAll(() => f.close());
 describe('a shard count other than the unfinished run\'s', () => {
   it('is refused as a usage error naming both counts; --restart starts over with the new count', async () => {
     const { config, state } = await setUpShardedRun(f, 'count', shardedCsvs('sc-', { users: 2, channels: 4, messages: 12 }), 'count-change');
-    const run = (index: number, count: number, restart = false) => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false, restart }, { client: f.client });
+    const run = shardRunner(f, config, state);
     await run(0, 4);
     await expect(run(0, 3)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/split over 4 shards .*unfinished.*shards 1, 2, 3 of 4 have not started.*--shards 4.*--restart/s) });
-    await run(0, 3, true);
+    await run(0, 3, { restart: true });
     await run(1, 3);
     // Now the 3 shards' run is the latest, unfinished: a shard of 4 is refused in turn.
     await expect(run(1, 4)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/split over 3 shards .*shard 2 of 3 has not started.*--shards 3/s) });
@@ -31,9 +31,9 @@ describe('a shard count other than the unfinished run\'s', () => {
 
   it('a dry run over the new count neither stands for the latest run nor is refused', async () => {
     const { config, state } = await setUpShardedRun(f, 'dry', shardedCsvs('sd-', { users: 2, channels: 4, messages: 12 }), 'count-dry');
-    const run = (index: number, count: number, mode: 'import' | 'dry-run' = 'import') => runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false, mode }, { client: f.client });
+    const run = shardRunner(f, config, state);
     await run(0, 4);
-    await run(0, 3, 'dry-run');
+    await run(0, 3, { mode: 'dry-run' });
     await expect(run(1, 3)).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/split over 4 shards/) });
   });
 

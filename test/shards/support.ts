@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import type { PipelineConfig } from '../../src/config/index.js';
+import { runImport } from '../../src/pipeline/import/run-import.js';
 import { shardOfKey } from '../../src/pipeline/shards/shard-spec.js';
 import type { ChatportClient } from '../../src/api/index.js';
 import { compareInt64 } from '../../src/shared/int64.js';
@@ -63,4 +65,10 @@ export async function setUpShardedRun(f: ImportFixture, folder: string, csv: Rec
   await writeCsvs(dir, csv);
   const { config, path } = await writePipeline(dir, options === undefined ? generatedPipeline(name) : generatedPipeline(name, options), env);
   return { dir, config, path, state: join(dir, 'state') };
+}
+
+/** Runs shard `index` of `count` of a setUpShardedRun pipeline, without verification (`restart`, `mode` as runImport takes them). */
+export function shardRunner(f: ImportFixture, config: PipelineConfig, state: string) {
+  return (index: number, count: number, options: { restart?: boolean; mode?: 'import' | 'dry-run' } = {}) =>
+    runImport({ config: { ...config, shard: { index, count } }, stateDir: state, verify: false, ...options }, { client: f.client });
 }
