@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runImport } from '../../src/pipeline/import/run-import.js';
+import { runImport, type ImportRunDeps } from '../../src/pipeline/import/run-import.js';
 import type { PipelineConfig } from '../../src/config/index.js';
+import { realSleep } from '../../src/shared/async.js';
 import { startImportFixture, type ImportFixture } from '../import/support.js';
 import { setUpShardedRun, shardedCsvs, shardRunner } from './support.js';
 
@@ -45,4 +46,28 @@ describe('a shard count other than the unfinished run\'s', () => {
     await expect(whole({ ...config, shard: { index: 0, count: 2 } })).rejects.toMatchObject({ code: 'USAGE', message: expect.stringMatching(/not split .*unfinished.*without --shard/s) });
     await whole(config);
   });
+
+  it('two shards of different counts starting at once: one starts, the other waits for that start and is refused naming both counts', async () => {
+    const { config, state } = await setUpShardedRun(f, 'at-once', shardedCsvs('so-', { users: 2, channels: 4, messages: 12 }), 'count-at-once');
+    const start = (count: number, runStart: ImportRunDeps['runStart']) =>
+      runImport({ config: { ...config, shard: { index: 0, count } }, stateDir: state, verify: false }, { client: f.client, runStart });
+    const [aChecked, go, bWaits, bChecked] = [deferred(), deferred(), deferred(), deferred()];
+    // A (shard 0 of 4) has checked the count and is held there, before it has started.
+    const a = start(4, { afterCountCheck: async () => { aChecked.resolve(); await go.promise; } });
+    await aChecked.promise;
+    // B (shard 0 of 3) starts now: its check must wait for A's start, not pass meanwhile.
+    const b = start(3, { afterCountCheck: async () => bChecked.resolve(), sleep: async (ms) => { bWaits.resolve(); await go.promise; await realSleep(ms); } });
+    const first = await Promise.race([bWaits.promise.then(() => 'waited'), bChecked.promise.then(() => 'passed its check')]);
+    go.resolve();
+    const [ra, rb] = await Promise.allSettled([a, b]);
+    expect(first).toBe('waited');
+    expect(ra.status).toBe('fulfilled');
+    expect(rb).toMatchObject({ status: 'rejected', reason: { code: 'USAGE', message: expect.stringMatching(/split over 4 shards .*unfinished.*this shard is one of 3/s) } });
+  });
 });
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { ulid } from 'ulid';
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
-import { realNow, type Now } from '../../shared/async.js';
+import { realNow, type Now, type Sleep } from '../../shared/async.js';
 import { UsageError, interruptionSignal, isChatportError } from '../../shared/errors.js';
 import { failureMessage } from '../../shared/thrown-message.js';
 import { refuseFolderOnPseudoFs } from '../../shared/pseudo-fs.js';
@@ -34,6 +34,7 @@ import { describeTrial, sameTrial, trialMismatch } from './trial.js';
 import { skippedFolderOf } from './skipped-listing.js';
 import { verifyImportRun } from '../verify/index.js';
 import { refuseShardCountChange } from '../shards/count-change.js';
+import { acquireRunStartLock } from '../shards/run-start-lock.js';
 import { shardStateDir } from '../shards/shard-state.js';
 import { writeRunPage } from '../report-html/index.js';
 import type { Int64 } from '../../shared/int64.js';
@@ -72,6 +73,8 @@ export interface ImportRunDeps {
   onRunStarted?: (runDir: string) => void;
   /** Held messages' keys kept in memory before they spill to disk (held-records.ts; tests make it small). */
   heldKeysInMemory?: number;
+  /** Tests: pauses a run between its shard-count check and its start journaled; `sleep` while another run under the state root starts. */
+  runStart?: { afterCountCheck?: () => Promise<void>; sleep?: Sleep };
 }
 
 /**
@@ -139,7 +142,7 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const inputListings = await preflightInputs(config, sources, signal);
   for (const warning of await checkMappedFields(config, sources, signal)) logger.warn({ stage: warning.stage, path: warning.path, field: warning.field }, warning.message);
   const stateRoot = options.stateDir ?? config.state;
-  // Not resumed split over another count than the latest run's while that one is unfinished (--restart starts over).
+  // Refused before anything is read, in the common case; checked again as the run starts (startRunInFolder).
   if (env.mode === 'import' && options.restart !== true) await refuseShardCountChange(stateRoot, config.shard);
   // Each shard of a sharded run keeps its own state (and resumes alone) in a folder of its own.
   const paths = new RunPaths(shardStateDir(stateRoot, config.shard));
@@ -147,7 +150,7 @@ async function openRun(options: ImportRunOptions, deps: ImportRunDeps, env: RunE
   const lock = await acquireLock(paths.lock);
   const opened: { journal?: Journal<JournalEvent> } = {};
   try {
-    return await startRunInFolder(options, deps, env, { paths, lock, inputListings }, opened);
+    return await startRunInFolder(options, deps, env, { stateRoot, paths, lock, inputListings }, opened);
   } catch (error) {
     // Unlocked whatever failed (a damaged journal, the caller's onRunStarted): a library caller runs again in
     // this same process, where a lock it still held would refuse every later run of the folder.
@@ -162,12 +165,10 @@ async function startRunInFolder(
   options: ImportRunOptions,
   deps: ImportRunDeps,
   env: RunEnv,
-  locked: Pick<OpenedRun, 'paths' | 'lock' | 'inputListings'>,
+  locked: Pick<OpenedRun, 'paths' | 'lock' | 'inputListings'> & { stateRoot: string },
   opened: { journal?: Journal<JournalEvent> },
 ): Promise<OpenedRun> {
-  const { config } = options;
-  const { mode, logger, now } = env;
-  const { paths, lock, inputListings } = locked;
+  const { paths } = locked;
   // Folded as it is read: a migration's journal holds millions of events.
   const fold = new RunStateFold();
   let lastRunPipeline: string | undefined;
@@ -175,6 +176,31 @@ async function startRunInFolder(
     fold.add(e, line);
     if (e.t === 'run-started') lastRunPipeline = e.pipeline;
   });
+  if (env.mode !== 'import') return journalRunStart(options, deps, env, locked, { fold, validBytes, lastRunPipeline }, opened);
+  // From the count check to the start journaled, no other run under the root starts (run-start-lock.ts).
+  const startLock = await acquireRunStartLock(locked.stateRoot, deps.runStart?.sleep, env.signal);
+  try {
+    if (options.restart !== true) await refuseShardCountChange(locked.stateRoot, options.config.shard);
+    await deps.runStart?.afterCountCheck?.();
+    return await journalRunStart(options, deps, env, locked, { fold, validBytes, lastRunPipeline }, opened);
+  } finally {
+    await startLock.release();
+  }
+}
+
+/** The folder claimed and the run's start journaled, its folder made: from then on the next run's count check sees it. */
+async function journalRunStart(
+  options: ImportRunOptions,
+  deps: ImportRunDeps,
+  env: RunEnv,
+  locked: Pick<OpenedRun, 'paths' | 'lock' | 'inputListings'>,
+  read: { fold: RunStateFold; validBytes: number; lastRunPipeline: string | undefined },
+  opened: { journal?: Journal<JournalEvent> },
+): Promise<OpenedRun> {
+  const { config } = options;
+  const { mode, logger, now } = env;
+  const { paths, lock, inputListings } = locked;
+  const { fold, validBytes, lastRunPipeline } = read;
   await claimStateFolder(paths.stateDir, config, lastRunPipeline);
   const state = fold.state;
   const unfinished = mode === 'import' && state.runId !== undefined && !state.ended;
@@ -190,7 +216,11 @@ async function startRunInFolder(
   const startedAt = now();
   const runLogger = logger.child({ runId, pipeline: config.name });
   deps.onRunStarted?.(paths.runDir(runId));
-  if (mode === 'import') await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt, ...(config.trial ? { trial: config.trial } : {}) });
+  if (mode === 'import') {
+    await journal.append({ t: 'run-started', runId, pipeline: config.name, at: iso(startedAt), attempt, ...(config.trial ? { trial: config.trial } : {}) });
+    // A shard's newest run is its newest run folder (combined-status.ts newestRunOf).
+    await mkdir(paths.runDir(runId), { recursive: true });
+  }
   runLogger.info({ attempt, resuming, stateDir: paths.stateDir, mode }, resuming ? 'resuming the unfinished run' : 'starting a run');
   return { paths, lock, runId, attempt, state: resuming ? state : foldRunState([]), journal, startedAt, logger: runLogger, inputListings };
 }
