@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
+import { pruneRuns } from '../../src/pipeline/runs/index.js';
 import { exitCodeForReport, type RunReport } from '../../src/pipeline/report.js';
 import { all, messagesPipeline, skippedLines, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
@@ -12,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => f.close());
 
 /** Three messages imported, the second deleted on the platform, and the same import run again. */
-async function importedThenDeleted(p: string, mode: string) {
+async function importedThenDeleted(p: string, mode: string, afterFirst?: (state: string) => Promise<unknown>) {
   const dir = join(f.dir, p);
   await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
   await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
@@ -21,6 +23,8 @@ async function importedThenDeleted(p: string, mode: string) {
   const state = join(dir, 'state');
   const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
   expect(first.verification?.status).toBe('exact');
+  const key = await sentKey(first, 'two');
+  await afterFirst?.(state);
   const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-general`)!;
   const two = (await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).find((m) => m.body === 'two')!;
   await f.client.messages.delete(two.id);
@@ -28,7 +32,7 @@ async function importedThenDeleted(p: string, mode: string) {
   const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client }).catch((e: unknown) => e as { report: RunReport });
   const report = 'report' in second ? second.report : second;
   const uploads = f.sandbox.requests().slice(from).filter((r) => r.method === 'POST' && r.path === '/imports/messages').length;
-  return { first, report, uploads, key: await sentKey(first, 'two') };
+  return { first, report, uploads, key };
 }
 
 /** The idempotency key a run sent the message of this body with. */
@@ -68,6 +72,31 @@ describe('a message imported, then deleted on the platform, in a later run of th
     const listed = await skippedLines(report.runDir, 'messages');
     expect(listed).toEqual([expect.objectContaining({ line: 3, rule: -1 })]);
     expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it (idempotency key ${key})`);
+  });
+});
+
+describe('a message imported, then deleted on the platform, after `runs prune` removed the folder of the run that imported it', () => {
+  const pruneAll = (state: string) => pruneRuns(state, { keep: 0 });
+
+  it('upsert: is still skipped, not sent, and named with that run and its key (before: sent, counted imported, verification "missing", exit 65)', async () => {
+    const { first, report, uploads, key } = await importedThenDeleted('del-pruned-upsert', 'upsert', pruneAll);
+    expect(existsSync(first.runDir)).toBe(false);
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, skipped: 1, deleted: 1 });
+    expect(uploads).toBe(0);
+    const listed = await skippedLines(report.runDir, 'messages');
+    expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it (idempotency key ${key})`);
+    expect(report.verification).toMatchObject({ counts: { missing: 1 }, deletedSinceImport: 1 });
+    expect(exitCodeForReport(report)).toBe(2);
+  });
+
+  it('insert: verification names that run and its key, the report counts it skipped, and the run exits 2 (before: "missing", exit 65)', async () => {
+    const { first, report, key } = await importedThenDeleted('del-pruned-insert', 'insert', pruneAll);
+    expect(existsSync(first.runDir)).toBe(false);
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, skipped: 1, deleted: 1 });
+    expect(report.verification).toMatchObject({ counts: { missing: 1 }, deletedSinceImport: 1 });
+    const differences = (await readFile(join(report.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(differences).toEqual([expect.objectContaining({ sourceKey: 'm2', deletedSinceImport: { runId: first.runId, idempotencyKey: key } })]);
+    expect(exitCodeForReport(report)).toBe(2);
   });
 });
 

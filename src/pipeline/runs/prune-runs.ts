@@ -1,4 +1,6 @@
 import { rm } from 'node:fs/promises';
+import { keepImportedIndex } from '../state/earlier-imports.js';
+import { RunPaths } from '../state/run-paths.js';
 import { listRuns, type RunEntry } from './list-runs.js';
 
 export interface PruneOptions {
@@ -21,7 +23,9 @@ export interface PruneResult {
 /**
  * Removes the folders of finished runs (chunks, rejects, reports), newest `keep` spared, and with
  * `olderThanMs` only those that old. Never the unfinished run a resume needs, nor a folder of unknown
- * state. The journal keeps its lines about removed runs (small; it is the resume's record).
+ * state. The journal keeps its lines about removed runs (small; it is the resume's record), and each removed
+ * run's imported index is written first (`<state>/imported/<run>/`: the keys it imported, without bodies),
+ * so a record it imported and the platform deleted since is still known for what it is.
  */
 export async function pruneRuns(stateDir: string, options: PruneOptions): Promise<PruneResult> {
   const runs = await listRuns(stateDir);
@@ -30,7 +34,11 @@ export async function pruneRuns(stateDir: string, options: PruneOptions): Promis
   const spared = new Set(finishedNewestFirst.slice(0, options.keep ?? 0).map((r) => r.runId));
   const oldEnough = (r: RunEntry) => options.olderThanMs === undefined || now - Date.parse(r.endedAt ?? r.startedAt ?? new Date(now).toISOString()) > options.olderThanMs;
   const removed = finishedNewestFirst.filter((r) => !spared.has(r.runId) && oldEnough(r)).reverse();
-  if (!options.dryRun) for (const run of removed) await rm(run.runDir, { recursive: true, force: true });
+  const paths = new RunPaths(stateDir);
+  for (const run of options.dryRun ? [] : removed) {
+    await keepImportedIndex(paths, run.runId);
+    await rm(run.runDir, { recursive: true, force: true });
+  }
   const gone = new Set(removed.map((r) => r.runId));
   return { removed, kept: runs.filter((r) => !gone.has(r.runId)), bytesFreed: removed.reduce((n, r) => n + r.bytes, 0) };
 }

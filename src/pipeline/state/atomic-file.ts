@@ -6,7 +6,16 @@ import { dirname } from 'node:path';
  * never half: write to a temporary name beside it, fsync, then rename over the target. `data` may come in
  * pieces (an iterable of strings): a file of millions of lines need not be one string.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array | Iterable<string>): Promise<void> {
+export function writeFileAtomic(path: string, data: string | Uint8Array | Iterable<string>): Promise<void> {
+  return writeWhole(path, data);
+}
+
+/** writeFileAtomic, its pieces made as they are written (read from other files meanwhile). */
+export function writeFileAtomicFrom(path: string, pieces: AsyncIterable<string>): Promise<void> {
+  return writeWhole(path, pieces);
+}
+
+async function writeWhole(path: string, data: string | Uint8Array | Iterable<string> | AsyncIterable<string>): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.${process.pid}.tmp`;
   const handle = await open(temp, 'w');

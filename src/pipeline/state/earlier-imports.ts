@@ -1,51 +1,92 @@
 import { readFile } from 'node:fs/promises';
 import { parseJsonExact } from '../../shared/lossless-json.js';
 import type { JournalEvent, StageName } from './events.js';
+import { hasImportedIndex, importedItemOf, readImportedIndex, writeImportedIndex, type ImportedItem } from './imported-index.js';
 import { readJournalEvents } from './journal.js';
 import type { RunPaths } from './run-paths.js';
 
 /** One chunk of a stage as the state folder's journal tells it: done or not, and the items the platform refused. */
 interface ChunkFate {
-  runId: string;
   seq: number;
   done: boolean;
   refused: Set<number>;
 }
 
+/** A run's chunks of each stage, by run in journal order (the earliest first). */
+type RunChunks = Map<string, Map<StageName, ChunkFate[]>>;
+
 /**
- * The items of a stage that runs of this state folder other than `exceptRunId` imported: their chunk done
- * (every job FINISHED) and the item not refused, read from the run folders' chunk files, in journal order
- * (the earliest run first). The platform took each one's idempotency key, and a key taken stays taken:
- * deleted on the platform since, such a record is skipped by every later import of that key. A run folder
- * pruned since (`chatport runs prune`) lists nothing. Only the chunks' fates are held, one small entry a
- * chunk; each file is read and let go in turn.
+ * The chunks' fates of the runs and stages `wanted` takes, from the journal. Only the fates are held, one
+ * small entry a chunk.
  */
-export async function forEachEarlierImport(
-  paths: RunPaths,
-  stage: StageName,
-  exceptRunId: string | undefined,
-  visit: (item: Record<string, unknown>, runId: string) => void,
-): Promise<void> {
-  const chunks = new Map<string, ChunkFate>();
+async function readChunkFates(paths: RunPaths, wanted: (runId: string, stage: StageName) => boolean): Promise<RunChunks> {
+  const runs: RunChunks = new Map();
+  const byId = new Map<string, ChunkFate>();
   let runId: string | undefined;
   await readJournalEvents<JournalEvent>(paths.journal, (e) => {
     if (e.t === 'run-started') runId = e.runId;
-    if (runId === undefined || runId === exceptRunId || !('stage' in e) || e.stage !== stage || !('seq' in e)) return;
-    const id = `${runId}\u0000${e.seq}`;
+    if (runId === undefined || !('stage' in e) || !('seq' in e) || !wanted(runId, e.stage)) return;
+    const id = `${runId}\u0000${e.stage}\u0000${e.seq}`;
     // A resumed attempt writes an unfinished chunk again: what the journal said of it stands.
-    if (e.t === 'chunk-written' && !chunks.has(id)) chunks.set(id, { runId, seq: e.seq, done: false, refused: new Set() });
-    const fate = chunks.get(id);
+    if (e.t === 'chunk-written' && !byId.has(id)) {
+      const fate: ChunkFate = { seq: e.seq, done: false, refused: new Set() };
+      byId.set(id, fate);
+      const stages = runs.get(runId) ?? runs.set(runId, new Map()).get(runId)!;
+      (stages.get(e.stage) ?? stages.set(e.stage, []).get(e.stage)!).push(fate);
+    }
+    const fate = byId.get(id);
     if (fate === undefined) return;
     if (e.t === 'chunk-done') fate.done = true;
     else if (e.t === 'item-refused') fate.refused.add(e.index);
     else if (e.t === 'refusal-withdrawn') fate.refused.delete(e.index);
   });
-  for (const fate of chunks.values()) {
+  return runs;
+}
+
+/**
+ * The items of a stage that runs of this state folder other than `exceptRunId` imported: their chunk done
+ * (every job FINISHED) and the item not refused, in journal order (the earliest run first). The platform
+ * took each one's idempotency key, and a key taken stays taken: deleted on the platform since, such a record
+ * is skipped by every later import of that key. A run's imported index (imported-index.ts, kept by `runs
+ * prune`) is read when there is one, else its chunk files, each read and let go in turn.
+ */
+export async function forEachEarlierImport(
+  paths: RunPaths,
+  stage: StageName,
+  exceptRunId: string | undefined,
+  visit: (item: ImportedItem, runId: string) => void,
+): Promise<void> {
+  const runs = await readChunkFates(paths, (runId, s) => s === stage && runId !== exceptRunId);
+  for (const [runId, stages] of runs) {
+    if (await readImportedIndex(paths.importedIndex(runId, stage), (item) => visit(item, runId))) continue;
+    for await (const item of importedItems(paths, runId, stage, stages.get(stage) ?? [])) visit(item, runId);
+  }
+}
+
+/** A run's imported items of a stage, from its chunk files (gone once the run folder is pruned). */
+async function* importedItems(paths: RunPaths, runId: string, stage: StageName, fates: readonly ChunkFate[]): AsyncGenerator<ImportedItem> {
+  for (const fate of fates) {
     if (!fate.done) continue;
-    const items = await readChunk(paths.chunkFile(fate.runId, stage, fate.seq));
-    items.forEach((item, index) => {
-      if (!fate.refused.has(index) && item !== null && typeof item === 'object') visit(item as Record<string, unknown>, fate.runId);
-    });
+    const items = await readChunk(paths.chunkFile(runId, stage, fate.seq));
+    for (const [index, item] of items.entries()) {
+      const imported = fate.refused.has(index) || item === null || typeof item !== 'object' ? undefined : importedItemOf(item as Record<string, unknown>);
+      if (imported !== undefined) yield imported;
+    }
+  }
+}
+
+/**
+ * Before a finished run's folder is removed (`runs prune`): its imported items of each stage written to
+ * its imported index outside the folder, which later runs read instead. Without it a record the run
+ * imported and the platform deleted since would be sent again (the platform skips it: counted imported,
+ * created nowhere) and verification could only call it missing.
+ */
+export async function keepImportedIndex(paths: RunPaths, runId: string): Promise<void> {
+  const stages = (await readChunkFates(paths, (id) => id === runId)).get(runId);
+  for (const [stage, fates] of stages ?? []) {
+    const file = paths.importedIndex(runId, stage);
+    if (await hasImportedIndex(file)) continue;
+    await writeImportedIndex(file, importedItems(paths, runId, stage, fates));
   }
 }
 
@@ -55,11 +96,10 @@ export async function forEachEarlierImport(
  * platform keeps a used key (decisions.md): sent again, such a record is skipped and nothing is created,
  * so a run must not count it imported. Only these are kept in memory.
  */
-export async function deletedSinceImported(paths: RunPaths, runId: string, stage: StageName, gone: (item: Record<string, unknown>) => boolean): Promise<Map<string, string>> {
+export async function deletedSinceImported(paths: RunPaths, runId: string, stage: StageName, gone: (item: ImportedItem) => boolean): Promise<Map<string, string>> {
   const deleted = new Map<string, string>();
   await forEachEarlierImport(paths, stage, runId, (item, run) => {
-    const idempotencyKey = item.idempotencyKey;
-    if (typeof idempotencyKey === 'string' && !deleted.has(idempotencyKey) && gone(item)) deleted.set(idempotencyKey, run);
+    if (!deleted.has(item.idempotencyKey) && gone(item)) deleted.set(item.idempotencyKey, run);
   });
   return deleted;
 }

@@ -14,6 +14,7 @@ import type { StageName } from './events.js';
  *   <state>/runs/<runId>/channel-ids.json       channel source key → platform id, after the channels stage
  *   <state>/runs/<runId>/report.json            the run report
  *   <state>/runs/<runId>/report.html            the run report as a page (src/pipeline/report-html)
+ *   <state>/imported/<runId>/<stage>.ndjson     what a later run needs of the records a run imported (imported-index.ts)
  */
 export class RunPaths {
   constructor(readonly stateDir: string) {}
@@ -52,5 +53,9 @@ export class RunPaths {
   }
   report(runId: string): string {
     return join(this.runDir(runId), 'report.json');
+  }
+  /** Outside the run folder: `runs prune` keeps it, so a record deleted on the platform since is still known. */
+  importedIndex(runId: string, stage: StageName): string {
+    return join(this.stateDir, 'imported', runId, `${stage}.ndjson`);
   }
 }
