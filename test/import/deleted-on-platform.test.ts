@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import { pruneRuns } from '../../src/pipeline/runs/index.js';
-import { exitCodeForReport, type RunReport } from '../../src/pipeline/report.js';
+import { exitCodeForReport, exitCodeForVerification, type RunReport } from '../../src/pipeline/report.js';
+import { formatVerification, runVerify } from '../../src/pipeline/verify/index.js';
 import { all, messagesPipeline, skippedLines, startImportFixture, writeInput, writePipeline, type ImportFixture } from './support.js';
 
 let f: ImportFixture;
@@ -97,6 +98,26 @@ describe('a message imported, then deleted on the platform, after `runs prune` r
     const differences = (await readFile(join(report.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(differences).toEqual([expect.objectContaining({ sourceKey: 'm2', deletedSinceImport: { runId: first.runId, idempotencyKey: key } })]);
     expect(exitCodeForReport(report)).toBe(2);
+  });
+});
+
+describe('more missing messages than verification looks up among the runs\' imports', () => {
+  it('the summary and its text say how many were not looked up (before: said missing, no word that they were not looked up)', async () => {
+    const p = 'del-past-limit';
+    const dir = join(f.dir, p);
+    await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
+    await writeInput(dir, 'messages.csv', `id,channel,author,text,tag\nm1,c0,${p}-ann,one,t\nm2,c0,${p}-ann,two,t\nm3,c0,${p}-ann,three,t\n`);
+    const { config } = await writePipeline(dir, messagesPipeline(p, 'insert'));
+    const state = join(dir, 'state');
+    await runImport({ config, stateDir: state }, { client: f.client });
+    const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-general`)!;
+    for (const m of await all(f.client.channels.messages(channel.id, { pageSize: 100 }))) if (m.body !== 'one') await f.client.messages.delete(m.id);
+    const { summary, differences, close } = await runVerify({ config, stateDirs: [state], mostLookedUp: 1 }, { client: f.client });
+    await close();
+    expect(summary).toMatchObject({ counts: { missing: 2 }, deletedSinceImport: 1, missingNotLookedUp: 1 });
+    expect(formatVerification(summary, differences)).toContain('1 more missing record(s) not looked up among the runs\' imports (past the first 1)');
+    expect(exitCodeForVerification(summary)).toBe(65);
   });
 });
 

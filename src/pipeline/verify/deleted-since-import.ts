@@ -3,8 +3,11 @@ import { forEachEarlierImport } from '../state/earlier-imports.js';
 import { RunPaths } from '../state/run-paths.js';
 import type { Difference } from './types.js';
 
-/** Missing messages looked up among the runs' imports: past this many the others stay plain "missing" (memory stays bounded). */
-const MOST_LOOKED_UP = 100_000;
+/**
+ * Missing messages looked up among the runs' imports: past this many the others stay plain "missing"
+ * (memory stays bounded), and the summary counts them (`missingNotLookedUp`).
+ */
+export const MOST_LOOKED_UP = 100_000;
 
 /** What a missing message's difference carries once a run is found to have imported it. */
 export interface DeletedSinceImport {
@@ -26,6 +29,8 @@ export class DeletedSinceImports {
   /** Keys the run being verified (`sentBy`) sent and its jobs FINISHED: the platform skipped them. */
   private readonly sentAgain = new Set<string>();
   private explained = 0;
+  /** Missing records past `mostLookedUp`: not looked up, so whether a run imported them is not known. */
+  notLookedUp = 0;
   /**
    * The missing messages the run being verified sent again and counted imported (an insert stage without
    * `thread:` sends every record; the platform skipped these): its report counts them skipped instead.
@@ -36,13 +41,19 @@ export class DeletedSinceImports {
     pipelineId: string,
     private readonly stateDirs: readonly string[],
     private readonly sentBy?: string,
+    private readonly mostLookedUp = MOST_LOOKED_UP,
   ) {
     this.keyOfs = { messages: idempotencyKeysOf(pipelineId, 'messages'), members: idempotencyKeysOf(pipelineId, 'members') };
   }
 
   note(difference: Difference): void {
-    if (!isMissingImported(difference) || this.wanted.size >= MOST_LOOKED_UP) return;
-    this.wanted.add(this.keyOf(difference));
+    if (!isMissingImported(difference)) return;
+    const key = this.keyOf(difference);
+    if (this.wanted.size >= this.mostLookedUp && !this.wanted.has(key)) {
+      this.notLookedUp++;
+      return;
+    }
+    this.wanted.add(key);
     this.stages.add(difference.stage as ExplainedStage);
   }
 
@@ -50,6 +61,11 @@ export class DeletedSinceImports {
 
   private keyOf(difference: Difference): string {
     return this.keyOfs[difference.stage as ExplainedStage](difference.sourceKey!);
+  }
+
+  /** How many missing records are looked up (at most `mostLookedUp`). */
+  get lookedUp(): number {
+    return this.wanted.size;
   }
 
   /** Reads every run's imported messages for the noted keys; returns how many are explained so. */

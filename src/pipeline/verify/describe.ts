@@ -35,6 +35,8 @@ export function formatVerification(summary: VerificationSummary, differences: re
   }
   if (summary.deletedSinceImport)
     out.push(`  ${summary.deletedSinceImport} of the missing record(s) deleted on the platform after a run imported them: the platform skips their taken keys, so no run imports them again (each named below)`);
+  if (summary.missingNotLookedUp)
+    out.push(`  ${summary.missingNotLookedUp} more missing record(s) not looked up among the runs' imports (past the first ${summary.lookedUp}): whether the platform deleted them after a run imported them is not known`);
   if (summary.contentChecked > 0) out.push(`  ${summary.contentChecked} message(s) compared in full (body, properties)`);
   for (const d of differences.slice(0, show)) out.push(`  ${d.kind.padEnd(12)} ${d.stage} ${d.sourceKey ?? '-'}${d.position ? ` (${where(d.position)})` : ''}: ${d.message}`);
   const shown = Math.min(show, differences.length);

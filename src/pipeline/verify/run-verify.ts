@@ -68,6 +68,8 @@ export interface VerifyOptions {
   differencesBudgetBytes?: number;
   /** Differences kept in memory (VerifyResult.differences, verify.json). Default KEPT_DIFFERENCES; tests set a few. */
   keptDifferences?: number;
+  /** Missing records looked up among the runs' imports (deleted-since-import.ts). Default MOST_LOOKED_UP; tests set a few. */
+  mostLookedUp?: number;
 }
 
 export interface VerifyDeps {
@@ -173,7 +175,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const judged = judgedByExport(config, expected);
 
   const sink = new DifferenceSink(options.differencesBudgetBytes);
-  const deleted = options.stateDirs && options.stateDirs.length > 0 ? new DeletedSinceImports(config.id, options.stateDirs, options.runId) : undefined;
+  const deleted = options.stateDirs && options.stateDirs.length > 0 ? new DeletedSinceImports(config.id, options.stateDirs, options.runId, options.mostLookedUp) : undefined;
   if (deleted) sink.onAdd = (d) => deleted.note(d);
   try {
     return await compareAll();
@@ -246,8 +248,10 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
 
     const sampled = messagesStage ? { sample: { picked: expected.sample.size, of: expected.messageCount } } : {};
     const deletedSinceImport = (await deleted?.lookUp()) ?? 0;
+    const missingNotLookedUp = deleted?.notLookedUp ?? 0;
     const summary: VerificationSummary = {
-      status: sink.total === 0 ? 'exact' : 'differences', counts: sink.totalCounts(), stages, contentChecked, ...(deletedSinceImport > 0 ? { deletedSinceImport } : {}), ...sampled, durationMs: now() - startedAt,
+      status: sink.total === 0 ? 'exact' : 'differences', counts: sink.totalCounts(), stages, contentChecked,
+      ...(deletedSinceImport > 0 ? { deletedSinceImport } : {}), ...(missingNotLookedUp > 0 ? { missingNotLookedUp, lookedUp: deleted!.lookedUp } : {}), ...sampled, durationMs: now() - startedAt,
     };
     return writeDifferences(summary, sink, options.outDir, options.keptDifferences ?? KEPT_DIFFERENCES, deleted);
   }

@@ -66,6 +66,12 @@ export interface VerificationSummary {
    */
   deletedSinceImport?: number;
   /**
+   * Missing records not looked up among the runs' imports, past the first `lookedUp` (memory stays bounded):
+   * whether they were deleted on the platform since a run imported them is not known. Absent when none.
+   */
+  missingNotLookedUp?: number;
+  lookedUp?: number;
+  /**
    * Messages (replies too) the content sample reads in full, of those expected. The others are compared by
    * author, type, body length and order only: `exact` is said of those then (describe.ts says so).
    */
