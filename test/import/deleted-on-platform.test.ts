@@ -173,3 +173,26 @@ stages:
     expect(listed[0]!.because).toContain(`deleted on the platform after run ${first.runId} imported it`);
   });
 });
+
+describe('a member a channel record listed (its members field), then removed on the platform, in a later run', () => {
+  it.each(['insert', 'upsert'])('%s: verification says it was removed after the run that imported its channel, the run exits 2 (before: "missing", exit 65)', async (mode) => {
+    const p = `del-channel-member-${mode}`;
+    const dir = join(f.dir, p);
+    await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\nu1,${p}-ben\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann|${p}-ben\n`);
+    await writeInput(dir, 'messages.csv', 'id,channel,author,text,tag\n');
+    const { config } = await writePipeline(dir, messagesPipeline(p, mode));
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.verification?.status).toBe('exact');
+    const general = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-general`)!;
+    const ben = (await all(f.client.users.list({ pageSize: 100 }))).find((u) => u.name === `${p}-ben`)!;
+    await f.client.records.removeMember(general.id, ben.id);
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client }).catch((e: unknown) => (e as { report: RunReport }).report);
+    expect(second.verification).toMatchObject({ counts: { missing: 1 }, deletedSinceImport: 1 });
+    const differences = (await readFile(join(second.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(differences).toEqual([expect.objectContaining({ kind: 'missing', stage: 'members', sourceKey: 'c0/' + `${p}-ben`, deletedSinceImport: expect.objectContaining({ runId: first.runId }) })]);
+    expect(differences[0]!.message).toContain(`"${p}-ben" is not a member of channel c0: removed on the platform after run ${first.runId} imported it with its channel`);
+    expect(exitCodeForReport(second)).toBe(2);
+  });
+});

@@ -13,15 +13,18 @@ export interface ImportedItem {
   /** Messages: the channel's id, in decimal. */
   channelId?: string;
   properties?: Record<string, unknown>;
+  /** Channels: the members its record listed (a member removed on the platform since is not added again). */
+  members?: unknown[];
 }
 
 /** The part of an uploaded item an imported index keeps; undefined for an item without a key. */
 export function importedItemOf(item: Record<string, unknown>): ImportedItem | undefined {
-  const { idempotencyKey, channelId, properties } = item;
+  const { idempotencyKey, channelId, properties, members } = item;
   if (typeof idempotencyKey !== 'string') return undefined;
   const kept: ImportedItem = { idempotencyKey };
   if (channelId !== undefined && channelId !== null) kept.channelId = String(channelId as string | number | bigint);
   if (properties !== null && typeof properties === 'object') kept.properties = properties as Record<string, unknown>;
+  if (Array.isArray(members)) kept.members = members;
   return kept;
 }
 

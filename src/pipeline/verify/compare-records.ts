@@ -211,7 +211,7 @@ export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedCh
 }
 
 /** Expected members of one channel: username → where the source says so (the channel record or a members record). */
-export type ExpectedMembers = Map<string, { sourceKey: string; position: SourcePosition }>;
+export type ExpectedMembers = Map<string, { sourceKey: string; position: SourcePosition; inChannelRecord?: true }>;
 
 /** Memberships per channel: members missing on the platform, and members the source does not list. */
 export function compareMembers(expected: ReadonlyMap<string, ExpectedMembers>, platform: ReadonlyMap<string, ReadonlySet<string>>): { differences: Difference[]; verified: number } {
@@ -219,9 +219,9 @@ export function compareMembers(expected: ReadonlyMap<string, ExpectedMembers>, p
   let verified = 0;
   for (const [channelKey, members] of expected) {
     const held = platform.get(channelKey) ?? new Set<string>();
-    for (const [username, { sourceKey, position }] of members) {
+    for (const [username, { sourceKey, position, inChannelRecord }] of members) {
       if (held.has(username)) verified++;
-      else differences.push({ kind: 'missing', stage: 'members', sourceKey, position, channelKey, message: `"${username}" is not a member of channel ${channelKey}` });
+      else differences.push({ kind: 'missing', stage: 'members', sourceKey, position, channelKey, ...(inChannelRecord ? { inChannelRecord } : {}), message: `"${username}" is not a member of channel ${channelKey}` });
     }
   }
   for (const [channelKey, held] of platform) {

@@ -1,5 +1,6 @@
-import { idempotencyKeysOf } from '../../transform/index.js';
+import { CHANNEL_KEY_PROPERTY, idempotencyKeysOf } from '../../transform/index.js';
 import { forEachEarlierImport } from '../state/earlier-imports.js';
+import type { ImportedItem } from '../state/imported-index.js';
 import { RunPaths } from '../state/run-paths.js';
 import type { Difference } from './types.js';
 
@@ -26,6 +27,13 @@ export class DeletedSinceImports {
   private readonly keyOfs: Record<ExplainedStage, (sourceKey: string) => string>;
   private readonly wanted = new Set<string>();
   private readonly found = new Map<string, string>();
+  /**
+   * Members a channel record lists (the channels stage's members field), missing: usernames by channel key.
+   * Found in the channel items the runs imported, under the channel's idempotency key (by member source key).
+   */
+  private readonly channelMembers = new Map<string, Set<string>>();
+  private membersNoted = 0;
+  private readonly foundMembers = new Map<string, DeletedSinceImport>();
   /** Keys the run being verified (`sentBy`) sent and its jobs FINISHED: the platform skipped them. */
   private readonly sentAgain = new Set<string>();
   private explained = 0;
@@ -48,13 +56,22 @@ export class DeletedSinceImports {
 
   note(difference: Difference): void {
     if (!isMissingImported(difference)) return;
-    const key = this.keyOf(difference);
-    if (this.wanted.size >= this.mostLookedUp && !this.wanted.has(key)) {
+    if (this.lookedUp >= this.mostLookedUp && !this.noted(difference)) {
       this.notLookedUp++;
       return;
     }
-    this.wanted.add(key);
+    if (difference.inChannelRecord) {
+      const usernames = this.channelMembers.get(difference.channelKey!) ?? this.channelMembers.set(difference.channelKey!, new Set()).get(difference.channelKey!)!;
+      if (!usernames.has(usernameOf(difference))) this.membersNoted++;
+      usernames.add(usernameOf(difference));
+      return;
+    }
+    this.wanted.add(this.keyOf(difference));
     this.stages.add(difference.stage as ExplainedStage);
+  }
+
+  private noted(difference: Difference): boolean {
+    return difference.inChannelRecord ? this.channelMembers.get(difference.channelKey!)?.has(usernameOf(difference)) === true : this.wanted.has(this.keyOf(difference));
   }
 
   private readonly stages = new Set<ExplainedStage>();
@@ -65,39 +82,56 @@ export class DeletedSinceImports {
 
   /** How many missing records are looked up (at most `mostLookedUp`). */
   get lookedUp(): number {
-    return this.wanted.size;
+    return this.wanted.size + this.membersNoted;
   }
 
   /** Reads every run's imported messages for the noted keys; returns how many are explained so. */
   async lookUp(): Promise<number> {
-    if (this.wanted.size === 0) return 0;
+    if (this.lookedUp === 0) return 0;
     for (const dir of this.stateDirs) {
+      const paths = new RunPaths(dir);
       for (const stage of this.stages) {
-        await forEachEarlierImport(new RunPaths(dir), stage, undefined, (item, runId) => {
+        await forEachEarlierImport(paths, stage, undefined, (item, runId) => {
           const key = item.idempotencyKey;
-          if (typeof key !== 'string' || !this.wanted.has(key)) return;
+          if (!this.wanted.has(key)) return;
           if (!this.found.has(key)) this.found.set(key, runId);
           else if (runId === this.sentBy) this.sentAgain.add(key);
         });
       }
+      if (this.channelMembers.size > 0) await forEachEarlierImport(paths, 'channels', undefined, (item, runId) => this.foundInChannel(item, runId));
     }
-    this.explained = this.found.size;
+    this.explained = this.found.size + this.foundMembers.size;
     return this.explained;
+  }
+
+  /** The missing members an imported channel item listed: imported with it (the earliest run's). */
+  private foundInChannel(item: ImportedItem, runId: string): void {
+    const channelKey = item.properties?.[CHANNEL_KEY_PROPERTY];
+    const wanted = typeof channelKey === 'string' ? this.channelMembers.get(channelKey) : undefined;
+    if (wanted === undefined || !Array.isArray(item.members)) return;
+    for (const username of item.members) {
+      const sourceKey = `${channelKey as string}/${String(username)}`;
+      if (wanted.has(String(username)) && !this.foundMembers.has(sourceKey)) this.foundMembers.set(sourceKey, { runId, idempotencyKey: item.idempotencyKey });
+    }
   }
 
   /** The difference, reworded when a run imported its message (a copy: the sink's own is left as it was). */
   explain(difference: Difference): Difference {
     if (this.explained === 0 || !isMissingImported(difference)) return difference;
-    const idempotencyKey = this.keyOf(difference);
-    const runId = this.found.get(idempotencyKey);
-    if (runId === undefined) return difference;
+    const found = difference.inChannelRecord ? this.foundMembers.get(difference.sourceKey!) : this.foundByKey(this.keyOf(difference));
+    if (found === undefined) return difference;
     const explained = {
       ...difference,
-      deletedSinceImport: { runId, idempotencyKey },
-      message: `${difference.message}: ${deletedSinceImportReason(runId, idempotencyKey)}`,
+      deletedSinceImport: found,
+      message: `${difference.message}: ${difference.inChannelRecord ? removedSinceChannelImportReason(found) : deletedSinceImportReason(found.runId, found.idempotencyKey)}`,
     };
-    if (this.sentAgain.has(idempotencyKey)) this.resent.push(explained);
+    if (!difference.inChannelRecord && this.sentAgain.has(found.idempotencyKey)) this.resent.push(explained);
     return explained;
+  }
+
+  private foundByKey(idempotencyKey: string): DeletedSinceImport | undefined {
+    const runId = this.found.get(idempotencyKey);
+    return runId === undefined ? undefined : { runId, idempotencyKey };
   }
 }
 
@@ -106,8 +140,16 @@ export function deletedSinceImportReason(runId: string, idempotencyKey: string):
   return `deleted on the platform after run ${runId} imported it (idempotency key ${idempotencyKey}); the platform skips a key it has taken, so no run imports it again under that key`;
 }
 
+/** Why a member its channel's record lists is not in the channel now: the channel item that added it is never sent again. */
+function removedSinceChannelImportReason({ runId, idempotencyKey }: DeletedSinceImport): string {
+  return `removed on the platform after run ${runId} imported it with its channel (the channel's idempotency key ${idempotencyKey}); the channel is not sent again, so no run adds it back (take it out of the channel's members in the source to accept the removal)`;
+}
+
 /** The stages whose missing records are looked up: those whose records are sent again by every insert run. */
 type ExplainedStage = 'messages' | 'members';
 
-/** A missing message, or member of a members stage (its source key is the stage's: a channel stage's members have none of their own). */
+/** A missing message, or member (of a members stage, or listed by its channel's record). */
 const isMissingImported = (d: Difference): boolean => d.kind === 'missing' && (d.stage === 'messages' || d.stage === 'members') && d.sourceKey !== undefined;
+
+/** A channel record's member's username: its source key is `<channel key>/<username>` (expected-source.ts). */
+const usernameOf = (d: Difference): string => d.sourceKey!.slice(d.channelKey!.length + 1);

@@ -227,10 +227,10 @@ export function expectedChannelIds(out: ExpectedSource, platform: (key: string) 
 
 function addChannel(out: ExpectedSource, key: string, at: Omit<Sourced<unknown>, 'item'>, item: ExpectedChannel): void {
   out.channels.set(key, { ...at, item: { ...item, members: Array.isArray(item.members) ? item.members : [] } });
-  for (const username of Array.isArray(item.members) ? item.members : []) addMember(out, key, username, { sourceKey: `${key}/${username}`, position: at.position });
+  for (const username of Array.isArray(item.members) ? item.members : []) addMember(out, key, username, { sourceKey: `${key}/${username}`, position: at.position, inChannelRecord: true });
 }
 
-function addMember(out: ExpectedSource, channelKey: string, username: string, at: Omit<Sourced<unknown>, 'item'>): void {
+function addMember(out: ExpectedSource, channelKey: string, username: string, at: Omit<Sourced<unknown>, 'item'> & { inChannelRecord?: true }): void {
   let members = out.members.get(channelKey);
   if (!members) out.members.set(channelKey, (members = new Map()));
   if (!members.has(username)) members.set(username, at);

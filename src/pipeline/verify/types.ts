@@ -35,6 +35,8 @@ export interface Difference {
   foundIn?: string;
   /** `misplaced` reply: the source key of the root whose thread holds it instead. */
   foundInThread?: string;
+  /** A member listed by its channel's record (the channels stage's members field), not a members record of its own. */
+  inChannelRecord?: true;
   /** A missing message a run of the state folder imported: deleted on the platform since (deleted-since-import.ts). */
   deletedSinceImport?: { runId: string; idempotencyKey: string };
   /** One sentence for people. */
