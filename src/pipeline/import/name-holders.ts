@@ -26,6 +26,13 @@ export function heldByAnother(holder: Holder | undefined, key: string | undefine
   return holder.key !== undefined && key !== undefined && holder.key !== key;
 }
 
+/** This pipeline's records among the holders: source key → the name the platform holds for it. */
+export function ourNamesByKey(holders: ReadonlyMap<string, Holder>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const [name, holder] of holders) if (holder.ours && holder.key !== undefined) names.set(holder.key, name);
+  return names;
+}
+
 /**
  * The names of the users stage's source (source key → name) that the platform holds for another user, so
  * that a record naming one would belong to that user there. Not a stranger: the user `onExisting` matched

@@ -13,6 +13,8 @@ import { listingOf, type InputListing } from './input-listing.js';
 import { keepOwned, ownsProcessed, ownsRecord, shardTakesAll } from '../shards/shard-filter.js';
 import { ForeignKeys, foreignKeyReader } from '../shards/foreign-keys.js';
 import { ForeignNames } from '../shards/foreign-names.js';
+import { ForeignRenames } from '../shards/foreign-renames.js';
+import type { Holder } from './name-holders.js';
 import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
 import { sentChannelKeys } from '../shards/sent-channels.js';
 import type { RefusedChannel } from '../shards/refused-channels.js';
@@ -31,6 +33,12 @@ export interface ReadStageDeps {
    * another shard's record in it holds no key (refused-channels.ts). Absent: none is taken for refused.
    */
   refusedChannel?: RefusedChannel;
+  /**
+   * Sharded, a channels stage of `mode: upsert`: the platform's channel names, each with whose record holds
+   * it, as the checks read them. A name another shard's earlier record renames away is free for this
+   * shard's record only once that shard has sent the rename (foreign-renames.ts).
+   */
+  heldChannelNames?: ReadonlyMap<string, Holder>;
   /** Shown every batch of source records as parsed, before mapping (e.g. to see which fields the input has). */
   onSourceBatch?: (batch: readonly SourceItem[]) => void;
   /**
@@ -120,7 +128,8 @@ async function* readSourceBatches(
   const foreignKeyOf = foreign ? foreignKeyReader(stage) : undefined;
   // A channel's name may (foreign-names.ts).
   // Under last-wins, a channel record a later one of its key supersedes is never sent: it holds no name.
-  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined, deps.refusedChannel) : undefined;
+  const renames = shard !== undefined && deps.heldChannelNames ? new ForeignRenames(deps.heldChannelNames, shard) : undefined;
+  const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined, deps.refusedChannel, renames) : undefined;
   // Another shard's record in a channel one run would neither send (rejected, or not in the input) nor find on
   // the platform (made by an earlier run) holds no key, as in one run.
   const sent = foreign ? await channelsSent(config, deps) : undefined;

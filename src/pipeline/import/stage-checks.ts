@@ -1,7 +1,7 @@
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig, StageConfig } from '../../config/index.js';
 import { CHANNEL_KEY_PROPERTY, type Reason } from '../../transform/index.js';
-import { heldByAnother, holderOf, namesHeldByStrangers, type Holder } from './name-holders.js';
+import { heldByAnother, holderOf, namesHeldByStrangers, ourNamesByKey, type Holder } from './name-holders.js';
 import { membersKey } from './channel-ids.js';
 import { reason } from '../../transform/types.js';
 import { refusedChannelOf, type RefusedChannel } from '../shards/refused-channels.js';
@@ -14,6 +14,8 @@ export interface StageCheckHooks {
   onAccepted(item: Record<string, unknown>, sourceKey: string): void;
   /** Whether these checks refuse a channel record against the platform (a sharded read needs it: ReadStageDeps.refusedChannel). */
   refusedChannel: RefusedChannel;
+  /** A sharded upsert channels stage: the platform's channel names the checks judge by (ReadStageDeps.heldChannelNames). */
+  heldChannelNames?: ReadonlyMap<string, Holder>;
 }
 
 /**
@@ -127,7 +129,9 @@ export class StageChecks {
         if (!this.directSets.has(set)) this.directSets.set(set, sourceKey);
       }
     };
-    return { crossCheck, onAccepted, refusedChannel };
+    // Sharded, a rename another shard's record makes frees its name only once that shard has sent it (foreign-renames.ts).
+    const renamesAcrossShards = stage === 'channels' && this.config.shard !== undefined && stageConfig.options.mode === 'upsert' && channels !== undefined;
+    return { crossCheck, onAccepted, refusedChannel, ...(renamesAcrossShards ? { heldChannelNames: channels } : {}) };
   }
 
   /**
@@ -222,13 +226,6 @@ const ONE_USER_HINT = '. If both are one person, set the users stage\'s onExisti
 function keyOf(item: Record<string, unknown>): string | undefined {
   const key = (item.properties as Record<string, unknown> | undefined)?.[CHANNEL_KEY_PROPERTY];
   return typeof key === 'string' ? key : undefined;
-}
-
-/** This pipeline's records among the holders: source key → the name the platform holds for it. */
-function ourNamesByKey(holders: Holders): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const [name, holder] of holders) if (holder.ours && holder.key !== undefined) names.set(holder.key, name);
-  return names;
 }
 
 /**

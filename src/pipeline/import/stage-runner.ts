@@ -14,7 +14,8 @@ import type { RunPaths } from '../state/run-paths.js';
 import type { StageState } from '../state/run-state.js';
 import { countHeld, countsOfUnsent, type HeldOutcome, type HeldRecords } from './held-records.js';
 import { existingOutcome } from './existing-users.js';
-import { readStageBatches } from './read-stage.js';
+import { readStageBatches, type ReadStageDeps } from './read-stage.js';
+import type { Holder } from './name-holders.js';
 import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 import { int64Mod, type Int64 } from '../../shared/int64.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
@@ -70,6 +71,8 @@ export interface StageRunContext {
   crossCheck?(item: Record<string, unknown>): Reason[];
   /** Whether crossCheck refuses a channel record against the platform (a sharded read needs it: ReadStageDeps.refusedChannel). */
   refusedChannel?: RefusedChannel;
+  /** The platform's channel names crossCheck judges by, for a sharded upsert channels stage (ReadStageDeps.heldChannelNames). */
+  heldChannelNames?: ReadonlyMap<string, Holder>;
   /** Told what the report should warn of (a mapped field no record had). */
   onWarning?(warning: RunWarning): void;
   /** Users and channels: what the platform already holds of this pipeline (held-records.ts). */
@@ -90,8 +93,11 @@ export async function runStage(ctx: StageRunContext): Promise<StageCounts> {
   return new StageRun(ctx, rejects).run();
 }
 
-/** The context's refusedChannel, as ReadStageDeps take it (absent when the run has none). */
-const refusedChannelOf = (ctx: StageRunContext): { refusedChannel?: RefusedChannel } => (ctx.refusedChannel ? { refusedChannel: ctx.refusedChannel } : {});
+/** The context's checks a sharded read needs, as ReadStageDeps take them (absent when the run has none). */
+const shardChecksOf = (ctx: StageRunContext): Pick<ReadStageDeps, 'refusedChannel' | 'heldChannelNames'> => ({
+  ...(ctx.refusedChannel ? { refusedChannel: ctx.refusedChannel } : {}),
+  ...(ctx.heldChannelNames ? { heldChannelNames: ctx.heldChannelNames } : {}),
+});
 
 /** A stage an earlier attempt finished: its counts from the journal; its rejects file stays as it was written. */
 function countsOfDoneStage(ctx: StageRunContext): StageCounts {
@@ -214,7 +220,7 @@ class StageRun implements StageTally {
       runDir: ctx.paths.runDir(ctx.runId),
       ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
     });
-    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...refusedChannelOf(ctx) });
+    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...shardChecksOf(ctx) });
     const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);
     this.duplicates = await openStageDuplicates(ctx.stage, readAgain, ctx.signal, ctx.logger, spillDir, () => expectedRecords(this.counts));
     return { replies, duplicates: this.duplicates };
@@ -228,7 +234,7 @@ class StageRun implements StageTally {
     };
     const onInputsRead = (listing: InputListing) => (this.inputsRead = listing);
     const onReaderWarning = (message: string) => ctx.onWarning?.({ stage: this.stage, path: 'slack', field: 'ts', message });
-    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...refusedChannelOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...shardChecksOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
   }
 
   /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */

@@ -1,6 +1,7 @@
 import type { RecordPosition } from '../../formats/index.js';
 import { describePosition, type Accepted, type Processed, type Reason, type Rejected } from '../../transform/index.js';
 import { membersKey } from '../import/channel-ids.js';
+import type { ForeignRenames } from './foreign-renames.js';
 import type { RefusedChannel } from './refused-channels.js';
 
 /** Where a channel's identity was first asked for: its source key and record. */
@@ -40,13 +41,20 @@ export class ForeignNames {
      * never sent (stage-checks.ts), so it claims no name, nor its key.
      */
     private readonly refusedByChecks?: RefusedChannel,
+    /** `mode: upsert`: the platform's names other shards' records rename away (foreign-renames.ts). */
+    private readonly renames?: ForeignRenames,
   ) {}
 
   /** Another shard's channel record, mapped, at `seq` in input order. */
   note(processed: Processed, seq: number): void {
     if (this.refused(processed) || this.notSent(processed, seq)) return;
     const identity = identityOf(processed);
-    if (identity !== undefined && !this.first.has(identity.id)) this.first.set(identity.id, { key: (processed as Accepted).sourceKey, position: processed.position });
+    if (identity === undefined) return;
+    const accepted = processed as Accepted;
+    const first = this.first.get(identity.id);
+    if (first === undefined) this.first.set(identity.id, { key: accepted.sourceKey, position: processed.position });
+    // Sent by one run: a rename it makes frees the name its channel held there.
+    if (identity.name !== undefined && (first === undefined || first.key === accepted.sourceKey)) this.renames?.noteSent(accepted, identity.name);
   }
 
   /**
@@ -55,12 +63,28 @@ export class ForeignNames {
    * is not taken for the first.
    */
   check<T extends Accepted>(processed: T, seq: number): T | Rejected {
-    const identity = this.refused(processed) || this.notSent(processed, seq) ? undefined : identityOf(processed);
+    const refused = this.refused(processed);
+    if (refused) this.refuseBeforeForeignRename(processed);
+    const identity = refused || this.notSent(processed, seq) ? undefined : identityOf(processed);
     if (identity === undefined) return processed;
     const first = this.first.get(identity.id);
     if (first === undefined) this.first.set(identity.id, { key: processed.sourceKey, position: processed.position });
     if (first === undefined || first.key === processed.sourceKey) return processed;
     return { kind: 'rejected', position: processed.position, raw: processed.item, reasons: [identity.reason(first)] };
+  }
+
+  /**
+   * This shard's record the checks refuse: when only for its name, held by a channel an earlier record of
+   * another shard renames away, it waits for that shard instead (ForeignRenames throws: exit 75).
+   */
+  private refuseBeforeForeignRename(processed: Accepted): void {
+    const item = processed.item as Record<string, unknown>;
+    if (this.renames === undefined || item.type === 'DIRECT' || typeof item.name !== 'string') return;
+    const claimed = this.first.get(item.name);
+    // Refused all the same once the name is free: an earlier record asks for it, or a member or creator is unknown.
+    if (claimed !== undefined && claimed.key !== processed.sourceKey) return;
+    if (this.refusedByChecks?.({ ...item, name: undefined }, processed.sourceKey) === true) return;
+    this.renames.refuseBeforeRename(processed, item.name);
   }
 
   /** A record the checks refuse against the platform (the shard's own one is rejected by them later). */
@@ -83,7 +107,7 @@ export class ForeignNames {
 }
 
 /** What the platform tells a channel record's channel by (its name, or a DIRECT channel's set of members), and why a later holder is rejected. */
-function identityOf(processed: Processed): { id: string; reason: (first: FirstHolder) => Reason } | undefined {
+function identityOf(processed: Processed): { id: string; name?: string; reason: (first: FirstHolder) => Reason } | undefined {
   if (processed.kind !== 'accepted') return undefined;
   const item = processed.item as Record<string, unknown>;
   if (item.type === 'DIRECT') {
@@ -92,7 +116,7 @@ function identityOf(processed: Processed): { id: string; reason: (first: FirstHo
     // NUL never occurs in a channel name, so a member set cannot meet a name.
     return { id: `\u0000${membersKey(members)}`, reason: (first) => directReason(members, first) };
   }
-  return typeof item.name === 'string' ? { id: item.name, reason: (first) => nameReason(item.name as string, first) } : undefined;
+  return typeof item.name === 'string' ? { id: item.name, name: item.name, reason: (first) => nameReason(item.name as string, first) } : undefined;
 }
 
 function nameReason(name: string, first: FirstHolder): Reason {
