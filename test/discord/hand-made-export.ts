@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
+import type { PipelineConfig } from '../../src/config/index.js';
 import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
 import { readPlatform, type PlatformState } from '../slack-migration/support.js';
 
@@ -42,6 +43,31 @@ export async function importFiles(files: Record<string, string>, discordOptions 
   const { config } = await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n${discordOptions}`);
   const report = await runImport({ config, stateDir: join(f.dir, 'state'), verify: {} }, { client: f.client });
   return { f, report, platform: await readPlatform(f.client) };
+}
+
+/**
+ * Nightly runs over one export folder onto one sandbox, as a scheduled job makes them: each run's lobby file
+ * and `threadFile` written in turn, each imported (and verified) in the job's one state folder; the
+ * platform read back after the last.
+ */
+export async function importLobbyNightly(
+  threadFile: string,
+  runs: readonly { lobby: string; thread: string }[],
+  /** What happens on the platform between runs (before run `index`). */
+  beforeRun: (index: number, f: ImportFixture) => Promise<void> = async () => undefined,
+): Promise<{ f: ImportFixture; reports: RunReport[]; platform: PlatformState; config: PipelineConfig; stateDir: string }> {
+  const { f, dir } = await fixtureWithExport();
+  const reports: RunReport[] = [];
+  const stateDir = join(f.dir, 'state');
+  // Resolved for each run, as each run of the job reads the pipeline anew (a run notes things in its config).
+  const resolve = async () => (await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n`)).config;
+  for (const run of runs) {
+    await beforeRun(reports.length, f);
+    await writeFile(join(dir, LOBBY_FILE), run.lobby);
+    await writeFile(join(dir, threadFile), run.thread);
+    reports.push(await runImport({ config: await resolve(), stateDir, verify: {} }, { client: f.client }));
+  }
+  return { f, reports, platform: await readPlatform(f.client), config: await resolve(), stateDir };
 }
 
 /** A file's text with another `exportedAt` (when DiscordChatExporter wrote it). */

@@ -218,7 +218,7 @@ class StageRun implements StageTally {
     const replies = await openStageReplies({
       stage: ctx.stage,
       runDir: ctx.paths.runDir(ctx.runId),
-      ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
+      ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, journalPath: ctx.paths.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
     });
     const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...shardChecksOf(ctx) });
     const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);

@@ -36,7 +36,8 @@ export type JournalEvent =
    * resumed run looks for it in its thread before sending again; `reply-sent` once the platform answered
    * (`orphan`: its root was not found, so it went into the channel; `held`: the platform held it there
    * already and this run did not send it, so a resumed run reports it as the uninterrupted one would;
-   * `updated`: held with other content and patched, `mode: upsert`);
+   * `updated`: held with other content and patched, `mode: upsert`; `thread`: the thread it went into, in a
+   * stage whose later replies may answer a reply, replies/earlier-threads.ts);
    * `reply-refused` for a 4xx answer;
    * `reply-moving` just before that copy (`from`) is deleted, the reply being in its thread, and
    * `reply-moved` once it was (docs/threads.md "Moved orphans"): a resumed run that finds the copy gone
@@ -46,7 +47,7 @@ export type JournalEvent =
    * (`differences` is read back from the line, never kept: reply-updates.ts).
    */
   | { t: 'reply-sending'; stage: StageName; key: string }
-  | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean; updated?: boolean }
+  | { t: 'reply-sent'; stage: StageName; key: string; id: Int64; orphan?: boolean; held?: boolean; updated?: boolean; thread?: Int64 }
   | { t: 'reply-refused'; stage: StageName; key: string; message: string }
   | { t: 'reply-moving'; stage: StageName; key: string; from: Int64 }
   | { t: 'reply-moved'; stage: StageName; key: string; from: Int64 }

@@ -33,6 +33,7 @@ import { makeSpillFolder, removeSpillsOfKilledRuns, SPILL_PREFIXES } from '../..
 import { appendAll } from '../../shared/append-all.js';
 import { DifferenceSink, readDifferencesFile, takeFirst } from './difference-sink.js';
 import { DeletedSinceImports } from './deleted-since-import.js';
+import { RunPaths } from '../state/run-paths.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -215,7 +216,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
       const channelKeyById = new Map<string, string>([...channelsByKey(matched)].map(([key, c]) => [c.id, key]));
       const messagesRead = { ...read, channelIds: expectedChannelIds(expected, platformChannelIds) };
       const nameReplies: NameReplies = (ordinals, streamed) => readMessagesAt(config, messagesStage, ordinals, messagesRead, streamed);
-      const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, options.outDir, nameReplies, deps.signal);
+      const journals = (options.stateDirs ?? []).map((dir) => new RunPaths(dir).journal);
+      const threads = await checkThreads(deps.client, messagesStage, expected, matched.byKey, { runDir: options.outDir, journals }, nameReplies, deps.signal);
       const repliesHeld = new RepliesOnPlatform();
       const held = await readExportedMessages(await exportJob.finished(), channelKeyById, expected, platform, threads.replyIds, repliesHeld);
       // Free when every message holds the replies the source gives it; threads are read only where more are held.
@@ -299,7 +301,8 @@ async function checkThreads(
   stage: StageConfig,
   expected: ExpectedSource,
   channels: ReadonlyMap<string, { id: string }>,
-  runDir: string | undefined,
+  /** The run folder whose roots.json answers first; the state folders' journals, where earlier runs sent replies that are roots. */
+  state: { runDir: string | undefined; journals: readonly string[] },
   nameReplies: NameReplies,
   signal: AbortSignal | undefined,
 ): Promise<ThreadsVerification> {
@@ -315,9 +318,9 @@ async function checkThreads(
     if (!refs) wanted.set(channel.id, (refs = new Set()));
     refs.add(replies.parents.name(threadRoots[i]!));
   }
-  const cache = runDir === undefined ? undefined : join(runDir, 'replies', 'roots.json');
+  const cache = state.runDir === undefined ? undefined : join(state.runDir, 'replies', 'roots.json');
   const aborted = signal ?? new AbortController().signal;
-  const { threads: roots } = await findRootThreads(client, stage, wanted, cache, aborted);
+  const { threads: roots } = await findRootThreads(client, stage, wanted, cache, aborted, state.journals);
   const content = { authors: expected.authors, types: expected.types, sample: expected.sample };
   const rootOf = (parent: string, channelKey: string) => {
     const channel = channels.get(channelKey);

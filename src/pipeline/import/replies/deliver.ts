@@ -5,7 +5,7 @@ import type { Message } from '../../../wire/resources.js';
 import type { JournalEvent, ReplyDifference } from '../../state/events.js';
 import type { Journal } from '../../state/journal.js';
 import type { RepliesState } from '../../state/run-state.js';
-import { mayBeReply, replyKeyOf } from './refs.js';
+import { mayBeReply, replyKeyOf, repliesMayNest } from './refs.js';
 import { detachString } from '../../../shared/detach-string.js';
 import { comparedFieldsOf } from '../../../transform/index.js';
 import type { HeldCopy } from '../held-messages.js';
@@ -137,7 +137,9 @@ function send(deps: DeliverDeps, body: SendMessageBody, target: ReplyTarget): Pr
 export async function settle(deps: DeliverDeps, key: string, target: ReplyTarget, delivery: Delivery): Promise<Delivery> {
   if (delivery.kind === 'sent') {
     const marks = { ...(target.kind === 'channel' ? { orphan: true } : {}), ...(delivery.held ? { held: true as const } : {}), ...(delivery.updated ? { updated: true as const } : {}) };
-    await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...marks });
+    // Where it went, for a later run's reply that answers it (earlier-threads.ts); Slack's need not say.
+    const placed = target.kind === 'thread' && repliesMayNest(deps.stage) ? { thread: target.threadId } : {};
+    await deps.journal.append({ t: 'reply-sent', stage: 'messages', key, id: delivery.id, ...marks, ...placed });
     deps.state.sent.set(key, { id: delivery.id, orphan: marks.orphan === true, ...(delivery.held ? { held: true } : {}), ...(delivery.updated ? { updated: true } : {}) });
   } else if (delivery.kind === 'refused') {
     await deps.journal.append({ t: 'reply-refused', stage: 'messages', key, message: delivery.message });

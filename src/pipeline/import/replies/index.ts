@@ -39,7 +39,8 @@ export interface StageRepliesInput {
   stage: StageConfig;
   runDir: string;
   /** Import mode: spool and send; otherwise only count. `held`: compares replies found already there. */
-  sending?: { client: ChatportClient; journal: Journal<JournalEvent>; state: RepliesState; signal: AbortSignal; held?: HeldRecords | undefined };
+  /** `journalPath`: the state folder's journal, where earlier runs' replies went (earlier-threads.ts). */
+  sending?: { client: ChatportClient; journal: Journal<JournalEvent>; journalPath: string; state: RepliesState; signal: AbortSignal; held?: HeldRecords | undefined };
 }
 
 export async function openStageReplies(input: StageRepliesInput): Promise<StageReplies | undefined> {
@@ -70,10 +71,10 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
     async finish(onOutcome) {
       if (!spool || !input.sending) return;
       await spool.close();
-      const { client, journal, state, signal, held } = input.sending;
+      const { client, journal, journalPath, state, signal, held } = input.sending;
       // A reply to a reply goes into the thread its chain starts from (chains.ts): only those roots are looked for.
       const chains = await spooledChains(spool.path, wanted, replyKeys);
-      const { threads: roots, empty } = await findRootThreads(client, stage, rootsWanted(wanted, chains.rootOf), join(input.runDir, 'replies', 'roots.json'), signal);
+      const { threads: roots, empty } = await findRootThreads(client, stage, rootsWanted(wanted, chains.rootOf), join(input.runDir, 'replies', 'roots.json'), signal, [journalPath]);
       // Copies are looked for (and moved, move.ts) only in this pipeline's channels that existed before the
       // run: a channel the run created holds no earlier copy, and in any other (a DIRECT channel made by
       // hand, a run without a channels stage) a message of the same key may be another pipeline's.

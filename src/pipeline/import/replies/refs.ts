@@ -84,3 +84,20 @@ export function replyKeyOf(stage: StageConfig, properties: unknown): string | un
   if (facts?.id === undefined) return undefined;
   return facts.part === undefined ? facts.id : `${facts.id}#${facts.part.index}`;
 }
+
+/**
+ * Whether a reply of the stage may name a message an earlier run sent as a reply (into a thread): a Discord
+ * inline reply, or a thread opened on one, in a later `--after` export; a `thread:` pipeline's reply to a
+ * reply of an earlier run. Slack and Mattermost replies name their thread's root, never a reply.
+ */
+export function repliesMayNest(stage: StageConfig): boolean {
+  return stage.platformExport?.platform === 'discord' || (!mappedByChatport(stage) && stage.thread !== undefined);
+}
+
+/** The ref by which replies name the record of a reply key (replyKeyOf's inverse); undefined for a later part of a split message. */
+export function refOfReplyKey(stage: StageConfig, key: string): string | undefined {
+  if (!mappedByChatport(stage)) return key;
+  const part = key.lastIndexOf('#');
+  if (part === -1) return key;
+  return key.slice(part + 1) === '1' ? key.slice(0, part) : undefined;
+}

@@ -8,6 +8,7 @@ import type { Message } from '../../../wire/resources.js';
 import { inOrderAhead } from '../../../shared/in-order-ahead.js';
 import { writeFileAtomic } from '../../state/atomic-file.js';
 import { rootRefsOf } from './refs.js';
+import { threadsOfEarlierReplies } from './earlier-threads.js';
 
 /**
  * Finds the roots replies hang from: imports return no ids, so each channel that has roots is read once,
@@ -18,6 +19,8 @@ import { rootRefsOf } from './refs.js';
  * shard, an export re-made with more days), and its channel is read again.
  * A root answers only the replies of its own channel (`rootKey`): a reply naming a root of another channel
  * is an orphan in its own channel, whichever other reply had that root's channel read.
+ * A root the channel does not hold may be a reply an earlier run sent into a thread: the state folder's
+ * journal tells which (earlier-threads.ts), and its replies join that thread.
  */
 export type RootThreads = Map<string, Int64>;
 
@@ -48,6 +51,8 @@ export async function findRootThreads(
   wanted: ReadonlyMap<string, ReadonlySet<string>>,
   cacheFile: string | undefined,
   signal: AbortSignal,
+  /** State folders' journals: where earlier runs sent the replies that are roots now (earlier-threads.ts). */
+  journals: readonly string[] = [],
 ): Promise<FoundRoots> {
   const found: RootThreads = cacheFile === undefined ? new Map() : await readCachedRoots(cacheFile);
   const toRead = refsNotIn(wanted, found);
@@ -64,6 +69,7 @@ export async function findRootThreads(
       if (root.empty) empty.add(String(root.thread));
     }
   }
+  for (const root of await threadsOfEarlierReplies(client, stage, journals, refsNotIn(toRead, found), signal)) found.set(rootKey(root.channelId, root.ref), root.thread);
   if (cacheFile !== undefined) await writeFileAtomic(cacheFile, stringifyJson(Object.fromEntries(found)));
   return { threads: found, empty };
 }
