@@ -18,6 +18,7 @@ import type { Holder } from './name-holders.js';
 import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
 import { sentChannelKeys } from '../shards/sent-channels.js';
 import type { RefusedChannel } from '../shards/refused-channels.js';
+import type { EarlierRoots } from './replies/earlier-roots.js';
 
 export interface ReadStageDeps {
   channelIds?: ChannelIdLookup;
@@ -48,6 +49,8 @@ export interface ReadStageDeps {
   onInputsRead?: (listing: InputListing) => void;
   /** Told what an export reader could not do as documented, every record still accounted for (the Slack reorder window). */
   onReaderWarning?: (message: string) => void;
+  /** Roots earlier runs of the state folder imported (an export's replies to them go into their threads). */
+  earlierRoots?: EarlierRoots;
 }
 
 /**

@@ -20,7 +20,8 @@ import { RejectsWriter, rejectLineOf } from './rejects-writer.js';
 import { int64Mod, type Int64 } from '../../shared/int64.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 import { openStageDuplicates } from './stage-duplicates.js';
-import { openStageReplies, type ReplyOutcome, type StageReplies } from './replies/index.js';
+import { openStageReplies, sendsReplies, type ReplyOutcome, type StageReplies } from './replies/index.js';
+import { earlierRootsOf, type EarlierRoots } from './replies/earlier-roots.js';
 import type { SpooledReply } from './replies/spool.js';
 import { watchStageFields } from './stage-fields.js';
 import { StageChunks, importedOrphans, type StageTally } from './stage-chunks.js';
@@ -135,6 +136,8 @@ class StageRun implements StageTally {
   private readonly skippedListing: SkippedListing;
   /** Each accepted item's UTF-8, for its fingerprint and its chunk; records are taken one at a time, so one buffer serves. */
   private readonly encoder = new ItemEncoder();
+  /** Replies to roots earlier runs of the state folder imported go into their threads (read both times the input is). */
+  private readonly earlierRoots: { earlierRoots?: EarlierRoots };
 
   constructor(
     private readonly ctx: StageRunContext,
@@ -145,6 +148,7 @@ class StageRun implements StageTally {
     this.maxRejects = ctx.maxRejects ?? ctx.stage.options.maxRejects;
     this.chunks = new StageChunks(ctx, this);
     this.skippedListing = new SkippedListing(this.stage, ctx.paths.stageSkipped(ctx.runId, this.stage));
+    this.earlierRoots = sendsReplies(ctx.stage) ? { earlierRoots: earlierRootsOf(ctx.stage, [ctx.paths.stateDir], ctx.runId) } : {};
   }
 
   async run(): Promise<StageCounts> {
@@ -220,7 +224,7 @@ class StageRun implements StageTally {
       runDir: ctx.paths.runDir(ctx.runId),
       ...(ctx.mode === 'import' && ctx.client ? { sending: { client: ctx.client, journal: ctx.journal, journalPath: ctx.paths.journal, state: ctx.state.replies, signal: ctx.signal, held: ctx.held } } : {}),
     });
-    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...shardChecksOf(ctx) });
+    const readAgain = () => readStageBatches(ctx.config, ctx.stage, { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, ...shardChecksOf(ctx), ...this.earlierRoots });
     const spillDir = join(ctx.paths.runDir(ctx.runId), `spilled-keys-${this.stage}`);
     this.duplicates = await openStageDuplicates(ctx.stage, readAgain, ctx.signal, ctx.logger, spillDir, () => expectedRecords(this.counts));
     return { replies, duplicates: this.duplicates };
@@ -234,7 +238,7 @@ class StageRun implements StageTally {
     };
     const onInputsRead = (listing: InputListing) => (this.inputsRead = listing);
     const onReaderWarning = (message: string) => ctx.onWarning?.({ stage: this.stage, path: 'slack', field: 'ts', message });
-    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...shardChecksOf(ctx), ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
+    return { channelIds: ctx.channelIds, sources: ctx.sources, signal: ctx.signal, onInputBytes, onInputsRead, onReaderWarning, ...shardChecksOf(ctx), ...this.earlierRoots, ...(fields ? { onSourceBatch: fields.onSourceBatch } : {}) };
   }
 
   /** One record read: counted, and a rejected one written; undefined when there is nothing to await. */

@@ -7,10 +7,15 @@ import {
   mapSlackChannel,
   mapSlackMembers,
   mapSlackUser,
+  missingRootOf,
   slackSourceKey,
+  underFoundRoot,
   type SlackMappingContext,
+  type Outcome,
+  type PendingMessage,
   type SlackMessageMapper,
 } from '../../transform/slack/index.js';
+import type { EarlierRoots } from '../import/replies/earlier-roots.js';
 import { slackFirstPassFor, type SlackFirstPass } from './first-pass.js';
 import { readMessageDays, type FolderOwner } from './message-days.js';
 import { DEFAULT_REORDER_WINDOW, type LateBeyondWindow } from './day-order.js';
@@ -24,6 +29,8 @@ export interface SlackStageDeps {
   signal?: AbortSignal;
   /** Told what the reader could not do as documented, though every record is accounted for (a run warning). */
   onReaderWarning?: (message: string) => void;
+  /** Roots earlier runs of the state folder imported: a reply to one goes into its thread, not the channel. */
+  earlierRoots?: EarlierRoots;
 }
 
 /**
@@ -201,7 +208,7 @@ function lateWarning(first: SlackFirstPass, channelId: string, late: LateBeyondW
 }
 
 /** One batch per day file. */
-async function* readMessages({ origin, first, context, keys, reorderWindow }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, { signal, onReaderWarning }: SlackStageDeps): AsyncGenerator<Processed[]> {
+async function* readMessages({ origin, first, context, keys, reorderWindow }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, { signal, onReaderWarning, earlierRoots }: SlackStageDeps): AsyncGenerator<Processed[]> {
   const mapper = createSlackMessageMapper(context);
   // Each message carries its own source key; the keys noted while a day file is mapped are reset before the next, so they do not pile up.
   const keyed: SlackMessageMapper = {
@@ -234,6 +241,7 @@ async function* readMessages({ origin, first, context, keys, reorderWindow }: Re
       continue;
     }
     const channelKey = slackSourceKey.channel(teamId, day.channelId);
+    if (earlierRoots) await placeUnderEarlierRoots(day.outcomes, earlierRoots, context);
     const batch: Processed[] = [];
     for (const outcome of day.outcomes) {
       if (outcome.outcome !== 'items') {
@@ -248,5 +256,19 @@ async function* readMessages({ origin, first, context, keys, reorderWindow }: Re
       for (const pending of outcome.items) batch.push(acceptItem('messages', pending.item as Record<string, unknown>, position, pending.sourceKey, { key: channelKey, lookup }));
     }
     yield batch;
+  }
+}
+
+/**
+ * Replies whose root is not in this export but an earlier run imported it (a date-ranged, nightly export):
+ * mapped as if the root were here, so they go into its thread (the earlier runs are read at the first such reply).
+ */
+async function placeUnderEarlierRoots(outcomes: Array<Outcome<PendingMessage>>, earlierRoots: EarlierRoots, context: SlackMappingContext): Promise<void> {
+  let imported: ((ref: string) => boolean) | undefined;
+  for (const [at, outcome] of outcomes.entries()) {
+    if (outcome.outcome !== 'items') continue;
+    const root = missingRootOf(outcome.items);
+    if (root === undefined || !(imported ??= await earlierRoots())(root)) continue;
+    outcomes[at] = { ...outcome, items: underFoundRoot(outcome.items, context) };
   }
 }

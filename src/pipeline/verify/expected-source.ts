@@ -15,6 +15,7 @@ import { ExpectedMessages, Interner, type Token } from './message-columns.js';
 import { hasChannelCopy, parentRefOf, replyKeyOf, sendsReplies } from '../import/replies/index.js';
 import { ExpectedReplies } from './expected-replies.js';
 import type { RefusedChannel } from '../shards/refused-channels.js';
+import type { EarlierRoots } from '../import/replies/earlier-roots.js';
 
 /**
  * Records a run rejected (invalid, or refused by the platform) are not expected on the platform. They are
@@ -105,6 +106,8 @@ export interface ExpectedReadDeps {
   signal?: AbortSignal;
   /** A shard's verification: the channels the import's checks refused against the platform (ReadStageDeps.refusedChannel). */
   refusedChannel?: RefusedChannel;
+  /** Roots runs of the state folder(s) imported: the import sent an export's replies to them into their threads. */
+  earlierRoots?: EarlierRoots;
 }
 
 /**
@@ -115,7 +118,7 @@ export interface ExpectedReadDeps {
  */
 export async function* expectedRecords(config: PipelineConfig, stage: StageConfig, deps: ExpectedReadDeps & { channelIds?: ChannelIdLookup }): AsyncGenerator<Accepted> {
   const read = () =>
-    readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(deps.refusedChannel ? { refusedChannel: deps.refusedChannel } : {}) });
+    readStageBatches(config, stage, { sources: deps.sources, ...(deps.signal ? { signal: deps.signal } : {}), ...(deps.channelIds ? { channelIds: deps.channelIds } : {}), ...(deps.refusedChannel ? { refusedChannel: deps.refusedChannel } : {}), ...(deps.earlierRoots ? { earlierRoots: deps.earlierRoots } : {}) });
   if (stage.options.duplicates === 'last-wins') return yield* lastRecordsOfKeys(stage, read, deps);
   const seen = new KeyHashSet();
   for await (const batch of read())

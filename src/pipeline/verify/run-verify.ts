@@ -34,6 +34,8 @@ import { appendAll } from '../../shared/append-all.js';
 import { DifferenceSink, readDifferencesFile, takeFirst } from './difference-sink.js';
 import { DeletedSinceImports } from './deleted-since-import.js';
 import { RunPaths } from '../state/run-paths.js';
+import { earlierRootsOf } from '../import/replies/earlier-roots.js';
+import { sendsReplies } from '../import/replies/index.js';
 
 export interface VerifyOptions {
   config: PipelineConfig;
@@ -167,6 +169,8 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   config.platformUserNames ??= pipelineUserNamesOf(users, config.id);
   const read: ExpectedReadDeps = { sources: sourceOptionsOf(config, deps.signal), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
   if (config.shard) read.refusedChannel = await refusedChannelsOf(config, users, allChannels, read);
+  // The import sent an export's replies to roots its state folder's earlier runs imported into their threads.
+  if (messagesStage && sendsReplies(messagesStage) && options.stateDirs && options.stateDirs.length > 0) read.earlierRoots = earlierRootsOf(messagesStage, options.stateDirs);
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';
   const sample = options.sample === 'auto' ? AUTO_CONTENT_SAMPLE : (options.sample ?? 0);

@@ -18,6 +18,7 @@ export {
   type SlackDirectoryBuilder,
   type SlackDirectoryOptions,
 } from './directory.js';
+export { missingRootOf, underFoundRoot } from './earlier-root.js';
 export { defaultSlackKeyFor, slackSourceKey, type KeyFor } from './keys.js';
 export { stripUrlToken } from './message-body.js';
 export { splitBody } from '../split-body.js';
