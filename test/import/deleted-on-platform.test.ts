@@ -196,3 +196,43 @@ describe('a member a channel record listed (its members field), then removed on 
     expect(exitCodeForReport(second)).toBe(2);
   });
 });
+
+describe('a message corrected in the source after an insert run imported it, where verification cannot pair the two copies', () => {
+  it('is not said deleted on the platform (it is there, as the earlier run sent it) nor recounted skipped, and the run exits 65 (before: "deleted on the platform", skipped, exit 2 when alone)', async () => {
+    const p = 'changed-not-deleted';
+    const dir = join(f.dir, p);
+    await writeInput(dir, 'users.csv', `id,username\nu0,${p}-ann\n`);
+    await writeInput(dir, 'channels.csv', `key,name,members\nc0,${p}-general,${p}-ann\n`);
+    await writeInput(dir, 'messages.csv', `id,channel,author,text,kind\nm1,c0,${p}-ann,one,TEXT\nm2,c0,${p}-ann,two,TEXT\nm3,c0,${p}-ann,three,TEXT\n`);
+    const pipeline = messagesPipeline(p, 'insert').replace('type: { const: TEXT }', 'type: kind').replace(', properties: { tag: tag }', '');
+    const { config } = await writePipeline(dir, pipeline);
+    const state = join(dir, 'state');
+    const first = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    expect(first.verification?.status).toBe('exact');
+    // Another type and another body: verification sees one missing and one extra, not one changed message.
+    await writeInput(dir, 'messages.csv', `id,channel,author,text,kind\nm1,c0,${p}-ann,one,TEXT\nm2,c0,,two was corrected,SYSTEM_TEXT\nm3,c0,${p}-ann,three,TEXT\n`);
+    // `chatport verify` before any run sent the correction: the source's record is what differs from the sent one.
+    const verified = await runVerify({ config, stateDirs: [state] }, { client: f.client });
+    expect(verified.summary).toMatchObject({ counts: { missing: 1, extra: 1 } });
+    expect(verified.summary).not.toHaveProperty('deletedSinceImport');
+    expect(verified.differences.find((d) => d.kind === 'missing')).toMatchObject({ sourceKey: 'm2', changedSinceImport: { runId: first.runId } });
+    const second = await runImport({ config, stateDir: state, verify: {} }, { client: f.client });
+    const channel = (await all(f.client.channels.list({ pageSize: 100 }))).find((c) => c.name === `${p}-general`)!;
+    expect((await all(f.client.channels.messages(channel.id, { pageSize: 100 }))).map((m) => m.body)).toEqual(['one', 'two', 'three']);
+    expect(second.verification).toMatchObject({ status: 'differences', counts: { missing: 1, extra: 1 } });
+    expect(second.verification).not.toHaveProperty('deletedSinceImport');
+    const differences = (await readFile(join(second.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const missing = differences.find((d) => d.kind === 'missing')!;
+    expect(missing).toMatchObject({ sourceKey: 'm2', changedSinceImport: { runId: first.runId, idempotencyKey: await sentKey(first, 'two') } });
+    expect(missing).not.toHaveProperty('deletedSinceImport');
+    expect(missing.message).not.toContain('deleted on the platform after');
+    expect(missing.message).toContain(`run ${first.runId} imported another version of it`);
+    expect(second.stages.messages).toMatchObject({ read: 3, skipped: 0 });
+    expect(exitCodeForReport(second)).toBe(65);
+    // Both runs' folders pruned: their imported index (a print of what each sent, no bodies) still tells the versions apart.
+    await pruneRuns(state, { keep: 0 });
+    const afterPrune = await runVerify({ config, stateDirs: [state] }, { client: f.client });
+    expect(afterPrune.summary).not.toHaveProperty('deletedSinceImport');
+    expect(afterPrune.differences.find((d) => d.kind === 'missing')).toMatchObject({ sourceKey: 'm2', changedSinceImport: { runId: first.runId } });
+  });
+});

@@ -1,6 +1,7 @@
 import { CHANNEL_KEY_PROPERTY, idempotencyKeysOf } from '../../transform/index.js';
 import { forEachEarlierImport } from '../state/earlier-imports.js';
-import type { ImportedItem } from '../state/imported-index.js';
+import { sentContentPrint, type ImportedItem } from '../state/imported-index.js';
+import { messageContentPrint, type MessageContent } from './content-print.js';
 import { RunPaths } from '../state/run-paths.js';
 import type { Difference } from './types.js';
 
@@ -34,6 +35,15 @@ export class DeletedSinceImports {
   private readonly channelMembers = new Map<string, Set<string>>();
   private membersNoted = 0;
   private readonly foundMembers = new Map<string, DeletedSinceImport>();
+  /**
+   * Keys whose importing run sent other content than the source holds now (or, where verification has no
+   * source record at hand, than the latest run sent): the source changed since, and the platform, skipping the
+   * taken key, keeps the first version, which verification may not pair with the source's record (another type
+   * and body). Not evidence of a deletion.
+   */
+  private readonly changedSince = new Set<string>();
+  /** What the source holds now for a missing message (its content's print), when verification said. */
+  private readonly sourcePrints = new Map<string, string>();
   /** Keys the run being verified (`sentBy`) sent and its jobs FINISHED: the platform skipped them. */
   private readonly sentAgain = new Set<string>();
   private explained = 0;
@@ -66,7 +76,10 @@ export class DeletedSinceImports {
       usernames.add(usernameOf(difference));
       return;
     }
-    this.wanted.add(this.keyOf(difference));
+    const key = this.keyOf(difference);
+    this.wanted.add(key);
+    const content = sourceContents.get(difference);
+    if (content !== undefined) this.sourcePrints.set(key, messageContentPrint(content));
     this.stages.add(difference.stage as ExplainedStage);
   }
 
@@ -88,19 +101,30 @@ export class DeletedSinceImports {
   /** Reads every run's imported messages for the noted keys; returns how many are explained so. */
   async lookUp(): Promise<number> {
     if (this.lookedUp === 0) return 0;
+    const [firstSent, lastSent] = [new Map<string, string | undefined>(), new Map<string, string | undefined>()];
     for (const dir of this.stateDirs) {
       const paths = new RunPaths(dir);
       for (const stage of this.stages) {
         await forEachEarlierImport(paths, stage, undefined, (item, runId) => {
           const key = item.idempotencyKey;
           if (!this.wanted.has(key)) return;
-          if (!this.found.has(key)) this.found.set(key, runId);
-          else if (runId === this.sentBy) this.sentAgain.add(key);
+          if (!this.found.has(key)) {
+            this.found.set(key, runId);
+            firstSent.set(key, sentContentPrint(item));
+            return;
+          }
+          lastSent.set(key, sentContentPrint(item));
+          if (runId === this.sentBy) this.sentAgain.add(key);
         });
       }
       if (this.channelMembers.size > 0) await forEachEarlierImport(paths, 'channels', undefined, (item, runId) => this.foundInChannel(item, runId));
     }
-    this.explained = this.found.size + this.foundMembers.size;
+    // The source's record now, else the latest run's copy of it, against what the importing run sent.
+    for (const [key, print] of firstSent) {
+      const now = this.sourcePrints.get(key) ?? lastSent.get(key);
+      if (print !== undefined && now !== undefined && now !== print) this.changedSince.add(key);
+    }
+    this.explained = this.found.size - this.changedSince.size + this.foundMembers.size;
     return this.explained;
   }
 
@@ -117,9 +141,11 @@ export class DeletedSinceImports {
 
   /** The difference, reworded when a run imported its message (a copy: the sink's own is left as it was). */
   explain(difference: Difference): Difference {
-    if (this.explained === 0 || !isMissingImported(difference)) return difference;
+    if (this.found.size + this.foundMembers.size === 0 || !isMissingImported(difference)) return difference;
     const found = difference.inChannelRecord ? this.foundMembers.get(difference.sourceKey!) : this.foundByKey(this.keyOf(difference));
     if (found === undefined) return difference;
+    if (!difference.inChannelRecord && this.changedSince.has(found.idempotencyKey))
+      return { ...difference, changedSinceImport: found, message: `${difference.message} as the source has it now: ${changedSinceImportReason(found)}` };
     const explained = {
       ...difference,
       deletedSinceImport: found,
@@ -143,6 +169,19 @@ export function deletedSinceImportReason(runId: string, idempotencyKey: string):
 /** Why a member its channel's record lists is not in the channel now: the channel item that added it is never sent again. */
 function removedSinceChannelImportReason({ runId, idempotencyKey }: DeletedSinceImport): string {
   return `removed on the platform after run ${runId} imported it with its channel (the channel's idempotency key ${idempotencyKey}); the channel is not sent again, so no run adds it back (take it out of the channel's members in the source to accept the removal)`;
+}
+
+/** Why a message is missing when the source changed after a run imported it (not deleted, as far as anything shows). */
+function changedSinceImportReason({ runId, idempotencyKey }: DeletedSinceImport): string {
+  return `run ${runId} imported another version of it (idempotency key ${idempotencyKey}), which the platform keeps unless deleted since (an extra message of the channel may be it): it skips a key it has taken, so no run applies the change under that key`;
+}
+
+const sourceContents = new WeakMap<Difference, MessageContent>();
+
+/** A missing message's difference, noted with the source's record for it (DeletedSinceImports compares it with what was sent). */
+export function withSourceContent(difference: Difference, content: MessageContent): Difference {
+  sourceContents.set(difference, content);
+  return difference;
 }
 
 /** The stages whose missing records are looked up: those whose records are sent again by every insert run. */

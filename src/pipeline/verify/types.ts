@@ -39,6 +39,11 @@ export interface Difference {
   inChannelRecord?: true;
   /** A missing message a run of the state folder imported: deleted on the platform since (deleted-since-import.ts). */
   deletedSinceImport?: { runId: string; idempotencyKey: string };
+  /**
+   * A missing message a run imported in another version than the latest run sent (the source changed since):
+   * the platform keeps the version that run sent under its key, unless deleted since (deleted-since-import.ts).
+   */
+  changedSinceImport?: { runId: string; idempotencyKey: string };
   /** One sentence for people. */
   message: string;
 }

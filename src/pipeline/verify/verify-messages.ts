@@ -9,6 +9,7 @@ import type { DifferenceSink } from './difference-sink.js';
 import { PassingMissing } from './passing-missing.js';
 import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { where } from './describe.js';
+import { withSourceContent } from './deleted-since-import.js';
 import type { ExpectedReadDeps } from './expected-source.js';
 import { messageContentDifferences, readMessagesAt, type SourceMessage, type StreamedOrdinals } from './source-messages.js';
 import type { Difference } from './types.js';
@@ -172,7 +173,7 @@ function contentRegions(regions: readonly Region[], platform: readonly Message[]
 }
 
 function missingDifference(src: SourceMessage, channelKey: string, text = `message ${src.sourceKey} (${where(src.position)}) is not in channel ${channelKey}`): Difference {
-  return { kind: 'missing', stage: 'messages', sourceKey: src.sourceKey, position: src.position, channelKey, message: text };
+  return withSourceContent({ kind: 'missing', stage: 'messages', sourceKey: src.sourceKey, position: src.position, channelKey, message: text }, src.item);
 }
 
 async function explain(finding: MessageFinding, src: SourceMessage | undefined, fetcher: MessageFetcher, orphans?: OrphanNames): Promise<Difference[]> {
