@@ -16,7 +16,7 @@ import { ForeignNames } from '../shards/foreign-names.js';
 import { ForeignRenames } from '../shards/foreign-renames.js';
 import type { Holder } from './name-holders.js';
 import { checkS3Endpoint, isS3Url } from '../../shared/s3-location.js';
-import { sentChannelKeys } from '../shards/sent-channels.js';
+import { sentChannelRecords } from '../shards/sent-channels.js';
 import type { RefusedChannel } from '../shards/refused-channels.js';
 import type { EarlierRoots } from './replies/earlier-roots.js';
 
@@ -131,7 +131,7 @@ async function* readSourceBatches(
   const foreignKeyOf = foreign ? foreignKeyReader(stage) : undefined;
   // A channel's name may (foreign-names.ts).
   // Under last-wins, a channel record a later one of its key supersedes is never sent: it holds no name.
-  const renames = shard !== undefined && deps.heldChannelNames ? new ForeignRenames(deps.heldChannelNames, shard) : undefined;
+  const renames = shard !== undefined && deps.heldChannelNames ? new ForeignRenames(deps.heldChannelNames, shard, await channelRecordsSent(config, stage, deps)) : undefined;
   const foreignNames = shard !== undefined && stage.stage === 'channels' ? new ForeignNames(lastWins ? await lastRecordOfKeys(stage, inputs, newProcessor(), deps.signal) : undefined, deps.refusedChannel, renames) : undefined;
   // Another shard's record in a channel one run would neither send (rejected, or not in the input) nor find on
   // the platform (made by an earlier run) holds no key, as in one run.
@@ -194,9 +194,14 @@ async function* readSourceBatches(
 async function channelsSent(config: PipelineConfig, deps: ReadStageDeps): Promise<Set<string> | undefined> {
   const channels = config.stages.find((s) => s.stage === 'channels');
   if (channels === undefined || channels.source === undefined) return undefined;
+  return new Set((await channelRecordsSent(config, channels, deps)).keys());
+}
+
+/** Every shard's records of the channels stage, read once more: those one run would send, by key (sent-channels.ts). */
+async function channelRecordsSent(config: PipelineConfig, channels: StageConfig, deps: ReadStageDeps): Promise<Map<string, Accepted>> {
   const records: Processed[] = [];
   for await (const p of readStageRecords({ ...config, shard: undefined }, channels, readOnlyDeps(deps))) records.push(p);
-  return sentChannelKeys(records, channels.options.duplicates === 'last-wins', deps.refusedChannel);
+  return sentChannelRecords(records, channels.options.duplicates === 'last-wins', deps.refusedChannel);
 }
 
 /** `input` with the size and version its read found, where the store said. */

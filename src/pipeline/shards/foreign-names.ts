@@ -49,12 +49,7 @@ export class ForeignNames {
   note(processed: Processed, seq: number): void {
     if (this.refused(processed) || this.notSent(processed, seq)) return;
     const identity = identityOf(processed);
-    if (identity === undefined) return;
-    const accepted = processed as Accepted;
-    const first = this.first.get(identity.id);
-    if (first === undefined) this.first.set(identity.id, { key: accepted.sourceKey, position: processed.position });
-    // Sent by one run: a rename it makes frees the name its channel held there.
-    if (identity.name !== undefined && (first === undefined || first.key === accepted.sourceKey)) this.renames?.noteSent(accepted, identity.name);
+    if (identity !== undefined && !this.first.has(identity.id)) this.first.set(identity.id, { key: (processed as Accepted).sourceKey, position: processed.position });
   }
 
   /**
@@ -74,8 +69,8 @@ export class ForeignNames {
   }
 
   /**
-   * This shard's record the checks refuse: when only for its name, held by a channel an earlier record of
-   * another shard renames away, it waits for that shard instead (ForeignRenames throws: exit 75).
+   * This shard's record the checks refuse: when only for its name, held by a channel a record of another
+   * shard renames away, it waits for that shard instead (ForeignRenames throws: exit 75).
    */
   private refuseBeforeForeignRename(processed: Accepted): void {
     const item = processed.item as Record<string, unknown>;
@@ -107,7 +102,7 @@ export class ForeignNames {
 }
 
 /** What the platform tells a channel record's channel by (its name, or a DIRECT channel's set of members), and why a later holder is rejected. */
-function identityOf(processed: Processed): { id: string; name?: string; reason: (first: FirstHolder) => Reason } | undefined {
+function identityOf(processed: Processed): { id: string; reason: (first: FirstHolder) => Reason } | undefined {
   if (processed.kind !== 'accepted') return undefined;
   const item = processed.item as Record<string, unknown>;
   if (item.type === 'DIRECT') {
@@ -116,7 +111,7 @@ function identityOf(processed: Processed): { id: string; name?: string; reason: 
     // NUL never occurs in a channel name, so a member set cannot meet a name.
     return { id: `\u0000${membersKey(members)}`, reason: (first) => directReason(members, first) };
   }
-  return typeof item.name === 'string' ? { id: item.name, name: item.name, reason: (first) => nameReason(item.name as string, first) } : undefined;
+  return typeof item.name === 'string' ? { id: item.name, reason: (first) => nameReason(item.name as string, first) } : undefined;
 }
 
 function nameReason(name: string, first: FirstHolder): Reason {

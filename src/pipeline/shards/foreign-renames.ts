@@ -22,39 +22,41 @@ interface Renamer {
  * running, so it stops with a temporary failure (75) naming the shard to run first; the scheduler's retry
  * resumes it, and by then the platform holds the rename.
  *
- * Only a rename earlier in the input frees a name, as in one run: waits then go only to earlier records,
- * so two shards never wait for each other (a swap of two names is rejected, as in one run).
+ * Wherever the renaming record is in the input: run after it, the taking shard finds the name free, so
+ * waiting for it when run before is what makes the outcome the same in either order. Only a rename one run
+ * sends counts (sent-channels.ts: not refused against the platform, so its own new name is free there), so
+ * the shard waited for never waits in turn on a rename, and two shards never wait for each other: a swap of
+ * two names is rejected on both sides, as in one run.
  */
 export class ForeignRenames {
-  /** This pipeline's channels on the platform as the checks read them: source key → the name held. */
-  private readonly heldNameOfKey: Map<string, string>;
-  /** A held name → the first record of another shard, so far in the input, renaming its holder away. */
+  /** A held name → the record of another shard renaming its holder away. */
   private readonly renamedAway = new Map<string, Renamer>();
 
+  /** `sent`: every channel record one run sends, by source key (sent-channels.ts sentChannelRecords). */
   constructor(
     holders: ReadonlyMap<string, Holder>,
     private readonly shard: ShardSpec,
+    sent: ReadonlyMap<string, Accepted>,
   ) {
-    this.heldNameOfKey = ourNamesByKey(holders);
-  }
-
-  /** Another shard's channel record that one run would send with `name` (not refused, keeping its name). */
-  noteSent(processed: Accepted, name: string): void {
-    const before = this.heldNameOfKey.get(processed.sourceKey);
-    if (before !== undefined && before !== name && !this.renamedAway.has(before)) this.renamedAway.set(before, { key: processed.sourceKey, position: processed.position, to: name });
+    for (const [key, held] of ourNamesByKey(holders)) {
+      const record = sent.get(key);
+      const name = (record?.item as Record<string, unknown> | undefined)?.name;
+      if (record === undefined || typeof name !== 'string' || name === held || shardOfKey(key, shard.count) === shard.index) continue;
+      this.renamedAway.set(held, { key, position: record.position, to: name });
+    }
   }
 
   /**
    * This shard's record asking for `name`, which the checks find held by another channel and nothing else
-   * refuses: when an earlier record of another shard renames that channel away, the run stops until that
-   * shard has run (SHARD_ORDER, 75).
+   * refuses: when a record of another shard renames that channel away, the run stops until that shard has
+   * run (SHARD_ORDER, 75).
    */
   refuseBeforeRename(processed: Accepted, name: string): void {
     const renamer = this.renamedAway.get(name);
     if (renamer === undefined) return;
     const first = shardOfKey(renamer.key, this.shard.count);
     throw new ChatportError(
-      `channel record ${describePosition(processed.position)} (source key ${processed.sourceKey}) takes the name '${name}', which the platform's channel of source key ${renamer.key} still holds; that channel's record (${describePosition(renamer.position)}, earlier in the input) renames it to '${renamer.to}', and shard ${first} of ${this.shard.count} imports it. Shard ${first} of ${this.shard.count} must run its channels stage first: this shard stops before sending the record (temporary, exit 75) and its next attempt resumes, taking the name once that shard has renamed the channel`,
+      `channel record ${describePosition(processed.position)} (source key ${processed.sourceKey}) takes the name '${name}', which the platform's channel of source key ${renamer.key} still holds; that channel's record (${describePosition(renamer.position)}) renames it to '${renamer.to}', and shard ${first} of ${this.shard.count} imports it. Shard ${first} of ${this.shard.count} must run its channels stage first: this shard stops before sending the record (temporary, exit 75) and its next attempt resumes, taking the name once that shard has renamed the channel`,
       {
         code: 'SHARD_ORDER',
         transient: true,
