@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatportClient } from '../../src/api/index.js';
 import type { PipelineConfig } from '../../src/config/index.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import { runVerify } from '../../src/pipeline/verify/run-verify.js';
@@ -56,22 +57,53 @@ describe('an --after export of a thread opened on an inline reply before its ran
 });
 
 describe('the same nightly run after the thread\'s root was deleted on the platform (its replies with it)', () => {
-  let g: ImportFixture, nightly: RunReport[], after: PlatformState;
+  let g: ImportFixture, nightly: RunReport[], held: PlatformState;
   beforeAll(async () => {
     const deleteQuestion = async (index: number, fixture: ImportFixture) => {
       if (index !== 1) return;
       for await (const c of fixture.client.channels.list())
         for await (const x of fixture.client.channels.messages(c.id)) if ((x.properties?.source as { id?: string } | undefined)?.id === question.id) await fixture.client.messages.delete(x.id);
     };
-    ({ f: g, reports: nightly, platform: after } = await importLobbyNightly(`Guild - Text Channels - answer [${answer.id}].json`, runs.slice(0, 2), deleteQuestion));
+    ({ f: g, reports: nightly, platform: held } = await importLobbyNightly(`Guild - Text Channels - answer [${answer.id}].json`, runs.slice(0, 2), { beforeRun: deleteQuestion }));
   }, 60_000);
   afterAll(() => g?.close());
 
   it('sends the new messages into the channel as orphans (the journal\'s thread is gone), and verifies them there', () => {
-    const lobby = after.channels.find((c) => c.slackId === LOBBY.id)!;
+    const lobby = held.channels.find((c) => c.slackId === LOBBY.id)!;
     expect(lobby.messages.map((x) => x.body)).toEqual(['back in the channel', 'later', 'a late answer', 'on the answer again']);
     expect(nightly[1]!.status).toBe('succeeded');
     expect(nightly[1]!.stages.messages).toMatchObject({ orphans: 2, refused: 0 });
+    expect(differencesOf(nightly[1]!.verification)).toMatchObject(nothingAmiss);
+  });
+});
+
+describe('an --after export with new replies both to the question and in the thread on its answer (one platform thread)', () => {
+  let g: ImportFixture, nightly: RunReport[], held: PlatformState;
+  // Sends under way at once, at most (every reply here goes into one thread): two at once land in either order.
+  let inFlight = 0, mostInFlight = 0;
+  const oneAtATime = (fixture: ImportFixture): ChatportClient => {
+    const threads = fixture.client.threads;
+    const send: typeof threads.send = async (...args) => {
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      try {
+        return await threads.send(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    return Object.assign(Object.create(fixture.client) as ChatportClient, { threads: { ...threads, send } });
+  };
+  beforeAll(async () => {
+    const both = { lobby: file(LOBBY, [m(7, 'later'), m(8, 'on the answer again', ana, replyTo(answer.id)), m(9, 'to the question', bo, replyTo(question.id))], after), thread: file(onAnswer, [m(6, 'a late answer', bo)], after) };
+    ({ f: g, reports: nightly, platform: held } = await importLobbyNightly(`Guild - Text Channels - answer [${answer.id}].json`, [runs[0]!, both], { clientOf: oneAtATime }));
+  }, 60_000);
+  afterAll(() => g?.close());
+
+  it('sends them into that thread one after the other, in the order the export is read, and verification finds nothing amiss', () => {
+    const lobby = held.channels.find((c) => c.slackId === LOBBY.id)!;
+    // The reader gives a reply whose parent the export has before those whose parent it lacks.
+    expect(lobby.threads.get(question.id)?.replies.map((x) => x.body)).toEqual(['answer', 'on the answer', 'to the question', 'a late answer', 'on the answer again']);
+    expect(mostInFlight).toBe(1);
     expect(differencesOf(nightly[1]!.verification)).toMatchObject(nothingAmiss);
   });
 });

@@ -4,6 +4,7 @@ import { afterAll } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
 import type { RunReport } from '../../src/pipeline/report.js';
 import type { PipelineConfig } from '../../src/config/index.js';
+import type { ChatportClient } from '../../src/api/index.js';
 import { startImportFixture, writePipeline, type ImportFixture } from '../import/support.js';
 import { readPlatform, type PlatformState } from '../slack-migration/support.js';
 
@@ -53,19 +54,20 @@ export async function importFiles(files: Record<string, string>, discordOptions 
 export async function importLobbyNightly(
   threadFile: string,
   runs: readonly { lobby: string; thread: string }[],
-  /** What happens on the platform between runs (before run `index`). */
-  beforeRun: (index: number, f: ImportFixture) => Promise<void> = async () => undefined,
+  /** What happens on the platform between runs (before run `index`); the client the runs use. */
+  around: { beforeRun?: (index: number, f: ImportFixture) => Promise<void>; clientOf?: (f: ImportFixture) => ChatportClient } = {},
 ): Promise<{ f: ImportFixture; reports: RunReport[]; platform: PlatformState; config: PipelineConfig; stateDir: string }> {
   const { f, dir } = await fixtureWithExport();
   const reports: RunReport[] = [];
   const stateDir = join(f.dir, 'state');
   // Resolved for each run, as each run of the job reads the pipeline anew (a run notes things in its config).
   const resolve = async () => (await writePipeline(f.dir, `name: discord\ndiscord:\n  export: ${dir}\n`)).config;
+  const client = around.clientOf?.(f) ?? f.client;
   for (const run of runs) {
-    await beforeRun(reports.length, f);
+    await around.beforeRun?.(reports.length, f);
     await writeFile(join(dir, LOBBY_FILE), run.lobby);
     await writeFile(join(dir, threadFile), run.thread);
-    reports.push(await runImport({ config: await resolve(), stateDir, verify: {} }, { client: f.client }));
+    reports.push(await runImport({ config: await resolve(), stateDir, verify: {} }, { client }));
   }
   return { f, reports, platform: await readPlatform(f.client), config: await resolve(), stateDir };
 }

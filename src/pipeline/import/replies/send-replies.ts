@@ -95,8 +95,10 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
   for await (const reply of readSpool(input.spoolPath)) {
     if (failure || input.signal.aborted) break;
     await slots.take();
-    // Replies of one thread (or of one chain whose root is missing) go one after the other.
-    const tail = rootKey(String(reply.channelId), rootOf(reply) ?? reply.parent);
+    // Replies of one thread (or of one chain whose root is missing) go one after the other; a thread two
+    // roots name (a reply an earlier run sent into it, and its root: earlier-threads.ts) is one thread.
+    const thread = threadOf(reply);
+    const tail = thread !== undefined ? `t${String(thread)}` : rootKey(String(reply.channelId), rootOf(reply) ?? reply.parent);
     const before = tails.get(tail) ?? Promise.resolve();
     const mine: Promise<void> = before
       .then(() => deliverOne(reply))
@@ -107,7 +109,6 @@ export async function sendReplies(input: SendRepliesInput): Promise<void> {
         slots.give();
         if (tails.get(tail) === mine) {
           tails.delete(tail);
-          const thread = threadOf(reply);
           if (thread !== undefined) presentAt.delete(`t${String(thread)}`);
         }
       });
