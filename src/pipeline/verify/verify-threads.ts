@@ -130,8 +130,8 @@ export async function verifyThreads(
   // Threads are read `concurrency` at a time (each read waits on the platform), and compared in order.
   // A reply on a ring of replies has no root: an orphan (expected-replies.ts threadRoots).
   for (let i = 0; i < replies.count; i++) if (roots[i]! < 0) out.orphans.push(i);
-  const reads = inOrderAhead(replies.byParent(roots), stage.options.concurrency, async ({ parent, channelKey, replies: group }) => {
-    const thread = rootOf(parent, channelKey);
+  const threads = oneGroupPerThread(replies.byParent(roots).map((g) => ({ ...g, thread: rootOf(g.parent, g.channelKey) })));
+  const reads = inOrderAhead(threads, stage.options.concurrency, async ({ parent, channelKey, thread, replies: group }) => {
     return { parent, channelKey, thread, group, held: thread === undefined ? undefined : await threadReplies(client, stage, thread, signal) };
   });
   for await (const { parent, channelKey, thread, group, held } of reads) {
@@ -142,6 +142,31 @@ export async function verifyThreads(
     countRootThread(out.rootThreads, String(thread), channelKey, held.length);
     for (const r of held) out.replyIds.add(r.id);
     out.verified += compareThread({ parent, channelKey, replies, group, held, content }, { findings, checks, strays, missing, differences: out.differences });
+  }
+  return out;
+}
+
+type RootGroup = ReturnType<ExpectedReplies['byParent']>[number] & { thread: ReturnType<RootThreads['get']> };
+
+/**
+ * Roots that name one platform thread (a message and a reply an earlier run sent into its thread,
+ * earlier-threads.ts; a Discord thread's note and the thread's id) are compared as one thread, their
+ * replies in source order, under the first root's name: compared apart, each would call the other's extra.
+ */
+function oneGroupPerThread(groups: RootGroup[]): RootGroup[] {
+  const byThread = new Map<string, RootGroup>();
+  const out: RootGroup[] = [];
+  for (const group of groups) {
+    const first = group.thread === undefined ? undefined : byThread.get(String(group.thread));
+    if (first === undefined) {
+      if (group.thread !== undefined) byThread.set(String(group.thread), group);
+      out.push(group);
+      continue;
+    }
+    const both = new Uint32Array(first.replies.length + group.replies.length);
+    both.set(first.replies);
+    both.set(group.replies, first.replies.length);
+    first.replies = both.sort();
   }
   return out;
 }
