@@ -84,4 +84,14 @@ describe('journal', () => {
     await writeFile(path, '{"n":0}\n{"n":1}\n{"n":2}\n{"n":3}\n');
     expect((await readJournal<{ n: number }>(path, (e) => e.n % 2 === 1)).events).toEqual([{ n: 1 }, { n: 3 }]);
   });
+
+  it('parses only the lines holding a text when asked (`only`), the others passed over, not visited', async () => {
+    const path = join(await mkdtemp(join(tmpdir(), 'journal-')), 'j.ndjson');
+    const text = '{"t":"a","n":0}\n{"t":"b","n":1}\n{"t":"a","n":2}\n';
+    await writeFile(path, text);
+    const seen: unknown[] = [];
+    const { validBytes } = await readJournalEvents(path, (e) => seen.push(e), { containing: '"t":"a"' });
+    expect(seen).toEqual([{ t: 'a', n: 0 }, { t: 'a', n: 2 }]);
+    expect(validBytes).toBe(Buffer.byteLength(text));
+  });
 });

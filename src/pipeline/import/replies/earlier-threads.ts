@@ -56,7 +56,7 @@ async function placementsOf(stage: StageConfig, journals: readonly string[], wan
       if (e.t !== 'reply-sent' || e.stage !== 'messages') return;
       const ref = refOfReplyKey(stage, e.key);
       if (ref !== undefined && wanted.has(ref)) placed.set(detachString(ref), e.thread);
-    });
+    }, { containing: '"reply-sent"' });
   }
   return placed;
 }
