@@ -23,6 +23,7 @@ const BENCHES: Record<string, { script: string; args: string[]; quickArgs: strin
   parquet: { script: 'parquet-writer.ts', args: ['--runs', '3'], quickArgs: ['--rows', '100000'] },
   'chat-exports': { script: 'chat-export-import.ts', args: ['--messages', '1000000'], quickArgs: ['--messages', '5000'] },
   shards: { script: 'shards.ts', args: ['--messages', '200000', '--runs', '3'], quickArgs: ['--messages', '5000', '--runs', '1'] },
+  'earlier-imports': { script: 'earlier-imports.ts', args: ['--runs-before', '10', '--messages', '100000', '--pairs', '3'], quickArgs: ['--runs-before', '2', '--messages', '10000', '--pairs', '1'] },
   replies: { script: 'replies.ts', args: ['--messages', '100000', '--runs', '3'], quickArgs: ['--messages', '5000', '--runs', '1'] },
 };
 

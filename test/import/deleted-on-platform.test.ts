@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImport } from '../../src/pipeline/import/run-import.js';
@@ -98,6 +98,20 @@ describe('a message imported, then deleted on the platform, after `runs prune` r
     const differences = (await readFile(join(report.runDir, 'verify-differences.ndjson'), 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(differences).toEqual([expect.objectContaining({ sourceKey: 'm2', deletedSinceImport: { runId: first.runId, idempotencyKey: key } })]);
     expect(exitCodeForReport(report)).toBe(2);
+  });
+});
+
+describe('the imported index: what a finished run imported, written once by the next run that reads it', () => {
+  it('a later run reads the index, not the chunk files (before: every upsert run read every earlier chunk file again)', async () => {
+    const { first, report, uploads } = await importedThenDeleted('del-index-once', 'upsert', async (state) => {
+      await runImport({ config: (await writePipeline(join(f.dir, 'del-index-once'), messagesPipeline('del-index-once', 'upsert'))).config, stateDir: state }, { client: f.client });
+      const runs = await readdir(join(state, 'runs'));
+      // The chunk files of the first run gone: only its index, written by the run above, can say what it imported.
+      await rm(join(state, 'runs', runs.sort()[0]!, 'chunks'), { recursive: true });
+    });
+    expect(existsSync(join(first.runDir, '..', '..', 'imported', first.runId, 'messages.ndjson'))).toBe(true);
+    expect(report.stages.messages).toMatchObject({ read: 3, imported: 2, skipped: 1, deleted: 1 });
+    expect(uploads).toBe(0);
   });
 });
 

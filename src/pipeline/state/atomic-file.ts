@@ -1,4 +1,4 @@
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 /**
@@ -22,8 +22,11 @@ async function writeWhole(path: string, data: string | Uint8Array | Iterable<str
   try {
     await handle.writeFile(data);
     await handle.sync();
-  } finally {
+  } catch (error) {
     await handle.close();
+    await rm(temp, { force: true });
+    throw error;
   }
+  await handle.close();
   await rename(temp, path);
 }

@@ -12,8 +12,8 @@ interface ChunkFate {
   refused: Set<number>;
 }
 
-/** A run's chunks of each stage, by run in journal order (the earliest first). */
-type RunChunks = Map<string, Map<StageName, ChunkFate[]>>;
+/** A run's chunks of each stage, by run in journal order (the earliest first); `ended`: the run's end is journaled. */
+type RunChunks = Map<string, { stages: Map<StageName, ChunkFate[]>; ended: boolean }>;
 
 /**
  * The chunks' fates of the runs and stages `wanted` takes, from the journal. Only the fates are held, one
@@ -25,13 +25,17 @@ async function readChunkFates(paths: RunPaths, wanted: (runId: string, stage: St
   let runId: string | undefined;
   await readJournalEvents<JournalEvent>(paths.journal, (e) => {
     if (e.t === 'run-started') runId = e.runId;
+    if (e.t === 'run-ended') {
+      const run = runs.get(e.runId);
+      if (run) run.ended = true;
+    }
     if (runId === undefined || !('stage' in e) || !('seq' in e) || !wanted(runId, e.stage)) return;
     const id = `${runId}\u0000${e.stage}\u0000${e.seq}`;
     // A resumed attempt writes an unfinished chunk again: what the journal said of it stands.
     if (e.t === 'chunk-written' && !byId.has(id)) {
       const fate: ChunkFate = { seq: e.seq, done: false, refused: new Set() };
       byId.set(id, fate);
-      const stages = runs.get(runId) ?? runs.set(runId, new Map()).get(runId)!;
+      const { stages } = runs.get(runId) ?? runs.set(runId, { stages: new Map(), ended: false }).get(runId)!;
       (stages.get(e.stage) ?? stages.set(e.stage, []).get(e.stage)!).push(fate);
     }
     const fate = byId.get(id);
@@ -48,7 +52,9 @@ async function readChunkFates(paths: RunPaths, wanted: (runId: string, stage: St
  * (every job FINISHED) and the item not refused, in journal order (the earliest run first). The platform
  * took each one's idempotency key, and a key taken stays taken: deleted on the platform since, such a record
  * is skipped by every later import of that key. A run's imported index (imported-index.ts, kept by `runs
- * prune`) is read when there is one, else its chunk files, each read and let go in turn.
+ * prune`) is read when there is one, else its chunk files, each read and let go in turn; a run that ended
+ * gets its index written then, so the next run reads that instead (every upsert run read every earlier
+ * chunk file: BENCHMARKS.md).
  */
 export async function forEachEarlierImport(
   paths: RunPaths,
@@ -57,9 +63,40 @@ export async function forEachEarlierImport(
   visit: (item: ImportedItem, runId: string) => void,
 ): Promise<void> {
   const runs = await readChunkFates(paths, (runId, s) => s === stage && runId !== exceptRunId);
-  for (const [runId, stages] of runs) {
-    if (await readImportedIndex(paths.importedIndex(runId, stage), (item) => visit(item, runId))) continue;
-    for await (const item of importedItems(paths, runId, stage, stages.get(stage) ?? [])) visit(item, runId);
+  for (const [runId, { stages, ended }] of runs) {
+    const file = paths.importedIndex(runId, stage);
+    if (await readImportedIndex(file, (item) => visit(item, runId))) continue;
+    const fates = stages.get(stage) ?? [];
+    // A run that ended imports nothing more: its index is written as its chunk files are read, once.
+    if (ended) await visitKeeping(file, importedItems(paths, runId, stage, fates), (item) => visit(item, runId));
+    else for await (const item of importedItems(paths, runId, stage, fates)) visit(item, runId);
+  }
+}
+
+/**
+ * Visits the items as they are written to the index. The index is only a saving: when it cannot be written
+ * (a state folder read-only to verification), the items not visited yet are visited all the same.
+ */
+async function visitKeeping(file: string, items: AsyncIterable<ImportedItem>, visit: (item: ImportedItem) => void): Promise<void> {
+  const iterator = items[Symbol.asyncIterator]();
+  // A chunk file that cannot be read, or a visit that throws, is no failure to write the index.
+  let readFailure: { error: unknown } | undefined;
+  async function* visited(): AsyncGenerator<ImportedItem> {
+    try {
+      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) {
+        visit(next.value);
+        yield next.value;
+      }
+    } catch (error) {
+      readFailure = { error };
+      throw error;
+    }
+  }
+  try {
+    await writeImportedIndex(file, visited());
+  } catch {
+    if (readFailure !== undefined) throw readFailure.error;
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) visit(next.value);
   }
 }
 
@@ -82,8 +119,8 @@ async function* importedItems(paths: RunPaths, runId: string, stage: StageName, 
  * created nowhere) and verification could only call it missing.
  */
 export async function keepImportedIndex(paths: RunPaths, runId: string): Promise<void> {
-  const stages = (await readChunkFates(paths, (id) => id === runId)).get(runId);
-  for (const [stage, fates] of stages ?? []) {
+  const run = (await readChunkFates(paths, (id) => id === runId)).get(runId);
+  for (const [stage, fates] of run?.stages ?? []) {
     const file = paths.importedIndex(runId, stage);
     if (await hasImportedIndex(file)) continue;
     await writeImportedIndex(file, importedItems(paths, runId, stage, fates));
