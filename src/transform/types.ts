@@ -42,6 +42,12 @@ export interface Accepted<T = Record<string, unknown>> {
   supersededBy?: RecordPosition;
   /** `longBodies: split`: the record's further parts, to follow it in order (each its own record). */
   parts?: Accepted<T>[];
+  /**
+   * A Mattermost root post whose slot (channel, time, author) holds other posts of the export: their ids
+   * (`properties.source.id`), its own among them, in the export's order; empty when too many to hold
+   * (post-keys.ts). Absent: the post is alone in its slot.
+   */
+  slotSiblings?: readonly string[];
 }
 
 export interface Rejected {

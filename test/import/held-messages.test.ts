@@ -46,6 +46,18 @@ describe('held messages snapshot', () => {
     expect(await readdir(dir)).toEqual(['messages']);
   });
 
+  it('finds every line of a part held more than once (everyOtherLine), in order, through colliding fingerprints', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'chatport-held-'));
+    const fingerprint = (key: string): [number, number] => [key.length % 3, 7];
+    // The part is the key's number by tens: k30 to k39 share "3" (10 lines, in two channels).
+    const otherKeyOf = (key: string) => key.slice(key.indexOf('\u0000') + 2, -1) || '-';
+    const held = await openHeldMessages(dir, () => yielded(ENTRIES), { memoryKeys: 64, fingerprint, otherKeyOf, everyOtherLine: true });
+    expect(held.findAllByOther('3').map((m) => m.key)).toEqual(Array.from({ length: 10 }, (_, i) => `c${i % 2}\u0000k3${i}`));
+    expect(held.findAllByOther('49')).toHaveLength(10);
+    expect(held.findAllByOther('50')).toEqual([]);
+    held.close();
+  });
+
   it('reuses a complete snapshot without reading again, and reads again when the first read failed part way', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'chatport-held-'));
     async function* failing(): AsyncGenerator<[string, HeldCopy]> {

@@ -155,7 +155,11 @@ function processOutcome(outcome: MessageOutcome, origin: string, directory: Chat
     out.push({ kind: 'skipped', position, rule: -1, because: mapped.because, channelKey: key });
     return;
   }
-  for (const { item, sourceKey } of mapped.items) out.push(acceptItem('messages', item as Record<string, unknown>, position, sourceKey, { key, lookup }));
+  for (const { item, sourceKey } of mapped.items) {
+    const processed = acceptItem('messages', item as Record<string, unknown>, position, sourceKey, { key, lookup });
+    if (message.slotSiblings !== undefined && processed.kind === 'accepted') processed.slotSiblings = message.slotSiblings;
+    out.push(processed);
+  }
 }
 
 const at = (origin: string, position: ExportPosition) => positionIn(origin, position);

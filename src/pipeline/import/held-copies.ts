@@ -41,6 +41,8 @@ export interface ForeignDirect {
 /** A held record found by its key (users and channels: the snapshot object; messages: held-message-copies.ts). */
 export interface HeldCopies {
   find(key: string): HeldCopy | undefined;
+  /** Messages whose key hashes their text (Mattermost): the copy held under an earlier text's key (held-message-copies.ts). */
+  earlierVersion?(record: Accepted, key: string): { key: string; copy: HeldCopy } | undefined;
   /** Messages: the copy of a key not held in its own channel that another held channel holds. */
   elsewhere(key: string): HeldElsewhere | undefined;
   /**

@@ -9,6 +9,7 @@ import type { HeldRecordsInput } from './held-records.js';
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 import { deletedSinceImported } from '../state/earlier-imports.js';
 import { heldPartsOf } from './split-parts.js';
+import { postSlotOf } from '../../transform/mattermost/post-keys.js';
 
 /**
  * Messages (millions): streamed to a snapshot file and found by key through a bounded index
@@ -21,14 +22,17 @@ export async function openMessageCopies(input: HeldRecordsInput): Promise<HeldCo
   const heldDir = join(input.paths.runDir(input.runId), 'held');
   // Export blocks' keys are source ids, not the records' source keys (which the idempotency keys come from): no look-up across channels.
   const acrossChannels = !mappedByChatport(input.stage);
+  // Mattermost ids hash the text: an edited post is found by its slot instead (earlierVersionOf).
+  const bySlot = input.stage.platformExport?.platform === 'mattermost';
   const messages = await openHeldMessages(heldDir, () => heldMessagesOf(input, [...channels.keys()]), {
     memoryKeys: input.heldKeysInMemory,
-    ...(acrossChannels ? { otherKeyOf: messageKeyOf } : {}),
+    ...(acrossChannels ? { otherKeyOf: messageKeyOf } : bySlot ? { otherKeyOf: heldSlotOf, everyOtherLine: true } : {}),
   });
   const deleted = await deletedSinceHeld(input, channels, messages);
   return {
     find: (key) => messages.find(key),
-    elsewhere: (key) => movedCopyOf(messages, channels, key),
+    ...(bySlot ? { earlierVersion: earlierVersions(messages) } : {}),
+    elsewhere: (key) => (acrossChannels ? movedCopyOf(messages, channels, key) : undefined),
     deletedSince: (idempotencyKey) => deleted.get(idempotencyKey),
     parts: (record, key, claimed) => (acrossChannels ? heldPartsAt(messages, record, key, claimed) : undefined),
     foreignDirect: () => undefined,
@@ -56,6 +60,46 @@ function movedCopyOf(messages: HeldMessages, channels: ReadonlyMap<string, strin
   const id = found && channelIdOf(found.key);
   return id === undefined || id === channelIdOf(key) ? undefined : { copy: found!.copy, channel: { id, key: channels.get(id) } };
 }
+
+/**
+ * A Mattermost root post the platform does not hold under its id, which hashes its text: its copy under
+ * the id of an earlier text (edited between two exports), found in its slot (channel, time, author;
+ * post-keys.ts). The slot's held copies that no post of the export claims by its id (`slotSiblings`: the
+ * export's posts of the slot, in order) are paired in order with the slot's posts the platform does not
+ * hold: two posts of one millisecond are told apart by their order in the export. Undefined when the
+ * post is not a plain root post, its siblings are not known, or no unclaimed copy is left for it (a new
+ * post: sent).
+ */
+function earlierVersions(messages: HeldMessages): (record: Accepted, key: string) => { key: string; copy: HeldCopy } | undefined {
+  // A crowded slot's posts share one siblings array: its pairing is made once (the snapshot does not change).
+  const pairings = new WeakMap<readonly string[], Map<string, { key: string; copy: HeldCopy }>>();
+  return (record, key) => {
+    const id = messageKeyOf(key);
+    const slot = postSlotOf(id);
+    const siblings = record.slotSiblings ?? [id];
+    if (slot === undefined) return undefined;
+    let pairing = pairings.get(siblings);
+    if (pairing === undefined) pairings.set(siblings, (pairing = slotPairing(messages, channelIdOf(key), slot, siblings)));
+    return pairing.get(id);
+  };
+}
+
+/**
+ * The slot's posts the platform does not hold under their ids → the held copies no post of the export
+ * claims, paired in order (a post not among `siblings`, the siblings unknown, gets none).
+ */
+function slotPairing(messages: HeldMessages, channel: string, slot: string, siblings: readonly string[]): Map<string, { key: string; copy: HeldCopy }> {
+  const unheld = siblings.filter((sibling) => !messages.holds(heldKeyOf(channel, sibling)));
+  const claimed = new Set(siblings);
+  const unclaimed = messages.findAllByOther(heldKeyOf(channel, slot)).filter((held) => !claimed.has(messageKeyOf(held.key)) && messages.find(held.key) !== undefined);
+  return new Map(unheld.slice(0, unclaimed.length).map((id, i) => [id, unclaimed[i]!]));
+}
+
+/** A held key's slot (its channel and the post's slot), or the key itself for any other id. */
+const heldSlotOf = (heldKey: string): string => {
+  const slot = postSlotOf(messageKeyOf(heldKey));
+  return slot === undefined ? heldKey : heldKeyOf(channelIdOf(heldKey), slot);
+};
 
 /**
  * The held parts of a record whose first part this is. Parts are keyed `<key>#n` by longBodies: split (an

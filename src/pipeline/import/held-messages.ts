@@ -11,7 +11,8 @@
  * spilled to `held/messages-keys/`), the same way for a first attempt and a resumed one; the line read back
  * names its key, so a fingerprint shared by two keys never takes one for the other. With `otherKeyOf`, a
  * second table indexes the same lines by that part of their key (held-message-copies.ts: the message's key without
- * its channel, so a message the source moved to another channel is found where the platform holds it);
+ * its channel, so a message the source moved to another channel is found where the platform holds it; or
+ * a Mattermost post's slot, so one edited since is found under its earlier text's key);
  * it costs as much again (bounded the same way, spilled to `held/messages-other-keys/`).
  */
 import { closeSync, createReadStream, fstatSync, fsyncSync, openSync } from 'node:fs';
@@ -36,6 +37,11 @@ export interface HeldMessagesOptions {
   fingerprint?: (key: string) => [number, number];
   /** The part of a key a second index finds lines by (`findByOther`); none when absent. */
   otherKeyOf?: (key: string) => string;
+  /**
+   * The second index keeps every line of a part held more than once (`findAllByOther`), those beyond the
+   * first in memory: for parts few lines share (a Mattermost post's slot), not for every key.
+   */
+  everyOtherLine?: boolean;
 }
 
 /** Line writes gathered before one write call. */
@@ -61,7 +67,7 @@ async function reopenSnapshot(folder: string, spillDirs: { keys: string; other: 
   const lines = new LineReader(folder);
   const index = new KeyIndex(spillDirs.keys, lines, options, lines.count);
   const { otherKeyOf } = options;
-  const other = otherKeyOf && new KeyIndex(spillDirs.other, lines, options, lines.count, otherKeyOf);
+  const other = otherKeyOf && new KeyIndex(spillDirs.other, lines, options, lines.count, otherKeyOf, options.everyOtherLine === true);
   const held = new HeldMessages(lines, index, other);
   try {
     const reader = createInterface({ input: createReadStream(join(folder, LINES)), crlfDelay: Infinity });
@@ -117,6 +123,15 @@ export class HeldMessages {
     return found && { key: found.key, copy: found.copy };
   }
 
+  /** Every message held under a key whose `otherKeyOf` part is `other`, in the snapshot's order (`everyOtherLine`; else the first). */
+  findAllByOther(other: string): Array<{ key: string; copy: HeldCopy }> {
+    if (!this.other) return [];
+    const first = this.lineOf(this.other, other);
+    if (first === undefined) return [];
+    const more = this.other.laterLines(other).map((ordinal) => this.lines.read(ordinal));
+    return [{ key: first.key, copy: first.copy }, ...more.map((line) => ({ key: line.key, copy: parseJsonExact(line.rest, 'bigint') as HeldCopy }))];
+  }
+
   /**
    * The key of the message held next after this key's (first) line, in the order its channel lists them,
    * or undefined at the snapshot's end or for a key not held. Lines are written channel by channel, so a
@@ -154,6 +169,8 @@ class KeyIndex {
   private readonly fingerprint: (key: string) => [number, number];
   /** Keys whose fingerprint an earlier key has (next to never at 64 bits): their first line, and whether held twice. */
   private readonly collided = new Map<string, { ordinal: number; twice: boolean }>();
+  /** `keepAll`: the lines of a key after its first. */
+  private readonly later = new Map<string, number[]>();
 
   constructor(
     spillDir: string,
@@ -162,6 +179,7 @@ class KeyIndex {
     expectedKeys?: number,
     /** What of a line's key this index goes by. */
     readonly keyOf: (lineKey: string) => string = (lineKey) => lineKey,
+    private readonly keepAll = false,
   ) {
     this.table = new SpillingKeyTable(spillDir, options.memoryKeys, () => expectedKeys);
     this.fingerprint = options.fingerprint ?? textFingerprint;
@@ -169,14 +187,27 @@ class KeyIndex {
 
   add(key: string, ordinal: number): void {
     const collided = this.collided.get(key);
-    if (collided) return void (collided.twice = true);
+    if (collided) {
+      collided.twice = true;
+      return this.noteLater(key, ordinal);
+    }
     const [hi, lo] = this.fingerprint(key);
     const found = this.table.lookup(hi, lo);
     // The table's ordinals start at 1.
     if (found === undefined) return this.table.insert(hi, lo, 0, ordinal + 1);
     // The line read back says whether this is the same key again or another of its fingerprint.
-    if (this.keyOf(this.lines.read(found.ordinal - 1).key) === key) found.set(TWICE, found.ordinal);
-    else this.collided.set(key, { ordinal, twice: false });
+    if (this.keyOf(this.lines.read(found.ordinal - 1).key) !== key) return void this.collided.set(key, { ordinal, twice: false });
+    found.set(TWICE, found.ordinal);
+    this.noteLater(key, ordinal);
+  }
+
+  /** The lines of a key after its first (`keepAll`), in order. */
+  laterLines(key: string): number[] {
+    return this.later.get(key) ?? [];
+  }
+
+  private noteLater(key: string, ordinal: number): void {
+    if (this.keepAll) (this.later.get(key) ?? this.later.set(key, []).get(key)!).push(ordinal);
   }
 
   /** The first line of a key, and whether it is held twice; or of another key of its fingerprint (the caller compares the line's key). */

@@ -81,8 +81,10 @@ export class HeldSettle implements HeldRecords {
     const key = this.stage === 'messages' ? comparedMessageKey(this.input.stage, record) : record.sourceKey;
     if (key !== undefined) this.parts.claim(record, key);
     const copy = key === undefined ? undefined : this.held.find(key);
-    if (key === undefined || !copy) return this.notHeld(record, key);
-    return this.settleHeld(record, key, copy);
+    if (key !== undefined && copy) return this.settleHeld(record, key, copy);
+    // Held under the key of its earlier text (a Mattermost post edited since): the same record, compared there.
+    const earlier = key === undefined ? undefined : this.held.earlierVersion?.(record, key);
+    return earlier ? this.settleHeld(record, earlier.key, earlier.copy) : this.notHeld(record, key);
   }
 
   /** Settled without looking the record up: its DIRECT channel is another's, or it is a later part its first part decided for. */

@@ -17,10 +17,11 @@ import {
   mattermostThread,
   mattermostUser,
   postId,
+  postSlot,
   teamChannelId,
   type MattermostNames,
 } from '../../transform/mattermost/index.js';
-import { PostIds, SharedIdHashes } from '../../transform/mattermost/post-keys.js';
+import { PostIds, SharedIdHashes, withSlotSiblings } from '../../transform/mattermost/post-keys.js';
 import { parseRecord } from '../../transform/slack/records.js';
 import { DEFAULT_SORT_BUDGET_BYTES, ExternalSort, JSON_CODEC, type SortCodec } from '../../shared/external-sort.js';
 import { ConfigError } from '../../shared/errors.js';
@@ -147,21 +148,21 @@ async function* mattermostMessages(exp: MattermostExport, directory: ChatDirecto
     channel: (team, name) => (team === undefined ? undefined : directory.channels.get(teamChannelId(team, name))?.name),
   };
   const posts = new ExternalSort(postSortBudget(), undefined, JSON_CODEC as SortCodec<SortedPost>);
-  const hashes = new SharedIdHashes();
+  const hashes = { ids: new SharedIdHashes(), slots: new SharedIdHashes() };
   try {
     for await (const batch of lines(exp, signal)) {
       const out: MessageOutcome[] = [];
       for (const line of batch) lineOutcome(line, directory, owns, posts, hashes, out);
       if (out.length > 0) yield out;
     }
-    yield* inPostBatches(sortedPosts(exp.file, posts, names, new PostIds(hashes.shared()), signal));
+    yield* inPostBatches(sortedPosts(exp.file, posts, names, new PostIds(hashes.ids.shared()), hashes.slots.shared(), signal));
   } finally {
     posts.close();
   }
 }
 
 /** A line of pass 2: a post to send is added to the sort; anything else (a reject) goes straight to `out`. */
-function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort<SortedPost>, hashes: SharedIdHashes, out: MessageOutcome[]): void {
+function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPosition }, directory: ChatDirectory, owns: (channelId: string) => boolean, posts: ExternalSort<SortedPost>, hashes: { ids: SharedIdHashes; slots: SharedIdHashes }, out: MessageOutcome[]): void {
   if ('unparseable' in line) {
     // A line that parsed but cannot be sent (an unreadable byte, a lone surrogate) names its field: `post.message`.
     const { unparseable } = line.unparseable as UnparseableRecord;
@@ -171,7 +172,8 @@ function lineOutcome(line: Line | { unparseable: SourceItem; position: ExportPos
     if (post === undefined) return;
     if ('kind' in post) out.push(post);
     else {
-      for (const p of [post.record, ...(post.record.replies ?? [])]) hashes.note(postId(post.channelId, p));
+      for (const p of [post.record, ...(post.record.replies ?? [])]) hashes.ids.note(postId(post.channelId, p));
+      hashes.slots.note(postSlot(post.channelId, post.record));
       posts.add(post.record.create_at, { line: line.position.line!, type: line.type as SortedPost['type'], record: post.record });
     }
   } else if (!NOT_RECORDS.has(line.type) && !['user', 'bot', 'channel', 'direct_channel'].includes(line.type))
@@ -185,12 +187,19 @@ interface SortedPost {
   record: MattermostPost | MattermostDirectPost;
 }
 
-/** The sorted posts as messages (the records were checked on the way in, so they are not parsed again). */
-function* sortedPosts(file: string, posts: ExternalSort<SortedPost>, names: MattermostNames, ids: PostIds, signal?: AbortSignal): Generator<MessageOutcome[]> {
-  for (const { line, type, record } of posts.sorted()) {
+/**
+ * The sorted posts as messages (the records were checked on the way in, so they are not parsed again). A
+ * root post of a crowded slot (`crowded`: hashes of slots noted twice) carries its slot's ids.
+ */
+function* sortedPosts(file: string, posts: ExternalSort<SortedPost>, names: MattermostNames, ids: PostIds, crowded: ReadonlySet<number>, signal?: AbortSignal): Generator<MessageOutcome[]> {
+  const slotFacts = ({ type, record }: SortedPost) => {
+    const { channelId } = channelOf(type, record);
+    return { time: record.create_at, slot: postSlot(channelId, record), id: () => postId(channelId, record) };
+  };
+  for (const [{ line, type, record }, siblings] of withSlotSiblings(posts.sorted(), crowded, slotFacts)) {
     signal?.throwIfAborted();
     const { team, channelId } = channelOf(type, record);
-    yield mattermostThread(record, channelId, team, names, { file, index: line - 1, line }, ids);
+    yield mattermostThread(record, channelId, team, names, { file, index: line - 1, line }, ids, siblings);
   }
 }
 

@@ -61,6 +61,11 @@ export interface SourceMessage {
   body: string;
   facts: Omit<MessageSourceFacts, 'system' | 'kind' | 'id' | 'workspace' | 'channel' | 'part'>;
   position: ExportPosition;
+  /**
+   * Mattermost, whose ids hash the text: the ids of the export's root posts of this one's slot (channel,
+   * time, author), in order, when it has others (Accepted.slotSiblings).
+   */
+  slotSiblings?: readonly string[];
 }
 
 /** What the messages pass meets: a message, or a record skipped or rejected as it was read. */

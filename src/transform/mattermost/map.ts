@@ -15,8 +15,11 @@ export const teamChannelId = (team: string, name: string) => `${team}/${name}`;
 export const directChannelId = (members: readonly string[]) => `dm/${[...new Set(members)].sort().join(',')}`;
 
 export function postId(channelId: string, post: MattermostReply): string {
-  return `${channelId}/${post.create_at}/${post.user}/${createHash('sha1').update(post.message).digest('hex').slice(0, 8)}`;
+  return `${postSlot(channelId, post)}/${createHash('sha1').update(post.message).digest('hex').slice(0, 8)}`;
 }
+
+/** A post's id without its text's hash: what an edit keeps (post-keys.ts `postSlotOf`). */
+export const postSlot = (channelId: string, post: MattermostReply): string => `${channelId}/${post.create_at}/${post.user}`;
 
 export function mattermostUser(user: MattermostUser, position: ExportPosition): SourceUser {
   const roles = (user.roles ?? '').split(/\s+/).filter(Boolean);
@@ -99,14 +102,16 @@ export interface MattermostNames {
 /**
  * A post and its replies as messages, the root first, replies by `create_at` (ties in the order the export
  * lists them), each marked with its thread. `team` is undefined for a direct post. `ids` tells apart
- * messages of one channel, time, author and text in different threads (post-keys.ts).
+ * messages of one channel, time, author and text in different threads; `siblings`, the ids of the root
+ * posts of its slot when there are others (post-keys.ts).
  */
-export function mattermostThread(post: MattermostPost | MattermostDirectPost, channelId: string, team: string | undefined, names: MattermostNames, position: ExportPosition, ids?: PostIds): MessageOutcome[] {
+export function mattermostThread(post: MattermostPost | MattermostDirectPost, channelId: string, team: string | undefined, names: MattermostNames, position: ExportPosition, ids?: PostIds, siblings?: readonly string[]): MessageOutcome[] {
   const idOf = (p: MattermostReply, thread: string) => (ids ? ids.idOf(postId(channelId, p), thread) : postId(channelId, p));
   const rootId = idOf(post, ROOT_POSTS);
   // Mattermost lists a post's replies by post id, which is random, not by time (GetRepliesForExport).
   const replies = [...(post.replies ?? [])].sort((a, b) => a.create_at - b.create_at);
   const root = mattermostMessage(post, channelId, rootId, team, names, position, replies.length > 0 ? { root: rootId, isRoot: true, replyCount: replies.length } : undefined);
+  if (siblings !== undefined && root.kind === 'message') root.message.slotSiblings = siblings;
   return [root, ...replies.map((reply) => mattermostMessage(reply, channelId, idOf(reply, rootId), team, names, position, { root: rootId, isRoot: false }))];
 }
 

@@ -57,3 +57,74 @@ function hashOf(text: string): number {
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
   return hash >>> 0;
 }
+
+/**
+ * A root post's slot: its id without the text's hash (`<channel>/<create_at>/<author>`), which an edit
+ * keeps. Undefined for another id (a reply's `/in/` form). A post edited between two exports has another
+ * id (its text's hash) in the same slot: the import finds its earlier copy there (held-message-copies.ts).
+ */
+export function postSlotOf(id: string): string | undefined {
+  if (IN_THREAD.test(id)) return undefined;
+  const match = PLAIN_ID.exec(id);
+  return match?.[1];
+}
+
+const PLAIN_ID = /^(.+\/\d+\/[^/]+)\/[0-9a-f]{8}$/;
+const IN_THREAD = /\/[0-9a-f]{8}\/in\/[0-9a-f]{8}$/;
+
+/** What a post of a crowded slot carries when the posts of its millisecond were too many to hold: its siblings are not known. */
+export const SIBLINGS_UNKNOWN: readonly string[] = Object.freeze([]);
+
+/** What withSlotSiblings needs of a root post: its time, its slot (postSlotOf of its id) and its id (made only in a crowded slot). */
+export interface SlotFacts {
+  time: number;
+  slot: string;
+  id(): string;
+}
+
+/**
+ * Each root post with the ids of the export's root posts of its slot, its own among them, in the order they
+ * are sent, when the slot is crowded (`crowded`: hashes of slots noted twice; more than one post of one
+ * author in one channel in one millisecond), else undefined. Posts come by `create_at`, so a slot's posts
+ * are all in one group of equal times: a group is held until its time ends when any slot is crowded (at
+ * most MAX_GROUP posts; past that its crowded posts get SIBLINGS_UNKNOWN, and an edit among them is not
+ * told from a new post).
+ */
+export function* withSlotSiblings<T>(posts: Iterable<T>, crowded: ReadonlySet<number>, factsOf: (post: T) => SlotFacts): Generator<[T, readonly string[] | undefined]> {
+  if (crowded.size === 0) {
+    for (const post of posts) yield [post, undefined];
+    return;
+  }
+  let group: Array<[T, SlotFacts]> = [];
+  let time: number | undefined;
+  let overflow = false;
+  const flush = function* (): Generator<[T, readonly string[] | undefined]> {
+    const crowdedIn = group.map(([, facts]) => crowded.has(hashOf(facts.slot)));
+    // A set per slot: the same post listed twice is one (a duplicate).
+    const slots = new Map<string, Set<string>>();
+    if (!overflow)
+      group.forEach(([, facts], i) => {
+        if (crowdedIn[i]) (slots.get(facts.slot) ?? slots.set(facts.slot, new Set()).get(facts.slot)!).add(facts.id());
+      });
+    // One array per slot, shared by its posts (the import's look-up remembers its work by it).
+    const lists = new Map([...slots].map(([slot, ids]) => [slot, [...ids]]));
+    for (const [i, [post, facts]] of group.entries()) yield [post, crowdedIn[i] ? (lists.get(facts.slot) ?? SIBLINGS_UNKNOWN) : undefined];
+    group = [];
+  };
+  for (const post of posts) {
+    const facts = factsOf(post);
+    if (facts.time !== time) {
+      yield* flush();
+      time = facts.time;
+      overflow = false;
+    }
+    group.push([post, facts]);
+    if (group.length > MAX_GROUP) {
+      overflow = true;
+      yield* flush();
+    }
+  }
+  yield* flush();
+}
+
+const MAX_GROUP = 10_000;
