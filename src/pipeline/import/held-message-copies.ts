@@ -9,7 +9,7 @@ import type { HeldRecordsInput } from './held-records.js';
 import { isPlacedOrphan, parentRefOf, replyKeyOf } from './replies/refs.js';
 import { deletedSinceImported } from '../state/earlier-imports.js';
 import { heldPartsOf } from './split-parts.js';
-import { postSlotOf } from '../../transform/mattermost/post-keys.js';
+import { pairEditedPosts, postSlotOf } from '../../transform/mattermost/post-keys.js';
 
 /**
  * Messages (millions): streamed to a snapshot file and found by key through a bounded index
@@ -84,15 +84,10 @@ function earlierVersions(messages: HeldMessages): (record: Accepted, key: string
   };
 }
 
-/**
- * The slot's posts the platform does not hold under their ids → the held copies no post of the export
- * claims, paired in order (a post not among `siblings`, the siblings unknown, gets none).
- */
+/** The slot's pairing (pairEditedPosts): its held copies, a key held twice left out (which copy is the record cannot be told). */
 function slotPairing(messages: HeldMessages, channel: string, slot: string, siblings: readonly string[]): Map<string, { key: string; copy: HeldCopy }> {
-  const unheld = siblings.filter((sibling) => !messages.holds(heldKeyOf(channel, sibling)));
-  const claimed = new Set(siblings);
-  const unclaimed = messages.findAllByOther(heldKeyOf(channel, slot)).filter((held) => !claimed.has(messageKeyOf(held.key)) && messages.find(held.key) !== undefined);
-  return new Map(unheld.slice(0, unclaimed.length).map((id, i) => [id, unclaimed[i]!]));
+  const held = messages.findAllByOther(heldKeyOf(channel, slot)).filter((found) => messages.find(found.key) !== undefined);
+  return pairEditedPosts(siblings, (id) => messages.holds(heldKeyOf(channel, id)), held.map((found) => [messageKeyOf(found.key), found]));
 }
 
 /** A held key's slot (its channel and the post's slot), or the key itself for any other id. */

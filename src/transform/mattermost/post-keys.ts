@@ -128,3 +128,16 @@ export function* withSlotSiblings<T>(posts: Iterable<T>, crowded: ReadonlySet<nu
 }
 
 const MAX_GROUP = 10_000;
+
+/**
+ * The slot's posts whose ids the platform does not hold, each paired with an earlier version: the slot's
+ * held copies (`held`, in the platform's order, with their ids) that no post of the export claims by its
+ * id, in order (docs/mattermost-migration.md "Edited posts"). `siblings`: the export's posts of the slot,
+ * in order. A post left without one is new.
+ */
+export function pairEditedPosts<T>(siblings: readonly string[], holds: (id: string) => boolean, held: ReadonlyArray<[string, T]>): Map<string, T> {
+  const unheld = siblings.filter((id) => !holds(id));
+  const claimed = new Set(siblings);
+  const unclaimed = held.filter(([id]) => !claimed.has(id));
+  return new Map(unheld.slice(0, unclaimed.length).map((id, i) => [id, unclaimed[i]![1]]));
+}
