@@ -18,6 +18,8 @@ export class ExpectedReplies extends TokenColumns {
   keyHi = new Uint32Array(16);
   keyLo = new Uint32Array(16);
   ordinal = new Uint32Array(16);
+  /** A 32-bit hash of a Mattermost reply's slot (post-keys.ts postSlotOf), by which an edited one is found; 0 for none. */
+  slot = new Uint32Array(16);
   /** 1: the reply has a copy of its own in its channel (refs.ts hasChannelCopy), which stands for it when its root is not on the platform. */
   copied = new Uint8Array(16);
 
@@ -28,15 +30,17 @@ export class ExpectedReplies extends TokenColumns {
     this.keyLo = grownTo(this.keyLo, size);
     this.ordinal = grownTo(this.ordinal, size);
     this.copied = grownTo(this.copied, size);
+    this.slot = grownTo(this.slot, size);
   }
 
-  push(reply: { parent: string; key: string; channelKey: string; token: Token; ordinal: number; copied?: boolean }): void {
+  push(reply: { parent: string; key: string; channelKey: string; token: Token; ordinal: number; copied?: boolean; slot?: string }): void {
     const i = this.pushToken(reply.token);
     this.parent[i] = this.parents.id(reply.parent);
     this.channel[i] = this.channels.id(reply.channelKey);
     [this.keyHi[i], this.keyLo[i]] = hash64(reply.key);
     this.ordinal[i] = reply.ordinal;
     this.copied[i] = reply.copied === true ? 1 : 0;
+    this.slot[i] = reply.slot === undefined ? 0 : slotHash(reply.slot);
   }
 
   /** The reply's key hash, in the form keyHashText gives a key the platform holds. */
@@ -105,6 +109,11 @@ export class ExpectedReplies extends TokenColumns {
     for (let i = 0; i < this.count; i++) if (groupOf[i] !== outside) order[next[groupOf[i]!]!++] = i;
     return first.map((i, g) => ({ parent: this.parents.name(roots[i]!), channelKey: this.channelKeyOf(i), replies: order.subarray(counts[g]!, counts[g + 1]!) }));
   }
+}
+
+/** A slot's hash as ExpectedReplies.slot holds it (never 0). */
+export function slotHash(slot: string): number {
+  return hash64(slot)[1] || 1;
 }
 
 /** A key's 64-bit hash as text, to match against ExpectedReplies.keyHashOf. */

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { postSlotOf } from '../../transform/mattermost/post-keys.js';
 import { spillFolderPath, SPILL_PREFIXES } from '../../shared/spill-folders.js';
 import { createSilentLogger } from '../../shared/logger.js';
 import { parseJsonExact, stringifyJson } from '../../shared/lossless-json.js';
@@ -199,7 +200,9 @@ export async function readExpected(config: PipelineConfig, deps: ExpectedReadDep
         sampler.offer(p.sourceKey, ordinal);
         const parent = threaded ? parentRefOf(stage, p) : undefined;
         if (parent !== undefined) {
-          out.replies.push({ parent, key: replyKeyOf(stage, item.properties) ?? p.sourceKey, channelKey: p.channelKey!, token, ordinal, copied: hasChannelCopy(stage, item.properties) });
+          const key = replyKeyOf(stage, item.properties) ?? p.sourceKey;
+          const slot = stage.platformExport?.platform === 'mattermost' ? postSlotOf(key) : undefined;
+          out.replies.push({ parent, key, channelKey: p.channelKey!, token, ordinal, copied: hasChannelCopy(stage, item.properties), ...(slot === undefined ? {} : { slot }) });
           continue;
         }
         expectInChannel(out, p.channelKey!, token, ordinal);

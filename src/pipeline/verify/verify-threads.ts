@@ -5,7 +5,8 @@ import { replyKeyOf } from '../import/replies/index.js';
 import type { RootThreads } from '../import/replies/roots.js';
 import { inOrderAhead } from '../../shared/in-order-ahead.js';
 import { where } from './describe.js';
-import { keyHashText, type ExpectedReplies } from './expected-replies.js';
+import { keyHashText, slotHash, type ExpectedReplies } from './expected-replies.js';
+import { postSlotOf } from '../../transform/mattermost/post-keys.js';
 import { MessageIdSet } from './key-set.js';
 import type { Interner } from './message-columns.js';
 import { messageContentDifferences, type SourceMessage, type StreamedOrdinals } from './source-messages.js';
@@ -290,9 +291,15 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
     const key = h.key === undefined ? undefined : keyHashText(h.key);
     if (key !== undefined && !firstAt.has(key)) firstAt.set(key, i);
   });
-  const found: Array<{ reply: number; at: number }> = [];
+  const atOf = new Map<number, number>();
   for (const reply of group) {
     const at = firstAt.get(replies.keyHashOf(reply));
+    if (at !== undefined) atOf.set(reply, at);
+  }
+  pairEditedReplies(sides, atOf);
+  const found: Array<{ reply: number; at: number }> = [];
+  for (const reply of group) {
+    const at = atOf.get(reply);
     if (at === undefined) out.missing[reply] = 1;
     else found.push({ reply, at });
   }
@@ -315,6 +322,27 @@ function compareThread(sides: ThreadSides, out: ThreadFindings): number {
     else out.strays.push({ keyHash: keyHashText(h.key), message: h.message, thread: `the reply thread of ${parent}`, rootKey: parent, channelKey: sides.channelKey, extra });
   });
   return verified;
+}
+
+/**
+ * Mattermost replies the thread does not hold by key (their ids hash their text), each paired with a held
+ * reply of its slot (author, millisecond) that no reply of the thread claims by key, in order, as the import
+ * pairs them (post-keys.ts pairEditedPosts): an edited reply is the same record, compared by content.
+ * Adds the pairs to `atOf` (reply → held index).
+ */
+function pairEditedReplies({ replies, group, held }: ThreadSides, atOf: Map<number, number>): void {
+  const unpaired = Array.from(group).filter((reply) => !atOf.has(reply) && replies.slot[reply] !== 0);
+  if (unpaired.length === 0) return;
+  const claimed = new Set(Array.from(group, (reply) => replies.keyHashOf(reply)));
+  const bySlot = new Map<number, number[]>();
+  held.forEach((h, i) => {
+    const slot = h.key === undefined || claimed.has(keyHashText(h.key)) ? undefined : postSlotOf(h.key);
+    if (slot !== undefined) (bySlot.get(slotHash(slot)) ?? bySlot.set(slotHash(slot), []).get(slotHash(slot))!).push(i);
+  });
+  for (const reply of unpaired) {
+    const at = bySlot.get(replies.slot[reply]!)?.shift();
+    if (at !== undefined) atOf.set(reply, at);
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import type { ExportPosition, MessageOutcome, SourceChannel, SourceMessage, Sour
 import { compact, pickExtra, type FileFacts, type ReactionFacts } from '../slack/source-properties.js';
 import type { MattermostBot, MattermostChannel, MattermostDirectPost, MattermostPost, MattermostReply, MattermostUser } from './records.js';
 import { isoOfEpochMs } from '../../shared/iso-time.js';
-import { ROOT_POSTS, type PostIds } from './post-keys.js';
+import { ROOT_POSTS, postSlotOf, type PostIds } from './post-keys.js';
 
 /**
  * Mattermost bulk export records → the neutral model. Ids: a user is its username; a team channel
@@ -112,7 +112,24 @@ export function mattermostThread(post: MattermostPost | MattermostDirectPost, ch
   const replies = [...(post.replies ?? [])].sort((a, b) => a.create_at - b.create_at);
   const root = mattermostMessage(post, channelId, rootId, team, names, position, replies.length > 0 ? { root: rootId, isRoot: true, replyCount: replies.length } : undefined);
   if (siblings !== undefined && root.kind === 'message') root.message.slotSiblings = siblings;
-  return [root, ...replies.map((reply) => mattermostMessage(reply, channelId, idOf(reply, rootId), team, names, position, { root: rootId, isRoot: false }))];
+  const answers = replies.map((reply) => mattermostMessage(reply, channelId, idOf(reply, rootId), team, names, position, { root: rootId, isRoot: false }));
+  withThreadSiblings(answers);
+  return [root, ...answers];
+}
+
+/** A thread's replies of one slot (author, millisecond) that are more than one: each carries their ids, in order (a duplicate once). */
+function withThreadSiblings(replies: MessageOutcome[]): void {
+  const slots = new Map<string, SourceMessage[]>();
+  for (const reply of replies) {
+    if (reply.kind !== 'message') continue;
+    const slot = postSlotOf(reply.message.id);
+    if (slot !== undefined) (slots.get(slot) ?? slots.set(slot, []).get(slot)!).push(reply.message);
+  }
+  for (const messages of slots.values()) {
+    if (messages.length < 2) continue;
+    const siblings = [...new Set(messages.map((m) => m.id))];
+    for (const message of messages) message.slotSiblings = siblings;
+  }
 }
 
 function mattermostMessage(post: MattermostReply, channelId: string, id: string, team: string | undefined, names: MattermostNames, position: ExportPosition, thread: SourceMessage['facts']['thread']): MessageOutcome {

@@ -11,6 +11,7 @@ import { comparedFieldsOf } from '../../../transform/index.js';
 import type { HeldCopy } from '../held-messages.js';
 import type { HeldOutcome, HeldRecords, HeldSource, ReplyUpdates } from '../held-records.js';
 import type { SpooledReply } from './spool.js';
+import { earlierReplyVersion } from './earlier-reply.js';
 
 /**
  * One reply, exactly once. The send has no idempotency key, so: a reply the journal says was sent is
@@ -56,7 +57,9 @@ export async function deliverReply(deps: DeliverDeps, reply: SpooledReply, targe
   if (known) return knownDelivery(deps, reply, known);
   const refused = deps.state.refused.get(key);
   if (refused !== undefined) return { kind: 'refused', message: refused };
-  const there = (await present()).get(key);
+  const held = await present();
+  // A Mattermost reply edited since: held under its earlier text's id (earlier-reply.ts).
+  const there = held.get(key) ?? (deps.held ? earlierReplyVersion(deps.stage, held, reply) : undefined);
   if (there !== undefined) return settleFound(deps, reply, target, there, updated);
   for (let attempt = 1; ; attempt++) {
     if (deps.state.sending.has(key)) {

@@ -66,7 +66,10 @@ export async function openStageReplies(input: StageRepliesInput): Promise<StageR
       refs.add(parent);
       const key = replyKeyOf(stage, record.item.properties) ?? record.sourceKey;
       replyKeys.add(key);
-      await spool.write({ key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), sourceKey: record.sourceKey, item: record.item, position: record.position });
+      await spool.write({
+        key, parent, channelId: record.channelId!, body: sendBodyOf(record.item), sourceKey: record.sourceKey, item: record.item, position: record.position,
+        ...(record.slotSiblings ? { slotSiblings: record.slotSiblings } : {}),
+      });
     },
     async finish(onOutcome) {
       if (!spool || !input.sending) return;

@@ -24,6 +24,8 @@ export interface SpooledReply {
   /** The import item as mapped (for a reject line, and compared with a copy found already there). */
   item: Record<string, unknown>;
   position: RecordPosition;
+  /** A Mattermost reply of a thread holding others of its slot (Accepted.slotSiblings). */
+  slotSiblings?: readonly string[];
 }
 
 export class ReplySpool {
