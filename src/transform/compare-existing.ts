@@ -1,5 +1,6 @@
 import { sameJsonValue } from '../shared/lossless-json.js';
 import { isPlainObject } from '../shared/plain-object.js';
+import { unicodeFormNote } from '../shared/unicode-forms.js';
 import { IDENTITY_PROPERTIES } from './stages.js';
 
 /** The stages whose records chatport compares with the platform's copy (those the API patches). */
@@ -47,6 +48,8 @@ export interface FieldDifference {
   field: string;
   platform: unknown;
   source: unknown;
+  /** Why two texts that print the same differ (unicodeFormNote). */
+  note?: string;
 }
 
 export interface Comparison {
@@ -80,7 +83,8 @@ export function compareWithPlatform(stage: ComparedStage, sourceItem: Record<str
       continue;
     }
     if (!sameJsonValue(item[field], held[field])) {
-      differences.push({ field, platform: held[field], source: item[field] });
+      const note = unicodeFormNote(held[field], item[field]);
+      differences.push({ field, platform: held[field], source: item[field], ...(note === undefined ? {} : { note }) });
       patch[field] = item[field] ?? null;
     }
   }

@@ -1,6 +1,7 @@
 import { CHANNEL_KEY_PROPERTY, channelDisplayName, PIPELINE_PROPERTY } from '../../transform/index.js';
 import type { Difference, SourcePosition } from './types.js';
 import { samePatchedValue } from '../../shared/merge-patch.js';
+import { unicodeFormNote } from '../../shared/unicode-forms.js';
 
 /** A record the source says the platform holds, with where it came from. */
 export interface Sourced<T> {
@@ -98,7 +99,7 @@ export function compareUsers(
     if (!samePatchedValue(ownProperties(item.properties), ownProperties(found.properties))) fields.push('properties');
     if (fields.length === 0) verified++;
     else {
-      const what = fields[0] === 'name' ? `is named "${found.name}" on the platform${fields.length > 1 ? `, and differs there in ${fields.slice(1).join(', ')}` : ''}` : `differs on the platform in ${fields.join(', ')}`;
+      const what = fields[0] === 'name' ? `is named "${found.name}" on the platform${formNote(found.name, item.name)}${fields.length > 1 ? `, and differs there in ${fields.slice(1).join(', ')}` : ''}` : `differs on the platform in ${fields.join(', ')}`;
       differences.push({ kind: 'changed', stage: 'users', sourceKey, position, platformId: found.id, fields, message: `user "${item.name}" ${what}` });
     }
   }
@@ -183,7 +184,13 @@ function pickCompared(candidates: readonly PlatformChannel[], name: string | und
 function channelChanged(key: string, item: ExpectedChannel, found: PlatformChannel, fields: readonly string[]): string {
   if (!fields.includes('name')) return `channel ${key} differs on the platform in ${fields.join(', ')}`;
   const rest = fields.filter((f) => f !== 'name');
-  return `channel ${key} ("${item.name}") is named "${found.name}" on the platform${rest.length > 0 ? `, and differs there in ${rest.join(', ')}` : ''}`;
+  return `channel ${key} ("${item.name}") is named "${found.name}" on the platform${formNote(found.name, item.name)}${rest.length > 0 ? `, and differs there in ${rest.join(', ')}` : ''}`;
+}
+
+/** " (the same letters in another Unicode form: …)" when the two names print alike, else nothing. */
+function formNote(platform: unknown, source: unknown): string {
+  const note = unicodeFormNote(platform, source);
+  return note === undefined ? '' : ` (${note})`;
 }
 
 export function compareChannels(expected: ReadonlyMap<string, Sourced<ExpectedChannel>>, matched: ReturnType<typeof matchChannels>): { differences: Difference[]; verified: number } {
