@@ -41,8 +41,11 @@ function formatRun(view: RunStatusView, indent = ''): string[] {
 function lastReportLine(report: RunReport): string {
   const { status, totals, verification, error, runDir } = report;
   const differences = verification?.status === 'differences' ? ` (${Object.entries(verification.counts).filter(([, n]) => n > 0).map(([kind, n]) => `${n} ${kind}`).join(', ')})` : '';
-  const verified = verification === undefined ? '' : `, verification ${verification.status}${differences}`;
-  const exitCode = error?.exitCode ?? (status === 'succeeded' || status === 'completed-with-rejects' ? exitCodeForReport(report) : undefined);
+  const verified = verification === undefined ? '' : `, verification ${verification.status}${differences}${verification.status === 'not-done' ? ` (${verification.error.code})` : ''}`;
+  // A verification not done ended the run with its error's code (none known for one killed during it).
+  const notDone = verification?.status === 'not-done' ? verification.error : undefined;
+  const ended = status === 'succeeded' || status === 'completed-with-rejects';
+  const exitCode = error?.exitCode ?? (notDone ? notDone.exitCode : ended ? exitCodeForReport(report) : undefined);
   return `last report: ${status}${verified}, ${totals.imported} imported, ${totals.rejected} rejected${exitCode === undefined ? '' : `, exit ${exitCode}`} (${runDir}/report.json)`;
 }
 

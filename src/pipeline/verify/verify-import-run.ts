@@ -2,7 +2,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import type { ChatportClient } from '../../api/index.js';
 import type { PipelineConfig } from '../../config/index.js';
 import type { Logger } from '../../shared/logger.js';
-import { reportedError, sumTotals, type RunReport } from '../report.js';
+import { reportedError, sumTotals, type RunReport, type VerificationNotDone } from '../report.js';
 import { deletedSinceImportReason } from './deleted-since-import.js';
 import type { SkippedLine } from '../import/skipped-listing.js';
 import type { Difference } from './types.js';
@@ -25,6 +25,9 @@ export async function verifyImportRun(
 ): Promise<unknown> {
   // The run's logger already names the run.
   input.logger.info('verifying what the platform holds against the source');
+  // Until verification ends, report.json says it has not: a run killed during it (SIGKILL, out of memory)
+  // left a report that `status` read as verified-free success, exit 0.
+  await writeFileAtomic(reportFile, `${JSON.stringify({ ...report, verification: UNFINISHED }, null, 2)}\n`);
   let failure: unknown;
   try {
     const { config, rejectsFiles } = await whatToVerify(input.config, report, input.stateDir);
@@ -44,6 +47,12 @@ export async function verifyImportRun(
   await writeFileAtomic(reportFile, `${JSON.stringify(report, null, 2)}\n`);
   return failure;
 }
+
+/** What report.json says while verification runs: a run stopped outright during it leaves this. */
+const UNFINISHED: VerificationNotDone = {
+  status: 'not-done',
+  error: { code: 'VERIFICATION_UNFINISHED', message: 'verification had not finished when the run stopped (killed during it); chatport verify compares what the platform holds' },
+};
 
 /**
  * Messages this run sent again and counted imported (an insert stage without `thread:` sends every record
