@@ -53,7 +53,7 @@ export function registerVerify(program: Command, ctx: CliContext): void {
       const client = createPipelineClient(config, options, ctx);
       try {
         const result = await runVerify(
-          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, channelIdFiles: run.channelIdFiles, stateDirs: run.stateDirs, outDir: run.runDir } : {}) },
+          { config, sample, ...exportWaitOf(options.jobTimeout === undefined ? undefined : options.jobTimeout * 1000), ...(run ? { rejectsFiles: run.rejectsFiles, channelIdFiles: run.channelIdFiles, stateDirs: run.stateDirs, verifiedRunIds: run.runIds, outDir: run.runDir } : {}) },
           { client, logger: ctx.logger, signal: ctx.signal },
         );
         if (options.json) {

@@ -148,7 +148,7 @@ class StageRun implements StageTally {
     this.maxRejects = ctx.maxRejects ?? ctx.stage.options.maxRejects;
     this.chunks = new StageChunks(ctx, this);
     this.skippedListing = new SkippedListing(this.stage, ctx.paths.stageSkipped(ctx.runId, this.stage));
-    this.earlierRoots = sendsReplies(ctx.stage) ? { earlierRoots: earlierRootsOf(ctx.stage, [ctx.paths.stateDir], ctx.runId) } : {};
+    this.earlierRoots = sendsReplies(ctx.stage) ? { earlierRoots: earlierRootsOf(ctx.stage, [ctx.paths.stateDir], new Set([ctx.runId])) } : {};
   }
 
   async run(): Promise<StageCounts> {

@@ -14,6 +14,8 @@ export interface RunsToVerify {
   channelIdFiles: string[];
   /** The state folders whose runs' imports say why a message is missing (run-verify.ts VerifyOptions.stateDirs). */
   stateDirs: string[];
+  /** The runs verified: their own imports are this export's records, not an earlier export's (earlier-roots.ts). */
+  runIds: string[];
   /** Where onExisting matches were kept (the users stage's run folder). */
   usersRunDir: string;
   trial?: TrialSpec;
@@ -29,7 +31,7 @@ export async function findRunsToVerify(stateDir: string, shards: number | undefi
   const run = await findLatestRun(stateDir);
   if (run === undefined) return undefined;
   const label = run.wholeInputRun ? `run ${run.runId} (a trial), with run ${run.wholeInputRun.runId}, which took the whole input` : `run ${run.runId}${run.trial ? ' (a trial: the part of the input it took)' : ''}`;
-  return { label, runDir: run.runDir, usersRunDir: run.runDir, stateDirs: [stateDir], channelIdFiles: run.channelIdFiles, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
+  return { label, runDir: run.runDir, usersRunDir: run.runDir, stateDirs: [stateDir], runIds: [run.runId], channelIdFiles: run.channelIdFiles, ...verificationScope(run), ...(run.ended ? {} : { unfinishedRun: run.runId }) };
 }
 
 /**
@@ -59,6 +61,7 @@ export async function findShardRuns(stateDir: string, count: number): Promise<Ru
   const unfinished = found.flatMap((r, i) => (r.ended ? [] : [i]));
   return {
     label: `${count} shards: runs ${found.map((r) => r.runId).join(', ')}`, runDir: join(stateDir, `verify-shards-of-${count}`), rejectsFiles: found.map((r) => r.rejectsFile), channelIdFiles: found.flatMap((r) => r.channelIdFiles), usersRunDir: found[0]!.runDir, stateDirs,
+    runIds: found.map((r) => r.runId),
     ...(unfinished.length > 0 ? { unfinished } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { findConversationFolder, readConversationDays, type SlackExport } from '../../sources/slack/index.js';
-import type { Outcome, PendingMessage, SlackMessageMapper } from '../../transform/slack/index.js';
+import type { Outcome, PendingMessage, RepliesBeforeLateRoots, SlackMessageMapper } from '../../transform/slack/index.js';
 import { DayWindow, DEFAULT_REORDER_WINDOW, type LateBeyondWindow, type MappedDay } from './day-order.js';
 import type { SlackFirstPass } from './first-pass.js';
 
@@ -15,7 +15,9 @@ export type MessageDay =
   /** A day file in a folder no conversation list names: its messages are skipped. */
   | { kind: 'orphaned'; folder: string; file: string; messages: number }
   /** After a conversation's day files: messages filed later than the reorder window could take back. */
-  | { kind: 'late'; channelId: string; late: LateBeyondWindow };
+  | { kind: 'late'; channelId: string; late: LateBeyondWindow }
+  /** After a conversation's day files: replies filed before their root further than the reorder window reaches (orphans). */
+  | { kind: 'replies-before-late-roots'; channelId: string; replies: RepliesBeforeLateRoots };
 
 /** The date of the day file after `files[at]`, or null when it is the last (no name that is a date: no date, ''). */
 function laterDayOf(files: readonly string[], at: number): string | null {
@@ -46,7 +48,11 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     const files = folders.get(folder)!;
     let at = 0;
     const window = new DayWindow<PendingMessage>(reorderWindow);
-    const mapped = (day: MappedDay<PendingMessage>): MessageDay => ({ kind: 'mapped', channelId: channel.id, file: day.file, outcomes: day.outcomes });
+    const mapped = (day: MappedDay<PendingMessage>): MessageDay => {
+      // The later day files the window held are mapped: a root one of them holds is met (a reply filed before it goes into its thread).
+      mapper.settleMissingRoots(channel.id, day.outcomes);
+      return { kind: 'mapped', channelId: channel.id, file: day.file, outcomes: day.outcomes };
+    };
     for await (const day of readConversationDays(exp, files)) {
       while (at < files.length && files[at] !== day.file) at++;
       if ('problem' in day) {
@@ -58,6 +64,8 @@ export async function* readMessageDays(first: SlackFirstPass, exp: SlackExport, 
     }
     for (const out of window.finish()) yield mapped(out);
     if (window.late !== undefined) yield { kind: 'late', channelId: channel.id, late: window.late };
+    const repliesBeforeLateRoots = mapper.repliesBeforeLateRoots(channel.id);
+    if (repliesBeforeLateRoots !== undefined) yield { kind: 'replies-before-late-roots', channelId: channel.id, replies: repliesBeforeLateRoots };
     mapper.endChannel(channel.id);
   }
   for (const [folder, days] of folders) {

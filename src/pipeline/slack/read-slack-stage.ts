@@ -2,6 +2,7 @@ import type { PipelineConfig, ShardSpec, SlackSourceConfig, StageConfig } from '
 import { listUnrecognizedFiles, openSlackExport, type SlackExport } from '../../sources/slack/index.js';
 import { idempotencyKeysOf, withIdentityProperties, type ChannelIdLookup, type Processed, type StageKind } from '../../transform/index.js';
 import {
+  compareTs,
   createSlackMappingContext,
   createSlackMessageMapper,
   mapSlackChannel,
@@ -13,6 +14,7 @@ import {
   type SlackMappingContext,
   type Outcome,
   type PendingMessage,
+  type RepliesBeforeLateRoots,
   type SlackMessageMapper,
 } from '../../transform/slack/index.js';
 import type { EarlierRoots } from '../import/replies/earlier-roots.js';
@@ -202,21 +204,32 @@ function strayFileRecord(origin: string, path: string): Processed {
 
 /** Messages the reorder window could not take back into ts order (day-order.ts): imported, but out of order. */
 function lateWarning(first: SlackFirstPass, channelId: string, late: LateBeyondWindow, window: number, origin: string): string {
-  const name = first.directory.channels.get(channelId)?.record.name;
   const where = positionIn(origin, late.first);
-  return `Slack conversation ${name === undefined ? channelId : `${name} (${channelId})`}: ${late.count} message${late.count === 1 ? '' : 's'} filed in a day file further after ${late.count === 1 ? 'its' : 'their'} own day than the reorder window reaches (the first at ${where.file} #${where.index}) imported after later messages, out of order; set slack.reorderWindow above ${window} messages to take ${late.count === 1 ? 'it' : 'them'} back into ts order`;
+  return `${conversationName(first, channelId)}: ${late.count} message${late.count === 1 ? '' : 's'} filed in a day file further after ${late.count === 1 ? 'its' : 'their'} own day than the reorder window reaches (the first at ${where.file} #${where.index}) imported after later messages, out of order; set slack.reorderWindow above ${window} messages to take ${late.count === 1 ? 'it' : 'them'} back into ts order`;
 }
+
+/** Replies filed further before their root than the reorder window reaches (message-days.ts): orphans in the channel. */
+function repliesBeforeLateRootsWarning(first: SlackFirstPass, channelId: string, replies: RepliesBeforeLateRoots, window: number, origin: string): string {
+  const where = positionIn(origin, replies.first);
+  const one = replies.count === 1;
+  return `${conversationName(first, channelId)}: ${replies.count} ${one ? 'reply' : 'replies'} filed in a day file further before ${one ? 'its root' : 'their roots'} than the reorder window reaches (the first at ${where.file} #${where.index}) imported into the channel as ${one ? 'an orphan' : 'orphans'} (counted in orphans), not into ${one ? 'its' : 'their'} thread; set slack.reorderWindow above ${window} messages to send ${one ? 'it' : 'them'} into ${one ? 'its' : 'their'} thread`;
+}
+
+const conversationName = (first: SlackFirstPass, channelId: string): string => {
+  const name = first.directory.channels.get(channelId)?.record.name;
+  return `Slack conversation ${name === undefined ? channelId : `${name} (${channelId})`}`;
+};
 
 /** One batch per day file. */
 async function* readMessages({ origin, first, context, keys, reorderWindow }: Reader, exp: SlackExport, lookup: ChannelIdLookup, shard: ShardSpec | undefined, { signal, onReaderWarning, earlierRoots }: SlackStageDeps): AsyncGenerator<Processed[]> {
   const mapper = createSlackMessageMapper(context);
   // Each message carries its own source key; the keys noted while a day file is mapped are reset before the next, so they do not pile up.
   const keyed: SlackMessageMapper = {
+    ...mapper,
     mapDay(...day) {
       keys.reset();
       return mapper.mapDay(...day);
     },
-    endChannel: (channelKey) => mapper.endChannel(channelKey),
   };
   const teamId = first.directory.teamId;
   const owns = folderOwner(shard, teamId);
@@ -226,6 +239,10 @@ async function* readMessages({ origin, first, context, keys, reorderWindow }: Re
     if (signal?.aborted) return;
     if (day.kind === 'late') {
       onReaderWarning?.(lateWarning(first, day.channelId, day.late, reorderWindow, origin));
+      continue;
+    }
+    if (day.kind === 'replies-before-late-roots') {
+      onReaderWarning?.(repliesBeforeLateRootsWarning(first, day.channelId, day.replies, reorderWindow, origin));
       continue;
     }
     if (day.kind === 'unreadable') {
@@ -241,7 +258,12 @@ async function* readMessages({ origin, first, context, keys, reorderWindow }: Re
       continue;
     }
     const channelKey = slackSourceKey.channel(teamId, day.channelId);
-    if (earlierRoots) await placeUnderEarlierRoots(day.outcomes, earlierRoots, context);
+    if (earlierRoots) {
+      // Only roots older than the conversation's first message here: a later one is in this export, filed
+      // further after its reply than the reorder window reaches (an earlier run of this same export imported
+      // it): that reply stays an orphan, as that run left it, so a re-run changes nothing.
+      await placeUnderEarlierRoots(day.outcomes, earlierRoots, context, mapper.firstTs(day.channelId));
+    }
     const batch: Processed[] = [];
     for (const outcome of day.outcomes) {
       if (outcome.outcome !== 'items') {
@@ -261,14 +283,17 @@ async function* readMessages({ origin, first, context, keys, reorderWindow }: Re
 
 /**
  * Replies whose root is not in this export but an earlier run imported it (a date-ranged, nightly export):
- * mapped as if the root were here, so they go into its thread (the earlier runs are read at the first such reply).
+ * mapped as if the root were here, so they go into its thread (the earlier runs are read at the first such
+ * reply). `before`: only roots older than this ts (the conversation's first here) are looked up.
  */
-async function placeUnderEarlierRoots(outcomes: Array<Outcome<PendingMessage>>, earlierRoots: EarlierRoots, context: SlackMappingContext): Promise<void> {
+async function placeUnderEarlierRoots(outcomes: Array<Outcome<PendingMessage>>, earlierRoots: EarlierRoots, context: SlackMappingContext, before: string | undefined): Promise<void> {
   let imported: ((ref: string) => boolean) | undefined;
   for (const [at, outcome] of outcomes.entries()) {
     if (outcome.outcome !== 'items') continue;
     const root = missingRootOf(outcome.items);
-    if (root === undefined || !(imported ??= await earlierRoots())(root)) continue;
+    if (root === undefined || (before !== undefined && compareTs(root.slice(root.lastIndexOf('/') + 1), before) >= 0)) continue;
+    if (!(imported ??= await earlierRoots())(root)) continue;
     outcomes[at] = { ...outcome, items: underFoundRoot(outcome.items, context) };
   }
 }
+

@@ -53,6 +53,11 @@ export interface VerifyOptions {
   stateDirs?: string[];
   /** The import run being verified (import --verify): the missing messages it sent again are returned as `resent`. */
   runId?: string;
+  /**
+   * The runs whose export is verified (`runId`, or what `chatport verify` found): a root they imported is in
+   * that export, so it places no reply (earlier-roots.ts); a root other runs of `stateDirs` imported does.
+   */
+  verifiedRunIds?: string[];
   /** Folder (a run folder) for verify.json and verify-differences.ndjson; nothing is written without it. */
   outDir?: string;
   /**
@@ -170,7 +175,7 @@ export async function runVerify(options: VerifyOptions, deps: VerifyDeps): Promi
   const read: ExpectedReadDeps = { sources: sourceOptionsOf(config, deps.signal), rejects: await RunRejects.read(options.rejectsFiles ?? []), ...(deps.signal ? { signal: deps.signal } : {}) };
   if (config.shard) read.refusedChannel = await refusedChannelsOf(config, users, allChannels, read);
   // The import sent an export's replies to roots its state folder's earlier runs imported into their threads.
-  if (messagesStage && sendsReplies(messagesStage) && options.stateDirs && options.stateDirs.length > 0) read.earlierRoots = earlierRootsOf(messagesStage, options.stateDirs);
+  if (messagesStage && sendsReplies(messagesStage) && options.stateDirs && options.stateDirs.length > 0) read.earlierRoots = earlierRootsOf(messagesStage, options.stateDirs, new Set([...(options.verifiedRunIds ?? []), ...(options.runId === undefined ? [] : [options.runId])]));
   const platformKeys = channelKeysOnPlatform(channels, config.id);
   const auto = options.sample === 'auto';
   const sample = options.sample === 'auto' ? AUTO_CONTENT_SAMPLE : (options.sample ?? 0);

@@ -12,14 +12,16 @@ export function missingRootOf(items: readonly PendingMessage[]): string | undefi
 }
 
 /**
- * A reply marked `rootMissing` whose root is on the platform after all (an earlier run imported it from an
- * earlier, date-ranged export): mapped as it would be were the root in this export, the mark dropped and, for a
- * reply also sent to the channel, its channel copy after it. Keys and every other fact are unchanged.
+ * A reply marked `rootMissing` whose root is there after all (an earlier run imported it from an earlier,
+ * date-ranged export; a later day file held it): mapped as it would be were the root met before it, the mark
+ * dropped and, for a reply also sent to the channel, its channel copy after it. `root`: the ref the root is
+ * known by now (an occurrence suffix, docs/slack-migration.md "Repeated ts"). Keys and other facts are unchanged.
  */
-export function underFoundRoot(items: readonly PendingMessage[], context: SlackMappingContext): PendingMessage[] {
+export function underFoundRoot(items: readonly PendingMessage[], context: SlackMappingContext, root?: string): PendingMessage[] {
   const replies = items.map((pending): PendingMessage => {
     const facts = factsOf(pending);
     const { rootMissing: _dropped, ...thread } = facts.thread!;
+    if (root !== undefined) thread.root = root;
     return { ...pending, item: { ...pending.item, properties: { ...pending.item.properties, [SOURCE_PROPERTY]: { ...facts, thread } } } };
   });
   const first = factsOf(replies[0]!);

@@ -22,7 +22,7 @@ export { missingRootOf, underFoundRoot } from './earlier-root.js';
 export { defaultSlackKeyFor, slackSourceKey, type KeyFor } from './keys.js';
 export { stripUrlToken } from './message-body.js';
 export { splitBody } from '../split-body.js';
-export { createSlackMessageMapper, type PendingMessage, type SlackMessageMapper } from './messages.js';
+export { createSlackMessageMapper, type PendingMessage, type RepliesBeforeLateRoots, type SlackMessageMapper } from './messages.js';
 export { convertMrkdwn, type ConvertedText, type MentionLookup } from './mrkdwn.js';
 export { createNameAllocator, makeValidName } from '../names.js';
 export { compareTs, tsToIso } from './records.js';

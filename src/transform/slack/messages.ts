@@ -2,6 +2,7 @@ import { CLEAN_TEXT, recordTextProblem, type TextMarks } from '../../shared/json
 import { LIMITS, type MessageImportItem } from '../../wire/imports.js';
 import { findAuthor } from './authors.js';
 import { broadcastCopiesOf, wantsBroadcastCopy } from './broadcast-copy.js';
+import { missingRootOf, underFoundRoot } from './earlier-root.js';
 import type { Outcome, SlackMappingContext } from './context.js';
 import type { RecordPosition } from './directory.js';
 import { slackSourceKey } from './keys.js';
@@ -56,8 +57,31 @@ export interface SlackMessageMapper {
    * still hold is then not called missing. Left out, every root not yet met is taken as missing.
    */
   mapDay(channelKey: string, file: string, messages: readonly unknown[], marks?: TextMarks, laterDay?: string | null): Outcome<PendingMessage>[];
+  /**
+   * A day file's outcomes as they leave the reorder window (src/pipeline/slack/day-order.ts): a reply marked
+   * `rootMissing` whose root a later day file held after all (a root filed days after its reply, in exports
+   * merged by hand) is mapped as if met in order (earlier-root.ts), so it goes into its thread. Nothing to do,
+   * and no message looked at, in a conversation with no reply marked so.
+   */
+  settleMissingRoots(channelKey: string, outcomes: Array<Outcome<PendingMessage>>): void;
+  /**
+   * After the conversation's last day file (before `endChannel`): the replies that left the window still
+   * marked `rootMissing` whose root a later day file held (too far for the window): orphans in the channel.
+   */
+  repliesBeforeLateRoots(channelKey: string): RepliesBeforeLateRoots | undefined;
+  /**
+   * The earliest ts of the conversation's first day file with a message (as filed): every message of an
+   * earlier export of it, correctly filed by local date, is older. Undefined before that file is mapped.
+   */
+  firstTs(channelKey: string): string | undefined;
   /** Frees the channel's bookkeeping; call after its last day file. */
   endChannel(channelKey: string): void;
+}
+
+/** Replies filed further before their root than the reorder window reaches: how many, and the first. */
+export interface RepliesBeforeLateRoots {
+  count: number;
+  first: RecordPosition;
 }
 
 interface ChannelState {
@@ -83,6 +107,11 @@ interface ChannelState {
   /** The messages mapped from the current day file and the one before, in ts order, for `placeAmongEarlier`. */
   day: MappedMessage[];
   previousDay: MappedMessage[];
+  /** Replies marked `rootMissing` so far (settleMissingRoots looks only when there are some). */
+  rootMissingMarked: number;
+  /** Root ts → the first reply that left the window still marked `rootMissing` (bounded as the thread tracker is). */
+  orphansLeft: Map<string, RecordPosition>;
+  firstTs: string | undefined;
 }
 
 /** A message as mapped: what a repeat of it in the next day file must come to. */
@@ -111,7 +140,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       state = {
         lastTs: undefined, sameTsCount: 0, sameTsMessages: [], threads: createThreadTracker(context.maxTrackedThreadRoots), repeatedTsRoots: new Map(),
         tsGroup: { ts: undefined, skippedRoot: false, imported: false, importedRoot: false }, shadowedRoots: new Set(), laterDayFrom: undefined,
-        day: [], previousDay: [],
+        day: [], previousDay: [], rootMissingMarked: 0, orphansLeft: new Map(), firstTs: undefined,
       };
       states.set(channelKey, state);
     }
@@ -136,6 +165,7 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       });
       // Stable sort: equal ts keep file order, so occurrence numbers are deterministic.
       valid.sort((a, b) => compareTs(a.message.ts, b.message.ts) || a.position.index - b.position.index);
+      state.firstTs ??= valid[0]?.message.ts;
       for (const { message, position, raw } of valid) {
         const outcome = mapMessage(message, position, channelKey, state, context, raw);
         outcome.ts = message.ts;
@@ -144,6 +174,29 @@ export function createSlackMessageMapper(context: SlackMappingContext): SlackMes
       }
       return outcomes;
     },
+    settleMissingRoots(channelKey, outcomes) {
+      const state = states.get(channelKey);
+      if (state === undefined || state.rootMissingMarked === 0) return;
+      for (const [at, outcome] of outcomes.entries()) {
+        if (outcome.outcome !== 'items') continue;
+        const root = missingRootOf(outcome.items);
+        if (root === undefined) continue;
+        const rootTs = root.slice(root.lastIndexOf('/') + 1);
+        if (!state.threads.isCertainlyMissing(rootTs)) outcomes[at] = { ...outcome, items: underFoundRoot(outcome.items, context, rootRefOf(channelKey, rootTs, state, false)) };
+        else if (!state.orphansLeft.has(rootTs) && state.orphansLeft.size < context.maxTrackedThreadRoots) state.orphansLeft.set(rootTs, outcome.position);
+      }
+    },
+    repliesBeforeLateRoots(channelKey) {
+      const state = states.get(channelKey);
+      let found: RepliesBeforeLateRoots | undefined;
+      for (const [rootTs, position] of state?.orphansLeft ?? []) {
+        if (state!.threads.isCertainlyMissing(rootTs)) continue;
+        found ??= { count: 0, first: position };
+        found.count++;
+      }
+      return found;
+    },
+    firstTs: (channelKey) => states.get(channelKey)?.firstTs,
     endChannel(channelKey) {
       states.delete(channelKey);
     },
@@ -309,14 +362,15 @@ function rootRefOf(channelKey: string, rootTs: string, state: ChannelState, isRo
 function threadFactsOf(message: SlackMessage, channelKey: string, state: ChannelState): MessageSourceFacts['thread'] {
   if (message.thread_ts === undefined) return undefined;
   const isRoot = message.thread_ts === message.ts;
-  const { threads } = state;
+  const rootMissing = !isRoot && state.threads.isCertainlyMissing(message.thread_ts) && !mayBeInLaterDay(message.thread_ts, state);
+  if (rootMissing) state.rootMissingMarked++;
   return compact({
     // As messageRefOf reads the root's id.
     root: rootRefOf(channelKey, message.thread_ts, state, isRoot),
     isRoot,
     replyCount: isRoot ? message.reply_count : undefined,
     broadcast: message.subtype === 'thread_broadcast' ? true : undefined,
-    rootMissing: !isRoot && threads.isCertainlyMissing(message.thread_ts) && !mayBeInLaterDay(message.thread_ts, state) ? true : undefined,
+    rootMissing: rootMissing ? true : undefined,
   });
 }
 

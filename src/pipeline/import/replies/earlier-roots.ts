@@ -16,17 +16,18 @@ export type EarlierRoots = () => Promise<(ref: string) => boolean>;
  * an orphan. Read from the runs' chunk files (earlier-imports.ts: done chunks, refused items left out), no
  * platform read; whether the root is still there is the roots step's to find (deleted since: an orphan).
  * Every message that is no reply is kept (a root exported before its first reply carries no thread facts),
- * as a 64-bit hash: 8 to 16 bytes a message. `exceptRunId`: the run importing now (its own chunks hold only
- * this export's records, which the mapping already knows).
+ * as a 64-bit hash: 8 to 16 bytes a message. `exceptRunIds`: the runs of this export (the one importing now,
+ * or those verified): a root they imported is in this export (the reader asks only about roots older than
+ * the export's first day, read-slack-stage.ts, so a re-run of the same export places its replies as before).
  */
-export function earlierRootsOf(stage: StageConfig, stateDirs: readonly string[], exceptRunId?: string): EarlierRoots {
+export function earlierRootsOf(stage: StageConfig, stateDirs: readonly string[], exceptRunIds: ReadonlySet<string>): EarlierRoots {
   let loaded: Promise<(ref: string) => boolean> | undefined;
   return () => (loaded ??= load());
   async function load(): Promise<(ref: string) => boolean> {
     const refs = new KeyHashSet();
     for (const dir of stateDirs)
-      await forEachEarlierImport(new RunPaths(dir), 'messages', exceptRunId, (item) => {
-        if (mayBeReply(stage, item.properties)) return;
+      await forEachEarlierImport(new RunPaths(dir), 'messages', undefined, (item, runId) => {
+        if (exceptRunIds.has(runId) || mayBeReply(stage, item.properties)) return;
         const ref = messageRefOf(stage, item.properties);
         if (ref !== undefined) refs.add(ref);
       });
