@@ -102,7 +102,7 @@ export interface SandboxOptions {
   exportUrlTtlSeconds?: number;
   /**
    * The sandbox's clock; default Date.now. It stamps the `createdTime` of imported and seeded records and
-   * times token and download-link lifetimes and rate-limit windows, so tests can put messages on given days
+   * times token and download-link lifetimes, rate-limit windows and the recorded requests, so tests can put messages on given days
    * and expire a token or end a window without waiting on (or racing) the real clock. A time with
    * sub-millisecond digits is answered with them (microseconds), as a platform's timestamps may be.
    */
@@ -119,6 +119,7 @@ export interface RecordedRequest {
   query: string;
   /** Header names lowercased; `authorization` replaced by `present`/absent. */
   headers: Record<string, string>;
+  /** By the sandbox's `clock` (Date.now unless one is given), as is `answeredAt`. */
   receivedAt: number;
   status?: number;
   /** When the answer's head was written (absent when the connection was dropped first). */

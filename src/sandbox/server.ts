@@ -19,19 +19,20 @@ export interface ServerParts {
 /** Same-origin redirect faults point here; `/_r/<path>` is served exactly like `<path>`. */
 const REDIRECT_PREFIX = '/_r';
 
-function recordRequest(req: IncomingMessage, res: ServerResponse, url: URL, recorded: RecordedRequest[]): void {
+/** `clock`: the sandbox's (options.ts), so a test on virtual time sees when, on that time, each request came. */
+function recordRequest(req: IncomingMessage, res: ServerResponse, url: URL, recorded: RecordedRequest[], clock: () => number): void {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value === undefined) continue;
     // The credential itself is never kept: tests only learn whether one was sent.
     headers[name] = name === 'authorization' ? 'present' : Array.isArray(value) ? value.join(', ') : value;
   }
-  const entry: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.search.slice(1), headers, receivedAt: Date.now() };
+  const entry: RecordedRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.search.slice(1), headers, receivedAt: clock() };
   recorded.push(entry);
   // The answer's time is when its head is written: a client may read it before 'finish' runs here.
   const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
   res.writeHead = ((...args: unknown[]) => {
-    entry.answeredAt = Date.now();
+    entry.answeredAt = clock();
     return writeHead(...args);
   }) as typeof res.writeHead;
   res.on('finish', () => {
@@ -53,7 +54,7 @@ export function createRequestHandler(parts: ServerParts): (req: IncomingMessage,
   const { app, router, faults, recorded, apiVersion } = parts;
   return (req, res) => {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
-    recordRequest(req, res, url, recorded);
+    recordRequest(req, res, url, recorded, app.clock);
     const ctx: Ctx = {
       req,
       res,
