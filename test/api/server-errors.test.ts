@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createClient, isNetworkError, isServerError } from '../../src/api/index.js';
 import { all } from '../import/support.js';
 import { ExitCode, exitCodeFor } from '../../src/shared/exit-codes.js';
+import { runStepped, SteppedClock } from '../helpers/stepped-clock.js';
 import { startApiTestBed, type ApiTestBed } from './support.js';
 
 let bed: ApiTestBed;
@@ -26,13 +27,6 @@ describe('server errors', () => {
     expect((await bed.client.application.get()).id).toBeTypeOf('number');
     expect(bed.sandbox.requests().map((r) => r.status)).toEqual([503, 500, 200]);
     expect(bed.logs.lines.filter((l) => l.includes('request failed: retrying'))).toHaveLength(2);
-  });
-
-  it('honours Retry-After on a 503', async () => {
-    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'status', status: 503, retryAfter: { seconds: 1 } }, times: 1 }]);
-    await bed.client.application.get();
-    const [first, second] = bed.sandbox.requests();
-    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(1000);
   });
 
   it('stops after the policy attempts with API_SERVER (exit 69), naming the call', async () => {
@@ -97,5 +91,21 @@ describe('server errors', () => {
     bed.sandbox.setFaults([{ method: 'GET', path: '/application', fault: { kind: 'drop', when: 'mid-body' }, times: 1 }]);
     expect((await bed.client.application.get()).id).toBeTypeOf('number');
     expect(bed.sandbox.requests().filter((r) => r.path === '/application')).toHaveLength(2);
+  });
+});
+
+describe('server errors, on a stepped clock shared by sandbox and client', () => {
+  it('honours Retry-After on a 503', async () => {
+    // Time moves only through the client's sleeps: the gap below is the wait the client chose.
+    const clock = new SteppedClock(Date.UTC(2026, 0, 5, 9, 0, 0, 400));
+    bed.logs.expectNoSecrets(bed.secrets());
+    await bed.close();
+    bed = await startApiTestBed({ clock: clock.now }, {}, { now: clock.now, sleep: clock.sleep });
+    await bed.client.auth.check();
+    bed.sandbox.clearRequests();
+    bed.sandbox.setFaults([{ path: '/application', fault: { kind: 'status', status: 503, retryAfter: { seconds: 1 } }, times: 1 }]);
+    await runStepped(clock, 1, async () => void (await bed.client.application.get()), 1);
+    const [first, second] = bed.sandbox.requests();
+    expect(second!.receivedAt - first!.receivedAt).toBeGreaterThanOrEqual(1000);
   });
 });
