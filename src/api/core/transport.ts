@@ -232,7 +232,7 @@ export class Transport {
     const response = await sendFollowingRedirects(
       (request) => sendOnce(this.deps.dispatcher, request, site),
       { url, method: spec.method, headers, ...(spec.body ? { body: spec.body } : {}), ...(spec.signal ? { signal: spec.signal } : {}) },
-      { maxRedirects: this.config.maxRedirects, site, pathOf: (hop) => shownPath(hop, spec.capability) },
+      { maxRedirects: this.config.maxRedirects, site, pathOf: (hop) => shownPath(hop, spec.capability), beforeHop: () => this.deps.pacing.gate.waitOpen(spec.signal) },
     );
     this.deps.logger.trace({ operation: spec.operation, method: spec.method, path: shownPath(response.url, spec.capability), status: response.status }, 'response');
     if (response.url.origin === this.apiOrigin) {

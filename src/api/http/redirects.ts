@@ -15,10 +15,12 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 export async function sendFollowingRedirects(
   send: SendOnce,
   first: HttpRequest,
-  options: { maxRedirects: number; site: RequestSite; pathOf?: (url: URL) => string },
+  options: { maxRedirects: number; site: RequestSite; pathOf?: (url: URL) => string; beforeHop?: () => Promise<void> },
 ): Promise<HttpResponse> {
   let request = first;
   for (let hop = 0; ; hop++) {
+    // A hop is a new request: it too waits for a pause the client began meanwhile (a Retry-After).
+    if (hop > 0) await options.beforeHop?.();
     const response = await send(request);
     const location = headerValue(response.headers, 'location');
     if (!REDIRECTS.has(response.status) || location === undefined) return response;

@@ -36,6 +36,15 @@ const first = (): HttpRequest => ({
 });
 
 describe('sendFollowingRedirects', () => {
+  it('lets each hop wait (for a Retry-After pause begun meanwhile) before it is sent, not the first request', async () => {
+    const { send, seen } = scripted([[307, '/_r/imports/users'], [308, 'http://api.test/again'], [202]]);
+    const waitedBefore: number[] = [];
+    await sendFollowingRedirects(send, first(), { maxRedirects: 5, site, beforeHop: async () => void waitedBefore.push(seen.length) });
+    // Waited after the first answer and after the second, each time before the next hop went out.
+    expect(waitedBefore).toEqual([1, 2]);
+    expect(seen).toHaveLength(3);
+  });
+
   it('keeps method and body on 307/308', async () => {
     const { send, seen } = scripted([[307, '/_r/imports/users'], [308, 'http://api.test/again'], [202]]);
     const response = await sendFollowingRedirects(send, first(), { maxRedirects: 5, site });
