@@ -10,8 +10,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createClient, type ChatportClient } from '../../src/api/index.js';
 import { runImport } from '../../src/pipeline/import/run-import.js';
-import type { FaultRule, RecordedRequest } from '../../src/sandbox/options.js';
+import type { FaultRule } from '../../src/sandbox/options.js';
 import { seededRandom } from '../../src/shared/seeded-random.js';
+import { recordClientWire, type WireEvent } from '../helpers/client-wire-log.js';
 import { all, generateCsvs, generatedPipeline, startImportFixture, writePipeline, type ImportFixture, writeCsvs } from './support.js';
 
 const SEED = 17;
@@ -25,13 +26,6 @@ const FAULT_MIX: FaultRule[] = [
   { fault: { kind: 'drop', when: 'after-processing' }, probability: 0.05 },
   { fault: { kind: 'redirect', status: 307 }, probability: 0.2 },
 ];
-/**
- * A request the client sent before a 429/503 reached it was in flight, not sent into the window: one
- * arriving this soon after the answer left the sandbox is not counted (the client's event loop on a loaded
- * machine). A client that ignores the window still sends into the rest of it.
- */
-const IN_FLIGHT_GRACE_MS = 200;
-
 let f: ImportFixture;
 let client: ChatportClient;
 beforeAll(async () => {
@@ -52,25 +46,38 @@ afterAll(async () => {
 });
 
 interface Window {
-  from: number;
+  /** Index in the client's wire events from which the client knew of the window (its answer read). */
+  seenAt: number;
   until: number;
   status: number;
   path: string;
 }
 
-/** The windows the sandbox announced: from when the answer left to the Retry-After time (date or seconds). */
-function announcedWindows(requests: RecordedRequest[]): Window[] {
-  return requests.flatMap((r) => {
-    if (r.retryAfter === undefined || r.answeredAt === undefined) return [];
-    const until = /^\d+$/.test(r.retryAfter) ? r.answeredAt + Number(r.retryAfter) * 1000 : Date.parse(r.retryAfter);
-    return [{ from: r.answeredAt, until, status: r.status!, path: r.path }];
+/**
+ * The windows the sandbox announced, as the client received them: from the moment the client had read
+ * the answer (its body too: the client acts on an error once it has read it) to the Retry-After time (a
+ * date, or seconds counted from the answer's arrival: the client counts from later still).
+ */
+function announcedWindows(events: WireEvent[]): Window[] {
+  return events.flatMap((e, index) => {
+    if (e.kind !== 'read') return [];
+    const answer = events[e.of]!;
+    if (answer.kind !== 'answered' || answer.retryAfter === undefined) return [];
+    const until = /^\d+$/.test(answer.retryAfter) ? answer.at + Number(answer.retryAfter) * 1000 : Date.parse(answer.retryAfter);
+    return [{ seenAt: index, until, status: answer.status, path: answer.path }];
   });
 }
 
-function requestsInsideWindows(requests: RecordedRequest[], windows: Window[]) {
-  return requests.flatMap((r) => {
-    const inside = windows.find((w) => r.receivedAt > w.from + IN_FLIGHT_GRACE_MS && r.receivedAt < w.until);
-    return inside ? [{ request: `${r.method} ${r.path}`, windowOf: `${inside.status} ${inside.path}`, msBeforeItsEnd: inside.until - r.receivedAt }] : [];
+/**
+ * Requests the client sent after it had read an answer announcing a window, before the window ended.
+ * Judged by order (sent after the answer was read), so a request already on its way is never counted,
+ * however loaded the machine: no grace. Load only makes a request later, never earlier.
+ */
+function requestsInsideWindows(events: WireEvent[], windows: Window[]) {
+  return events.flatMap((e, index) => {
+    if (e.kind !== 'sent') return [];
+    const inside = windows.find((w) => index > w.seenAt && e.at < w.until);
+    return inside ? [{ request: `${e.method} ${e.path}`, windowOf: `${inside.status} ${inside.path}`, msBeforeItsEnd: inside.until - e.at }] : [];
   });
 }
 
@@ -81,8 +88,9 @@ it('a migration through the fault mix ends with exact counts and never sends ins
   const { config } = await writePipeline(dir, generatedPipeline('mix', 'chunkRecords: 15\n  concurrency: 3'));
   f.sandbox.setFaults(FAULT_MIX);
   f.sandbox.clearRequests();
+  const wire = recordClientWire();
 
-  const report = await runImport({ config, stateDir: join(dir, 'state') }, { client });
+  const report = await runImport({ config, stateDir: join(dir, 'state') }, { client }).finally(() => wire.stop());
 
   f.sandbox.setFaults([]);
   const requests = f.sandbox.requests();
@@ -109,10 +117,12 @@ it('a migration through the fault mix ends with exact counts and never sends ins
   }
 
   // Not one request inside a window the sandbox announced with Retry-After.
-  const windows = announcedWindows(requests);
+  const windows = announcedWindows(wire.events);
   expect(windows.length).toBeGreaterThan(0);
+  // The client saw every answer the sandbox gave (the log is complete), resets aside.
+  expect(wire.events.filter((e) => e.kind === 'answered')).toHaveLength(requests.filter((r) => r.status !== undefined).length);
   // Told apart so a failure says which rule broke: 429 windows, then the 503 ones (decisions.md: alike).
-  expect(requestsInsideWindows(requests, windows.filter((w) => w.status === 429))).toEqual([]);
-  expect(requestsInsideWindows(requests, windows.filter((w) => w.status === 503))).toEqual([]);
-  expect(requestsInsideWindows(requests, windows)).toEqual([]);
+  expect(requestsInsideWindows(wire.events, windows.filter((w) => w.status === 429))).toEqual([]);
+  expect(requestsInsideWindows(wire.events, windows.filter((w) => w.status === 503))).toEqual([]);
+  expect(requestsInsideWindows(wire.events, windows)).toEqual([]);
 }, 180_000);
