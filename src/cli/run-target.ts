@@ -1,4 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
+import { pathExists } from '../shared/path-exists.js';
 import { basename, join } from 'node:path';
 import { InputMissingError, UsageError } from '../shared/errors.js';
 import type { CliContext } from './context.js';
@@ -45,7 +46,7 @@ export function pickRun(ids: readonly string[], wanted: string, stateDir: string
 export async function findReportFile(target: string | undefined, cwd: string, file: string): Promise<string | undefined> {
   if (target !== undefined) {
     const info = await stat(target).catch(() => undefined);
-    if (info?.isDirectory()) return (await exists(join(target, file))) ? join(target, file) : undefined;
+    if (info?.isDirectory()) return (await pathExists(join(target, file))) ? join(target, file) : undefined;
     if (info?.isFile()) return basename(target) === file ? target : undefined;
   }
   const root = join(cwd, '.chatport');
@@ -53,15 +54,11 @@ export async function findReportFile(target: string | undefined, cwd: string, fi
   for (const pipeline of await readdir(root).catch(() => [])) {
     for (const runId of await readdir(join(root, pipeline, 'runs')).catch(() => [])) {
       const path = join(root, pipeline, 'runs', runId, file);
-      if (await exists(path)) candidates.push({ runId, path });
+      if (await pathExists(path)) candidates.push({ runId, path });
     }
   }
   candidates.sort((a, b) => a.runId.localeCompare(b.runId));
   if (target === undefined) return candidates.at(-1)?.path;
   const named = candidates.filter((c) => c.runId.toUpperCase().startsWith(target.toUpperCase()));
   return named.length === 1 ? named[0]!.path : undefined;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(() => true, () => false);
 }

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { REPORT_HTML } from '../../pipeline/report-html/index.js';
 import { listRuns } from '../../pipeline/runs/index.js';
 import { InputMissingError } from '../../shared/errors.js';
+import { pathExists } from '../../shared/path-exists.js';
 import type { CliContext } from '../context.js';
 import { findReportFile, pickRun, runTarget } from '../run-target.js';
 
@@ -48,7 +49,7 @@ async function reportFileFor(args: string[], state: string | undefined, ctx: Cli
   const runId = target.runId !== undefined ? pickRun(runs.map((r) => r.runId), target.runId, target.stateDir) : runs.at(-1)?.runId;
   if (runId === undefined) throw new InputMissingError(`no runs in ${target.stateDir}`, { stateDir: target.stateDir });
   const file = join(runs.find((r) => r.runId === runId)!.runDir, REPORT_HTML);
-  if (!(await access(file).then(() => true, () => false))) throw new InputMissingError(`run ${runId} has no ${REPORT_HTML} (it is written when a run ends; runs of older versions have report.json only)`, { file });
+  if (!(await pathExists(file))) throw new InputMissingError(`run ${runId} has no ${REPORT_HTML} (it is written when a run ends; runs of older versions have report.json only)`, { file });
   return file;
 }
 

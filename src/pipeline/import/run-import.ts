@@ -1,5 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { access, mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
+import { pathExists } from '../../shared/path-exists.js';
 import { pipeline } from 'node:stream/promises';
 import { ulid } from 'ulid';
 import type { ChatportClient } from '../../api/index.js';
@@ -424,7 +425,7 @@ async function concatenateRejects(paths: RunPaths, runId: string, stages: StageN
   const out = createWriteStream(`${target}.tmp`);
   for (const stage of stages) {
     const file = paths.stageRejects(runId, stage);
-    if (!(await access(file).then(() => true, () => false))) continue;
+    if (!(await pathExists(file))) continue;
     await pipeline(createReadStream(file), out, { end: false });
   }
   await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));

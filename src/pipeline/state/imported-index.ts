@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { pathExists } from '../../shared/path-exists.js';
 import { stringifyJson } from '../../shared/lossless-json.js';
 import { messageContentPrint, type MessageContent } from '../verify/content-print.js';
 import { writeFileAtomicFrom } from './atomic-file.js';
@@ -88,4 +88,4 @@ export async function readImportedIndex(file: string, visit: (item: ImportedItem
   return true;
 }
 
-export const hasImportedIndex = (file: string): Promise<boolean> => stat(file).then(() => true, () => false);
+export const hasImportedIndex = pathExists;
